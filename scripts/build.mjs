@@ -1,0 +1,23 @@
+// Builds dist/ from src/: a clean CommonJS build with declarations (see docs/module-format.md),
+// plus the emulator's data files, which tsc does not copy.
+import { execFileSync } from "node:child_process";
+import { cpSync, existsSync, rmSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+rmSync(join(root, "dist"), { recursive: true, force: true });
+execFileSync(
+  process.execPath,
+  [join(root, "node_modules/typescript/bin/tsc"), "-p", join(root, "tsconfig.build.json")],
+  {
+    stdio: "inherit",
+  },
+);
+const data = join(root, "src/emulator/data");
+if (existsSync(data)) {
+  cpSync(data, join(root, "dist/emulator/data"), {
+    recursive: true,
+    filter: (p) => !p.endsWith(".ts"),
+  });
+}
