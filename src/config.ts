@@ -1,0 +1,84 @@
+/**
+ * Settings for talking to the API, resolved once from Pulumi stack config (`cloudinfra:*`) with the
+ * `CLOUDINFRA_*` environment variables as fallback. Used by the provider host (through
+ * `configure()`) and by data sources (in the program process). Knows nothing of undici.
+ */
+
+/** Where a setting can come from: Pulumi's `dynamic.Config`, `pulumi.Config`, or nothing. */
+export interface ConfigSource {
+  get(key: string): string | undefined;
+}
+
+export interface Settings {
+  /** Base URL of the API, always `https://`. */
+  endpoint: string;
+  /** The provider's API key. Secret: never logged, never in an error, never serialized. */
+  apiKey: string;
+  /** PEM text or path of an extra CA certificate to trust. */
+  caCert?: string;
+}
+
+/** A setting is missing or invalid; the message names the config key and the variable to set. */
+export class ConfigurationError extends Error {
+  override readonly name = "ConfigurationError";
+}
+
+interface SettingSpec {
+  configKey: string;
+  envVar: string;
+}
+
+const ENDPOINT: SettingSpec = { configKey: "cloudinfra:endpoint", envVar: "CLOUDINFRA_ENDPOINT" };
+const API_KEY: SettingSpec = { configKey: "cloudinfra:apiKey", envVar: "CLOUDINFRA_API_KEY" };
+const CA_CERT: SettingSpec = { configKey: "cloudinfra:caCert", envVar: "CLOUDINFRA_CA_CERT" };
+
+function lookup(spec: SettingSpec, config: ConfigSource | undefined, env: NodeJS.ProcessEnv) {
+  const fromConfig = config?.get(spec.configKey);
+  if (fromConfig !== undefined && fromConfig !== "") return fromConfig;
+  const fromEnv = env[spec.envVar];
+  return fromEnv !== undefined && fromEnv !== "" ? fromEnv : undefined;
+}
+
+function howToSet(spec: SettingSpec, secret = false): string {
+  const flag = secret ? " --secret" : "";
+  return `set it with \`pulumi config set${flag} ${spec.configKey} ...\` or the ${spec.envVar} environment variable`;
+}
+
+/**
+ * Resolves the settings. Stack config wins over the environment. Throws a ConfigurationError
+ * that says which key or variable to set; the API key's value never appears in it.
+ */
+export function resolveSettings(
+  config: ConfigSource | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+): Settings {
+  const endpoint = lookup(ENDPOINT, config, env);
+  if (endpoint === undefined) {
+    throw new ConfigurationError(
+      `cloudinfra: no API endpoint is configured: ${howToSet(ENDPOINT)}`,
+    );
+  }
+  let url: URL;
+  try {
+    url = new URL(endpoint);
+  } catch {
+    throw new ConfigurationError(
+      `cloudinfra: ${ENDPOINT.configKey} is not a valid URL (${JSON.stringify(endpoint)}); expected https://host[:port]`,
+    );
+  }
+  if (url.protocol !== "https:") {
+    throw new ConfigurationError(
+      `cloudinfra: ${ENDPOINT.configKey} must use https:// (got ${url.protocol}//${url.host}); the API refuses plain HTTP and the key must not travel in clear`,
+    );
+  }
+  const apiKey = lookup(API_KEY, config, env);
+  if (apiKey === undefined) {
+    throw new ConfigurationError(
+      `cloudinfra: no API key is configured: ${howToSet(API_KEY, true)}`,
+    );
+  }
+  const caCert = lookup(CA_CERT, config, env);
+  return caCert === undefined
+    ? { endpoint: endpoint.replace(/\/+$/, ""), apiKey }
+    : { endpoint: endpoint.replace(/\/+$/, ""), apiKey, caCert };
+}

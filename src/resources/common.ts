@@ -1,0 +1,155 @@
+/**
+ * What every resource implementation shares: the shape the stable entry point serves, preview
+ * unknowns, `check` from zod, `diff` from a field table, and errors a person can act on.
+ */
+import { isDeepStrictEqual } from "node:util";
+import type * as pulumi from "@pulumi/pulumi";
+import type { z } from "zod";
+
+/** Property bags as the host hands them over: plain JSON, possibly with preview unknowns. */
+export type Props = Record<string, unknown>;
+
+/** The implementation of one resource kind, served by `pulumi-cloudinfra/provider`. */
+export interface ResourceImplementation {
+  check(olds: Props, news: Props): Promise<pulumi.dynamic.CheckResult>;
+  diff(id: string, olds: Props, news: Props): Promise<pulumi.dynamic.DiffResult>;
+  create(inputs: Props): Promise<pulumi.dynamic.CreateResult>;
+  read(id: string, props?: Props): Promise<pulumi.dynamic.ReadResult>;
+  update(id: string, olds: Props, news: Props): Promise<pulumi.dynamic.UpdateResult>;
+  delete(id: string, props: Props): Promise<void>;
+}
+
+/**
+ * During preview the engine passes a value that is not known yet as this string, whatever the
+ * property's type (a number, a list, an object). `check` and `diff` must treat it as "anything".
+ */
+export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+
+export function containsUnknown(value: unknown): boolean {
+  if (value === UNKNOWN) return true;
+  if (Array.isArray(value)) return value.some(containsUnknown);
+  if (value !== null && typeof value === "object")
+    return Object.values(value).some(containsUnknown);
+  return false;
+}
+
+/** Reads the `{property, reason}` failures Pulumi shows from a zod error. */
+export function failuresFromZod(error: z.ZodError): pulumi.dynamic.CheckFailure[] {
+  return error.issues.map((issue) => {
+    const path = issue.path.map((p, i) =>
+      typeof p === "number" ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`,
+    );
+    const where = path.join("");
+    return {
+      property: issue.path.length > 0 ? String(issue.path[0]) : "",
+      reason: where === "" ? issue.message : `${where}: ${issue.message}`,
+    };
+  });
+}
+
+/**
+ * Validates and normalises new inputs with a resource's input schema. Properties that are still
+ * unknown (preview) are passed through untouched and not validated; the normalised form of the
+ * rest is what Pulumi stores, so equivalent spellings never cause a perpetual diff.
+ */
+export function checkInputs<S extends z.ZodObject>(
+  schema: S,
+  news: Props,
+): pulumi.dynamic.CheckResult {
+  const { __provider: _provider, ...rest } = news;
+  const unknownKeys = Object.keys(rest).filter((k) => containsUnknown(rest[k]));
+  const known: Props = {};
+  for (const [k, v] of Object.entries(rest)) if (!unknownKeys.includes(k)) known[k] = v;
+  const mask: Record<string, true> = {};
+  for (const k of unknownKeys) if (k in schema.shape) mask[k] = true;
+  const relaxed = unknownKeys.length > 0 ? schema.partial(mask) : schema;
+  const parsed = relaxed.safeParse(known);
+  if (!parsed.success) return { inputs: news, failures: failuresFromZod(parsed.error) };
+  const inputs: Props = { ...(parsed.data as Props) };
+  for (const k of unknownKeys) inputs[k] = rest[k];
+  return { inputs };
+}
+
+/** How `diff` treats one input property. */
+export interface FieldRule {
+  /** A change cannot be applied in place: the resource is replaced. */
+  replaceOnChange?: boolean;
+  /** Semantic equality, for values with several spellings; default: deep equality. */
+  equals?: (oldValue: unknown, newValue: unknown) => boolean;
+}
+
+/**
+ * Compares new inputs with the old state, field by field; `__provider` and output-only
+ * properties are never compared. An unknown new value counts as a change (and as a replacement
+ * when the field forces one), as the engine expects during preview.
+ */
+export function diffInputs(
+  olds: Props,
+  news: Props,
+  fields: Record<string, FieldRule>,
+): pulumi.dynamic.DiffResult {
+  const changed: string[] = [];
+  const replaces: string[] = [];
+  for (const [name, rule] of Object.entries(fields)) {
+    const before = olds[name];
+    const after = news[name];
+    const same = !containsUnknown(after) && (rule.equals ?? isDeepStrictEqual)(before, after);
+    if (same) continue;
+    changed.push(name);
+    if (rule.replaceOnChange === true) replaces.push(name);
+  }
+  return {
+    changes: changed.length > 0,
+    replaces,
+    stables: Object.keys(fields).filter((f) => !changed.includes(f)),
+    deleteBeforeReplace: false,
+  };
+}
+
+/** Drops the properties whose value is `undefined`: the wire has no such thing. */
+export function compact<T extends Props>(value: T): T {
+  const out: Props = {};
+  for (const [k, v] of Object.entries(value)) if (v !== undefined) out[k] = v;
+  return out as T;
+}
+
+/** `"creating Server \"web\""`: what was being done, for the first words of an error. */
+export function describeOperation(verb: string, kind: string, label: string | undefined): string {
+  return label === undefined || label === ""
+    ? `${verb} ${kind}`
+    : `${verb} ${kind} ${JSON.stringify(label)}`;
+}
+
+/**
+ * One readable line for the user: the operation and resource first, then the API's own message
+ * (status, code, request id, field at fault). The cause is kept for debugging.
+ */
+export function operationError(operation: string, err: unknown): Error {
+  const message = err instanceof Error ? err.message : String(err);
+  return new Error(`cloudinfra: ${operation} failed: ${message}`, { cause: err });
+}
+
+/**
+ * An error for a create that the service accepted but that did not finish (waiting for the
+ * server failed, a follow-up call failed). The host turns `id` and `properties` into a partially
+ * created resource, so Pulumi records it instead of orphaning it; the next `up` resumes from it.
+ * The host does not add `__provider` to these properties itself: without it, later operations on
+ * the recorded resource could not find their provider.
+ */
+export function partialCreateError(
+  operation: string,
+  id: string,
+  outputs: Props,
+  inputs: Props,
+  err: unknown,
+): Error {
+  const error = operationError(operation, err) as Error & {
+    id: string;
+    properties: Props;
+    reasons: string[];
+  };
+  error.id = id;
+  error.properties = { ...compact(outputs), __provider: inputs["__provider"] };
+  error.reasons = [error.message];
+  return error;
+}

@@ -1,0 +1,60 @@
+/**
+ * The provider host's connection to the API: the settings handed to `configure()` (or the
+ * environment when no configure call came) and one client built from them, reused by every
+ * resource in the process so that keep-alive connections are shared.
+ */
+import { createHash } from "node:crypto";
+import { CloudInfraClient } from "../api/client";
+import { type ConfigSource, resolveSettings, type Settings } from "../config";
+
+const KEYS = ["cloudinfra:endpoint", "cloudinfra:apiKey", "cloudinfra:caCert"] as const;
+
+let configured: Map<string, string> | undefined;
+let cached: { fingerprint: string; client: CloudInfraClient } | undefined;
+
+/** Records the stack configuration; only our own keys are kept. */
+export function configureSession(config: ConfigSource): void {
+  const copy = new Map<string, string>();
+  for (const key of KEYS) {
+    const value = config.get(key);
+    if (value !== undefined) copy.set(key, value);
+  }
+  configured = copy;
+}
+
+/** The effective settings: stack config first, then `CLOUDINFRA_*` variables. */
+export function currentSettings(env: NodeJS.ProcessEnv = process.env): Settings {
+  return resolveSettings(
+    configured === undefined ? undefined : { get: (k) => configured?.get(k) },
+    env,
+  );
+}
+
+/** The shared client for the current settings; a settings change (tests) builds a new one. */
+export function apiClient(): CloudInfraClient {
+  const settings = currentSettings();
+  const fingerprint = createHash("sha256")
+    .update(`${settings.endpoint}\n${settings.apiKey}\n${settings.caCert ?? ""}`)
+    .digest("hex");
+  if (cached?.fingerprint !== fingerprint) {
+    const previous = cached?.client;
+    cached = {
+      fingerprint,
+      client: new CloudInfraClient(
+        settings.caCert === undefined
+          ? { endpoint: settings.endpoint, apiKey: settings.apiKey }
+          : { endpoint: settings.endpoint, apiKey: settings.apiKey, caCert: settings.caCert },
+      ),
+    };
+    void previous?.close();
+  }
+  return cached.client;
+}
+
+/** For tests that run providers in-process: forget the configuration and the client. */
+export async function resetSession(): Promise<void> {
+  const client = cached?.client;
+  configured = undefined;
+  cached = undefined;
+  await client?.close();
+}
