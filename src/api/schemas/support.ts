@@ -1,0 +1,115 @@
+/** Support tickets with replies and attachments (spec: Support). */
+import { z } from "zod";
+import { UserSchema } from "./account";
+import { expected, listOf, TimestampSchema } from "./common";
+
+/** Most bytes all attachments of one ticket creation or reply may total (spec: 2 MB). */
+export const MAX_ATTACHMENTS_TOTAL_BYTES = 2 * 1024 * 1024;
+
+/** Ticket statuses (project decision; the spec gives open and closed as examples). */
+export const TICKET_STATUSES = ["open", "answered", "closed"] as const;
+export const TicketStatusSchema = z.enum(TICKET_STATUSES);
+export type TicketStatus = z.infer<typeof TicketStatusSchema>;
+
+/** An attached file (project decision; the spec shows only the name). */
+export const AttachmentSchema = z.object({
+  /** Attachment id. */
+  id: z.int().describe("Attachment id"),
+  /** File name as uploaded. */
+  filename: z.string().describe("File name as uploaded"),
+  /** Media type as uploaded. */
+  content_type: z.string().nullish().describe("Media type"),
+  /** Size in bytes. */
+  size: z.int().describe("Size in bytes"),
+  /** Where to download it. */
+  url: z.string().nullish().describe("Download URL"),
+  /** Upload timestamp. */
+  created_at: TimestampSchema.nullish().describe("Upload timestamp"),
+});
+export type Attachment = z.infer<typeof AttachmentSchema>;
+
+/** A reply to a ticket (spec: Reply). */
+export const ReplySchema = z.object({
+  /** Reply id. */
+  id: z.int().describe("Reply id"),
+  /** Parent ticket. */
+  ticket_id: z.int().describe("Parent ticket"),
+  /** Author id. */
+  user_id: z.int().describe("Author id"),
+  /** Author. */
+  user: UserSchema.nullish().describe("Author"),
+  /** Account. */
+  account_id: z.int().describe("Account"),
+  /** Message. */
+  content: z.string().describe("Message"),
+  /** Attachments. */
+  files: listOf(AttachmentSchema).describe("Attachments"),
+  /** Creation timestamp. */
+  created_at: TimestampSchema.describe("Creation timestamp"),
+});
+export type Reply = z.infer<typeof ReplySchema>;
+
+/** A support ticket (spec: Ticket). */
+export const TicketSchema = z.object({
+  /** Ticket id. */
+  id: z.int().describe("Ticket id"),
+  /** Case identifier, auto-generated. */
+  case_id: z.string().describe("Case identifier"),
+  /** Owning account. */
+  account_id: z.int().describe("Owning account"),
+  /** Creating user. */
+  user_id: z.int().describe("Creating user"),
+  /** Subject. */
+  subject: z.string().describe("Subject"),
+  /** Description of the issue. */
+  content: z.string().describe("Description of the issue"),
+  /** `open`, `answered` or `closed` (see {@link TICKET_STATUSES}). */
+  status: z.string().describe("open, answered or closed"),
+  /** Attachments. */
+  files: listOf(AttachmentSchema).describe("Attachments"),
+  /** Replies, oldest first. */
+  replies: listOf(ReplySchema).describe("Replies"),
+  /** Creation timestamp. */
+  created_at: TimestampSchema.describe("Creation timestamp"),
+  /** Last update timestamp. */
+  updated_at: TimestampSchema.describe("Last update timestamp"),
+});
+export type Ticket = z.infer<typeof TicketSchema>;
+export const TicketListSchema = z.array(TicketSchema);
+
+const ContentInputSchema = z
+  .string({ error: expected("a string") })
+  .min(1, { error: "must not be empty" })
+  .max(65536, { error: "must be at most 65536 characters" })
+  .regex(/\S/, { error: "must not be blank" });
+
+/**
+ * Text fields of the multipart body of `POST /v1/tickets`; files go in repeatable `attachments`
+ * parts, at most {@link MAX_ATTACHMENTS_TOTAL_BYTES} in total.
+ */
+export const CreateTicketFieldsSchema = z.strictObject({
+  /** Subject. */
+  subject: z
+    .string({ error: expected("a string") })
+    .min(1, { error: "must not be empty" })
+    .max(255, { error: "must be at most 255 characters" })
+    .regex(/\S/, { error: "must not be blank" })
+    .describe("Subject"),
+  /** Description of the issue. */
+  content: ContentInputSchema.describe("Description of the issue"),
+});
+export type CreateTicketFields = z.input<typeof CreateTicketFieldsSchema>;
+
+/** Text fields of the multipart body of `POST /v1/tickets/:id/replies`. */
+export const CreateReplyFieldsSchema = z.strictObject({
+  /** Message. */
+  content: ContentInputSchema.describe("Message"),
+});
+export type CreateReplyFields = z.input<typeof CreateReplyFieldsSchema>;
+
+/** Body of `POST /v1/tickets/:id/status` (project decision). */
+export const UpdateTicketRequestSchema = z.strictObject({
+  /** New status: `open`, `answered` or `closed`. */
+  status: TicketStatusSchema.describe("open, answered or closed"),
+});
+export type UpdateTicketRequest = z.input<typeof UpdateTicketRequestSchema>;

@@ -1,0 +1,66 @@
+/** Tags on servers (spec: Tags). */
+import { z } from "zod";
+import {
+  DescriptionInputSchema,
+  expected,
+  IdListInputSchema,
+  listOf,
+  NameInputSchema,
+} from "./common";
+import * as servers from "./servers";
+
+/** Fields of a tag without its servers. */
+const tagShape = {
+  /** Tag id. */
+  id: z.int().describe("Tag id"),
+  /** Tag name. */
+  name: z.string().describe("Tag name"),
+  /** Colour as `#RRGGBB`. */
+  color: z.string().describe("Colour, #RRGGBB"),
+  /** Free-form text (may hold JSON or `key:value` text). */
+  data: z.string().nullish().describe("Free-form string data"),
+  /** Owning account. */
+  account_id: z.int().describe("Owning account"),
+  /** Creating user id. */
+  created_by_user: z.int().describe("Creating user id"),
+};
+
+/** A tag as nested inside a server (its `servers` are not included). */
+export const NestedTagSchema = z.object(tagShape);
+export type NestedTag = z.infer<typeof NestedTagSchema>;
+
+/** A tag (spec: Tag). */
+export const TagSchema = z.object({
+  ...tagShape,
+  /** Servers carrying the tag (their own tags and groups are not included). */
+  get servers() {
+    return listOf(servers.NestedServerSchema).describe("Servers carrying the tag");
+  },
+});
+export type Tag = z.infer<typeof TagSchema>;
+export const TagListSchema = z.array(TagSchema);
+
+/** `#RRGGBB`, either case. */
+export const ColorInputSchema = z
+  .string({ error: expected("a string") })
+  .regex(/^#[0-9A-Fa-f]{6}$/, { error: "expected a colour of the form #RRGGBB" });
+
+/** Body of `POST /v1/tags` (project decision; the spec shows no fields). */
+export const CreateTagRequestSchema = z.strictObject({
+  /** Tag name. */
+  name: NameInputSchema.describe("Tag name"),
+  /** Colour as `#RRGGBB`. */
+  color: ColorInputSchema.describe("Colour, #RRGGBB"),
+  /** Free-form text, for example JSON or `key:value`. */
+  data: DescriptionInputSchema.optional().describe("Free-form string data"),
+  /** Servers to carry the tag; on update, the complete new list (`[]` removes the tag from all). */
+  server_ids: IdListInputSchema.optional().describe("Servers to carry the tag"),
+});
+export type CreateTagRequest = z.input<typeof CreateTagRequestSchema>;
+
+/**
+ * Body of `POST /v1/tags/:id`: the same fields as creation. `name` and `color` are set as given;
+ * `data` and `server_ids` keep their current value when left out. Repeating it is harmless.
+ */
+export const UpdateTagRequestSchema = CreateTagRequestSchema;
+export type UpdateTagRequest = z.input<typeof UpdateTagRequestSchema>;
