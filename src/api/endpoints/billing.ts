@@ -1,0 +1,98 @@
+/** Orders, invoices, manual payments and stored payment methods. */
+import type { RequestOptions } from "../http";
+import {
+  InvoiceListSchema,
+  InvoicePaymentSchema,
+  OrderListSchema,
+  OrderSchema,
+  PaymentMethodListSchema,
+} from "../schemas/billing";
+import { GenericResponseSchema } from "../schemas/common";
+import { ApiArea, type Id, segment } from "./base";
+
+export class BillingApi extends ApiArea {
+  /** `GET /v1/orders`. Needs `billing:read`. */
+  listOrders(options?: RequestOptions) {
+    return this.http.request(
+      { method: "GET", path: "/v1/orders", response: OrderListSchema, retry: "idempotent" },
+      options,
+    );
+  }
+
+  /** `GET /v1/orders/:id`. Needs `billing:read`. */
+  getOrder(id: Id, options?: RequestOptions) {
+    return this.http.request(
+      {
+        method: "GET",
+        path: `/v1/orders/${segment(id)}`,
+        response: OrderSchema,
+        retry: "idempotent",
+      },
+      options,
+    );
+  }
+
+  /** `GET /v1/invoices`. Needs `billing:read`. */
+  listInvoices(options?: RequestOptions) {
+    return this.http.request(
+      { method: "GET", path: "/v1/invoices", response: InvoiceListSchema, retry: "idempotent" },
+      options,
+    );
+  }
+
+  /**
+   * `POST /v1/invoices/:id/payments`: pays the invoice with the default payment method. Never
+   * retried blindly: a lost answer may have charged the card; read the invoice first. Needs
+   * `billing:write`.
+   */
+  payInvoice(id: Id, options?: RequestOptions) {
+    return this.http.request(
+      {
+        method: "POST",
+        path: `/v1/invoices/${segment(id)}/payments`,
+        response: InvoicePaymentSchema,
+        retry: "non-idempotent",
+      },
+      options,
+    );
+  }
+
+  /** `GET /v1/wallet/cards`: stored payment methods. Needs `billing:read`. */
+  listPaymentMethods(options?: RequestOptions) {
+    return this.http.request(
+      {
+        method: "GET",
+        path: "/v1/wallet/cards",
+        response: PaymentMethodListSchema,
+        retry: "idempotent",
+      },
+      options,
+    );
+  }
+
+  /** `POST /v1/wallet/cards/:id/default`: makes the method the default. Needs `billing:write`. */
+  setDefaultPaymentMethod(id: Id, options?: RequestOptions) {
+    return this.http.request(
+      {
+        method: "POST",
+        path: `/v1/wallet/cards/${segment(id)}/default`,
+        response: GenericResponseSchema,
+        retry: "idempotent",
+      },
+      options,
+    );
+  }
+
+  /** `DELETE /v1/wallet/cards/:id`. Needs `billing:write`. */
+  deletePaymentMethod(id: Id, options?: RequestOptions) {
+    return this.http.request(
+      {
+        method: "DELETE",
+        path: `/v1/wallet/cards/${segment(id)}`,
+        response: GenericResponseSchema,
+        retry: "idempotent",
+      },
+      options,
+    );
+  }
+}

@@ -1,0 +1,30 @@
+/** Catalogues: plans, countries, OS images. Need only a valid key. */
+import type { RequestOptions } from "../http";
+import { CountryListSchema, ImageListSchema, PlanListSchema } from "../schemas/catalogue";
+import { ApiArea } from "./base";
+
+export class CatalogueApi extends ApiArea {
+  /** `GET /v1/plans`: plans with their prices and data. */
+  listPlans(options?: RequestOptions) {
+    return this.http.request(
+      { method: "GET", path: "/v1/plans", response: PlanListSchema, retry: "idempotent" },
+      options,
+    );
+  }
+
+  /** `GET /v1/countries`: countries with VAT rates and ISO codes. */
+  listCountries(options?: RequestOptions) {
+    return this.http.request(
+      { method: "GET", path: "/v1/countries", response: CountryListSchema, retry: "idempotent" },
+      options,
+    );
+  }
+
+  /** `GET /v1/images`: OS images servers can be created from. */
+  listImages(options?: RequestOptions) {
+    return this.http.request(
+      { method: "GET", path: "/v1/images", response: ImageListSchema, retry: "idempotent" },
+      options,
+    );
+  }
+}

@@ -1,0 +1,130 @@
+/** `/v1/account/...`: permissions, roles and API/DID users. */
+import type { RequestOptions } from "../http";
+import { GenericResponseSchema } from "../schemas/common";
+import {
+  type CreateRoleRequest,
+  CreateRoleRequestSchema,
+  type CreateUserRequest,
+  CreateUserRequestSchema,
+  CreateUserResponseSchema,
+  PermissionListSchema,
+  RoleListSchema,
+  RoleSchema,
+  type UpdateRoleRequest,
+  UpdateRoleRequestSchema,
+  type UpdateUserRoleRequest,
+  UpdateUserRoleRequestSchema,
+} from "../schemas/iam";
+import { ApiArea, type Id, segment, validBody } from "./base";
+
+export class IamApi extends ApiArea {
+  /** `GET /v1/account/permissions`: the catalogue of `resource:action` permissions. Needs `iam:read`. */
+  listPermissions(options?: RequestOptions) {
+    return this.http.request(
+      {
+        method: "GET",
+        path: "/v1/account/permissions",
+        response: PermissionListSchema,
+        retry: "idempotent",
+      },
+      options,
+    );
+  }
+
+  /**
+   * `POST /v1/account/users`: creates an `api` or `did` user. The answer's `api_key` is shown
+   * only once. Not retried blindly. Needs `iam:write`.
+   */
+  createUser(body: CreateUserRequest, options?: RequestOptions) {
+    const data = validBody(CreateUserRequestSchema, body, "CreateUserRequest");
+    return this.http.request(
+      {
+        method: "POST",
+        path: "/v1/account/users",
+        body: data,
+        response: CreateUserResponseSchema,
+        retry: "non-idempotent",
+      },
+      options,
+    );
+  }
+
+  /** `DELETE /v1/account/users/:id`. Needs `iam:write`. */
+  deleteUser(id: Id, options?: RequestOptions) {
+    return this.http.request(
+      {
+        method: "DELETE",
+        path: `/v1/account/users/${segment(id)}`,
+        response: GenericResponseSchema,
+        retry: "idempotent",
+      },
+      options,
+    );
+  }
+
+  /** `POST /v1/account/users/:id/update`: gives the user another role. Needs `iam:write`. */
+  updateUserRole(id: Id, body: UpdateUserRoleRequest, options?: RequestOptions) {
+    const data = validBody(UpdateUserRoleRequestSchema, body, "UpdateUserRoleRequest");
+    return this.http.request(
+      {
+        method: "POST",
+        path: `/v1/account/users/${segment(id)}/update`,
+        body: data,
+        response: GenericResponseSchema,
+        retry: "idempotent",
+      },
+      options,
+    );
+  }
+
+  /** `GET /v1/account/roles`: system and account roles with their permissions. Needs `iam:read`. */
+  listRoles(options?: RequestOptions) {
+    return this.http.request(
+      { method: "GET", path: "/v1/account/roles", response: RoleListSchema, retry: "idempotent" },
+      options,
+    );
+  }
+
+  /** `POST /v1/account/roles`. 409 when the name is taken. Needs `iam:write`. */
+  createRole(body: CreateRoleRequest, options?: RequestOptions) {
+    const data = validBody(CreateRoleRequestSchema, body, "CreateRoleRequest");
+    return this.http.request(
+      {
+        method: "POST",
+        path: "/v1/account/roles",
+        body: data,
+        response: RoleSchema,
+        retry: "non-idempotent",
+      },
+      options,
+    );
+  }
+
+  /** `POST /v1/account/roles/:id/update`: replaces name, description and permissions. 409 for system roles. Needs `iam:write`. */
+  updateRole(id: Id, body: UpdateRoleRequest, options?: RequestOptions) {
+    const data = validBody(UpdateRoleRequestSchema, body, "UpdateRoleRequest");
+    return this.http.request(
+      {
+        method: "POST",
+        path: `/v1/account/roles/${segment(id)}/update`,
+        body: data,
+        response: RoleSchema,
+        retry: "idempotent",
+      },
+      options,
+    );
+  }
+
+  /** `DELETE /v1/account/roles/:id`. 409 for system roles. Needs `iam:write`. */
+  deleteRole(id: Id, options?: RequestOptions) {
+    return this.http.request(
+      {
+        method: "DELETE",
+        path: `/v1/account/roles/${segment(id)}`,
+        response: GenericResponseSchema,
+        retry: "idempotent",
+      },
+      options,
+    );
+  }
+}

@@ -1,0 +1,130 @@
+/** `/v1/tickets`: support tickets, replies and attachments. */
+import { RequestValidationError } from "../errors";
+import type { MultipartBody, RequestOptions } from "../http";
+import { GenericResponseSchema } from "../schemas/common";
+import {
+  type CreateReplyFields,
+  CreateReplyFieldsSchema,
+  type CreateTicketFields,
+  CreateTicketFieldsSchema,
+  MAX_ATTACHMENTS_TOTAL_BYTES,
+  ReplySchema,
+  TicketListSchema,
+  TicketSchema,
+  type UpdateTicketRequest,
+  UpdateTicketRequestSchema,
+} from "../schemas/support";
+import { ApiArea, type Id, segment, validBody } from "./base";
+
+/** A file to attach to a ticket or a reply. */
+export interface TicketAttachment {
+  /** File name shown to support. */
+  filename: string;
+  /** File content. All attachments of one call may total at most 2 MB (2 097 152 bytes). */
+  data: Uint8Array;
+  /** MIME type; default `application/octet-stream`. */
+  contentType?: string;
+}
+
+/**
+ * Builds the multipart body, refusing attachments over the 2 MB total before anything is sent
+ * (the service would answer 413 only after the whole upload).
+ */
+function multipart(
+  fields: Record<string, string>,
+  attachments: readonly TicketAttachment[],
+): MultipartBody {
+  const total = attachments.reduce((sum, file) => sum + file.data.byteLength, 0);
+  if (total > MAX_ATTACHMENTS_TOTAL_BYTES) {
+    throw new RequestValidationError("ticket attachments", [
+      {
+        field: "attachments",
+        message: `total ${total} bytes exceeds the limit of ${MAX_ATTACHMENTS_TOTAL_BYTES} bytes (2 MB)`,
+      },
+    ]);
+  }
+  const files = attachments.map((file) => ({
+    field: "attachments",
+    filename: file.filename,
+    data: file.data,
+    ...(file.contentType === undefined ? {} : { contentType: file.contentType }),
+  }));
+  return { fields, files };
+}
+
+export class SupportApi extends ApiArea {
+  /** `GET /v1/tickets`. Needs `tickets:read`. */
+  list(options?: RequestOptions) {
+    return this.http.request(
+      { method: "GET", path: "/v1/tickets", response: TicketListSchema, retry: "idempotent" },
+      options,
+    );
+  }
+
+  /** `POST /v1/tickets` (multipart): opens a ticket. Not retried blindly. Needs `tickets:write`. */
+  create(
+    fields: CreateTicketFields,
+    attachments: readonly TicketAttachment[] = [],
+    options?: RequestOptions,
+  ) {
+    const data = validBody(CreateTicketFieldsSchema, fields, "CreateTicketRequest");
+    return this.http.request(
+      {
+        method: "POST",
+        path: "/v1/tickets",
+        multipart: multipart(data, attachments),
+        response: TicketSchema,
+        retry: "non-idempotent",
+      },
+      options,
+    );
+  }
+
+  /** `GET /v1/tickets/:id`: the ticket with its replies. Needs `tickets:read`. */
+  get(id: Id, options?: RequestOptions) {
+    return this.http.request(
+      {
+        method: "GET",
+        path: `/v1/tickets/${segment(id)}`,
+        response: TicketSchema,
+        retry: "idempotent",
+      },
+      options,
+    );
+  }
+
+  /** `POST /v1/tickets/:id/status`: sets `open`, `answered` or `closed`. Needs `tickets:write`. */
+  updateStatus(id: Id, body: UpdateTicketRequest, options?: RequestOptions) {
+    const data = validBody(UpdateTicketRequestSchema, body, "UpdateTicketRequest");
+    return this.http.request(
+      {
+        method: "POST",
+        path: `/v1/tickets/${segment(id)}/status`,
+        body: data,
+        response: GenericResponseSchema,
+        retry: "idempotent",
+      },
+      options,
+    );
+  }
+
+  /** `POST /v1/tickets/:id/replies` (multipart): adds a reply. Not retried blindly. Needs `tickets:write`. */
+  reply(
+    id: Id,
+    fields: CreateReplyFields,
+    attachments: readonly TicketAttachment[] = [],
+    options?: RequestOptions,
+  ) {
+    const data = validBody(CreateReplyFieldsSchema, fields, "CreateReplyRequest");
+    return this.http.request(
+      {
+        method: "POST",
+        path: `/v1/tickets/${segment(id)}/replies`,
+        multipart: multipart(data, attachments),
+        response: ReplySchema,
+        retry: "non-idempotent",
+      },
+      options,
+    );
+  }
+}

@@ -1,0 +1,65 @@
+/** `/v1/tags`: tags on servers. */
+import type { RequestOptions } from "../http";
+import { GenericResponseSchema } from "../schemas/common";
+import {
+  type CreateTagRequest,
+  CreateTagRequestSchema,
+  TagListSchema,
+  TagSchema,
+  type UpdateTagRequest,
+  UpdateTagRequestSchema,
+} from "../schemas/tags";
+import { ApiArea, type Id, segment, validBody } from "./base";
+
+export class TagsApi extends ApiArea {
+  /** `GET /v1/tags`: every tag of the account with its servers. Needs `tags:read`. */
+  list(options?: RequestOptions) {
+    return this.http.request(
+      { method: "GET", path: "/v1/tags", response: TagListSchema, retry: "idempotent" },
+      options,
+    );
+  }
+
+  /** `POST /v1/tags`: creates a tag. 409 when the name is taken. Needs `tags:write`. */
+  create(body: CreateTagRequest, options?: RequestOptions) {
+    const data = validBody(CreateTagRequestSchema, body, "CreateTagRequest");
+    return this.http.request(
+      {
+        method: "POST",
+        path: "/v1/tags",
+        body: data,
+        response: TagSchema,
+        retry: "non-idempotent",
+      },
+      options,
+    );
+  }
+
+  /** `POST /v1/tags/:id`: sets name, colour and, when given, data and servers. Needs `tags:write`. */
+  update(id: Id, body: UpdateTagRequest, options?: RequestOptions) {
+    const data = validBody(UpdateTagRequestSchema, body, "UpdateTagRequest");
+    return this.http.request(
+      {
+        method: "POST",
+        path: `/v1/tags/${segment(id)}`,
+        body: data,
+        response: GenericResponseSchema,
+        retry: "idempotent",
+      },
+      options,
+    );
+  }
+
+  /** `DELETE /v1/tags/:id`. Needs `tags:write`. */
+  delete(id: Id, options?: RequestOptions) {
+    return this.http.request(
+      {
+        method: "DELETE",
+        path: `/v1/tags/${segment(id)}`,
+        response: GenericResponseSchema,
+        retry: "idempotent",
+      },
+      options,
+    );
+  }
+}
