@@ -1,0 +1,158 @@
+#!/usr/bin/env node
+/**
+ * cloudinfra-emulator: the CloudInfra API on this machine, over HTTPS.
+ *
+ * When it is ready it writes `<data-dir>/emulator.json` ({endpoint, caCertFile, apiKey, pid})
+ * and prints `export CLOUDINFRA_...=` lines on stdout; everything else goes to stderr. Tools wait
+ * for emulator.json: it is removed at start-up and on a clean shutdown, so it never describes a
+ * previous run.
+ */
+import { rmSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import type { EmulatorOptions } from "./server";
+import { Emulator } from "./server";
+import { writeFileAtomic } from "./store";
+
+const USAGE = `Usage: cloudinfra-emulator [options]
+
+  --port N               port to listen on; 0 picks a free one (default 8443)
+  --host ADDRESS         interface to listen on (default 127.0.0.1)
+  --data-dir DIR         keep state, TLS files and emulator.json here (default ./.emulator)
+  --memory               keep nothing: state lives in memory, TLS files in a temp dir
+  --quiet                no access log on stderr
+  --transition-ms N      duration of every asynchronous server transition (default: 1.5-3 s)
+  --manual-transitions   transitions wait for POST /_emulator/lifecycle/advance
+  --rate-limit N         requests per second per key (default 50)
+  --burst N              requests allowed at once per key (default 100)
+  --no-rate-limit        never answer 429 (headers are still sent)
+  -h, --help             this text
+
+Environment: CLOUDINFRA_EMULATOR_API_KEY fixes the bootstrap administrator's key.
+`;
+
+function fail(message: string): never {
+  process.stderr.write(`cloudinfra-emulator: ${message}\n\n${USAGE}`);
+  process.exit(2);
+}
+
+function integer(name: string, value: string | undefined, min: number): number | undefined {
+  if (value === undefined) return undefined;
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < min)
+    fail(`--${name} expects an integer >= ${min}, got ${value}`);
+  return parsed;
+}
+
+/** Single-quotes a value for a POSIX shell when it holds anything but safe characters. */
+function shellQuote(value: string): string {
+  return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replaceAll("'", "'\\''")}'`;
+}
+
+function options(): { emulator: EmulatorOptions; quiet: boolean } {
+  let parsed: ReturnType<typeof parseArgs<{ options: typeof spec }>>;
+  const spec = {
+    port: { type: "string" },
+    host: { type: "string" },
+    "data-dir": { type: "string" },
+    memory: { type: "boolean" },
+    quiet: { type: "boolean" },
+    "transition-ms": { type: "string" },
+    "manual-transitions": { type: "boolean" },
+    "rate-limit": { type: "string" },
+    burst: { type: "string" },
+    "no-rate-limit": { type: "boolean" },
+    help: { type: "boolean", short: "h" },
+  } as const;
+  try {
+    parsed = parseArgs({ options: spec, strict: true, allowPositionals: false });
+  } catch (error) {
+    fail(error instanceof Error ? error.message : String(error));
+  }
+  const v = parsed.values;
+  if (v.help === true) {
+    process.stdout.write(USAGE);
+    process.exit(0);
+  }
+  if (v.memory === true && v["data-dir"] !== undefined)
+    fail("--data-dir and --memory exclude each other");
+  const emulator: EmulatorOptions = {
+    host: v.host ?? "127.0.0.1",
+    port: integer("port", v.port, 0) ?? 8443,
+    log: v.quiet !== true,
+  };
+  if (v.memory !== true) emulator.dataDir = resolve(v["data-dir"] ?? ".emulator");
+  const key = process.env["CLOUDINFRA_EMULATOR_API_KEY"];
+  if (key !== undefined && key !== "") emulator.apiKey = key;
+  const transitionMs = integer("transition-ms", v["transition-ms"], 0);
+  emulator.lifecycle = { mode: v["manual-transitions"] === true ? "manual" : "auto" };
+  if (transitionMs !== undefined) {
+    emulator.lifecycle.durations = {
+      provisioning: transitionMs,
+      stopping: transitionMs,
+      starting: transitionMs,
+      rebooting: transitionMs,
+      deleting: transitionMs,
+    };
+  }
+  const rate = integer("rate-limit", v["rate-limit"], 1);
+  const burst = integer("burst", v.burst, 1);
+  emulator.rateLimit = { enabled: v["no-rate-limit"] !== true };
+  if (rate !== undefined) emulator.rateLimit.rate_per_second = rate;
+  if (burst !== undefined) emulator.rateLimit.burst = burst;
+  return { emulator, quiet: v.quiet === true };
+}
+
+async function main(): Promise<void> {
+  const { emulator: settings } = options();
+  const infoDir = settings.dataDir;
+  if (infoDir !== undefined) rmSync(join(infoDir, "emulator.json"), { force: true });
+  const emulator = new Emulator(settings);
+  await emulator.start();
+
+  // In memory mode the CA already sits in a temp dir; emulator.json goes next to it.
+  const infoFile = join(infoDir ?? join(emulator.caCertFile, ".."), "emulator.json");
+  const info = {
+    endpoint: emulator.endpoint,
+    caCertFile: emulator.caCertFile,
+    apiKey: emulator.bootstrapKey,
+    pid: process.pid,
+  };
+  await writeFileAtomic(infoFile, `${JSON.stringify(info, null, 2)}\n`, 0o600);
+  process.stdout.write(
+    `export CLOUDINFRA_ENDPOINT=${shellQuote(info.endpoint)}\n` +
+      `export CLOUDINFRA_API_KEY=${shellQuote(info.apiKey)}\n` +
+      `export CLOUDINFRA_CA_CERT=${shellQuote(info.caCertFile)}\n`,
+  );
+  process.stderr.write(
+    `cloudinfra-emulator listening on ${info.endpoint} (${infoDir === undefined ? "memory" : `data dir ${infoDir}`}); ` +
+      `connection details in ${infoFile}\n`,
+  );
+
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      process.stderr.write(`cloudinfra-emulator: ${signal} again, exiting now\n`);
+      process.exit(130);
+    }
+    stopping = true;
+    process.stderr.write(`cloudinfra-emulator: ${signal}, shutting down\n`);
+    rmSync(infoFile, { force: true });
+    emulator.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        emulator.reportError("shutting down", error);
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(
+    `cloudinfra-emulator: ${error instanceof Error ? error.message : String(error)}\n`,
+  );
+  process.exit(1);
+});
