@@ -169,7 +169,10 @@ describe("request schemas are strict", () => {
     ]);
     expect(
       problems(s.CreateServerRequestSchema, { ...server, plan_id: -1, user_defined_name: "  " }),
-    ).toEqual(["plan_id: expected a positive integer", "user_defined_name: must not be blank"]);
+    ).toEqual([
+      "plan_id: expected a positive integer",
+      "user_defined_name: must not be empty or blank",
+    ]);
   });
 
   it("defaults quantity to 1 and bounds it", () => {

@@ -13,7 +13,7 @@ import { ApiArea, validBody } from "./base";
 
 export class AccountApi extends ApiArea {
   /** `POST /v1/introspect`: who the key belongs to, its account and memberships. Needs only a valid key. */
-  introspect(options?: RequestOptions) {
+  async introspect(options?: RequestOptions) {
     // A POST that only reads: safe to repeat.
     return this.http.request(
       { method: "POST", path: "/v1/introspect", response: IntrospectSchema, retry: "idempotent" },
@@ -22,7 +22,7 @@ export class AccountApi extends ApiArea {
   }
 
   /** `POST /v1/users/me`: updates the caller's own profile; fields left out keep their value. Needs only a valid key. */
-  updateProfile(body: UpdateUserProfileRequest, options?: RequestOptions) {
+  async updateProfile(body: UpdateUserProfileRequest, options?: RequestOptions) {
     const data = validBody(UpdateUserProfileRequestSchema, body, "UpdateUserProfileRequest");
     return this.http.request(
       {
@@ -37,7 +37,7 @@ export class AccountApi extends ApiArea {
   }
 
   /** `POST /v1/users/account`: updates the account's details; fields left out keep their value. Needs `account:write`. */
-  updateAccount(body: UpdateAccountRequest, options?: RequestOptions) {
+  async updateAccount(body: UpdateAccountRequest, options?: RequestOptions) {
     const data = validBody(UpdateAccountRequestSchema, body, "UpdateAccountRequest");
     return this.http.request(
       {

@@ -12,7 +12,7 @@ import { ApiArea, type Id, segment } from "./base";
 
 export class BillingApi extends ApiArea {
   /** `GET /v1/orders`. Needs `billing:read`. */
-  listOrders(options?: RequestOptions) {
+  async listOrders(options?: RequestOptions) {
     return this.http.request(
       { method: "GET", path: "/v1/orders", response: OrderListSchema, retry: "idempotent" },
       options,
@@ -20,7 +20,7 @@ export class BillingApi extends ApiArea {
   }
 
   /** `GET /v1/orders/:id`. Needs `billing:read`. */
-  getOrder(id: Id, options?: RequestOptions) {
+  async getOrder(id: Id, options?: RequestOptions) {
     return this.http.request(
       {
         method: "GET",
@@ -33,7 +33,7 @@ export class BillingApi extends ApiArea {
   }
 
   /** `GET /v1/invoices`. Needs `billing:read`. */
-  listInvoices(options?: RequestOptions) {
+  async listInvoices(options?: RequestOptions) {
     return this.http.request(
       { method: "GET", path: "/v1/invoices", response: InvoiceListSchema, retry: "idempotent" },
       options,
@@ -45,7 +45,7 @@ export class BillingApi extends ApiArea {
    * retried blindly: a lost answer may have charged the card; read the invoice first. Needs
    * `billing:write`.
    */
-  payInvoice(id: Id, options?: RequestOptions) {
+  async payInvoice(id: Id, options?: RequestOptions) {
     return this.http.request(
       {
         method: "POST",
@@ -58,7 +58,7 @@ export class BillingApi extends ApiArea {
   }
 
   /** `GET /v1/wallet/cards`: stored payment methods. Needs `billing:read`. */
-  listPaymentMethods(options?: RequestOptions) {
+  async listPaymentMethods(options?: RequestOptions) {
     return this.http.request(
       {
         method: "GET",
@@ -71,7 +71,7 @@ export class BillingApi extends ApiArea {
   }
 
   /** `POST /v1/wallet/cards/:id/default`: makes the method the default. Needs `billing:write`. */
-  setDefaultPaymentMethod(id: Id, options?: RequestOptions) {
+  async setDefaultPaymentMethod(id: Id, options?: RequestOptions) {
     return this.http.request(
       {
         method: "POST",
@@ -84,7 +84,7 @@ export class BillingApi extends ApiArea {
   }
 
   /** `DELETE /v1/wallet/cards/:id`. Needs `billing:write`. */
-  deletePaymentMethod(id: Id, options?: RequestOptions) {
+  async deletePaymentMethod(id: Id, options?: RequestOptions) {
     return this.http.request(
       {
         method: "DELETE",

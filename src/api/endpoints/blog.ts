@@ -7,7 +7,7 @@ import { ApiArea, segment } from "./base";
 
 export class BlogApi extends ApiArea {
   /** `GET /v1/blog/posts?page=&limit=`: one page of posts plus the featured posts. */
-  listPage(params?: PageParams, options?: RequestOptions) {
+  async listPage(params?: PageParams, options?: RequestOptions) {
     return this.http.request(
       {
         method: "GET",
@@ -38,7 +38,7 @@ export class BlogApi extends ApiArea {
   }
 
   /** `GET /v1/blog/posts/{name}`: one post by its short name. */
-  get(shortName: string, options?: RequestOptions) {
+  async get(shortName: string, options?: RequestOptions) {
     return this.http.request(
       {
         method: "GET",

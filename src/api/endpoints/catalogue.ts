@@ -5,7 +5,7 @@ import { ApiArea } from "./base";
 
 export class CatalogueApi extends ApiArea {
   /** `GET /v1/plans`: plans with their prices and data. */
-  listPlans(options?: RequestOptions) {
+  async listPlans(options?: RequestOptions) {
     return this.http.request(
       { method: "GET", path: "/v1/plans", response: PlanListSchema, retry: "idempotent" },
       options,
@@ -13,7 +13,7 @@ export class CatalogueApi extends ApiArea {
   }
 
   /** `GET /v1/countries`: countries with VAT rates and ISO codes. */
-  listCountries(options?: RequestOptions) {
+  async listCountries(options?: RequestOptions) {
     return this.http.request(
       { method: "GET", path: "/v1/countries", response: CountryListSchema, retry: "idempotent" },
       options,
@@ -21,7 +21,7 @@ export class CatalogueApi extends ApiArea {
   }
 
   /** `GET /v1/images`: OS images servers can be created from. */
-  listImages(options?: RequestOptions) {
+  async listImages(options?: RequestOptions) {
     return this.http.request(
       { method: "GET", path: "/v1/images", response: ImageListSchema, retry: "idempotent" },
       options,

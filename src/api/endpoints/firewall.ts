@@ -15,7 +15,7 @@ import { ApiArea, type Id, segment, validBody } from "./base";
 
 export class FirewallApi extends ApiArea {
   /** `GET /v1/firewall/groups?page=&limit=`: one page of groups (limit 1–100, default 20). Needs `firewall:read`. */
-  listPage(params?: PageParams, options?: RequestOptions) {
+  async listPage(params?: PageParams, options?: RequestOptions) {
     return this.http.request(
       {
         method: "GET",
@@ -49,7 +49,7 @@ export class FirewallApi extends ApiArea {
    * `POST /v1/firewall/groups`. The answer carries no id (as the spec says): find the new group
    * by name in `iterate()`. Not retried blindly. Needs `firewall:write`.
    */
-  create(body: SecurityGroupRequest, options?: RequestOptions) {
+  async create(body: SecurityGroupRequest, options?: RequestOptions) {
     const data = validBody(SecurityGroupRequestSchema, body, "SecurityGroupRequest");
     return this.http.request(
       {
@@ -64,7 +64,7 @@ export class FirewallApi extends ApiArea {
   }
 
   /** `GET /v1/firewall/groups/:id`. Needs `firewall:read`. */
-  get(id: Id, options?: RequestOptions) {
+  async get(id: Id, options?: RequestOptions) {
     return this.http.request(
       {
         method: "GET",
@@ -77,7 +77,7 @@ export class FirewallApi extends ApiArea {
   }
 
   /** `POST /v1/firewall/groups/:id`: replaces name, description and all rules. Needs `firewall:write`. */
-  update(id: Id, body: SecurityGroupRequest, options?: RequestOptions) {
+  async update(id: Id, body: SecurityGroupRequest, options?: RequestOptions) {
     const data = validBody(SecurityGroupRequestSchema, body, "SecurityGroupRequest");
     return this.http.request(
       {
@@ -92,7 +92,7 @@ export class FirewallApi extends ApiArea {
   }
 
   /** `DELETE /v1/firewall/groups/:id`. Needs `firewall:write`. */
-  delete(id: Id, options?: RequestOptions) {
+  async delete(id: Id, options?: RequestOptions) {
     return this.http.request(
       {
         method: "DELETE",
@@ -105,7 +105,7 @@ export class FirewallApi extends ApiArea {
   }
 
   /** `POST /v1/firewall/groups/:id/servers/:sid`: attaches the group to a server. Needs `firewall:write`. */
-  attachServer(groupId: Id, serverId: Id, options?: RequestOptions) {
+  async attachServer(groupId: Id, serverId: Id, options?: RequestOptions) {
     return this.http.request(
       {
         method: "POST",
@@ -118,7 +118,7 @@ export class FirewallApi extends ApiArea {
   }
 
   /** `DELETE /v1/firewall/groups/:id/servers/:sid`: detaches the group from a server. Needs `firewall:write`. */
-  detachServer(groupId: Id, serverId: Id, options?: RequestOptions) {
+  async detachServer(groupId: Id, serverId: Id, options?: RequestOptions) {
     return this.http.request(
       {
         method: "DELETE",
@@ -131,7 +131,11 @@ export class FirewallApi extends ApiArea {
   }
 
   /** `POST /v1/firewall/groups/servers/:id`: switches a server's firewall on or off. Needs `firewall:write`. */
-  setServerFirewall(serverId: Id, body: UpdateServerFirewallRequest, options?: RequestOptions) {
+  async setServerFirewall(
+    serverId: Id,
+    body: UpdateServerFirewallRequest,
+    options?: RequestOptions,
+  ) {
     const data = validBody(UpdateServerFirewallRequestSchema, body, "UpdateServerFirewallRequest");
     return this.http.request(
       {

@@ -19,7 +19,7 @@ import { ApiArea, type Id, segment, validBody } from "./base";
 
 export class IamApi extends ApiArea {
   /** `GET /v1/account/permissions`: the catalogue of `resource:action` permissions. Needs `iam:read`. */
-  listPermissions(options?: RequestOptions) {
+  async listPermissions(options?: RequestOptions) {
     return this.http.request(
       {
         method: "GET",
@@ -35,7 +35,7 @@ export class IamApi extends ApiArea {
    * `POST /v1/account/users`: creates an `api` or `did` user. The answer's `api_key` is shown
    * only once. Not retried blindly. Needs `iam:write`.
    */
-  createUser(body: CreateUserRequest, options?: RequestOptions) {
+  async createUser(body: CreateUserRequest, options?: RequestOptions) {
     const data = validBody(CreateUserRequestSchema, body, "CreateUserRequest");
     return this.http.request(
       {
@@ -50,7 +50,7 @@ export class IamApi extends ApiArea {
   }
 
   /** `DELETE /v1/account/users/:id`. Needs `iam:write`. */
-  deleteUser(id: Id, options?: RequestOptions) {
+  async deleteUser(id: Id, options?: RequestOptions) {
     return this.http.request(
       {
         method: "DELETE",
@@ -63,7 +63,7 @@ export class IamApi extends ApiArea {
   }
 
   /** `POST /v1/account/users/:id/update`: gives the user another role. Needs `iam:write`. */
-  updateUserRole(id: Id, body: UpdateUserRoleRequest, options?: RequestOptions) {
+  async updateUserRole(id: Id, body: UpdateUserRoleRequest, options?: RequestOptions) {
     const data = validBody(UpdateUserRoleRequestSchema, body, "UpdateUserRoleRequest");
     return this.http.request(
       {
@@ -78,7 +78,7 @@ export class IamApi extends ApiArea {
   }
 
   /** `GET /v1/account/roles`: system and account roles with their permissions. Needs `iam:read`. */
-  listRoles(options?: RequestOptions) {
+  async listRoles(options?: RequestOptions) {
     return this.http.request(
       { method: "GET", path: "/v1/account/roles", response: RoleListSchema, retry: "idempotent" },
       options,
@@ -86,7 +86,7 @@ export class IamApi extends ApiArea {
   }
 
   /** `POST /v1/account/roles`. 409 when the name is taken. Needs `iam:write`. */
-  createRole(body: CreateRoleRequest, options?: RequestOptions) {
+  async createRole(body: CreateRoleRequest, options?: RequestOptions) {
     const data = validBody(CreateRoleRequestSchema, body, "CreateRoleRequest");
     return this.http.request(
       {
@@ -101,7 +101,7 @@ export class IamApi extends ApiArea {
   }
 
   /** `POST /v1/account/roles/:id/update`: replaces name, description and permissions. 409 for system roles. Needs `iam:write`. */
-  updateRole(id: Id, body: UpdateRoleRequest, options?: RequestOptions) {
+  async updateRole(id: Id, body: UpdateRoleRequest, options?: RequestOptions) {
     const data = validBody(UpdateRoleRequestSchema, body, "UpdateRoleRequest");
     return this.http.request(
       {
@@ -116,7 +116,7 @@ export class IamApi extends ApiArea {
   }
 
   /** `DELETE /v1/account/roles/:id`. 409 for system roles. Needs `iam:write`. */
-  deleteRole(id: Id, options?: RequestOptions) {
+  async deleteRole(id: Id, options?: RequestOptions) {
     return this.http.request(
       {
         method: "DELETE",

@@ -12,7 +12,7 @@ import { ApiArea, type Id, segment, validBody } from "./base";
 
 export class KeysApi extends ApiArea {
   /** `GET /v1/keys`. Needs `keys:read`. */
-  list(options?: RequestOptions) {
+  async list(options?: RequestOptions) {
     return this.http.request(
       { method: "GET", path: "/v1/keys", response: KeyListSchema, retry: "idempotent" },
       options,
@@ -23,7 +23,7 @@ export class KeysApi extends ApiArea {
    * `POST /v1/keys`: imports a public key, or generates a pair whose `private_key` is in this
    * answer only. Not retried blindly. Needs `keys:write`.
    */
-  create(body: CreateKeyRequest, options?: RequestOptions) {
+  async create(body: CreateKeyRequest, options?: RequestOptions) {
     const data = validBody(CreateKeyRequestSchema, body, "CreateKeyRequest");
     return this.http.request(
       {
@@ -38,7 +38,7 @@ export class KeysApi extends ApiArea {
   }
 
   /** `GET /v1/keys/:id`. Needs `keys:read`. */
-  get(id: Id, options?: RequestOptions) {
+  async get(id: Id, options?: RequestOptions) {
     return this.http.request(
       { method: "GET", path: `/v1/keys/${segment(id)}`, response: KeySchema, retry: "idempotent" },
       options,
@@ -46,7 +46,7 @@ export class KeysApi extends ApiArea {
   }
 
   /** `DELETE /v1/keys/:id`. Needs `keys:write`. */
-  delete(id: Id, options?: RequestOptions) {
+  async delete(id: Id, options?: RequestOptions) {
     return this.http.request(
       {
         method: "DELETE",

@@ -17,7 +17,7 @@ import { ApiArea, type Id, segment, validBody } from "./base";
 
 export class ServersApi extends ApiArea {
   /** `GET /v1/servers`: every VM and dedicated server of the account. Needs `servers:read`. */
-  list(options?: RequestOptions) {
+  async list(options?: RequestOptions) {
     return this.http.request(
       { method: "GET", path: "/v1/servers", response: ServerListSchema, retry: "idempotent" },
       options,
@@ -28,7 +28,7 @@ export class ServersApi extends ApiArea {
    * `POST /v1/servers`: creates `quantity` servers (default 1), answered in `provisioning`.
    * Not retried blindly: a lost answer may still have created them. Needs `servers:write`.
    */
-  create(body: CreateServerRequest, options?: RequestOptions) {
+  async create(body: CreateServerRequest, options?: RequestOptions) {
     const data = validBody(CreateServerRequestSchema, body, "CreateServerRequest");
     return this.http.request(
       {
@@ -43,7 +43,7 @@ export class ServersApi extends ApiArea {
   }
 
   /** `GET /v1/servers/:id`. A deleted server answers 404 (NotFoundError). Needs `servers:read`. */
-  get(id: Id, options?: RequestOptions) {
+  async get(id: Id, options?: RequestOptions) {
     return this.http.request(
       {
         method: "GET",
@@ -56,7 +56,7 @@ export class ServersApi extends ApiArea {
   }
 
   /** `POST /v1/servers/:id`: renames the server. Needs `servers:write`. */
-  update(id: Id, body: UpdateServerRequest, options?: RequestOptions) {
+  async update(id: Id, body: UpdateServerRequest, options?: RequestOptions) {
     const data = validBody(UpdateServerRequestSchema, body, "UpdateServerRequest");
     return this.http.request(
       {
@@ -75,7 +75,7 @@ export class ServersApi extends ApiArea {
    * the action id. The action runs on; poll `get()` until the status settles. 409 when the
    * action does not fit the current status. Needs `servers:write`.
    */
-  manage(id: Id, body: ManagementRequest, options?: RequestOptions) {
+  async manage(id: Id, body: ManagementRequest, options?: RequestOptions) {
     const data = validBody(ManagementRequestSchema, body, "ManagementRequest");
     return this.http.request(
       {
@@ -90,7 +90,7 @@ export class ServersApi extends ApiArea {
   }
 
   /** `GET /v1/servers/:id/statistics`: CPU, memory, network and disk series. Needs `servers:read`. */
-  getMetrics(id: Id, options?: RequestOptions) {
+  async getMetrics(id: Id, options?: RequestOptions) {
     return this.http.request(
       {
         method: "GET",

@@ -54,7 +54,7 @@ function multipart(
 
 export class SupportApi extends ApiArea {
   /** `GET /v1/tickets`. Needs `tickets:read`. */
-  list(options?: RequestOptions) {
+  async list(options?: RequestOptions) {
     return this.http.request(
       { method: "GET", path: "/v1/tickets", response: TicketListSchema, retry: "idempotent" },
       options,
@@ -62,7 +62,7 @@ export class SupportApi extends ApiArea {
   }
 
   /** `POST /v1/tickets` (multipart): opens a ticket. Not retried blindly. Needs `tickets:write`. */
-  create(
+  async create(
     fields: CreateTicketFields,
     attachments: readonly TicketAttachment[] = [],
     options?: RequestOptions,
@@ -81,7 +81,7 @@ export class SupportApi extends ApiArea {
   }
 
   /** `GET /v1/tickets/:id`: the ticket with its replies. Needs `tickets:read`. */
-  get(id: Id, options?: RequestOptions) {
+  async get(id: Id, options?: RequestOptions) {
     return this.http.request(
       {
         method: "GET",
@@ -94,7 +94,7 @@ export class SupportApi extends ApiArea {
   }
 
   /** `POST /v1/tickets/:id/status`: sets `open`, `answered` or `closed`. Needs `tickets:write`. */
-  updateStatus(id: Id, body: UpdateTicketRequest, options?: RequestOptions) {
+  async updateStatus(id: Id, body: UpdateTicketRequest, options?: RequestOptions) {
     const data = validBody(UpdateTicketRequestSchema, body, "UpdateTicketRequest");
     return this.http.request(
       {
@@ -109,7 +109,7 @@ export class SupportApi extends ApiArea {
   }
 
   /** `POST /v1/tickets/:id/replies` (multipart): adds a reply. Not retried blindly. Needs `tickets:write`. */
-  reply(
+  async reply(
     id: Id,
     fields: CreateReplyFields,
     attachments: readonly TicketAttachment[] = [],

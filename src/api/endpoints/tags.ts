@@ -13,7 +13,7 @@ import { ApiArea, type Id, segment, validBody } from "./base";
 
 export class TagsApi extends ApiArea {
   /** `GET /v1/tags`: every tag of the account with its servers. Needs `tags:read`. */
-  list(options?: RequestOptions) {
+  async list(options?: RequestOptions) {
     return this.http.request(
       { method: "GET", path: "/v1/tags", response: TagListSchema, retry: "idempotent" },
       options,
@@ -21,7 +21,7 @@ export class TagsApi extends ApiArea {
   }
 
   /** `POST /v1/tags`: creates a tag. 409 when the name is taken. Needs `tags:write`. */
-  create(body: CreateTagRequest, options?: RequestOptions) {
+  async create(body: CreateTagRequest, options?: RequestOptions) {
     const data = validBody(CreateTagRequestSchema, body, "CreateTagRequest");
     return this.http.request(
       {
@@ -36,7 +36,7 @@ export class TagsApi extends ApiArea {
   }
 
   /** `POST /v1/tags/:id`: sets name, colour and, when given, data and servers. Needs `tags:write`. */
-  update(id: Id, body: UpdateTagRequest, options?: RequestOptions) {
+  async update(id: Id, body: UpdateTagRequest, options?: RequestOptions) {
     const data = validBody(UpdateTagRequestSchema, body, "UpdateTagRequest");
     return this.http.request(
       {
@@ -51,7 +51,7 @@ export class TagsApi extends ApiArea {
   }
 
   /** `DELETE /v1/tags/:id`. Needs `tags:write`. */
-  delete(id: Id, options?: RequestOptions) {
+  async delete(id: Id, options?: RequestOptions) {
     return this.http.request(
       {
         method: "DELETE",

@@ -52,9 +52,8 @@ export const IdSchema = z.int({ error: expected("a positive integer") }).positiv
 /** A human-chosen name in a request: 1–255 characters, not only whitespace. */
 export const NameInputSchema = z
   .string({ error: expected("a string") })
-  .min(1, { error: "must not be empty" })
   .max(255, { error: "must be at most 255 characters" })
-  .regex(/\S/, { error: "must not be blank" });
+  .regex(/\S/, { error: "must not be empty or blank" });
 
 /** Free text in a request (descriptions and the like): at most 1000 characters. */
 export const DescriptionInputSchema = z

@@ -79,9 +79,8 @@ export const TicketListSchema = z.array(TicketSchema);
 
 const ContentInputSchema = z
   .string({ error: expected("a string") })
-  .min(1, { error: "must not be empty" })
   .max(65536, { error: "must be at most 65536 characters" })
-  .regex(/\S/, { error: "must not be blank" });
+  .regex(/\S/, { error: "must not be empty or blank" });
 
 /**
  * Text fields of the multipart body of `POST /v1/tickets`; files go in repeatable `attachments`
@@ -91,9 +90,8 @@ export const CreateTicketFieldsSchema = z.strictObject({
   /** Subject. */
   subject: z
     .string({ error: expected("a string") })
-    .min(1, { error: "must not be empty" })
     .max(255, { error: "must be at most 255 characters" })
-    .regex(/\S/, { error: "must not be blank" })
+    .regex(/\S/, { error: "must not be empty or blank" })
     .describe("Subject"),
   /** Description of the issue. */
   content: ContentInputSchema.describe("Description of the issue"),
