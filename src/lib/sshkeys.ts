@@ -275,6 +275,12 @@ export function parsePublicKey(text: string): ParsedPublicKey {
     throw new SshKeyError(`not an OpenSSH public key: ${FORMAT_HINT}`);
   }
   if (!isSupportedType(type)) {
+    const keyStart = trimmed.search(/(?:^|\s)(?:ssh-ed25519|ecdsa-sha2-nistp\d+|ssh-rsa) AAAA/);
+    if (keyStart > 0) {
+      throw new SshKeyError(
+        "not an OpenSSH public key: remove the authorized_keys options before the key type",
+      );
+    }
     const looksLikeType = /^[a-z][a-z0-9@.-]*$/.test(type) && data.startsWith("AAAA");
     if (looksLikeType) throw unsupportedType(type);
     throw new SshKeyError(`not an OpenSSH public key: ${FORMAT_HINT}`);

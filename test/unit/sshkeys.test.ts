@@ -144,6 +144,10 @@ describe("parsePublicKey rejects keys with a message that says what is wrong", (
     expectKeyError("ssh-ed25519", /expected '<type> <base64> \[comment\]'/);
     expectKeyError("ssh-ed25519 not*base64 me", /key data after 'ssh-ed25519' is not base64/);
     expectKeyError(`${GITHUB.ed25519.line}\n${GITHUB.ecdsa.line}`, /single line/);
+    expectKeyError(
+      `from="10.0.0.0/8",no-pty ${GITHUB.ed25519.line}`,
+      /remove the authorized_keys options/,
+    );
   });
 
   it("recognises a pasted private key or a non-OpenSSH public key format", () => {
