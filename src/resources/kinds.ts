@@ -4,13 +4,13 @@
  * one or change what it means.
  */
 export const RESOURCE_MODULES = {
-  Server: "./resources/server",
-  SshKey: "./resources/ssh-key",
-  Tag: "./resources/tag",
-  Role: "./resources/role",
-  User: "./resources/user",
-  SecurityGroup: "./resources/security-group",
-  SecurityGroupAttachment: "./resources/security-group-attachment",
+  Server: "./resources/server/provider",
+  SshKey: "./resources/ssh-key/provider",
+  Tag: "./resources/tag/provider",
+  Role: "./resources/role/provider",
+  User: "./resources/user/provider",
+  SecurityGroup: "./resources/security-group/provider",
+  SecurityGroupAttachment: "./resources/security-group-attachment/provider",
 } as const;
 
 export type ResourceKind = keyof typeof RESOURCE_MODULES;
