@@ -1,12 +1,13 @@
-// Builds dist/ from src/: a clean CommonJS build with declarations (see docs/module-format.md),
-// plus the emulator's data files, which tsc does not copy.
+// Builds dist/ from src/: a CommonJS build with declarations (see docs/module-format.md), plus
+// the emulator's data files, which tsc does not copy. Files are overwritten in place, so tests
+// running against dist/ meanwhile never see it missing; `--clean` starts from an empty dist/.
 import { execFileSync } from "node:child_process";
 import { cpSync, existsSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-rmSync(join(root, "dist"), { recursive: true, force: true });
+if (process.argv.includes("--clean")) rmSync(join(root, "dist"), { recursive: true, force: true });
 execFileSync(
   process.execPath,
   [join(root, "node_modules/typescript/bin/tsc"), "-p", join(root, "tsconfig.build.json")],

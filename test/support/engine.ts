@@ -35,7 +35,12 @@ export function prepareFixtureProject(): string {
   mkdirSync(modules, { recursive: true });
   if (!existsSync(link) || !lstatSync(link).isSymbolicLink()) {
     rmSync(link, { recursive: true, force: true });
-    symlinkSync(ROOT, link, "dir");
+    try {
+      symlinkSync(ROOT, link, "dir");
+    } catch (err) {
+      // Another test file made the same link at the same moment.
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+    }
   }
   return FIXTURE_PROJECT;
 }
