@@ -2,7 +2,9 @@
  * Settings for talking to the API, resolved once from Pulumi stack config (`cloudinfra:*`) with the
  * `CLOUDINFRA_*` environment variables as fallback. Used by the provider host (through
  * `configure()`) and by data sources (in the program process). Knows nothing of undici.
+ * A missing or invalid setting is a ConfigurationError naming the config key and the variable.
  */
+import { ConfigurationError } from "./api/errors";
 
 /** Where a setting can come from: Pulumi's `dynamic.Config`, `pulumi.Config`, or nothing. */
 export interface ConfigSource {
@@ -18,10 +20,7 @@ export interface Settings {
   caCert?: string;
 }
 
-/** A setting is missing or invalid; the message names the config key and the variable to set. */
-export class ConfigurationError extends Error {
-  override readonly name = "ConfigurationError";
-}
+export { ConfigurationError };
 
 interface SettingSpec {
   configKey: string;
