@@ -7,7 +7,17 @@
  *   await emulator.close();
  */
 import { Agent, type Dispatcher, type FormData, request } from "undici";
-import { type EmulatorOptions, type RunningEmulator, startEmulator } from "../../src/emulator";
+import { z } from "zod";
+import {
+  defineRoute,
+  type EmulatorOptions,
+  type ExtraRoute,
+  type RunningEmulator,
+  startEmulator,
+} from "../../src/emulator";
+import { newApiKey } from "../../src/emulator/auth";
+import { conflict, fieldError, findOr404 } from "../../src/emulator/http-errors";
+import type { ServerRecord } from "../../src/emulator/state";
 
 export interface CallOptions {
   /** API key; the bootstrap administrator's unless given. `null` sends no Authorization. */
@@ -69,14 +79,194 @@ export async function callEmulator(
 export async function startTestEmulator(options: EmulatorOptions = {}): Promise<TestEmulator> {
   const emulator = await startEmulator({ host: "127.0.0.1", port: 0, ...options });
   const dispatcher = new Agent({ connect: { ca: emulator.caCert } });
+  let closed: Promise<void> | undefined;
   return {
     ...emulator,
     dispatcher,
     call: (method, path, callOptions) =>
       callEmulator(dispatcher, emulator.endpoint, emulator.apiKey, method, path, callOptions),
-    close: async () => {
-      await dispatcher.close();
-      await emulator.close();
+    close() {
+      closed ??= dispatcher.close().then(() => emulator.close());
+      return closed;
     },
   };
 }
+
+const NoteRequest = z.strictObject({
+  text: z.string().min(1),
+  priority: z.int().min(1).max(5).optional(),
+});
+
+const TestUserRequest = z.strictObject({
+  role: z.string(),
+  type: z.enum(["api", "did"]).default("api"),
+});
+
+/**
+ * Routes that exist only in tests of the emulator's core: they exercise the pipeline (auth,
+ * permissions, bodies, persistence, lifecycle) without depending on the real route modules.
+ * "Notes" are stored as tags so they live in ordinary account state.
+ */
+export const coreTestRoutes: ExtraRoute[] = [
+  {
+    ...defineRoute({
+      method: "GET",
+      path: "/v1/_test/whoami",
+      handler: (ctx) => ctx.json({ account_id: ctx.account.profile.id, user_id: ctx.user.id }),
+    }),
+    permission: null,
+  },
+  {
+    ...defineRoute({
+      method: "POST",
+      path: "/v1/_test/notes",
+      body: NoteRequest,
+      handler(ctx) {
+        const now = ctx.now();
+        const id = ctx.nextId("tag");
+        ctx.account.tags.push({
+          id,
+          name: ctx.body.text,
+          color: "#000000",
+          data: String(ctx.body.priority ?? 1),
+          created_by_user: ctx.user.id,
+          server_ids: [],
+          created_at: now,
+          updated_at: now,
+        });
+        return ctx.json({ id }, 201);
+      },
+    }),
+    permission: "tags:write",
+  },
+  {
+    ...defineRoute({
+      method: "GET",
+      path: "/v1/_test/notes",
+      handler: (ctx) => ctx.json(ctx.account.tags.map((t) => ({ id: t.id, text: t.name }))),
+    }),
+    permission: "tags:read",
+  },
+  {
+    ...defineRoute({
+      method: "GET",
+      path: "/v1/_test/notes/:id",
+      handler(ctx) {
+        const note = findOr404(ctx.account.tags, ctx.intParam("id"), "Note");
+        return ctx.json({ id: note.id, text: note.name });
+      },
+    }),
+    permission: "tags:read",
+  },
+  {
+    ...defineRoute({
+      method: "POST",
+      path: "/v1/_test/users",
+      body: TestUserRequest,
+      handler(ctx) {
+        const role = ctx.account.roles.find((r) => r.name === ctx.body.role);
+        if (role === undefined) throw fieldError("role", "no such role");
+        const key = ctx.body.type === "api" ? newApiKey() : undefined;
+        const now = ctx.now();
+        const id = ctx.nextId("user");
+        ctx.account.users.push({
+          id,
+          name: `test-${id}`,
+          last_name: "",
+          email: `test-${id}@example.test`,
+          type: ctx.body.type,
+          role_id: role.id,
+          external: false,
+          sys: false,
+          ...(key === undefined ? { did: `did:key:z6Mk${id}` } : { api_key_hash: key.hash }),
+          created_at: now,
+          updated_at: now,
+        });
+        return ctx.json({ user_id: id, api_key: key?.key ?? "" });
+      },
+    }),
+    permission: "iam:write",
+  },
+  {
+    ...defineRoute({
+      method: "POST",
+      path: "/v1/_test/upload",
+      multipart: true,
+      async handler(ctx) {
+        const fields: { name: string; size: number; sha256?: string }[] = [];
+        for (const [name, value] of ctx.form?.entries() ?? []) {
+          if (typeof value === "string") fields.push({ name, size: value.length });
+          else {
+            const bytes = new Uint8Array(await value.arrayBuffer());
+            fields.push({ name, size: bytes.length, sha256: await ctx.putBlob(bytes) });
+          }
+        }
+        return ctx.json({ fields });
+      },
+    }),
+    permission: "tickets:write",
+  },
+  {
+    ...defineRoute({
+      method: "POST",
+      path: "/v1/_test/servers",
+      handler(ctx) {
+        const now = ctx.now();
+        const id = ctx.nextId("server");
+        const server: ServerRecord = {
+          id,
+          unique_id: id,
+          created_at: now,
+          updated_at: now,
+          ip: "10.0.0.1",
+          user_id: ctx.user.id,
+          firewall_enabled: false,
+          data: [],
+          plan_id: 1,
+          image: "ubuntu-24.04",
+          ssh_key_ids: [],
+          status: "provisioning",
+          status_date: now,
+          user_defined_name: `test-${id}`,
+        };
+        ctx.account.servers.push(server);
+        const action_id = ctx.beginTransition(server, "provisioning", "running");
+        return ctx.json({ id, action_id, status: server.status }, 201);
+      },
+    }),
+    permission: "servers:write",
+  },
+  {
+    ...defineRoute({
+      method: "GET",
+      path: "/v1/_test/servers/:id",
+      handler(ctx) {
+        const server = findOr404(ctx.account.servers, ctx.intParam("id"), "Server");
+        return ctx.json({ id: server.id, status: server.status, status_date: server.status_date });
+      },
+    }),
+    permission: "servers:read",
+  },
+  {
+    ...defineRoute({
+      method: "POST",
+      path: "/v1/_test/servers/:id/:action",
+      handler(ctx) {
+        const server = findOr404(ctx.account.servers, ctx.intParam("id"), "Server");
+        const plan = {
+          stop: ["running", "stopping", "stopped"],
+          start: ["stopped", "starting", "running"],
+          reboot: ["running", "rebooting", "running"],
+          delete: [server.status, "deleting", "gone"],
+        } as const;
+        const step = plan[ctx.params["action"] as keyof typeof plan];
+        if (step === undefined) throw fieldError("action", "unknown action");
+        if (server.pending !== undefined || server.status !== step[0]) {
+          throw conflict(`Cannot ${ctx.params["action"]} a server that is ${server.status}`);
+        }
+        return ctx.json({ action_id: ctx.beginTransition(server, step[1], step[2]) });
+      },
+    }),
+    permission: "servers:write",
+  },
+];

@@ -1,0 +1,166 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { coreTestRoutes, startTestEmulator, type TestEmulator } from "../support/emulator";
+
+let emulator: TestEmulator;
+
+beforeAll(async () => {
+  emulator = await startTestEmulator({ extraRoutes: coreTestRoutes });
+});
+afterAll(async () => {
+  await emulator?.close();
+});
+
+describe("/_emulator/ access", () => {
+  it("answers 401 without a key and 403 for any key but the bootstrap administrator's", async () => {
+    expect((await emulator.call("GET", "/_emulator/info", { key: null })).status).toBe(401);
+    const other = await emulator.admin.createAccount();
+    const foreign = await emulator.call("GET", "/_emulator/info", { key: other.api_key });
+    expect(foreign.status).toBe(403);
+    expect(foreign.body).toMatchObject({ code: "forbidden" });
+    // Even an administrator of the bootstrap account is not the bootstrap administrator.
+    const colleague = await emulator.call("POST", "/v1/_test/users", {
+      json: { role: "Administrator" },
+    });
+    const key = (colleague.body as { api_key: string }).api_key;
+    expect((await emulator.call("GET", "/_emulator/info", { key })).status).toBe(403);
+    expect((await emulator.call("GET", "/_emulator/info")).status).toBe(200);
+  });
+
+  it("answers 404 for an unknown admin route", async () => {
+    const answer = await emulator.call("GET", "/_emulator/nope");
+    expect(answer.status).toBe(404);
+    expect(answer.body).toMatchObject({ code: "not_found" });
+  });
+});
+
+describe("accounts, seed and reset", () => {
+  it("creates an account with its own administrator key, fixed when asked", async () => {
+    const key = "cik_account-key-chosen-by-the-test";
+    const created = await emulator.call("POST", "/_emulator/accounts", {
+      json: { name: "Acme", api_key: key },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({
+      account_id: expect.any(Number),
+      user_id: expect.any(Number),
+      api_key: key,
+    });
+    const whoami = await emulator.call("GET", "/v1/_test/whoami", { key });
+    expect(whoami.body).toMatchObject({
+      account_id: (created.body as { account_id: number }).account_id,
+    });
+    const list = await emulator.call("GET", "/_emulator/accounts");
+    expect(list.body).toEqual(
+      expect.arrayContaining([expect.objectContaining({ name: "Acme", users: 1 })]),
+    );
+  });
+
+  it("gives a new account system roles, an owner and payment cards", async () => {
+    const created = await emulator.admin.createAccount({ name: "Fresh" });
+    const account = (await emulator.call("GET", `/_emulator/accounts/${created.account_id}`))
+      .body as {
+      roles: { name: string; system_role: boolean; role_permissions: unknown[] }[];
+      users: { id: number; type: string }[];
+      cards: { default: boolean }[];
+    };
+    expect(account.roles.map((r) => [r.name, r.system_role, r.role_permissions.length])).toEqual([
+      ["Administrator", true, 16],
+      ["Read only", true, 8],
+    ]);
+    expect(account.users).toEqual([
+      expect.objectContaining({ id: created.user_id, type: "human" }),
+    ]);
+    expect(account.cards.filter((c) => c.default)).toHaveLength(1);
+  });
+
+  it("seeds an account with running servers, tags, keys, groups, tickets and invoices", async () => {
+    const created = await emulator.admin.createAccount({ name: "Seeded" });
+    const seeded = await emulator.call("POST", "/_emulator/seed", {
+      json: {
+        account_id: created.account_id,
+        servers: 3,
+        tags: 1,
+        keys: 1,
+        security_groups: 1,
+        tickets: 2,
+        invoices: 1,
+      },
+    });
+    expect(seeded.body).toMatchObject({ created: { servers: 3, tickets: 2, invoices: 1 } });
+    const account = (await emulator.call("GET", `/_emulator/accounts/${created.account_id}`))
+      .body as {
+      servers: { status: string }[];
+      keys: { public_key: string; fingerprint: string }[];
+      invoices: { total_cents: number; subtotal_cents: number; vat_cents: number }[];
+    };
+    expect(account.servers.map((s) => s.status)).toEqual(["running", "running", "running"]);
+    expect(account.keys[0]?.public_key).toMatch(/^ssh-ed25519 AAAAC3NzaC1lZDI1NTE5/);
+    expect(account.keys[0]?.fingerprint).toMatch(/^SHA256:[A-Za-z0-9+/]{43}$/);
+    const invoice = account.invoices[0];
+    expect(invoice && invoice.subtotal_cents + invoice.vat_cents).toBe(invoice?.total_cents);
+  });
+
+  it("resets to a fresh state: other accounts gone, the bootstrap key still valid", async () => {
+    const other = await emulator.admin.createAccount();
+    await emulator.call("POST", "/v1/_test/notes", { json: { text: "before reset" } });
+    const reset = await emulator.call("POST", "/_emulator/reset");
+    expect(reset.body).toEqual({ success: true, message: "State reset" });
+    expect((await emulator.call("GET", "/v1/_test/notes")).body).toEqual([]);
+    expect((await emulator.call("GET", "/v1/_test/whoami", { key: other.api_key })).status).toBe(
+      401,
+    );
+    expect((await emulator.call("GET", "/_emulator/accounts")).body).toHaveLength(1);
+  });
+});
+
+describe("request log and counters", () => {
+  it("records recent requests with route patterns and counts answers per route and status", async () => {
+    await emulator.call("DELETE", "/_emulator/requests");
+    const note = await emulator.call("POST", "/v1/_test/notes", { json: { text: "logged" } });
+    const id = (note.body as { id: number }).id;
+    await emulator.call("GET", `/v1/_test/notes/${id}`);
+    await emulator.call("GET", "/v1/_test/notes/999999");
+    await emulator.call("GET", "/v1/_test/whoami", { key: null });
+
+    const log = await emulator.call("GET", "/_emulator/requests?limit=4");
+    const entries = (log.body as { entries: Record<string, unknown>[] }).entries;
+    expect(entries.map((e) => [e["method"], e["route"], e["status"]])).toEqual([
+      ["POST", "/v1/_test/notes", 201],
+      ["GET", "/v1/_test/notes/:id", 200],
+      ["GET", "/v1/_test/notes/:id", 404],
+      ["GET", undefined, 401],
+    ]);
+    expect(entries[0]).toMatchObject({
+      account_id: 1,
+      user_id: 1,
+      request_id: note.headers["x-request-id"],
+    });
+    expect(JSON.stringify(log.body)).not.toContain(emulator.apiKey);
+
+    const counters = await emulator.call("GET", "/_emulator/counters");
+    const routes = (
+      counters.body as {
+        routes: { method: string; route: string; counts: Record<string, number> }[];
+      }
+    ).routes;
+    expect(
+      routes.find((r) => r.method === "GET" && r.route === "/v1/_test/notes/:id")?.counts,
+    ).toEqual({
+      "200": 1,
+      "404": 1,
+    });
+  });
+});
+
+describe("clock", () => {
+  it("moves the emulator's timestamps forward without waiting", async () => {
+    const before = (await emulator.call("GET", "/_emulator/clock")).body as { now: string };
+    const moved = await emulator.call("POST", "/_emulator/clock", {
+      json: { advance_ms: 86_400_000 },
+    });
+    const after = moved.body as { now: string; offset_ms: number };
+    expect(after.offset_ms).toBe(86_400_000);
+    expect(Date.parse(after.now) - Date.parse(before.now)).toBeGreaterThanOrEqual(86_400_000);
+    await emulator.call("POST", "/_emulator/clock", { json: { offset_ms: 0 } });
+  });
+});

@@ -1,0 +1,265 @@
+/**
+ * The CLI as a user runs it: a separate process, its files, its output, its signals, and a
+ * `kill -9` in the middle of a burst of writes.
+ *
+ * The CLI is compiled from the current sources into a private temp dir first (its import graph
+ * only, a few seconds), so this file neither depends on a fresh `dist/` nor breaks when another
+ * process rebuilds `dist/` while it runs.
+ */
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Agent } from "undici";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { callEmulator } from "../support/emulator";
+
+const root = join(__dirname, "..", "..");
+let buildDir: string;
+let cliPath: string;
+const children: ChildProcess[] = [];
+const dirs: string[] = [];
+
+beforeAll(() => {
+  buildDir = mkdtempSync(join(tmpdir(), "cloudinfra-cli-build-"));
+  const config = {
+    extends: join(root, "tsconfig.build.json"),
+    compilerOptions: {
+      rootDir: join(root, "src"),
+      outDir: join(buildDir, "out"),
+      declaration: false,
+      sourceMap: false,
+    },
+    files: [join(root, "src", "emulator", "cli.ts")],
+    include: [],
+  };
+  writeFileSync(join(buildDir, "tsconfig.json"), JSON.stringify(config));
+  try {
+    execFileSync(
+      process.execPath,
+      [
+        join(root, "node_modules", "typescript", "bin", "tsc"),
+        "-p",
+        join(buildDir, "tsconfig.json"),
+      ],
+      {
+        stdio: "pipe",
+      },
+    );
+  } catch (error) {
+    // Type errors elsewhere still emit JavaScript; only a missing CLI is fatal here.
+    if (!existsSync(join(buildDir, "out", "emulator", "cli.js"))) throw error;
+  }
+  cliPath = join(buildDir, "out", "emulator", "cli.js");
+}, 60_000);
+
+afterEach(() => {
+  for (const child of children.splice(0))
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+afterAll(() => {
+  if (buildDir !== undefined) rmSync(buildDir, { recursive: true, force: true });
+});
+
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), "cloudinfra-core-cli-"));
+  dirs.push(dir);
+  return dir;
+}
+
+interface Cli {
+  child: ChildProcess;
+  stdout: () => string;
+  stderr: () => string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+function spawnCli(args: string[], env: Record<string, string> = {}): Cli {
+  const child = spawn(process.execPath, [cliPath, ...args], {
+    // The private build sits outside the repository; let it find the repository's packages.
+    env: { ...process.env, NODE_PATH: join(root, "node_modules"), ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  children.push(child);
+  let out = "";
+  let err = "";
+  child.stdout?.setEncoding("utf8").on("data", (chunk: string) => {
+    out += chunk;
+  });
+  child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
+    err += chunk;
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once("exit", (code, signal) => resolve({ code, signal })),
+  );
+  return { child, stdout: () => out, stderr: () => err, exited };
+}
+
+/** Resolves once the CLI has printed its last export line (it writes emulator.json before). */
+function ready(cli: Cli): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const check = () => {
+      if (cli.stdout().includes("export CLOUDINFRA_CA_CERT=")) {
+        cli.child.stdout?.off("data", check);
+        resolve();
+      }
+    };
+    cli.child.stdout?.on("data", check);
+    cli.exited.then(({ code }) =>
+      reject(new Error(`CLI exited (${code}) before it was ready: ${cli.stderr()}`)),
+    );
+    check();
+  });
+}
+
+interface Info {
+  endpoint: string;
+  caCertFile: string;
+  apiKey: string;
+  pid: number;
+}
+
+function readInfo(dir: string): Info {
+  return JSON.parse(readFileSync(join(dir, "emulator.json"), "utf8")) as Info;
+}
+
+describe("cloudinfra-emulator", () => {
+  it("keeps its shebang so npm can link it as a bin", () => {
+    expect(readFileSync(cliPath, "utf8").startsWith("#!/usr/bin/env node\n")).toBe(true);
+  });
+
+  it("writes emulator.json and prints the same as export lines; SIGTERM shuts it down cleanly", async () => {
+    const dir = tempDir();
+    const cli = spawnCli(["--data-dir", dir, "--port", "0", "--quiet"]);
+    await ready(cli);
+    const info = readInfo(dir);
+    expect(info.pid).toBe(cli.child.pid);
+    expect(info.endpoint).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+    expect(info.caCertFile).toBe(join(dir, "ca.pem"));
+    expect(cli.stdout()).toBe(
+      `export CLOUDINFRA_ENDPOINT=${info.endpoint}\n` +
+        `export CLOUDINFRA_API_KEY=${info.apiKey}\n` +
+        `export CLOUDINFRA_CA_CERT=${info.caCertFile}\n`,
+    );
+    const agent = new Agent({ connect: { ca: readFileSync(info.caCertFile, "utf8") } });
+    const answer = await callEmulator(agent, info.endpoint, info.apiKey, "GET", "/_emulator/info");
+    expect(answer.body).toMatchObject({ endpoint: info.endpoint, pid: info.pid, data_dir: dir });
+    await agent.close();
+
+    cli.child.kill("SIGTERM");
+    expect(await cli.exited).toEqual({ code: 0, signal: null });
+    expect(existsSync(join(dir, "emulator.json"))).toBe(false);
+    expect(existsSync(join(dir, "emulator.lock"))).toBe(false);
+  });
+
+  it("takes its key from CLOUDINFRA_EMULATOR_API_KEY and logs requests without it", async () => {
+    const dir = tempDir();
+    const key = "cik_fixed-key-from-the-environment";
+    const cli = spawnCli(["--data-dir", dir, "--port", "0"], { CLOUDINFRA_EMULATOR_API_KEY: key });
+    await ready(cli);
+    const info = readInfo(dir);
+    expect(info.apiKey).toBe(key);
+    const agent = new Agent({ connect: { ca: readFileSync(info.caCertFile, "utf8") } });
+    await callEmulator(agent, info.endpoint, key, "GET", "/v1/plans");
+    await agent.close();
+    cli.child.kill("SIGINT");
+    await cli.exited;
+    expect(cli.stderr()).toMatch(/ GET \/v1\/plans \d+ms acct=1 user=1 req_/);
+    expect(cli.stderr()).not.toContain(key);
+  });
+
+  it("in --memory mode still prints a usable CA file, and removes it on exit", async () => {
+    const cli = spawnCli(["--memory", "--port", "0", "--quiet"]);
+    await ready(cli);
+    const caFile = /export CLOUDINFRA_CA_CERT=(.+)\n/.exec(cli.stdout())?.[1] ?? "";
+    expect(readFileSync(caFile, "utf8")).toContain("BEGIN CERTIFICATE");
+    expect(readInfo(join(caFile, "..")).caCertFile).toBe(caFile);
+    cli.child.kill("SIGTERM");
+    expect((await cli.exited).code).toBe(0);
+    expect(existsSync(caFile)).toBe(false);
+  });
+
+  it("refuses unknown options with its usage and exit code 2", async () => {
+    const cli = spawnCli(["--colour"]);
+    expect((await cli.exited).code).toBe(2);
+    expect(cli.stderr()).toContain("Usage: cloudinfra-emulator");
+  });
+});
+
+describe("kill -9 during a burst of writes", () => {
+  it("loses no acknowledged write and restarts over a readable state", async () => {
+    const dir = tempDir();
+    const first = spawnCli(["--data-dir", dir, "--port", "0", "--quiet"]);
+    await ready(first);
+    const info = readInfo(dir);
+    const agent = new Agent({
+      connect: { ca: readFileSync(info.caCertFile, "utf8") },
+      pipelining: 1,
+    });
+
+    const acknowledged: string[] = [];
+    let killed = false;
+    let next = 0;
+    const writer = async () => {
+      // Bounded: the kill comes after 60 acknowledgements, long before 2000 attempts.
+      while (!killed && next < 2000) {
+        const name = `burst-${next++}`;
+        try {
+          const answer = await callEmulator(
+            agent,
+            info.endpoint,
+            info.apiKey,
+            "POST",
+            "/_emulator/accounts",
+            {
+              json: { name, api_key: `cik_${name}-0123456789abcdef` },
+            },
+          );
+          if (answer.status === 201) acknowledged.push(name);
+        } catch {
+          // The connection died with the process: this write was never acknowledged.
+        }
+        if (!killed && acknowledged.length >= 60) {
+          killed = true;
+          first.child.kill("SIGKILL");
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: 8 }, writer));
+    expect((await first.exited).signal).toBe("SIGKILL");
+    await agent.close();
+
+    const second = spawnCli(["--data-dir", dir, "--port", "0", "--quiet"]);
+    await ready(second);
+    const restarted = readInfo(dir);
+    expect(restarted.apiKey).toBe(info.apiKey);
+    const agent2 = new Agent({ connect: { ca: readFileSync(restarted.caCertFile, "utf8") } });
+    const accounts = await callEmulator(
+      agent2,
+      restarted.endpoint,
+      restarted.apiKey,
+      "GET",
+      "/_emulator/accounts",
+    );
+    const names = new Set((accounts.body as { name: string }[]).map((a) => a.name));
+    expect(acknowledged.length).toBeGreaterThanOrEqual(60);
+    expect(acknowledged.filter((name) => !names.has(name))).toEqual([]);
+    // Each acknowledged owner's key survived too: a known non-bootstrap key is 403 here, not 401.
+    for (const name of acknowledged.slice(-5)) {
+      const answer = await callEmulator(
+        agent2,
+        restarted.endpoint,
+        `cik_${name}-0123456789abcdef`,
+        "GET",
+        "/_emulator/info",
+      );
+      expect(answer.status).toBe(403);
+    }
+    await agent2.close();
+    expect(readdirSync(dir).filter((name) => name.includes(".tmp-"))).toEqual([]);
+    second.child.kill("SIGTERM");
+    expect((await second.exited).code).toBe(0);
+  });
+});
