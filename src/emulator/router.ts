@@ -96,6 +96,8 @@ export interface RouteDefinition<B = undefined> {
   body?: z.ZodType<B>;
   /** The request must be multipart/form-data; the parsed form arrives as `ctx.form`. */
   multipart?: boolean;
+  /** A POST that changes nothing (introspect): skip the durable write after it. */
+  readOnly?: boolean;
   handler(ctx: RouteContext<B>): Reply | Promise<Reply>;
 }
 
@@ -105,6 +107,7 @@ export interface AnyRoute {
   path: string;
   body?: z.ZodType;
   multipart?: boolean;
+  readOnly?: boolean;
   handler(ctx: RouteContext<unknown>): Reply | Promise<Reply>;
 }
 

@@ -523,7 +523,8 @@ export class Emulator {
     const { body, form } = await this.parseBody(req, route);
     const ctx = this.context(principal, route, params, url, req, id, body, form);
     const reply = await route.handler(ctx);
-    if (method !== "GET" && reply.status < 400) await this.store.persist();
+    if (method !== "GET" && route.readOnly !== true && reply.status < 400)
+      await this.store.persist();
     await this.answer(res, reply, fault, entry);
   }
 
