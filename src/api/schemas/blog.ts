@@ -55,3 +55,7 @@ export const BlogPostsPageSchema = z.object({
   ...PageInfoShape,
 });
 export type BlogPostsPage = z.infer<typeof BlogPostsPageSchema>;
+
+/** The spec's name for the paged list of posts. */
+export const BlogPostsSchema = BlogPostsPageSchema;
+export type BlogPosts = BlogPostsPage;

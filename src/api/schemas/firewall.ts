@@ -137,3 +137,7 @@ export const UpdateServerFirewallRequestSchema = z.strictObject({
   firewall_enabled: z.boolean({ error: expected("a boolean") }).describe("Enable the firewall"),
 });
 export type UpdateServerFirewallRequest = z.input<typeof UpdateServerFirewallRequestSchema>;
+
+/** The spec's name for the paged list of groups. */
+export const SecurityGroupsSchema = SecurityGroupsPageSchema;
+export type SecurityGroups = SecurityGroupsPage;
