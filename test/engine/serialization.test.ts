@@ -1,0 +1,60 @@
+/**
+ * What Pulumi stores as each resource's `__provider` must be a thin shim: small, free of secrets
+ * and of paths of the machine that ran `pulumi up` (state moves between machines and CI runners).
+ */
+import { execFileSync } from "node:child_process";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { FIXTURE_PROJECT_NAME, prepareFixtureProject, ROOT } from "../support/engine";
+
+const CLASSES = ["Server", "SshKey", "Tag", "Role", "User", "SecurityGroup", "SecurityGroupAttachment"];
+/** The budget for one serialized provider. */
+const BUDGET_BYTES = 2048;
+const SECRET = "sk-serialization-canary-0123456789";
+
+let providers: Record<string, string>;
+
+beforeAll(() => {
+  const cwd = prepareFixtureProject();
+  // The capture runs with the API key in both the environment and a captured-looking variable:
+  // neither may end up in the serialized text.
+  const out = execFileSync(process.execPath, [join(ROOT, "test", "support", "capture-providers.cjs")], {
+    cwd,
+    encoding: "utf8",
+    env: {
+      ...process.env,
+      PULUMI_NODEJS_PROJECT: FIXTURE_PROJECT_NAME,
+      CLOUDINFRA_API_KEY: SECRET,
+      CLOUDINFRA_ENDPOINT: "https://127.0.0.1:1",
+      PULUMI_CONFIG: JSON.stringify({ "cloudinfra:apiKey": SECRET }),
+    },
+  });
+  providers = JSON.parse(out) as Record<string, string>;
+});
+
+describe("serialized providers", () => {
+  it("exist for every resource class, as pulumi-nodejs:dynamic/cloudinfra:<Class>", () => {
+    expect(Object.keys(providers).sort()).toEqual([...CLASSES].sort());
+  });
+
+  it.each(CLASSES)("%s fits the budget of 2 KiB", (name) => {
+    expect(Buffer.byteLength(providers[name] ?? "x".repeat(BUDGET_BYTES + 1))).toBeLessThanOrEqual(
+      BUDGET_BYTES,
+    );
+  });
+
+  it.each(CLASSES)("%s holds no secret and no absolute path", (name) => {
+    const text = providers[name] ?? "";
+    expect(text).not.toContain(SECRET);
+    expect(text).not.toContain(ROOT);
+    expect(text).not.toMatch(/["'`]\/(?:work|home|tmp|usr|root|Users|var)\//);
+  });
+
+  it.each(CLASSES)("%s only delegates to the stable entry point", (name) => {
+    const text = providers[name] ?? "";
+    expect(text).toContain('require("pulumi-cloudinfra/provider")');
+    // No captured client, agent or module: the only free value is the resource kind.
+    expect(text).not.toMatch(/undici|CloudInfraClient|Agent\(/);
+    expect(text).toContain(JSON.stringify(name));
+  });
+});
