@@ -124,16 +124,15 @@ function mediaType(header: string | undefined): string | undefined {
 
 /** Reads the request body, refusing (413) past `limit` bytes. */
 async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
-  const declared = Number(req.headers["content-length"] ?? "0");
-  if (declared > limit)
-    throw new HttpError(413, "payload_too_large", `Request body over ${limit} bytes`);
+  const tooLarge = () =>
+    new HttpError(413, "payload_too_large", `Request body over ${limit} bytes`);
+  if (Number(req.headers["content-length"] ?? "0") > limit) throw tooLarge();
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
     const buffer = chunk as Buffer;
     size += buffer.length;
-    if (size > limit)
-      throw new HttpError(413, "payload_too_large", `Request body over ${limit} bytes`);
+    if (size > limit) throw tooLarge();
     chunks.push(buffer);
   }
   return Buffer.concat(chunks);

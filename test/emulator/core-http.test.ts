@@ -163,6 +163,14 @@ describe("request bodies", () => {
     expect(answer.body).toMatchObject({ code: "payload_too_large" });
   });
 
+  it("answers 413 (not a connection reset) for a multipart body over 3 MB", async () => {
+    const form = new FormData();
+    form.append("attachments", new Blob([new Uint8Array(3_500_000)]), "core.dump");
+    const answer = await emulator.call("POST", "/v1/_test/upload", { body: form });
+    expect(answer.status).toBe(413);
+    expect(answer.body).toMatchObject({ success: false, code: "payload_too_large" });
+  });
+
   it("parses multipart bodies into FormData", async () => {
     const form = new FormData();
     form.append("subject", "Disk full");
