@@ -9,8 +9,15 @@
 import { randomUUID } from "node:crypto";
 import { priceToCents } from "../lib/money";
 import { computeInvoice, proratedCents } from "./billing";
-import { vatRateFor } from "./data";
-import type { AccountState, IdKind, InvoiceRecord, PlanRecord, Timestamp } from "./state";
+import { COUNTRIES } from "./data";
+import type {
+  AccountState,
+  CountryRecord,
+  IdKind,
+  InvoiceRecord,
+  PlanRecord,
+  Timestamp,
+} from "./state";
 
 /** Days between the end of the billing month and the invoice's due date. */
 export const PAYMENT_TERM_DAYS = 14;
@@ -36,20 +43,29 @@ function isoSeconds(date: Date): Timestamp {
   return date.toISOString().replace(/\.\d{3}Z$/, "Z");
 }
 
+/** The VAT rate of the account's country in the country catalogue; 0 for an unknown country. */
+export function accountVatRate(
+  account: AccountState,
+  countries: readonly CountryRecord[] = COUNTRIES,
+): number {
+  return countries.find((c) => c.iso_a2 === account.profile.country)?.vat ?? 0;
+}
+
 /**
- * Recomputes an unpaid invoice's amounts from its items, the account's current country (VAT)
- * and the stored fixed discount. Paid invoices are left alone: they are final documents, so a
- * later change of country or tax id must not rewrite them.
+ * Recomputes an unpaid invoice's amounts from its items, the account's current country (VAT,
+ * from `countries`, the catalogue) and the stored fixed discount. Paid invoices are left alone:
+ * they are final documents, so a later change of country or tax id must not rewrite them.
  */
 export function recomputeInvoice(
   account: AccountState,
   invoice: InvoiceRecord,
   now: Timestamp,
+  countries: readonly CountryRecord[] = COUNTRIES,
 ): void {
   if (invoice.paid) return;
   const computed = computeInvoice({
     items: invoice.invoice_items,
-    vatRatePercent: vatRateFor(account.profile.country),
+    vatRatePercent: accountVatRate(account, countries),
     discount: { kind: "amount", cents: invoice.discount_cents },
   });
   const { cents } = computed;
@@ -112,6 +128,8 @@ export function recordServerOrder(
     serverId: number;
     now: Timestamp;
     nextId: (kind: IdKind) => number;
+    /** The country catalogue (`ctx.catalogue.countries`); the built-in one when left out. */
+    countries?: readonly CountryRecord[];
   },
 ): number {
   const { plan, now, nextId } = input;
@@ -147,6 +165,6 @@ export function recordServerOrder(
   const invoice = openInvoiceFor(account, period, now, nextId);
   account.orders.push(order);
   invoice.invoice_items.push(item);
-  recomputeInvoice(account, invoice, now);
+  recomputeInvoice(account, invoice, now, input.countries);
   return orderId;
 }

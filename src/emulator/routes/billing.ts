@@ -1,0 +1,179 @@
+/**
+ * Billing: orders, invoices, manual payments and stored payment methods (cards). Orders and
+ * invoice items come from {@link recordServerOrder} (../orders.ts); amounts are stored in cents
+ * and shown as two-place decimal strings.
+ *
+ * Rules beyond the schemas (docs/wire-contract.md, Billing):
+ * - A payment charges the full outstanding amount to the default card. Paying a paid invoice,
+ *   or paying without a default card, is 409. An expired default card declines: 200 with
+ *   `paid: false`, a `message`, and the outstanding amount unchanged.
+ * - Exactly one card is the default whenever the account has any card. An expired card cannot
+ *   become the default (409). The default card can be deleted only when it is the last card
+ *   (409 otherwise: make another card the default first).
+ */
+import { randomBytes } from "node:crypto";
+import { formatCents } from "../../lib/money";
+import { conflict, findOr404, notFound } from "../http-errors";
+import { defineRoute } from "../router";
+import type { AccountState, CardRecord, InvoiceRecord, OrderRecord, Timestamp } from "../state";
+
+export function renderOrder(account: AccountState, order: OrderRecord) {
+  return {
+    id: order.id,
+    unique_id: order.unique_id,
+    user_id: order.user_id,
+    account_id: account.profile.id,
+    order_plans: order.order_plans.map((line) => ({
+      id: line.id,
+      order_id: order.id,
+      plan_id: line.plan_id,
+      quantity: line.quantity,
+    })),
+    created_at: order.created_at,
+    updated_at: order.updated_at,
+  };
+}
+
+export function renderInvoice(account: AccountState, invoice: InvoiceRecord) {
+  return {
+    id: invoice.id,
+    unique_id: invoice.unique_id,
+    invoice_number: invoice.invoice_number,
+    account_id: account.profile.id,
+    billing_month: invoice.billing_month,
+    from_date: invoice.from_date,
+    to_date: invoice.to_date,
+    due_date: invoice.due_date,
+    subtotal_amount: formatCents(invoice.subtotal_cents),
+    discount: formatCents(invoice.discount_cents),
+    vat_amount: formatCents(invoice.vat_cents),
+    total_amount: formatCents(invoice.total_cents),
+    outstanding_amount: formatCents(invoice.outstanding_cents),
+    paid: invoice.paid,
+    paid_at: invoice.paid_at ?? null,
+    payment_ref_id: invoice.payment_ref_id ?? null,
+    tax_id: invoice.tax_id === "" ? null : invoice.tax_id,
+    invoice_items: invoice.invoice_items.map((item) => ({
+      plan_id: item.plan_id,
+      amount: formatCents(item.amount_cents),
+      billing_for: item.billing_for,
+    })),
+    created_at: invoice.created_at,
+    updated_at: invoice.updated_at,
+  };
+}
+
+/** A card is valid through the last day of its `MM/YY` month. */
+export function cardExpired(card: CardRecord, now: Timestamp): boolean {
+  const match = /^(\d{2})\/(\d{2})$/.exec(card.exp);
+  if (match === null) return true;
+  const firstInvalid = Date.UTC(2000 + Number(match[2]), Number(match[1]), 1);
+  return new Date(now).getTime() >= firstInvalid;
+}
+
+function findCard(account: AccountState, id: string): CardRecord {
+  const card = account.cards.find((c) => c.id === id);
+  if (card === undefined) throw notFound("Payment method", id);
+  return card;
+}
+
+function describeCard(card: CardRecord): string {
+  return `${card.brand} ending in ${card.last4}`;
+}
+
+export const routes = [
+  defineRoute({
+    method: "GET",
+    path: "/v1/orders",
+    handler: (ctx) => ctx.json(ctx.account.orders.map((o) => renderOrder(ctx.account, o))),
+  }),
+
+  defineRoute({
+    method: "GET",
+    path: "/v1/orders/:id",
+    handler(ctx) {
+      const order = findOr404(ctx.account.orders, ctx.intParam("id"), "Order");
+      return ctx.json(renderOrder(ctx.account, order));
+    },
+  }),
+
+  defineRoute({
+    method: "GET",
+    path: "/v1/invoices",
+    handler: (ctx) => ctx.json(ctx.account.invoices.map((i) => renderInvoice(ctx.account, i))),
+  }),
+
+  defineRoute({
+    method: "POST",
+    path: "/v1/invoices/:id/payments",
+    handler(ctx) {
+      const invoice = findOr404(ctx.account.invoices, ctx.intParam("id"), "Invoice");
+      if (invoice.paid) {
+        throw conflict(
+          `Invoice ${invoice.invoice_number} is already paid (${invoice.payment_ref_id ?? "no charge"})`,
+        );
+      }
+      const card = ctx.account.cards.find((c) => c.default);
+      if (card === undefined) {
+        throw conflict("No default payment method; make a card the default first");
+      }
+      const now = ctx.now();
+      if (cardExpired(card, now)) {
+        return ctx.json({
+          paid: false,
+          payment_ref: null,
+          message: `Declined: the default card (${describeCard(card)}) expired ${card.exp}`,
+          outstanding: formatCents(invoice.outstanding_cents),
+        });
+      }
+      const charged = invoice.outstanding_cents;
+      const ref = `pay_${randomBytes(12).toString("hex")}`;
+      invoice.paid = true;
+      invoice.paid_at = now;
+      invoice.payment_ref_id = ref;
+      invoice.outstanding_cents = 0;
+      invoice.updated_at = now;
+      return ctx.json({
+        paid: true,
+        payment_ref: ref,
+        message: `Charged ${formatCents(charged)} to ${describeCard(card)}`,
+        outstanding: formatCents(0),
+      });
+    },
+  }),
+
+  defineRoute({
+    method: "GET",
+    path: "/v1/wallet/cards",
+    handler: (ctx) => ctx.json(ctx.account.cards.map((card) => ({ ...card }))),
+  }),
+
+  defineRoute({
+    method: "POST",
+    path: "/v1/wallet/cards/:id/default",
+    handler(ctx) {
+      const card = findCard(ctx.account, ctx.params["id"] ?? "");
+      if (card.default) return ctx.generic(`${describeCard(card)} is already the default`);
+      if (cardExpired(card, ctx.now())) {
+        throw conflict(`${describeCard(card)} expired ${card.exp} and cannot be the default`);
+      }
+      for (const other of ctx.account.cards) other.default = other.id === card.id;
+      return ctx.generic(`${describeCard(card)} is now the default payment method`);
+    },
+  }),
+
+  defineRoute({
+    method: "DELETE",
+    path: "/v1/wallet/cards/:id",
+    handler(ctx) {
+      const card = findCard(ctx.account, ctx.params["id"] ?? "");
+      if (card.default && ctx.account.cards.length > 1) {
+        throw conflict(
+          `${describeCard(card)} is the default payment method; make another card the default before deleting it`,
+        );
+      }
+      ctx.account.cards = ctx.account.cards.filter((c) => c.id !== card.id);
+      return ctx.generic(`${describeCard(card)} deleted`);
+    },
+  }),
+];

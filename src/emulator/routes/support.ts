@@ -1,0 +1,219 @@
+/**
+ * Support tickets with replies and attachments. Creation and replies are multipart/form-data:
+ * text fields `subject` (creation only) and `content`, and repeatable file parts `attachments`
+ * totalling at most 2 MB (2 097 152 bytes; one byte more is 413 `payload_too_large`).
+ *
+ * Rules beyond the schemas (docs/wire-contract.md, Support):
+ * - Text fields are validated with the client's schemas: unknown parts are 400 ("unknown
+ *   field"), a text field given twice or as a file is 400, and a text part named
+ *   `attachments` is 400.
+ * - A new ticket is `open`; any status can be set from any other.
+ * - A reply from the customer to an `answered` or `closed` ticket reopens it (`open`): the
+ *   customer is waiting for support again. Replying is never refused because of the status.
+ */
+
+import type { z } from "zod";
+import { checkRequest, type FieldError } from "../../api/schemas/common";
+import {
+  CreateReplyFieldsSchema,
+  CreateTicketFieldsSchema,
+  MAX_ATTACHMENTS_TOTAL_BYTES,
+  UpdateTicketRequestSchema,
+} from "../../api/schemas/support";
+import { findOr404, invalidRequest, payloadTooLarge } from "../http-errors";
+import { defineRoute, type RouteContext } from "../router";
+import type { AccountState, AttachmentRecord, ReplyRecord, TicketRecord } from "../state";
+import { renderUser } from "./account";
+
+interface Upload {
+  filename: string;
+  content_type: string;
+  bytes: Uint8Array;
+}
+
+/**
+ * Splits the form into text fields (validated with `schema`) and attachments, and enforces the
+ * 2 MB total. Reads everything before anything is stored, so a refused request stores nothing.
+ */
+async function readForm<S extends z.ZodType>(
+  form: FormData | undefined,
+  schema: S,
+): Promise<{ fields: z.output<S>; uploads: Upload[] }> {
+  const text: Record<string, string> = {};
+  const errors: FieldError[] = [];
+  const uploads: Upload[] = [];
+  for (const [name, value] of form?.entries() ?? []) {
+    if (name === "attachments") {
+      if (typeof value === "string") {
+        errors.push({ field: "attachments", message: "expected a file part, received text" });
+      } else {
+        uploads.push({
+          filename: value.name === "" ? "attachment" : value.name,
+          content_type: value.type === "" ? "application/octet-stream" : value.type,
+          bytes: new Uint8Array(await value.arrayBuffer()),
+        });
+      }
+    } else if (typeof value !== "string") {
+      errors.push({ field: name, message: "expected a text field, received a file" });
+    } else if (name in text) {
+      errors.push({ field: name, message: "must be given once" });
+    } else {
+      text[name] = value;
+    }
+  }
+  const total = uploads.reduce((sum, upload) => sum + upload.bytes.byteLength, 0);
+  if (total > MAX_ATTACHMENTS_TOTAL_BYTES) {
+    throw payloadTooLarge(
+      `Attachments total ${total} bytes; at most ${MAX_ATTACHMENTS_TOTAL_BYTES} bytes (2 MB) are allowed`,
+    );
+  }
+  const checked = checkRequest(schema, text);
+  if (!checked.success) errors.push(...checked.fieldErrors);
+  if (errors.length > 0 || !checked.success) {
+    const summary = errors
+      .slice(0, 3)
+      .map((e) => `${e.field}: ${e.message}`)
+      .join("; ");
+    throw invalidRequest(`Invalid form (${summary})`, errors);
+  }
+  return { fields: checked.data, uploads };
+}
+
+async function store(ctx: RouteContext<unknown>, uploads: Upload[]): Promise<AttachmentRecord[]> {
+  const now = ctx.now();
+  const stored: AttachmentRecord[] = [];
+  for (const upload of uploads) {
+    stored.push({
+      id: ctx.nextId("attachment"),
+      filename: upload.filename,
+      content_type: upload.content_type,
+      size: upload.bytes.byteLength,
+      sha256: await ctx.putBlob(upload.bytes),
+      created_at: now,
+    });
+  }
+  return stored;
+}
+
+function renderAttachment(file: AttachmentRecord) {
+  return {
+    id: file.id,
+    filename: file.filename,
+    content_type: file.content_type,
+    size: file.size,
+    created_at: file.created_at,
+  };
+}
+
+function renderReply(account: AccountState, reply: ReplyRecord) {
+  const author = account.users.find((u) => u.id === reply.user_id);
+  return {
+    id: reply.id,
+    ticket_id: reply.ticket_id,
+    user_id: reply.user_id,
+    // A deleted author keeps their id on the reply; the user object is gone with them.
+    user: author === undefined ? null : renderUser(author),
+    account_id: account.profile.id,
+    content: reply.content,
+    files: reply.files.map(renderAttachment),
+    created_at: reply.created_at,
+  };
+}
+
+function renderTicket(account: AccountState, ticket: TicketRecord) {
+  return {
+    id: ticket.id,
+    case_id: ticket.case_id,
+    account_id: account.profile.id,
+    user_id: ticket.user_id,
+    subject: ticket.subject,
+    content: ticket.content,
+    status: ticket.status,
+    files: ticket.files.map(renderAttachment),
+    replies: ticket.replies.map((reply) => renderReply(account, reply)),
+    created_at: ticket.created_at,
+    updated_at: ticket.updated_at,
+  };
+}
+
+export const routes = [
+  defineRoute({
+    method: "GET",
+    path: "/v1/tickets",
+    handler: (ctx) => ctx.json(ctx.account.tickets.map((t) => renderTicket(ctx.account, t))),
+  }),
+
+  defineRoute({
+    method: "POST",
+    path: "/v1/tickets",
+    multipart: true,
+    async handler(ctx) {
+      const { fields, uploads } = await readForm(ctx.form, CreateTicketFieldsSchema);
+      const files = await store(ctx, uploads);
+      const now = ctx.now();
+      const id = ctx.nextId("ticket");
+      const ticket: TicketRecord = {
+        id,
+        case_id: `CASE-${String(id).padStart(6, "0")}`,
+        user_id: ctx.user.id,
+        subject: fields.subject,
+        content: fields.content,
+        status: "open",
+        files,
+        replies: [],
+        created_at: now,
+        updated_at: now,
+      };
+      ctx.account.tickets.push(ticket);
+      return ctx.json(renderTicket(ctx.account, ticket), 201);
+    },
+  }),
+
+  defineRoute({
+    method: "GET",
+    path: "/v1/tickets/:id",
+    handler(ctx) {
+      const ticket = findOr404(ctx.account.tickets, ctx.intParam("id"), "Ticket");
+      return ctx.json(renderTicket(ctx.account, ticket));
+    },
+  }),
+
+  defineRoute({
+    method: "POST",
+    path: "/v1/tickets/:id/status",
+    body: UpdateTicketRequestSchema,
+    handler(ctx) {
+      const ticket = findOr404(ctx.account.tickets, ctx.intParam("id"), "Ticket");
+      if (ticket.status === ctx.body.status) {
+        return ctx.generic(`Ticket ${ticket.case_id} is already ${ticket.status}`);
+      }
+      ticket.status = ctx.body.status;
+      ticket.updated_at = ctx.now();
+      return ctx.generic(`Ticket ${ticket.case_id} is now ${ticket.status}`);
+    },
+  }),
+
+  defineRoute({
+    method: "POST",
+    path: "/v1/tickets/:id/replies",
+    multipart: true,
+    async handler(ctx) {
+      const ticket = findOr404(ctx.account.tickets, ctx.intParam("id"), "Ticket");
+      const { fields, uploads } = await readForm(ctx.form, CreateReplyFieldsSchema);
+      const files = await store(ctx, uploads);
+      const now = ctx.now();
+      const reply: ReplyRecord = {
+        id: ctx.nextId("reply"),
+        ticket_id: ticket.id,
+        user_id: ctx.user.id,
+        content: fields.content,
+        files,
+        created_at: now,
+      };
+      ticket.replies.push(reply);
+      ticket.status = "open";
+      ticket.updated_at = now;
+      return ctx.json(renderReply(ctx.account, reply), 201);
+    },
+  }),
+];
