@@ -1,0 +1,246 @@
+import { FormData } from "undici";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CloudInfraClient } from "../../src/api/client";
+import {
+  ForbiddenError,
+  NotFoundError,
+  RequestValidationError,
+  ValidationError,
+} from "../../src/api/errors";
+import { MAX_ATTACHMENTS_TOTAL_BYTES } from "../../src/api/schemas/support";
+import { startTestEmulator, type TestEmulator } from "../support/emulator";
+
+let emulator: TestEmulator;
+let admin: CloudInfraClient;
+const clients: CloudInfraClient[] = [];
+
+function clientFor(apiKey: string): CloudInfraClient {
+  const client = new CloudInfraClient({
+    endpoint: emulator.endpoint,
+    apiKey,
+    caCert: emulator.caCert,
+    maxRetries: 0,
+  });
+  clients.push(client);
+  return client;
+}
+
+function bytes(size: number, fill = 0x61): Uint8Array {
+  return new Uint8Array(size).fill(fill);
+}
+
+/** A multipart body built by hand, for what the client refuses to send. */
+function form(fields: Record<string, string>, files: { name?: string; size: number }[] = []) {
+  const body = new FormData();
+  for (const [name, value] of Object.entries(fields)) body.append(name, value);
+  files.forEach((file, index) => {
+    body.append(file.name ?? "attachments", new Blob([bytes(file.size)]), `file-${index}.bin`);
+  });
+  return body;
+}
+
+async function ticketCount(): Promise<number> {
+  return (await admin.support.list()).length;
+}
+
+beforeAll(async () => {
+  emulator = await startTestEmulator();
+  admin = clientFor(emulator.apiKey);
+});
+afterAll(async () => {
+  await Promise.all(clients.map((c) => c.close()));
+  await emulator?.close();
+});
+
+describe("creating tickets", () => {
+  it("opens a ticket with a case id and its attachments, readable alone and in the list", async () => {
+    const ticket = await admin.support.create(
+      { subject: "Disk full", content: "Server 12 is out of space" },
+      [
+        {
+          filename: "df.txt",
+          data: new TextEncoder().encode("/dev/sda1 100%"),
+          contentType: "text/plain",
+        },
+        { filename: "dmesg.log", data: bytes(1000) },
+      ],
+    );
+    const me = await admin.account.introspect();
+    expect(ticket).toMatchObject({
+      subject: "Disk full",
+      content: "Server 12 is out of space",
+      status: "open",
+      user_id: me.user.id,
+      account_id: me.account.id,
+      replies: [],
+    });
+    expect(ticket.case_id).toMatch(/^CASE-\d{6}$/);
+    expect(ticket.files.map((f) => [f.filename, f.content_type, f.size])).toEqual([
+      ["df.txt", "text/plain", 14],
+      ["dmesg.log", "application/octet-stream", 1000],
+    ]);
+    await expect(admin.support.get(ticket.id)).resolves.toEqual(ticket);
+    expect((await admin.support.list()).find((t) => t.id === ticket.id)).toEqual(ticket);
+    const second = await admin.support.create({ subject: "Another", content: "x" });
+    expect(second.case_id).not.toBe(ticket.case_id);
+  });
+
+  it("accepts attachments of exactly 2 MB in total", async () => {
+    const half = MAX_ATTACHMENTS_TOTAL_BYTES / 2;
+    const ticket = await admin.support.create({ subject: "Big logs", content: "attached" }, [
+      { filename: "a.log", data: bytes(half) },
+      { filename: "b.log", data: bytes(half) },
+    ]);
+    expect(ticket.files.reduce((sum, f) => sum + f.size, 0)).toBe(MAX_ATTACHMENTS_TOTAL_BYTES);
+  });
+
+  it("answers 413 payload_too_large for one byte more, and stores nothing", async () => {
+    const before = await ticketCount();
+    // The client refuses before sending; the service must refuse on its own too.
+    await expect(
+      admin.support.create({ subject: "s", content: "c" }, [
+        { filename: "a", data: bytes(MAX_ATTACHMENTS_TOTAL_BYTES + 1) },
+      ]),
+    ).rejects.toBeInstanceOf(RequestValidationError);
+    const half = MAX_ATTACHMENTS_TOTAL_BYTES / 2;
+    const answer = await emulator.call("POST", "/v1/tickets", {
+      body: form({ subject: "s", content: "c" }, [{ size: half }, { size: half + 1 }]),
+    });
+    expect(answer.status).toBe(413);
+    expect(answer.body).toMatchObject({ success: false, code: "payload_too_large" });
+    expect(await ticketCount()).toBe(before);
+  });
+
+  it("answers 400 naming the fields: missing subject, unknown part, text as attachment", async () => {
+    const answer = await emulator.call("POST", "/v1/tickets", {
+      body: form({ content: "c", priority: "high", attachments: "not a file" }),
+    });
+    expect(answer.status).toBe(400);
+    const errors = (answer.body as { errors: { field: string; message: string }[] }).errors;
+    expect(errors).toEqual(
+      expect.arrayContaining([
+        { field: "subject", message: "is required" },
+        { field: "priority", message: "unknown field" },
+        { field: "attachments", message: expect.stringContaining("file") },
+      ]),
+    );
+    const blank = await emulator.call("POST", "/v1/tickets", {
+      body: form({ subject: " ", content: "c" }),
+    });
+    expect(blank.status).toBe(400);
+    expect(blank.body).toMatchObject({ errors: [{ field: "subject" }] });
+  });
+
+  it("answers 415 for a JSON body", async () => {
+    const answer = await emulator.call("POST", "/v1/tickets", {
+      json: { subject: "s", content: "c" },
+    });
+    expect(answer.status).toBe(415);
+    expect(answer.body).toMatchObject({ code: "unsupported_media_type" });
+  });
+
+  it("needs tickets:write to open and tickets:read to list", async () => {
+    const roles = await admin.iam.listRoles();
+    const readOnly = roles.find((r) => r.name === "Read only");
+    const created = await admin.iam.createUser({
+      name: "r",
+      type: "api",
+      role_id: readOnly?.id ?? 0,
+    });
+    const reader = clientFor(created.api_key);
+    await expect(reader.support.list()).resolves.toBeInstanceOf(Array);
+    await expect(reader.support.create({ subject: "s", content: "c" })).rejects.toBeInstanceOf(
+      ForbiddenError,
+    );
+    expect((await emulator.call("GET", "/v1/tickets", { key: null })).status).toBe(401);
+  });
+});
+
+describe("ticket status", () => {
+  it("moves between open, answered and closed", async () => {
+    const ticket = await admin.support.create({ subject: "s", content: "c" });
+    for (const status of ["answered", "closed", "open", "closed"] as const) {
+      await expect(admin.support.updateStatus(ticket.id, { status })).resolves.toMatchObject({
+        success: true,
+      });
+      expect((await admin.support.get(ticket.id)).status).toBe(status);
+    }
+  });
+
+  it("answers 400 for an unknown status and 404 for an unknown ticket", async () => {
+    const ticket = await admin.support.create({ subject: "s", content: "c" });
+    const answer = await emulator.call("POST", `/v1/tickets/${ticket.id}/status`, {
+      json: { status: "resolved" },
+    });
+    expect(answer.status).toBe(400);
+    expect(answer.body).toMatchObject({ errors: [{ field: "status" }] });
+    await expect(admin.support.updateStatus(999_999, { status: "closed" })).rejects.toBeInstanceOf(
+      NotFoundError,
+    );
+  });
+});
+
+describe("replies", () => {
+  it("adds a reply with its author and files; a reply reopens a closed ticket", async () => {
+    const ticket = await admin.support.create({ subject: "s", content: "c" });
+    await admin.support.updateStatus(ticket.id, { status: "closed" });
+    const reply = await admin.support.reply(ticket.id, { content: "Still broken" }, [
+      { filename: "trace.txt", data: bytes(10), contentType: "text/plain" },
+    ]);
+    const me = await admin.account.introspect();
+    expect(reply).toMatchObject({
+      ticket_id: ticket.id,
+      user_id: me.user.id,
+      account_id: me.account.id,
+      content: "Still broken",
+      user: { id: me.user.id, name: me.user.name, type: "human" },
+      files: [{ filename: "trace.txt", size: 10 }],
+    });
+    const after = await admin.support.get(ticket.id);
+    expect(after.status).toBe("open");
+    expect(after.replies).toEqual([reply]);
+  });
+
+  it("answers 413 over 2 MB, 400 without content, 404 for an unknown ticket", async () => {
+    const ticket = await admin.support.create({ subject: "s", content: "c" });
+    const big = await emulator.call("POST", `/v1/tickets/${ticket.id}/replies`, {
+      body: form({ content: "c" }, [{ size: MAX_ATTACHMENTS_TOTAL_BYTES + 1 }]),
+    });
+    expect(big.status).toBe(413);
+    expect(big.body).toMatchObject({ code: "payload_too_large" });
+    const empty = await emulator.call("POST", `/v1/tickets/${ticket.id}/replies`, {
+      body: form({}),
+    });
+    expect(empty.status).toBe(400);
+    expect(empty.body).toMatchObject({ errors: [{ field: "content", message: "is required" }] });
+    const error = await admin.support.reply(999_999, { content: "x" }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(NotFoundError);
+    expect((await admin.support.get(ticket.id)).replies).toEqual([]);
+    const json = await emulator.call("POST", `/v1/tickets/${ticket.id}/replies`, {
+      json: { content: "c" },
+    });
+    expect(json.status).toBe(415);
+  });
+});
+
+describe("isolation between accounts", () => {
+  it("answers 404 for another account's ticket on every ticket route", async () => {
+    const ticket = await admin.support.create({ subject: "private", content: "c" });
+    const other = await emulator.admin.createAccount();
+    const them = clientFor(other.api_key);
+    await expect(them.support.list()).resolves.toEqual([]);
+    await expect(them.support.get(ticket.id)).rejects.toBeInstanceOf(NotFoundError);
+    await expect(them.support.updateStatus(ticket.id, { status: "closed" })).rejects.toBeInstanceOf(
+      NotFoundError,
+    );
+    await expect(them.support.reply(ticket.id, { content: "hi" })).rejects.toBeInstanceOf(
+      NotFoundError,
+    );
+    expect((await admin.support.get(ticket.id)).status).toBe("open");
+  });
+
+  it("still answers 400, not 404, for a malformed ticket id", async () => {
+    const error = await admin.support.get("abc").catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ValidationError);
+  });
+});
