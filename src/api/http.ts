@@ -615,13 +615,19 @@ export class HttpClient {
     const timer = setTimeout(() => controller.abort(new TimedOut()), timeoutMs);
     const onCallerAbort = (): void => controller.abort(signal?.reason);
     signal?.addEventListener("abort", onCallerAbort, { once: true });
-    try {
-      const headers: Record<string, string> = {
-        authorization: this.#authorization,
-        accept: "application/json",
-        "user-agent": this.#userAgent,
-      };
-      if (body.contentType !== undefined) headers["content-type"] = body.contentType;
+    // Settles as soon as either clock fires, whatever the transport does with the abort.
+    const abandoned = new Promise<never>((_, reject) => {
+      controller.signal.addEventListener("abort", () => reject(controller.signal.reason), {
+        once: true,
+      });
+    });
+    const headers: Record<string, string> = {
+      authorization: this.#authorization,
+      accept: "application/json",
+      "user-agent": this.#userAgent,
+    };
+    if (body.contentType !== undefined) headers["content-type"] = body.contentType;
+    const exchange = (async (): Promise<RawAnswer> => {
       const res = await undiciRequest(url, {
         method: req.method,
         headers,
@@ -632,6 +638,12 @@ export class HttpClient {
       // The timer keeps running while the body streams in: a stalled body is a timeout too.
       const text = await res.body.text();
       return { status: res.statusCode, headers: flattenHeaders(res.headers), text };
+    })();
+    // Whichever loses the race must not surface as an unhandled rejection.
+    exchange.catch(() => {});
+    abandoned.catch(() => {});
+    try {
+      return await Promise.race([exchange, abandoned]);
     } finally {
       clearTimeout(timer);
       signal?.removeEventListener("abort", onCallerAbort);
