@@ -1,1 +1,2 @@
 export {};
+export { Server, type ServerArgs } from "./resources/server";

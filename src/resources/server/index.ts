@@ -1,0 +1,143 @@
+import * as pulumi from "@pulumi/pulumi";
+import { providerShim } from "../shim";
+
+/**
+ * How long each operation may take, as a duration: `"90s"`, `"10m"`, `"1h30m"` (units `h`, `m`,
+ * `s`, `ms`; at most 24h). When a limit passes, the operation fails naming the pending action,
+ * the server, the status it was waiting for and the last status seen.
+ */
+export interface ServerTimeouts {
+  /** Creating the server and waiting until it runs (and stops, with `powerState: "stopped"`). Default `"10m"`. */
+  create?: pulumi.Input<string>;
+  /** Applying an in-place change, including waiting for a start or stop. Default `"10m"`. */
+  update?: pulumi.Input<string>;
+  /** Deleting the server and waiting until it is gone. Default `"10m"`. */
+  delete?: pulumi.Input<string>;
+}
+
+/** The arguments of a {@link Server}. */
+export interface ServerArgs {
+  /** The server's name (1–255 characters). Changing it renames the server in place. */
+  name: pulumi.Input<string>;
+  /**
+   * The plan to deploy, by id (`getPlan(...)`'s `id`; a number or its decimal text). Changing
+   * it replaces the server: the API cannot resize one.
+   */
+  planId: pulumi.Input<number | string>;
+  /**
+   * The OS image, by name, e.g. `"ubuntu-24.04"` (see `getImages()`). Changing it replaces the
+   * server.
+   */
+  image: pulumi.Input<string>;
+  /**
+   * SSH keys installed at creation (`SshKey` ids). Changing the list replaces the server: keys
+   * can only be installed when it is created. The API does not report a server's keys, so a
+   * refresh cannot notice a change made elsewhere.
+   */
+  sshKeyIds?: pulumi.Input<pulumi.Input<number | string>[]>;
+  /**
+   * Security groups this resource keeps attached (`SecurityGroup` ids), in place: groups added
+   * to the list are attached, groups removed from it are detached. Groups attached by other
+   * means (a `SecurityGroupAttachment`, the console) are left alone and do not show as drift;
+   * `attachedSecurityGroupIds` lists all of them. Order does not matter.
+   */
+  securityGroupIds?: pulumi.Input<pulumi.Input<number | string>[]>;
+  /** Whether the server's firewall is on. Toggled in place. Default `false`. */
+  firewallEnabled?: pulumi.Input<boolean>;
+  /**
+   * `"running"` (the default) or `"stopped"`. Changing it starts or stops the server in place;
+   * a refresh shows a server started or stopped elsewhere as a change of this property.
+   */
+  powerState?: pulumi.Input<"running" | "stopped">;
+  /** Time limits of create, update and delete; see {@link ServerTimeouts}. */
+  timeouts?: pulumi.Input<ServerTimeouts>;
+}
+
+/** A tag carried by a server. */
+export interface ServerTag {
+  /** Tag id. */
+  id: number;
+  /** Tag name. */
+  name: string;
+  /** Colour as `#RRGGBB`. */
+  color: string;
+}
+
+/**
+ * A VM or dedicated server. Creation waits until it runs; a server whose provisioning fails is
+ * kept in the stack and replaced by the next `pulumi up`.
+ *
+ * ```ts
+ * const web = new cloudinfra.Server("web", { name: "web-1", planId: 1, image: "ubuntu-24.04" });
+ * export const ip = web.ip;
+ * ```
+ */
+export class Server extends pulumi.dynamic.Resource {
+  /** The server's name. */
+  declare readonly name: pulumi.Output<string>;
+  /** The plan id. */
+  declare readonly planId: pulumi.Output<number>;
+  /** The OS image name. */
+  declare readonly image: pulumi.Output<string>;
+  /** SSH key ids installed at creation, ascending. */
+  declare readonly sshKeyIds: pulumi.Output<number[] | undefined>;
+  /** The security group ids this resource keeps attached, ascending. */
+  declare readonly securityGroupIds: pulumi.Output<number[] | undefined>;
+  /** Whether the firewall is on. */
+  declare readonly firewallEnabled: pulumi.Output<boolean>;
+  /** `running` or `stopped`, as the server is (or is heading to). */
+  declare readonly powerState: pulumi.Output<"running" | "stopped">;
+  /** The time limits in effect. */
+  declare readonly timeouts: pulumi.Output<ServerTimeouts | undefined>;
+  /** The server's numeric id (the resource id is the same number as text). */
+  declare readonly serverId: pulumi.Output<number>;
+  /** The IP address; absent until the service assigns one. */
+  declare readonly ip: pulumi.Output<string | undefined>;
+  /** The status as last read: `running`, `stopped`, `provisioning`, `error`, ... */
+  declare readonly status: pulumi.Output<string>;
+  /** When the status last changed (RFC 3339). */
+  declare readonly statusDate: pulumi.Output<string | undefined>;
+  /** The operating system the service reports (the image name). */
+  declare readonly os: pulumi.Output<string | undefined>;
+  /** The order that bought the server. */
+  declare readonly orderId: pulumi.Output<number | undefined>;
+  /** The VM id in the underlying infrastructure; absent for dedicated servers. */
+  declare readonly vmId: pulumi.Output<number | undefined>;
+  /** The tags the server carries, by id. */
+  declare readonly tags: pulumi.Output<ServerTag[]>;
+  /** Every security group attached to the server, however it was attached, ascending. */
+  declare readonly attachedSecurityGroupIds: pulumi.Output<number[]>;
+  /** When the server was created (RFC 3339). */
+  declare readonly createdAt: pulumi.Output<string>;
+
+  constructor(name: string, args: ServerArgs, opts?: pulumi.CustomResourceOptions) {
+    super(
+      providerShim("Server"),
+      name,
+      {
+        // Every property, set or not, so that each declared output exists on the resource.
+        name: args.name,
+        planId: args.planId,
+        image: args.image,
+        sshKeyIds: args.sshKeyIds,
+        securityGroupIds: args.securityGroupIds,
+        firewallEnabled: args.firewallEnabled,
+        powerState: args.powerState,
+        timeouts: args.timeouts,
+        serverId: undefined,
+        ip: undefined,
+        status: undefined,
+        statusDate: undefined,
+        os: undefined,
+        orderId: undefined,
+        vmId: undefined,
+        tags: undefined,
+        attachedSecurityGroupIds: undefined,
+        createdAt: undefined,
+      },
+      opts,
+      "cloudinfra",
+      "Server",
+    );
+  }
+}

@@ -1,0 +1,393 @@
+/**
+ * The Server resource's implementation, served by `pulumi-cloudinfra/provider` (see
+ * ../README.md). Lifecycle: create one server and wait for `running` (then stop it when asked);
+ * update renames, toggles the firewall, attaches/detaches listed security groups and starts or
+ * stops; delete sends the delete action and waits for 404. Every wait is bounded by `timeouts`.
+ */
+import type * as pulumi from "@pulumi/pulumi";
+import type { CloudInfraClient } from "../../api/client";
+import { isAmbiguousFailure, NotFoundError } from "../../api/errors";
+import {
+  MANAGEMENT_TRANSITIONS,
+  type ManagementAction,
+  type Server,
+} from "../../api/schemas/servers";
+import {
+  checkInputs,
+  describeOperation,
+  failuresFromZod,
+  operationError,
+  type Props,
+  partialCreateError,
+  type ResourceImplementation,
+} from "../common";
+import { apiClient } from "../session";
+import {
+  diffServer,
+  fromApi,
+  inputsOf,
+  type PowerState,
+  type ServerInputs,
+  ServerInputsSchema,
+  storedInputs,
+  type TimeoutKind,
+  timeoutMs,
+  timeoutSetting,
+  toApi,
+} from "./model";
+import { ServerWaitError, settlesIn, waitForServerStatus } from "./wait";
+
+/**
+ * How far before the create request a server found after an ambiguous failure may have been
+ * created and still count as that request's, to allow for the service's clock being behind ours.
+ */
+export const CREATE_LOOKUP_CLOCK_SKEW_MS = 60_000;
+
+const ANSWER_LOST = "unknown (its answer was lost)";
+
+/** The validated inputs of a create or update; `check` has normalised them already. */
+function parseInputs(props: Props, operation: string): ServerInputs {
+  const { __provider: _provider, ...rest } = props;
+  const parsed = ServerInputsSchema.safeParse(rest);
+  if (!parsed.success) {
+    const reasons = failuresFromZod(parsed.error).map((f) => f.reason);
+    throw new Error(`cloudinfra: ${operation} failed: invalid inputs: ${reasons.join("; ")}`);
+  }
+  return parsed.data;
+}
+
+/** Limits of one operation: when to give up, and the setting to name when it does. */
+interface Deadline {
+  at: number;
+  setting: string;
+}
+
+function deadlineFor(inputs: Partial<ServerInputs>, kind: TimeoutKind): Deadline {
+  return { at: Date.now() + timeoutMs(inputs, kind), setting: timeoutSetting(inputs, kind) };
+}
+
+async function getOrGone(client: CloudInfraClient, id: number): Promise<Server | undefined> {
+  try {
+    return await client.servers.get(id);
+  } catch (err) {
+    if (err instanceof NotFoundError) return undefined;
+    throw err;
+  }
+}
+
+/**
+ * After a create whose answer was lost: the server that request made, if it made one. It has
+ * the requested name and plan (and image, when the service reports it) and was created no
+ * earlier than just before the request was sent.
+ */
+async function findCreatedServer(
+  client: CloudInfraClient,
+  inputs: ServerInputs,
+  sentAt: number,
+  createError: unknown,
+): Promise<Server | undefined> {
+  let servers: Server[];
+  try {
+    servers = await client.servers.list();
+  } catch (listError) {
+    const first = createError instanceof Error ? createError.message : String(createError);
+    throw new Error(
+      `${first}; looking for the server failed too (${listError instanceof Error ? listError.message : String(listError)}): look for a server named ${JSON.stringify(inputs.name)} and delete it before running pulumi up again`,
+      { cause: createError },
+    );
+  }
+  const since = sentAt - CREATE_LOOKUP_CLOCK_SKEW_MS;
+  const candidates = servers.filter(
+    (s) =>
+      s.user_defined_name === inputs.name &&
+      s.plan_id === inputs.planId &&
+      Date.parse(s.created_at) >= since &&
+      (s.data.every((d) => d.name !== "os") ||
+        s.data.some((d) => d.name === "os" && d.value === inputs.image)),
+  );
+  if (candidates.length > 1) {
+    throw new Error(
+      `the create request's answer was lost and ${candidates.length} servers named ${JSON.stringify(inputs.name)} on plan ${inputs.planId} appeared since (ids ${candidates.map((s) => s.id).join(", ")}); cannot tell which one it made: delete the ones you do not want, then run pulumi up again`,
+      { cause: createError },
+    );
+  }
+  return candidates[0];
+}
+
+/**
+ * POST /v1/servers for one server. When the call fails in a way that may have been applied, the
+ * server it made (if any) is looked up and used instead of creating a second one; when none
+ * exists, the request was not applied and is sent once more.
+ */
+async function createOne(client: CloudInfraClient, inputs: ServerInputs): Promise<Server> {
+  const body = toApi(inputs);
+  for (let attempt = 1; ; attempt++) {
+    const sentAt = Date.now();
+    try {
+      const created = await client.servers.create(body);
+      const server = created[0];
+      if (server === undefined) throw new Error("POST /v1/servers answered an empty list");
+      return server;
+    } catch (err) {
+      if (!isAmbiguousFailure(err)) throw err;
+      const found = await findCreatedServer(client, inputs, sentAt, err);
+      if (found !== undefined) return found;
+      if (attempt >= 2) throw err;
+    }
+  }
+}
+
+/**
+ * Sends a management action. A management call is not repeatable blindly: when its answer is
+ * lost, it is sent again only if the server shows no sign of it (neither its transitional nor
+ * its final status).
+ */
+async function sendAction(
+  client: CloudInfraClient,
+  id: number,
+  action: ManagementAction,
+): Promise<string> {
+  try {
+    return (await client.servers.manage(id, { action })).action_id;
+  } catch (err) {
+    if (!isAmbiguousFailure(err)) throw err;
+    const transition = MANAGEMENT_TRANSITIONS[action];
+    const now = await getOrGone(client, id);
+    if (now === undefined) {
+      if (transition.to === null) return ANSWER_LOST;
+      throw err;
+    }
+    if (now.status === transition.via || now.status === transition.to) return ANSWER_LOST;
+    return (await client.servers.manage(id, { action })).action_id;
+  }
+}
+
+/**
+ * Brings a server to the wanted power state: first lets a transition under way finish (an
+ * action would be refused meanwhile), then starts or stops it if needed. Returns its last state.
+ */
+async function ensurePowerState(
+  client: CloudInfraClient,
+  id: number,
+  wanted: PowerState,
+  deadline: Deadline,
+): Promise<Server> {
+  let server = await client.servers.get(id);
+  const settling = settlesIn(server.status);
+  if (settling === "gone") {
+    throw new Error(`server ${id} is being deleted (status "deleting"): it cannot be ${wanted}`);
+  }
+  if (settling !== undefined) {
+    server = await waitForServerStatus(client.servers, id, {
+      action: "settle",
+      target: settling,
+      deadlineAt: deadline.at,
+      timeoutSetting: deadline.setting,
+    });
+  }
+  if (server.status === "error") {
+    throw new Error(
+      `server ${id} is in status "error" (its provisioning failed) and cannot be ${wanted}: replace it (pulumi up --replace <urn>) or delete it`,
+    );
+  }
+  const action: ManagementAction | undefined =
+    wanted === "running" && server.status === "stopped"
+      ? "start"
+      : wanted === "stopped" && server.status === "running"
+        ? "stop"
+        : undefined;
+  if (action === undefined) return server;
+  const actionId = await sendAction(client, id, action);
+  return waitForServerStatus(client.servers, id, {
+    action,
+    actionId,
+    target: wanted,
+    deadlineAt: deadline.at,
+    timeoutSetting: deadline.setting,
+  });
+}
+
+/**
+ * Attaches the listed groups that are not attached, and detaches the groups this resource
+ * listed before and no longer lists. Groups attached by other means are left alone.
+ */
+async function reconcileSecurityGroups(
+  client: CloudInfraClient,
+  server: Server,
+  before: readonly number[],
+  wanted: readonly number[],
+): Promise<void> {
+  const attached = new Set(server.security_groups.map((g) => g.id));
+  for (const groupId of wanted) {
+    if (!attached.has(groupId)) await client.firewall.attachServer(groupId, server.id);
+  }
+  for (const groupId of before) {
+    if (wanted.includes(groupId) || !attached.has(groupId)) continue;
+    try {
+      await client.firewall.detachServer(groupId, server.id);
+    } catch (err) {
+      // A group deleted meanwhile is detached already.
+      if (!(err instanceof NotFoundError)) throw err;
+    }
+  }
+}
+
+/** Deletes a server and waits until it answers 404; a server already gone is success. */
+async function deleteServer(client: CloudInfraClient, id: number, deadline: Deadline) {
+  const server = await getOrGone(client, id);
+  if (server === undefined) return;
+  const limits = { deadlineAt: deadline.at, timeoutSetting: deadline.setting };
+  const settling = settlesIn(server.status);
+  if (settling === "gone") {
+    await waitForServerStatus(client.servers, id, { action: "delete", target: "gone", ...limits });
+    return;
+  }
+  if (settling !== undefined) {
+    // The delete action is refused during a transition; one that ends in `error` is fine
+    // (an errored server can be deleted), one that ends with the server gone is done.
+    try {
+      await waitForServerStatus(client.servers, id, {
+        action: "settle",
+        target: settling,
+        ...limits,
+      });
+    } catch (err) {
+      if (!(err instanceof ServerWaitError)) throw err;
+      if (err.reason === "disappeared") return;
+      if (err.reason !== "error") throw err;
+    }
+  }
+  let actionId: string;
+  try {
+    actionId = await sendAction(client, id, "delete");
+  } catch (err) {
+    if (err instanceof NotFoundError) return;
+    throw err;
+  }
+  await waitForServerStatus(client.servers, id, {
+    action: "delete",
+    actionId,
+    target: "gone",
+    ...limits,
+  });
+}
+
+function serverIdOf(id: string): number {
+  const n = Number(id);
+  if (!/^\d+$/.test(id) || !Number.isSafeInteger(n) || n <= 0) {
+    throw new Error(`cloudinfra: ${JSON.stringify(id)} is not a server id (a positive integer)`);
+  }
+  return n;
+}
+
+export const implementation = {
+  async check(_olds: Props, news: Props): Promise<pulumi.dynamic.CheckResult> {
+    return checkInputs(ServerInputsSchema, news);
+  },
+
+  async diff(_id: string, olds: Props, news: Props): Promise<pulumi.dynamic.DiffResult> {
+    return diffServer(olds, news);
+  },
+
+  async create(props: Props): Promise<pulumi.dynamic.CreateResult> {
+    const operation = describeOperation(
+      "creating",
+      "Server",
+      typeof props["name"] === "string" ? props["name"] : undefined,
+    );
+    const inputs = parseInputs(props, operation);
+    const deadline = deadlineFor(inputs, "create");
+    const client = apiClient();
+    let created: Server;
+    try {
+      created = await createOne(client, inputs);
+    } catch (err) {
+      throw operationError(operation, err);
+    }
+    // The server exists from here on: every failure must carry its id, or Pulumi forgets it.
+    let last = created;
+    try {
+      last = await waitForServerStatus(client.servers, created.id, {
+        action: "create",
+        target: "running",
+        deadlineAt: deadline.at,
+        timeoutSetting: deadline.setting,
+      });
+      if (inputs.powerState === "stopped") {
+        last = await ensurePowerState(client, created.id, "stopped", deadline);
+      }
+      return { id: String(created.id), outs: fromApi(last, inputs) };
+    } catch (err) {
+      if (err instanceof ServerWaitError && err.lastServer !== undefined) last = err.lastServer;
+      const message = err instanceof Error ? err.message : String(err);
+      const recovery =
+        last.status === "error"
+          ? "the next pulumi up replaces it"
+          : "the next pulumi up resumes from it";
+      throw partialCreateError(
+        operation,
+        String(created.id),
+        fromApi(last, inputs),
+        props,
+        new Error(`${message}; server ${created.id} exists and is kept in the stack: ${recovery}`, {
+          cause: err,
+        }),
+      );
+    }
+  },
+
+  async read(id: string, props?: Props): Promise<pulumi.dynamic.ReadResult> {
+    const stored = storedInputs(props);
+    let server: Server | undefined;
+    try {
+      server = await getOrGone(apiClient(), serverIdOf(id));
+    } catch (err) {
+      throw operationError(describeOperation("reading", "Server", stored.name ?? id), err);
+    }
+    // Gone: no id, and the engine drops it from the stack.
+    if (server === undefined) return {};
+    const outs = fromApi(server, stored);
+    return { id, props: outs, inputs: inputsOf(outs) };
+  },
+
+  async update(id: string, olds: Props, news: Props): Promise<pulumi.dynamic.UpdateResult> {
+    const before = storedInputs(olds);
+    const operation = describeOperation("updating", "Server", before.name ?? id);
+    const inputs = parseInputs(news, operation);
+    const deadline = deadlineFor(inputs, "update");
+    const client = apiClient();
+    try {
+      const serverId = serverIdOf(id);
+      // Compared with the live server rather than the old state, so a stale state (no refresh)
+      // still converges.
+      const live = await client.servers.get(serverId);
+      if (live.user_defined_name !== inputs.name) {
+        await client.servers.update(serverId, { user_defined_name: inputs.name });
+      }
+      if (live.firewall_enabled !== inputs.firewallEnabled) {
+        await client.firewall.setServerFirewall(serverId, {
+          firewall_enabled: inputs.firewallEnabled,
+        });
+      }
+      await reconcileSecurityGroups(
+        client,
+        live,
+        before.securityGroupIds ?? [],
+        inputs.securityGroupIds ?? [],
+      );
+      const server = await ensurePowerState(client, serverId, inputs.powerState, deadline);
+      return { outs: fromApi(server, inputs) };
+    } catch (err) {
+      throw operationError(operation, err);
+    }
+  },
+
+  async delete(id: string, props: Props): Promise<void> {
+    const stored = storedInputs(props);
+    try {
+      await deleteServer(apiClient(), serverIdOf(id), deadlineFor(stored, "delete"));
+    } catch (err) {
+      throw operationError(describeOperation("deleting", "Server", stored.name ?? id), err);
+    }
+  },
+} satisfies ResourceImplementation;

@@ -1,0 +1,248 @@
+/**
+ * Waiting for a server's status. The API has no endpoint to read an action, so "waiting for an
+ * action" means polling the server until its status reaches the action's target, and failing as
+ * soon as it is clear the target will not come: status `error`, a status from which the target
+ * is no longer reachable, the server gone, the deadline passed, or the caller aborting.
+ *
+ * Polling rule: poll at once, then after each answer wait
+ *
+ *     interval = clamp(elapsed × 0.1, 250 ms, 10 s)   (and never past the deadline)
+ *
+ * where `elapsed` is the time since the wait began. A change is noticed within about 10% of the
+ * time already spent (a 3 s provisioning is seen within 300 ms; a 5 min one within 10 s), while a
+ * long wait costs at most one request every 10 s.
+ */
+
+import type { Id } from "../../api/endpoints/base";
+import { ApiError, ConnectionError, NotFoundError, TimeoutError } from "../../api/errors";
+import type { RequestOptions } from "../../api/http";
+import {
+  MANAGEMENT_TRANSITIONS,
+  type ManagementAction,
+  type Server,
+} from "../../api/schemas/servers";
+import { formatDuration } from "./model";
+
+export const MIN_POLL_INTERVAL_MS = 250;
+export const MAX_POLL_INTERVAL_MS = 10_000;
+export const POLL_INTERVAL_FRACTION = 0.1;
+
+/** How long to wait before the next poll, `elapsedMs` after the wait began. */
+export function pollIntervalMs(elapsedMs: number): number {
+  return Math.min(
+    MAX_POLL_INTERVAL_MS,
+    Math.max(MIN_POLL_INTERVAL_MS, Math.round(elapsedMs * POLL_INTERVAL_FRACTION)),
+  );
+}
+
+/** Where a wait ends: a settled status, or `gone` (the server answers 404). */
+export type WaitTarget = "running" | "stopped" | "gone";
+
+/** What is being waited for: a management action, the provisioning of a new server, or a transition already under way. */
+export type WaitAction = ManagementAction | "create" | "settle";
+
+/** The one call the wait needs, so tests can hand in a scripted server. */
+export interface ServerReader {
+  get(id: Id, options?: RequestOptions): Promise<Server>;
+}
+
+export interface WaitForServerStatusOptions {
+  /** What started the transition; named in errors. */
+  action: WaitAction;
+  /** The action id the management call answered, when there was one. */
+  actionId?: string | undefined;
+  /** The status to reach. */
+  target: WaitTarget;
+  /** Give up at this time (`Date.now()` milliseconds). */
+  deadlineAt: number;
+  /** Where the time limit comes from (`timeouts.update = 10m`), said in the timeout error. */
+  timeoutSetting?: string | undefined;
+  /** Stops the wait with a `ServerWaitError` of reason `aborted`. */
+  signal?: AbortSignal | undefined;
+}
+
+/** Why a wait failed. */
+export type WaitFailure = "error" | "unreachable" | "disappeared" | "timeout" | "aborted";
+
+/** A wait that did not reach its target; the message names action, server, target, last status and time. */
+export class ServerWaitError extends Error {
+  override readonly name = "ServerWaitError";
+  constructor(
+    message: string,
+    readonly reason: WaitFailure,
+    readonly serverId: Id,
+    readonly target: WaitTarget,
+    readonly lastStatus: string | undefined,
+    readonly elapsedMs: number,
+    /** The last answer about the server, for recording what exists. */
+    readonly lastServer: Server | undefined,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+  }
+}
+
+/** Transient statuses that settle by themselves in each target, from the transition table. */
+function statusesOnTheWay(target: WaitTarget): Set<string> {
+  const on = new Set<string>(target === "running" ? ["provisioning"] : []);
+  for (const t of Object.values(MANAGEMENT_TRANSITIONS)) {
+    if ((t.to ?? "gone") === target) on.add(t.via);
+  }
+  return on;
+}
+
+/** Where a status that is on its way somewhere settles by itself (`stopping` → `stopped`). */
+export function settlesIn(status: string): WaitTarget | undefined {
+  for (const target of ["running", "stopped", "gone"] as const) {
+    if (statusesOnTheWay(target).has(status)) return target;
+  }
+  return undefined;
+}
+
+/**
+ * Statuses in which the action may simply not show yet (a service is allowed to move a moment
+ * after answering): the statuses the action is accepted from.
+ */
+function notYetApplied(action: WaitAction): readonly string[] {
+  return action === "create" || action === "settle" ? [] : MANAGEMENT_TRANSITIONS[action].from;
+}
+
+/** Poll failures that say nothing about the server and may pass: keep polling until the deadline. */
+function isTransient(err: unknown): boolean {
+  if (err instanceof ConnectionError || err instanceof TimeoutError) return true;
+  return err instanceof ApiError && (err.status === 429 || err.status >= 500);
+}
+
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener("abort", done, { once: true });
+  });
+}
+
+function describeAction(options: WaitForServerStatusOptions): string {
+  const what =
+    options.action === "create"
+      ? "create"
+      : options.action === "settle"
+        ? "a transition already under way"
+        : `${options.action} action`;
+  return options.actionId === undefined ? what : `${what} ${options.actionId}`;
+}
+
+/**
+ * Polls server `serverId` until it reaches `target` and returns the last answer (`undefined`
+ * for `gone`). Throws a {@link ServerWaitError} on status `error`, on a status from which the
+ * target cannot be reached, when the server disappears, at the deadline, or on abort. Other
+ * failures of a poll are thrown as they are, except transient ones (5xx, 429, connection,
+ * timeout), which are retried until the deadline.
+ */
+export async function waitForServerStatus(
+  client: ServerReader,
+  serverId: Id,
+  options: WaitForServerStatusOptions & { target: "running" | "stopped" },
+): Promise<Server>;
+export async function waitForServerStatus(
+  client: ServerReader,
+  serverId: Id,
+  options: WaitForServerStatusOptions,
+): Promise<Server | undefined>;
+export async function waitForServerStatus(
+  client: ServerReader,
+  serverId: Id,
+  options: WaitForServerStatusOptions,
+): Promise<Server | undefined> {
+  const startedAt = Date.now();
+  const onTheWay = statusesOnTheWay(options.target);
+  const pending = notYetApplied(options.action);
+  let last: Server | undefined;
+  let lastPollError: unknown;
+
+  const fail = (
+    reason: WaitFailure,
+    headline: string,
+    cause?: unknown,
+    advice?: string,
+  ): ServerWaitError => {
+    const elapsed = Date.now() - startedAt;
+    const status = last?.status;
+    const context = [
+      describeAction(options),
+      `last status ${status === undefined ? "unknown" : JSON.stringify(status)}`,
+      `${formatDuration(elapsed)} elapsed`,
+    ].join("; ");
+    return new ServerWaitError(
+      `${headline} (${context})${advice === undefined ? "" : `; ${advice}`}`,
+      reason,
+      serverId,
+      options.target,
+      status,
+      elapsed,
+      last,
+      cause === undefined ? undefined : { cause },
+    );
+  };
+  const target = JSON.stringify(options.target);
+  const aborted = () =>
+    fail("aborted", `stopped waiting for server ${serverId} to reach ${target}: aborted`);
+
+  for (;;) {
+    if (options.signal?.aborted) throw aborted();
+    try {
+      last = await client.get(
+        serverId,
+        options.signal === undefined ? {} : { signal: options.signal },
+      );
+      lastPollError = undefined;
+      const status = last.status;
+      if (status === options.target) return last;
+      if (!onTheWay.has(status) && !pending.includes(status)) {
+        if (status === "error") {
+          throw fail(
+            "error",
+            `server ${serverId} went to status "error" before reaching ${target}`,
+          );
+        }
+        throw fail(
+          "unreachable",
+          `server ${serverId} is ${JSON.stringify(status)} and can no longer reach ${target} by itself (something else changed the server meanwhile)`,
+        );
+      }
+    } catch (err) {
+      if (err instanceof ServerWaitError) throw err;
+      if (err instanceof NotFoundError) {
+        if (options.target === "gone") return undefined;
+        throw fail(
+          "disappeared",
+          `server ${serverId} disappeared (404) before reaching ${target}`,
+          err,
+        );
+      }
+      if (options.signal?.aborted) throw aborted();
+      if (!isTransient(err)) throw err;
+      lastPollError = err;
+    }
+    const now = Date.now();
+    if (now >= options.deadlineAt) {
+      const pollError =
+        lastPollError instanceof Error ? `; the last poll failed: ${lastPollError.message}` : "";
+      throw fail(
+        "timeout",
+        `timed out waiting for server ${serverId} to reach ${target}${pollError}`,
+        lastPollError,
+        options.timeoutSetting === undefined
+          ? undefined
+          : `raise ${options.timeoutSetting} if it needs longer`,
+      );
+    }
+    await sleep(
+      Math.min(pollIntervalMs(now - startedAt), options.deadlineAt - now),
+      options.signal,
+    );
+  }
+}
