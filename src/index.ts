@@ -1,2 +1,3 @@
 export {};
 export { Server, type ServerArgs } from "./resources/server";
+export { Tag, type TagArgs } from "./resources/tag";

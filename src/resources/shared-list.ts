@@ -1,0 +1,120 @@
+/**
+ * Shared reads of a whole list, for resources the API can only read through a list endpoint (a
+ * tag, a role). A refresh of a stack with 100 tags calls `read` 100 times, concurrently or in
+ * waves as wide as the engine's parallelism; without sharing that is 100 full list downloads
+ * (and rate-limit budget) for data that one download holds.
+ *
+ * Two rules make that one download:
+ * - Concurrent reads of the same list (same client, same kind) join the one request in flight.
+ * - A list that finished less than {@link DEFAULT_REUSE_MS} ago is reused, which covers the next
+ *   waves of a refresh.
+ *
+ * Freshness: a reused list can miss a change made elsewhere in that short window. Each Pulumi
+ * operation starts a new provider host, so this never spans two operations; and every create,
+ * update or delete through this process calls {@link invalidateSharedList}, so a resource never
+ * reads back a list older than its own last write.
+ */
+
+/** How long a finished list is reused: longer than the gap between two waves of a refresh. */
+export const DEFAULT_REUSE_MS = 1500;
+
+interface Entry {
+  /** Bumped by every invalidation; a request started before it must not be reused after it. */
+  generation: number;
+  inFlight?: { generation: number; promise: Promise<readonly unknown[]> };
+  finished?: { generation: number; at: number; items: readonly unknown[] };
+}
+
+export interface SharedListOptions {
+  /** How long a finished list is reused, in milliseconds. */
+  reuseMs?: number;
+  /** Monotonic clock in milliseconds; tests pass their own. */
+  now?: () => number;
+}
+
+/**
+ * A cache of list reads keyed by an owner object (the API client: a client built for other
+ * settings never sees another's data) and a kind (`"tags"`, `"roles"`).
+ */
+export class SharedLists {
+  readonly #entries = new WeakMap<object, Map<string, Entry>>();
+  readonly #reuseMs: number;
+  readonly #now: () => number;
+
+  constructor(options: SharedListOptions = {}) {
+    this.#reuseMs = options.reuseMs ?? DEFAULT_REUSE_MS;
+    this.#now = options.now ?? (() => performance.now());
+  }
+
+  #entry(owner: object, kind: string): Entry {
+    let byKind = this.#entries.get(owner);
+    if (byKind === undefined) {
+      byKind = new Map();
+      this.#entries.set(owner, byKind);
+    }
+    let entry = byKind.get(kind);
+    if (entry === undefined) {
+      entry = { generation: 0 };
+      byKind.set(kind, entry);
+    }
+    return entry;
+  }
+
+  /**
+   * The list of `kind` for `owner`: the request in flight, a list finished moments ago, or a new
+   * request made with `fetch`. Callers share the array: they must not change it. A failed
+   * request is never reused; every caller that joined it sees its error.
+   */
+  read<T>(owner: object, kind: string, fetch: () => Promise<readonly T[]>): Promise<readonly T[]> {
+    const entry = this.#entry(owner, kind);
+    const { generation } = entry;
+    const { finished, inFlight } = entry;
+    if (
+      finished !== undefined &&
+      finished.generation === generation &&
+      this.#now() - finished.at < this.#reuseMs
+    ) {
+      return Promise.resolve(finished.items as readonly T[]);
+    }
+    if (inFlight !== undefined && inFlight.generation === generation) {
+      return inFlight.promise as Promise<readonly T[]>;
+    }
+    const promise = fetch();
+    const flight = { generation, promise: promise as Promise<readonly unknown[]> };
+    entry.inFlight = flight;
+    const settle = () => {
+      if (entry.inFlight === flight) delete entry.inFlight;
+    };
+    promise.then((items) => {
+      settle();
+      // A write through this process while the request was out may not be in its answer.
+      if (entry.generation === generation) {
+        entry.finished = { generation, at: this.#now(), items };
+      }
+    }, settle);
+    return promise;
+  }
+
+  /** Forgets the list of `kind` for `owner`: the next read asks the service again. */
+  invalidate(owner: object, kind: string): void {
+    const entry = this.#entry(owner, kind);
+    entry.generation++;
+    delete entry.finished;
+  }
+}
+
+const processWide = new SharedLists();
+
+/** {@link SharedLists.read} on the cache shared by every resource in this process. */
+export function readSharedList<T>(
+  owner: object,
+  kind: string,
+  fetch: () => Promise<readonly T[]>,
+): Promise<readonly T[]> {
+  return processWide.read(owner, kind, fetch);
+}
+
+/** {@link SharedLists.invalidate} on the cache shared by every resource in this process. */
+export function invalidateSharedList(owner: object, kind: string): void {
+  processWide.invalidate(owner, kind);
+}

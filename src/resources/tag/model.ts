@@ -1,0 +1,128 @@
+/**
+ * Tag inputs as Pulumi sees them and the pure mapping to and from the wire (`/v1/tags`).
+ */
+import { z } from "zod";
+import { DescriptionInputSchema, expected, NameInputSchema } from "../../api/schemas/common";
+import type { CreateTagRequest, Tag } from "../../api/schemas/tags";
+import type { FieldRule, Props } from "../common";
+
+/**
+ * A reference to a server: a number, or the string Pulumi gives as `server.id`. Always a
+ * positive integer once checked.
+ */
+export const ServerRefSchema = z
+  .union([z.number(), z.string()], { error: expected("a server id (number or numeric string)") })
+  .transform((value, ctx) => {
+    const id = typeof value === "number" ? value : /^\d+$/.test(value.trim()) ? Number(value) : NaN;
+    if (!Number.isSafeInteger(id) || id <= 0) {
+      ctx.addIssue({
+        code: "custom",
+        message: `expected a server id (a positive integer), got ${JSON.stringify(value)}`,
+      });
+      return z.NEVER;
+    }
+    return id;
+  });
+
+/** Sorted and without repeats: the order of a membership list carries no meaning. */
+export function normaliseIds(ids: readonly number[]): number[] {
+  return [...new Set(ids)].sort((a, b) => a - b);
+}
+
+/**
+ * What `check` accepts and stores. Colours are stored in lower case and server ids as sorted
+ * numbers, so equivalent spellings never show as a change.
+ */
+export const TagInputsSchema = z.object({
+  name: NameInputSchema,
+  color: z
+    .string({ error: expected("a colour of the form #RRGGBB") })
+    .trim()
+    .regex(/^#[0-9A-Fa-f]{6}$/, { error: "expected a colour of the form #RRGGBB, like #ff00aa" })
+    .transform((color) => color.toLowerCase()),
+  data: DescriptionInputSchema.optional(),
+  serverIds: z
+    .array(ServerRefSchema, { error: expected("a list of server ids") })
+    .transform(normaliseIds)
+    .optional(),
+});
+export type TagInputs = z.output<typeof TagInputsSchema>;
+
+/** What a Tag resource stores as outputs: its inputs, normalised, and the tag id. */
+export interface TagOutputs {
+  tagId: number;
+  name: string;
+  color: string;
+  /** `""` when the tag has none: the API does not distinguish the two. */
+  data: string;
+  /** Present only when the program manages the membership (`serverIds` was given). */
+  serverIds?: number[];
+}
+
+function sameColor(a: unknown, b: unknown): boolean {
+  return typeof a === "string" && typeof b === "string"
+    ? a.toLowerCase() === b.toLowerCase()
+    : a === b;
+}
+
+function sameData(a: unknown, b: unknown): boolean {
+  return (a ?? "") === (b ?? "");
+}
+
+function sameServers(a: unknown, b: unknown): boolean {
+  // Left out, the membership is not managed here: whatever the service holds is fine.
+  if (b === undefined) return true;
+  if (!Array.isArray(a) || !Array.isArray(b)) return false;
+  const before = normaliseIds(a.map(Number));
+  const after = normaliseIds(b.map(Number));
+  return before.length === after.length && before.every((id, i) => id === after[i]);
+}
+
+/** Every Tag property changes in place: the API updates name, colour, data and servers. */
+export const TAG_FIELDS: Record<keyof TagInputs, FieldRule> = {
+  name: {},
+  color: { equals: sameColor },
+  data: { equals: sameData },
+  serverIds: { equals: sameServers },
+};
+
+/** The body of `POST /v1/tags` and `POST /v1/tags/:id`. */
+export function toApi(inputs: TagInputs): CreateTagRequest {
+  return {
+    name: inputs.name,
+    color: inputs.color,
+    // Always sent: leaving it out of an update would keep the old text after the user removed it.
+    data: inputs.data ?? "",
+    ...(inputs.serverIds === undefined ? {} : { server_ids: inputs.serverIds }),
+  };
+}
+
+/** Outputs from the service's view of a tag. */
+export function fromApi(tag: Tag, managesServers: boolean): TagOutputs {
+  return {
+    tagId: tag.id,
+    name: tag.name,
+    color: tag.color.toLowerCase(),
+    data: tag.data ?? "",
+    ...(managesServers ? { serverIds: normaliseIds(tag.servers.map((s) => s.id)) } : {}),
+  };
+}
+
+/** Outputs after a successful create or update, from what was sent. */
+export function outputsFromInputs(tagId: number, inputs: TagInputs): TagOutputs {
+  return {
+    tagId,
+    name: inputs.name,
+    color: inputs.color,
+    data: inputs.data ?? "",
+    ...(inputs.serverIds === undefined ? {} : { serverIds: inputs.serverIds }),
+  };
+}
+
+/** The inputs that would produce the live tag, as refresh stores them. */
+export function liveInputs(outputs: TagOutputs): Props {
+  const inputs: Props = { name: outputs.name, color: outputs.color };
+  if (outputs.data !== "") inputs["data"] = outputs.data;
+  if (outputs.serverIds !== undefined) inputs["serverIds"] = outputs.serverIds;
+  return inputs;
+}

@@ -1,0 +1,139 @@
+/**
+ * The Tag implementation. There is no endpoint to read one tag, so `read` finds it in the list,
+ * which every read in this process shares (see ../shared-list.ts); every write invalidates it.
+ */
+import type { CloudInfraClient } from "../../api/client";
+import { ConflictError, isAmbiguousFailure, NotFoundError } from "../../api/errors";
+import type { Tag } from "../../api/schemas/tags";
+import {
+  checkInputs,
+  describeOperation,
+  diffInputs,
+  operationError,
+  type Props,
+  type ResourceImplementation,
+} from "../common";
+import { apiClient } from "../session";
+import { invalidateSharedList, readSharedList } from "../shared-list";
+import {
+  fromApi,
+  liveInputs,
+  outputsFromInputs,
+  TAG_FIELDS,
+  type TagInputs,
+  TagInputsSchema,
+  toApi,
+} from "./model";
+
+const LIST = "tags";
+
+function listTags(client: CloudInfraClient): Promise<readonly Tag[]> {
+  return readSharedList(client, LIST, () => client.tags.list());
+}
+
+/** Inputs already checked by the engine's `check`; parsed again so types hold. */
+function parsed(inputs: Props): TagInputs {
+  const { __provider: _provider, ...rest } = inputs;
+  return TagInputsSchema.parse(rest);
+}
+
+/** Runs a write and forgets the shared list afterwards, whatever the outcome. */
+async function writing<T>(client: CloudInfraClient, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } finally {
+    invalidateSharedList(client, LIST);
+  }
+}
+
+/** The 409 says only that the name is taken; the user needs to know by which tag. */
+async function nameTakenError(
+  client: CloudInfraClient,
+  name: string,
+  operation: string,
+  err: ConflictError,
+): Promise<Error> {
+  const existing = (await listTags(client).catch(() => [])).find((t) => t.name === name);
+  const which = existing === undefined ? "" : ` (tag id ${existing.id})`;
+  return operationError(
+    operation,
+    new Error(
+      `a tag named ${JSON.stringify(name)} already exists${which}; tag names are unique in an account: choose another name, or delete or rename the existing tag (${err.message})`,
+      { cause: err },
+    ),
+  );
+}
+
+export const implementation = {
+  async check(_olds, news) {
+    return checkInputs(TagInputsSchema, news);
+  },
+
+  async diff(_id, olds, news) {
+    return diffInputs(olds, news, TAG_FIELDS);
+  },
+
+  async create(inputs) {
+    const tag = parsed(inputs);
+    const operation = describeOperation("creating", "Tag", tag.name);
+    const client = apiClient();
+    try {
+      const created = await writing(client, () => client.tags.create(toApi(tag)));
+      return { id: String(created.id), outs: { ...outputsFromInputs(created.id, tag) } };
+    } catch (err) {
+      if (err instanceof ConflictError)
+        throw await nameTakenError(client, tag.name, operation, err);
+      if (!isAmbiguousFailure(err)) throw operationError(operation, err);
+      // The answer was lost: names are unique, so a tag with ours is the one that request made.
+      const made = (await listTags(client).catch(() => [])).find((t) => t.name === tag.name);
+      if (made === undefined) throw operationError(operation, err);
+      try {
+        await writing(client, () => client.tags.update(made.id, toApi(tag)));
+      } catch (retryErr) {
+        throw operationError(operation, retryErr);
+      }
+      return { id: String(made.id), outs: { ...outputsFromInputs(made.id, tag) } };
+    }
+  },
+
+  async read(id, props) {
+    const client = apiClient();
+    let tags: readonly Tag[];
+    try {
+      tags = await listTags(client);
+    } catch (err) {
+      throw operationError(describeOperation("reading", "Tag", id), err);
+    }
+    const tag = tags.find((t) => String(t.id) === id);
+    if (tag === undefined) return {};
+    // Membership stays unmanaged unless the stored state says the program manages it.
+    const managesServers = props === undefined || Array.isArray(props["serverIds"]);
+    const outs = fromApi(tag, managesServers);
+    return { id, props: { ...outs }, inputs: liveInputs(outs) };
+  },
+
+  async update(id, _olds, news) {
+    const tag = parsed(news);
+    const operation = describeOperation("updating", "Tag", tag.name);
+    const client = apiClient();
+    try {
+      await writing(client, () => client.tags.update(id, toApi(tag)));
+    } catch (err) {
+      if (err instanceof ConflictError)
+        throw await nameTakenError(client, tag.name, operation, err);
+      throw operationError(operation, err);
+    }
+    return { outs: { ...outputsFromInputs(Number(id), tag) } };
+  },
+
+  async delete(id, props) {
+    const client = apiClient();
+    try {
+      await writing(client, () => client.tags.delete(id));
+    } catch (err) {
+      if (err instanceof NotFoundError) return;
+      const label = typeof props["name"] === "string" ? props["name"] : id;
+      throw operationError(describeOperation("deleting", "Tag", label), err);
+    }
+  },
+} satisfies ResourceImplementation;

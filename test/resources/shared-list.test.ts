@@ -1,0 +1,159 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { configureSession, resetSession } from "../../src/resources/session";
+import { SharedLists } from "../../src/resources/shared-list";
+import { implementation as tag } from "../../src/resources/tag/provider";
+import { startTestEmulator, type TestEmulator } from "../support/emulator";
+
+/** A list source whose answers the test releases one by one, counting requests. */
+function controlledSource<T>() {
+  const pending: { resolve: (items: T[]) => void; reject: (err: Error) => void }[] = [];
+  return {
+    get requests() {
+      return pending.length;
+    },
+    fetch: () =>
+      new Promise<readonly T[]>((resolve, reject) => {
+        pending.push({ resolve, reject });
+      }),
+    answer(index: number, items: T[]) {
+      pending[index]?.resolve(items);
+    },
+    fail(index: number, err: Error) {
+      pending[index]?.reject(err);
+    },
+  };
+}
+
+describe("SharedLists", () => {
+  let clock = 0;
+  const owner = {};
+  let lists: SharedLists;
+  beforeEach(() => {
+    clock = 0;
+    lists = new SharedLists({ reuseMs: 1000, now: () => clock });
+  });
+
+  it("serves concurrent reads of one list with one request", async () => {
+    const source = controlledSource<number>();
+    const reads = Array.from({ length: 50 }, () => lists.read(owner, "tags", source.fetch));
+    expect(source.requests).toBe(1);
+    source.answer(0, [1, 2]);
+    const results = await Promise.all(reads);
+    expect(results.every((r) => r.length === 2)).toBe(true);
+  });
+
+  it("reuses a finished list within the window and asks again after it", async () => {
+    const source = controlledSource<number>();
+    const first = lists.read(owner, "tags", source.fetch);
+    source.answer(0, [1]);
+    await first;
+    clock = 999;
+    expect(await lists.read(owner, "tags", source.fetch)).toEqual([1]);
+    expect(source.requests).toBe(1);
+    clock = 1000;
+    const later = lists.read(owner, "tags", source.fetch);
+    expect(source.requests).toBe(2);
+    source.answer(1, [1, 2]);
+    expect(await later).toEqual([1, 2]);
+  });
+
+  it("keeps lists of other kinds and other owners apart", async () => {
+    const source = controlledSource<string>();
+    const tags = lists.read(owner, "tags", source.fetch);
+    const roles = lists.read(owner, "roles", source.fetch);
+    const otherClient = lists.read({}, "tags", source.fetch);
+    expect(source.requests).toBe(3);
+    source.answer(0, ["tag"]);
+    source.answer(1, ["role"]);
+    source.answer(2, ["other"]);
+    expect(await Promise.all([tags, roles, otherClient])).toEqual([["tag"], ["role"], ["other"]]);
+  });
+
+  it("asks again after an invalidation, even with a request still in flight", async () => {
+    const source = controlledSource<string>();
+    const before = lists.read(owner, "tags", source.fetch);
+    // A write lands while the list is out: its answer may predate the write.
+    lists.invalidate(owner, "tags");
+    const after = lists.read(owner, "tags", source.fetch);
+    expect(source.requests).toBe(2);
+    source.answer(0, ["old"]);
+    source.answer(1, ["new"]);
+    expect(await before).toEqual(["old"]);
+    expect(await after).toEqual(["new"]);
+    // The answer that predates the write is not reused either.
+    expect(await lists.read(owner, "tags", source.fetch)).toEqual(["new"]);
+    expect(source.requests).toBe(2);
+  });
+
+  it("hands a failure to every waiting reader and never reuses it", async () => {
+    const source = controlledSource<number>();
+    const reads = [1, 2, 3].map(() => lists.read(owner, "tags", source.fetch));
+    source.fail(0, new Error("503 unavailable"));
+    for (const read of reads) await expect(read).rejects.toThrow("503 unavailable");
+    const retry = lists.read(owner, "tags", source.fetch);
+    expect(source.requests).toBe(2);
+    source.answer(1, [7]);
+    expect(await retry).toEqual([7]);
+  });
+});
+
+describe("Tag reads against the emulator", () => {
+  let emulator: TestEmulator;
+  let tagIds: string[];
+
+  async function listCalls(): Promise<number> {
+    const { body } = await emulator.call("GET", "/_emulator/counters");
+    const routes = (body as { routes: { method: string; route: string; total: number }[] }).routes;
+    return routes.find((r) => r.method === "GET" && r.route === "/v1/tags")?.total ?? 0;
+  }
+
+  beforeAll(async () => {
+    emulator = await startTestEmulator();
+    await emulator.call("POST", "/_emulator/seed", { json: { servers: 1, tags: 100 } });
+    const { body } = await emulator.call("GET", "/v1/tags");
+    tagIds = (body as { id: number }[]).map((t) => String(t.id));
+    expect(tagIds).toHaveLength(100);
+  });
+  afterAll(async () => {
+    await resetSession();
+    await emulator?.close();
+  });
+  beforeEach(async () => {
+    // A new session is a new client, which shares nothing with the previous one: each case
+    // starts like a new provider host.
+    await resetSession();
+    const config = new Map([
+      ["cloudinfra:endpoint", emulator.endpoint],
+      ["cloudinfra:apiKey", emulator.apiKey],
+      ["cloudinfra:caCert", emulator.caCert],
+    ]);
+    configureSession({ get: (k) => config.get(k) });
+    await emulator.call("DELETE", "/_emulator/requests");
+  });
+
+  it("refreshes 100 tags at once with one list request", async () => {
+    const results = await Promise.all(tagIds.map((id) => tag.read(id, { serverIds: [] })));
+    expect(results.map((r) => r.id)).toEqual(tagIds);
+    expect(results[0]?.props?.["serverIds"]).toHaveLength(1);
+    expect(await listCalls()).toBeLessThanOrEqual(1);
+  });
+
+  it("refreshes 100 tags in waves of 10, as the engine's parallelism does, with at most 2 list requests", async () => {
+    for (let wave = 0; wave < 10; wave++) {
+      const ids = tagIds.slice(wave * 10, wave * 10 + 10);
+      const results = await Promise.all(ids.map((id) => tag.read(id, {})));
+      expect(results.map((r) => r.id)).toEqual(ids);
+    }
+    expect(await listCalls()).toBeLessThanOrEqual(2);
+    expect(await listCalls()).toBeGreaterThanOrEqual(1);
+  });
+
+  it("reads its own write back: an update through this process is seen by the next read", async () => {
+    const id = tagIds[0] ?? "";
+    await tag.read(id, {});
+    await tag.update(id, {}, { name: "renamed-here", color: "#abcdef" });
+    const after = await tag.read(id, {});
+    expect(after.props).toMatchObject({ name: "renamed-here", color: "#abcdef" });
+    expect(await listCalls()).toBe(2);
+  });
+});
