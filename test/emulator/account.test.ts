@@ -155,6 +155,16 @@ describe("POST /v1/users/account", () => {
     expect(raw.body).toMatchObject({ errors: [{ field: "credits", message: "unknown field" }] });
   });
 
+  it("answers 415 for a body that is not JSON", async () => {
+    const answer = await emulator.call("POST", "/v1/users/account", {
+      body: "company=x",
+      headers: { "content-type": "text/plain" },
+    });
+    expect(answer.status).toBe(415);
+    expect(answer.body).toMatchObject({ code: "unsupported_media_type" });
+    expect((await admin.account.introspect()).account.company).not.toBe("x");
+  });
+
   it("needs account:write", async () => {
     const reader = await apiUser("Read only");
     await expect(reader.account.updateAccount({ company: "x" })).rejects.toBeInstanceOf(
