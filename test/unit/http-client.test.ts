@@ -142,7 +142,7 @@ describe("request", () => {
         return true;
       })
       .matchHeader("content-type", (value) => {
-        contentType = value;
+        contentType = value ?? "";
         return true;
       })
       .reply(201, { id: 9 });
