@@ -1,0 +1,193 @@
+/**
+ * The SshKey implementation. The service cannot change a key, so every difference replaces it;
+ * a generated key's private half exists only in the creation answer, so every later operation
+ * carries it forward from the stored state.
+ */
+import type { CloudInfraClient } from "../../api/client";
+import { ConflictError, isAmbiguousFailure, NotFoundError } from "../../api/errors";
+import type { Key } from "../../api/schemas/keys";
+import { parsePublicKey } from "../../lib/sshkeys";
+import {
+  checkInputs,
+  describeOperation,
+  diffInputs,
+  operationError,
+  type Props,
+  type ResourceImplementation,
+} from "../common";
+import { apiClient } from "../session";
+import {
+  fromApi,
+  keySourceFailures,
+  liveInputs,
+  SSH_KEY_FIELDS,
+  type SshKeyInputs,
+  SshKeyInputsSchema,
+  type SshKeyOutputs,
+  sameKeyMaterial,
+  toApi,
+} from "./model";
+
+/** Inputs already checked by the engine's `check`; parsed again so types hold. */
+function parsed(inputs: Props): SshKeyInputs {
+  const { __provider: _provider, ...rest } = inputs;
+  return SshKeyInputsSchema.parse(rest);
+}
+
+function describeKey(key: Key): string {
+  return `id ${key.id}, name ${JSON.stringify(key.name)}`;
+}
+
+/**
+ * The key the service already holds with this fingerprint. The create call comes first and its
+ * 409 is the verdict (no check-then-create race); this lookup only names the key for the user.
+ */
+async function keyWithFingerprint(
+  client: CloudInfraClient,
+  fingerprint: string,
+): Promise<Key | undefined> {
+  const keys = await client.keys.list().catch(() => []);
+  return keys.find((k) => k.fingerprint === fingerprint);
+}
+
+async function importKey(client: CloudInfraClient, inputs: SshKeyInputs, operation: string) {
+  const { fingerprint } = parsePublicKey(inputs.publicKey ?? "");
+  try {
+    return (await client.keys.create(toApi(inputs))).key;
+  } catch (err) {
+    if (err instanceof ConflictError) {
+      const existing = await keyWithFingerprint(client, fingerprint);
+      const which = existing === undefined ? "" : ` (${describeKey(existing)})`;
+      throw operationError(
+        operation,
+        new Error(
+          `the service already holds a key with fingerprint ${fingerprint}${which} and stores each public key once: reference that key's id instead of importing it again, or delete it first (${err.message})`,
+          { cause: err },
+        ),
+      );
+    }
+    if (!isAmbiguousFailure(err)) throw operationError(operation, err);
+    // The answer was lost. The service holds a key once, so our name on our fingerprint is the
+    // key this request made.
+    const made = await keyWithFingerprint(client, fingerprint);
+    if (made?.name !== inputs.name) throw operationError(operation, err);
+    return made;
+  }
+}
+
+async function generateKey(client: CloudInfraClient, inputs: SshKeyInputs, operation: string) {
+  let answer: Awaited<ReturnType<CloudInfraClient["keys"]["create"]>>;
+  try {
+    answer = await client.keys.create(toApi(inputs));
+  } catch (err) {
+    if (!isAmbiguousFailure(err)) throw operationError(operation, err);
+    // A key made by the lost request is useless: its private half was only in that answer. It
+    // cannot be told apart from another key of the same name with certainty, so the user decides.
+    const namesakes = (await client.keys.list().catch(() => [])).filter(
+      (k) => k.name === inputs.name,
+    );
+    const hint =
+      namesakes.length === 0
+        ? ""
+        : `; if the service made the key anyway its private key is lost: delete the key among ${namesakes
+            .map((k) => `(${describeKey(k)}, created ${k.created_at})`)
+            .join(", ")} that was made just now`;
+    throw operationError(operation, new Error(`${(err as Error).message}${hint}`, { cause: err }));
+  }
+  if (typeof answer.private_key !== "string" || answer.private_key === "") {
+    // Without its private half the key is useless to the user; leave nothing behind.
+    await client.keys.delete(answer.key.id).catch(() => undefined);
+    throw operationError(
+      operation,
+      new Error(
+        `the service generated key id ${answer.key.id} but did not return its private key; the key was deleted again`,
+      ),
+    );
+  }
+  return { key: answer.key, privateKey: answer.private_key };
+}
+
+/** Outputs of a key read back from the service, with what only the stored state knows. */
+function withStoredState(key: Key, stored: Props | undefined): SshKeyOutputs {
+  const privateKey = stored?.["privateKey"];
+  return {
+    ...fromApi(key),
+    generate: stored?.["generate"] === true,
+    ...(typeof privateKey === "string" ? { privateKey } : {}),
+  };
+}
+
+export const implementation = {
+  async check(_olds, news) {
+    const result = checkInputs(SshKeyInputsSchema, news);
+    const failures = [...(result.failures ?? []), ...keySourceFailures(result.inputs)];
+    return failures.length === 0 ? { inputs: result.inputs } : { inputs: result.inputs, failures };
+  },
+
+  async diff(_id, olds, news) {
+    const generated = news["generate"] === true;
+    const { publicKey, ...others } = SSH_KEY_FIELDS;
+    // A generated key's public half is the service's output, not something the program sets.
+    const result = diffInputs(olds, news, generated ? others : { publicKey, ...others });
+    // The service refuses a second copy of a key, so a new copy of the same key can only be
+    // imported after the old one is gone.
+    const sameKey = !generated && sameKeyMaterial(olds["publicKey"], news["publicKey"]);
+    return {
+      ...result,
+      deleteBeforeReplace: (result.replaces?.length ?? 0) > 0 && sameKey,
+    };
+  },
+
+  async create(inputs) {
+    const key = parsed(inputs);
+    const operation = describeOperation("creating", "SshKey", key.name);
+    const client = apiClient();
+    if (key.generate) {
+      const made = await generateKey(client, key, operation);
+      const outs: SshKeyOutputs = {
+        ...fromApi(made.key),
+        generate: true,
+        privateKey: made.privateKey,
+      };
+      return { id: String(made.key.id), outs: { ...outs } };
+    }
+    const made = await importKey(client, key, operation);
+    const outs: SshKeyOutputs = { ...fromApi(made), generate: false };
+    return { id: String(made.id), outs: { ...outs } };
+  },
+
+  async read(id, props) {
+    const client = apiClient();
+    let key: Key;
+    try {
+      key = await client.keys.get(id);
+    } catch (err) {
+      if (err instanceof NotFoundError) return {};
+      throw operationError(describeOperation("reading", "SshKey", id), err);
+    }
+    const outs = withStoredState(key, props);
+    return { id, props: { ...outs }, inputs: liveInputs(outs) };
+  },
+
+  // `diff` replaces on every change, so the engine calls this only to finish a resource whose
+  // create it recorded as incomplete: the key is read back and nothing stored is lost.
+  async update(id, olds, _news) {
+    const client = apiClient();
+    try {
+      return { outs: { ...withStoredState(await client.keys.get(id), olds) } };
+    } catch (err) {
+      throw operationError(describeOperation("updating", "SshKey", id), err);
+    }
+  },
+
+  async delete(id, props) {
+    const client = apiClient();
+    try {
+      await client.keys.delete(id);
+    } catch (err) {
+      if (err instanceof NotFoundError) return;
+      const label = typeof props["name"] === "string" ? props["name"] : id;
+      throw operationError(describeOperation("deleting", "SshKey", label), err);
+    }
+  },
+} satisfies ResourceImplementation;
