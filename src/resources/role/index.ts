@@ -1,0 +1,50 @@
+import * as pulumi from "@pulumi/pulumi";
+import { providerShim } from "../shim";
+
+/** Arguments of a {@link Role}. */
+export interface RoleArgs {
+  /**
+   * Role name, unique within the account regardless of case. It cannot be the name of a system
+   * role (`Administrator` and the like): those belong to the service. Changing it renames the
+   * role in place.
+   */
+  name: pulumi.Input<string>;
+  /**
+   * What the role is for (up to 1000 characters). Left out means empty: removing it from the
+   * program clears the description on the role.
+   */
+  description?: pulumi.Input<string>;
+  /**
+   * The complete set of permissions the role grants, by name: `"servers:read"`,
+   * `"firewall:write"`... (see `getPermissions()` for the catalogue). Names are checked against
+   * the service's catalogue during preview; an unknown name fails with the closest valid names.
+   * Order, repeats and letter case do not matter. `[]` grants nothing. Changes apply in place.
+   */
+  permissions: pulumi.Input<pulumi.Input<string>[]>;
+}
+
+/**
+ * A role of the account (`/v1/account/roles`): a named set of permissions that users are given.
+ * Every property updates in place; a role is never replaced. System roles cannot be managed.
+ *
+ * The API has no call to read one role: a refresh reads the list once for all roles of the stack
+ * (see `readSharedList`). Permissions changed outside Pulumi show as a change of `permissions`.
+ */
+export class Role extends pulumi.dynamic.Resource {
+  /** Role name. */
+  declare readonly name: pulumi.Output<string>;
+  /** Description; `""` when there is none. */
+  declare readonly description: pulumi.Output<string>;
+  /** Permission names, sorted, as the catalogue spells them. */
+  declare readonly permissions: pulumi.Output<string[]>;
+  /** The same permissions as ids, ascending. */
+  declare readonly permissionIds: pulumi.Output<number[]>;
+  /** The role's numeric id (the same as `id`, as a number): pass it as a User's `roleId`. */
+  declare readonly roleId: pulumi.Output<number>;
+
+  constructor(name: string, args: RoleArgs, opts?: pulumi.CustomResourceOptions) {
+    // Outputs must be present, if only as `undefined`, or they do not exist on the resource.
+    const props = { description: undefined, ...args, permissionIds: undefined, roleId: undefined };
+    super(providerShim("Role"), name, props, opts, "cloudinfra", "Role");
+  }
+}

@@ -1,0 +1,77 @@
+/**
+ * Resolving permission names (`servers:read`) against the service's catalogue, with suggestions
+ * for names that do not exist. Pure: the catalogue is passed in.
+ */
+import type { Permission } from "../../api/schemas/iam";
+
+/** Levenshtein distance: insertions, deletions and substitutions each cost 1. */
+export function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
+      current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution));
+    }
+    previous = current;
+  }
+  return previous[b.length] ?? 0;
+}
+
+/**
+ * The valid names nearest to `wanted`, at most three, nearest first. A typo is within a third of
+ * the name's length (at least 2 edits); beyond that nothing is close and none is returned.
+ */
+export function closestNames(wanted: string, valid: readonly string[]): string[] {
+  const needle = wanted.trim().toLowerCase();
+  const limit = Math.max(2, Math.floor(needle.length / 3));
+  return valid
+    .map((name) => ({ name, distance: editDistance(needle, name.toLowerCase()) }))
+    .filter((c) => c.distance <= limit)
+    .sort((x, y) => x.distance - y.distance || x.name.localeCompare(y.name))
+    .slice(0, 3)
+    .map((c) => c.name);
+}
+
+/** Names sorted and without repeats: a role's permissions are a set. */
+export function normaliseNames(names: readonly string[]): string[] {
+  return [...new Set(names)].sort();
+}
+
+/** The outcome of {@link resolvePermissions}. */
+export type Resolution =
+  | { ok: true; names: string[]; ids: number[] }
+  | { ok: false; problems: { index: number; reason: string }[] };
+
+/**
+ * Maps names to catalogue entries, ignoring case and surrounding blanks, and returns the
+ * catalogue's spelling (sorted, without repeats) and the matching ids (ascending). Every unknown name is
+ * reported with its position and the closest valid names.
+ */
+export function resolvePermissions(
+  names: readonly string[],
+  catalogue: readonly Permission[],
+): Resolution {
+  const byKey = new Map(catalogue.map((p) => [p.name.trim().toLowerCase(), p]));
+  const valid = catalogue.map((p) => p.name);
+  const found: Permission[] = [];
+  const problems: { index: number; reason: string }[] = [];
+  names.forEach((name, index) => {
+    const permission = byKey.get(name.trim().toLowerCase());
+    if (permission !== undefined) {
+      found.push(permission);
+      return;
+    }
+    const close = closestNames(name, valid);
+    const hint =
+      close.length > 0
+        ? `did you mean ${close.map((n) => JSON.stringify(n)).join(" or ")}?`
+        : `valid names are ${valid.join(", ")}`;
+    problems.push({ index, reason: `unknown permission ${JSON.stringify(name)}: ${hint}` });
+  });
+  if (problems.length > 0) return { ok: false, problems };
+  const unique = new Map(found.map((p) => [p.name, p.id]));
+  const sorted = normaliseNames([...unique.keys()]);
+  const ids = [...unique.values()].sort((a, b) => a - b);
+  return { ok: true, names: sorted, ids };
+}

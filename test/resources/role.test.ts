@@ -1,0 +1,333 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { Permission, Role } from "../../src/api/schemas/iam";
+import { UNKNOWN } from "../../src/resources/common";
+import { fromApi, liveInputs, toApi } from "../../src/resources/role/model";
+import {
+  closestNames,
+  editDistance,
+  resolvePermissions,
+} from "../../src/resources/role/permissions";
+import { implementation as role } from "../../src/resources/role/provider";
+import { configureSession, resetSession } from "../../src/resources/session";
+import { startTestEmulator, type TestEmulator } from "../support/emulator";
+
+const CATALOGUE: Permission[] = [
+  { id: 1, name: "servers:read" },
+  { id: 2, name: "servers:write" },
+  { id: 3, name: "tags:read" },
+  { id: 5, name: "firewall:read" },
+  { id: 9, name: "iam:read" },
+];
+
+describe("permission names", () => {
+  it("counts edits", () => {
+    expect(editDistance("server:read", "servers:read")).toBe(1);
+    expect(editDistance("servers:raed", "servers:read")).toBe(2);
+    expect(editDistance("", "abc")).toBe(3);
+  });
+
+  it("suggests the closest valid names for a typo, and none for something unrelated", () => {
+    const names = CATALOGUE.map((p) => p.name);
+    expect(closestNames("server:read", names)).toEqual(["servers:read"]);
+    expect(closestNames("servers:wirte", names)).toEqual(["servers:write"]);
+    expect(closestNames("billing:everything", names)).toEqual([]);
+  });
+
+  it("resolves names in any case and order to the catalogue's spelling and ids, once each", () => {
+    expect(
+      resolvePermissions(["Tags:Read", " servers:read", "tags:read", "iam:read"], CATALOGUE),
+    ).toEqual({ ok: true, names: ["iam:read", "servers:read", "tags:read"], ids: [1, 3, 9] });
+  });
+
+  it("reports every unknown name at its position with suggestions or the valid names", () => {
+    const result = resolvePermissions(["servers:read", "server:write", "nope"], CATALOGUE);
+    expect(result).toEqual({
+      ok: false,
+      problems: [
+        { index: 1, reason: 'unknown permission "server:write": did you mean "servers:write"?' },
+        {
+          index: 2,
+          reason:
+            'unknown permission "nope": valid names are servers:read, servers:write, tags:read, firewall:read, iam:read',
+        },
+      ],
+    });
+  });
+});
+
+describe("Role mapping", () => {
+  const wire: Role = {
+    id: 7,
+    account_id: 1,
+    name: "ops",
+    description: null,
+    system_role: false,
+    role_permissions: [
+      { id: 1, role_id: 7, permission_id: 5, permission: { id: 5, name: "firewall:read" } },
+      { id: 2, role_id: 7, permission_id: 1, permission: null },
+      { id: 3, role_id: 7, permission_id: 77, permission: null },
+    ],
+    created_at: "2026-01-01T00:00:00Z",
+    updated_at: "2026-01-01T00:00:00Z",
+  };
+
+  it("names grants from the answer, then the catalogue, and keeps an unknown id visible", () => {
+    const outs = fromApi(wire, CATALOGUE);
+    expect(outs).toEqual({
+      roleId: 7,
+      name: "ops",
+      description: "",
+      permissions: ["#77", "firewall:read", "servers:read"],
+      permissionIds: [1, 5, 77],
+    });
+    expect(liveInputs(outs)).toEqual({
+      name: "ops",
+      permissions: ["#77", "firewall:read", "servers:read"],
+    });
+  });
+
+  it("always sends the description, so removing it clears it", () => {
+    expect(toApi({ name: "r", permissions: [] }, [])).toEqual({
+      name: "r",
+      description: "",
+      permission_ids: [],
+    });
+  });
+});
+
+describe("Role diff", () => {
+  const olds = {
+    roleId: 7,
+    name: "ops",
+    description: "",
+    permissions: ["firewall:read", "servers:read"],
+    permissionIds: [1, 5],
+    __provider: "shim",
+  };
+
+  it("sees no change for another order, another case, or a description left out when empty", async () => {
+    const result = await role.diff("7", olds, {
+      name: "ops",
+      permissions: ["Servers:Read", "firewall:read"],
+    });
+    expect(result.changes).toBe(false);
+  });
+
+  it("changes permissions, name and description in place, never replacing the role", async () => {
+    const result = await role.diff("7", olds, {
+      name: "ops2",
+      description: "d",
+      permissions: ["servers:read"],
+    });
+    expect(result).toMatchObject({ changes: true, replaces: [] });
+  });
+
+  it("reports permissions that are not known yet as a change", async () => {
+    const result = await role.diff("7", olds, { name: "ops", permissions: UNKNOWN });
+    expect(result).toMatchObject({ changes: true, replaces: [] });
+  });
+});
+
+describe("Role against the emulator", () => {
+  let emulator: TestEmulator;
+
+  async function setFaults(rules: unknown[]) {
+    await emulator.call("PUT", "/_emulator/faults", { json: { seed: 1, rules } });
+  }
+
+  async function injected(): Promise<number[]> {
+    const { body } = await emulator.call("GET", "/_emulator/faults");
+    return (body as { injected: number[] }).injected;
+  }
+
+  async function liveRoles(): Promise<{ id: number; name: string; system_role: boolean }[]> {
+    return (await emulator.call("GET", "/v1/account/roles")).body as {
+      id: number;
+      name: string;
+      system_role: boolean;
+    }[];
+  }
+
+  beforeAll(async () => {
+    emulator = await startTestEmulator();
+  });
+  afterAll(async () => {
+    await resetSession();
+    await emulator?.close();
+  });
+  beforeEach(async () => {
+    await resetSession();
+    const config = new Map([
+      ["cloudinfra:endpoint", emulator.endpoint],
+      ["cloudinfra:apiKey", emulator.apiKey],
+      ["cloudinfra:caCert", emulator.caCert],
+    ]);
+    configureSession({ get: (k) => config.get(k) });
+    await emulator.call("DELETE", "/_emulator/faults");
+  });
+
+  it("check stores the names sorted, once each, in the catalogue's spelling", async () => {
+    const result = await role.check(
+      {},
+      { name: "r", permissions: ["tags:read", "Servers:Read", "tags:read"], __provider: "shim" },
+    );
+    expect(result.failures).toBeUndefined();
+    expect(result.inputs).toEqual({ name: "r", permissions: ["servers:read", "tags:read"] });
+  });
+
+  it("check fails an unknown name at its position and suggests the closest", async () => {
+    const result = await role.check({}, { name: "r", permissions: ["tags:read", "server:read"] });
+    expect(result.failures).toEqual([
+      {
+        property: "permissions",
+        reason: 'permissions[1]: unknown permission "server:read": did you mean "servers:read"?',
+      },
+    ]);
+  });
+
+  it("check passes preview unknowns through without asking the service", async () => {
+    await setFaults([{ path: "/v1/account/permissions", status_500: 1 }]);
+    const result = await role.check({}, { name: UNKNOWN, permissions: ["servers:read", UNKNOWN] });
+    expect(result).toEqual({ inputs: { name: UNKNOWN, permissions: ["servers:read", UNKNOWN] } });
+  });
+
+  it("check says why the names could not be checked when the catalogue cannot be read", async () => {
+    const config = new Map([
+      ["cloudinfra:endpoint", emulator.endpoint],
+      ["cloudinfra:apiKey", "not-a-valid-key"],
+      ["cloudinfra:caCert", emulator.caCert],
+    ]);
+    configureSession({ get: (k) => config.get(k) });
+    const result = await role.check({}, { name: "r", permissions: ["servers:read"] });
+    expect(result.failures).toHaveLength(1);
+    expect(result.failures?.[0]?.reason).toMatch(
+      /could not be checked against the catalogue: .*401 unauthorized/,
+    );
+    expect(JSON.stringify(result)).not.toContain("not-a-valid-key");
+  });
+
+  it("creates, reads, updates and deletes a role", async () => {
+    const { inputs } = await role.check(
+      {},
+      { name: "crud", description: "ops team", permissions: ["tags:read", "servers:read"] },
+    );
+    const created = await role.create(inputs ?? {});
+    expect(created.outs).toEqual({
+      roleId: Number(created.id),
+      name: "crud",
+      description: "ops team",
+      permissions: ["servers:read", "tags:read"],
+      permissionIds: [1, 3],
+    });
+    expect(await role.read(created.id, created.outs)).toEqual({
+      id: created.id,
+      props: created.outs,
+      inputs: { name: "crud", description: "ops team", permissions: ["servers:read", "tags:read"] },
+    });
+    const updated = await role.update(created.id, created.outs, {
+      name: "crud2",
+      permissions: ["firewall:read"],
+    });
+    const again = await role.read(created.id, updated.outs);
+    expect(again.props).toEqual(updated.outs);
+    expect(again.props).toMatchObject({
+      name: "crud2",
+      description: "",
+      permissions: ["firewall:read"],
+    });
+    await role.delete(created.id, updated.outs ?? {});
+    expect(await role.read(created.id, updated.outs)).toEqual({});
+    await expect(role.delete(created.id, updated.outs ?? {})).resolves.toBeUndefined();
+  });
+
+  it("shows permissions edited elsewhere as exactly that drift", async () => {
+    const created = await role.create({ name: "drift", permissions: ["servers:read"] });
+    await emulator.call("POST", `/v1/account/roles/${created.id}/update`, {
+      json: { name: "drift", permission_ids: [1, 2] },
+    });
+    const read = await role.read(created.id, created.outs);
+    expect(read.inputs).toEqual({ name: "drift", permissions: ["servers:read", "servers:write"] });
+    const diff = await role.diff(created.id, read.props ?? {}, {
+      name: "drift",
+      permissions: ["servers:read"],
+    });
+    expect(diff).toMatchObject({ changes: true, replaces: [], stables: ["name", "description"] });
+    await role.delete(created.id, created.outs);
+  });
+
+  it("refuses a name taken by another role and names it with its id", async () => {
+    const first = await role.create({ name: "taken", permissions: [] });
+    await expect(role.create({ name: "TAKEN", permissions: ["tags:read"] })).rejects.toThrow(
+      `a role named "taken" already exists (role id ${first.id})`,
+    );
+    await role.delete(first.id, first.outs);
+  });
+
+  it("explains that a system role cannot be managed", async () => {
+    const system = (await liveRoles()).find((r) => r.system_role);
+    if (system === undefined) throw new Error("the emulator has no system role");
+    await expect(role.create({ name: system.name, permissions: [] })).rejects.toThrow(
+      `is a system role (role id ${system.id})`,
+    );
+    await expect(
+      role.update(String(system.id), {}, { name: system.name, permissions: [] }),
+    ).rejects.toThrow("cannot be created, changed or deleted by a Role resource");
+    await expect(role.delete(String(system.id), { name: system.name })).rejects.toThrow(
+      "is a system role",
+    );
+    expect((await liveRoles()).some((r) => r.id === system.id)).toBe(true);
+  });
+
+  it("makes exactly one role when the create's answer is lost", async () => {
+    await setFaults([{ method: "POST", path: "/v1/account/roles", answer_lost: 1, limit: 1 }]);
+    const created = await role.create({ name: "lost", permissions: ["tags:read"] });
+    expect(await injected()).toEqual([1]);
+    const matching = (await liveRoles()).filter((r) => r.name === "lost");
+    expect(matching.map((r) => String(r.id))).toEqual([created.id]);
+    expect(created.outs).toMatchObject({ permissions: ["tags:read"], permissionIds: [3] });
+    await role.delete(created.id, created.outs);
+  });
+
+  it("sends the create again when a failure left nothing behind", async () => {
+    await setFaults([{ method: "POST", path: "/v1/account/roles", status_502: 1, limit: 1 }]);
+    const created = await role.create({ name: "retried", permissions: [] });
+    expect(await injected()).toEqual([1]);
+    expect((await liveRoles()).filter((r) => r.name === "retried")).toHaveLength(1);
+    await role.delete(created.id, created.outs);
+  });
+
+  it("drops a role deleted elsewhere on read, and says so on update", async () => {
+    const created = await role.create({ name: "gone", permissions: [] });
+    await emulator.call("DELETE", `/v1/account/roles/${created.id}`);
+    expect(await role.read(created.id, created.outs)).toEqual({});
+    await expect(
+      role.update(created.id, created.outs, { name: "gone", permissions: ["tags:read"] }),
+    ).rejects.toThrow(`role ${created.id} no longer exists`);
+  });
+
+  it("reads many roles with one list request", async () => {
+    const made = await Promise.all(
+      ["m1", "m2", "m3", "m4"].map((name) => role.create({ name, permissions: [] })),
+    );
+    await resetSession();
+    const config = new Map([
+      ["cloudinfra:endpoint", emulator.endpoint],
+      ["cloudinfra:apiKey", emulator.apiKey],
+      ["cloudinfra:caCert", emulator.caCert],
+    ]);
+    configureSession({ get: (k) => config.get(k) });
+    const before = listCount();
+    const reads = await Promise.all(made.map((m) => role.read(m.id, m.outs)));
+    expect(reads.map((r) => r.id)).toEqual(made.map((m) => m.id));
+    expect(listCount() - before).toBe(1);
+    for (const m of made) await role.delete(m.id, m.outs);
+  });
+
+  /** Answers to `GET /v1/account/roles` so far. */
+  function listCount(): number {
+    return (
+      emulator.admin.counters().find((c) => c.method === "GET" && c.route === "/v1/account/roles")
+        ?.total ?? 0
+    );
+  }
+});
