@@ -108,27 +108,11 @@ async function main(): Promise<void> {
   const infoDir = settings.dataDir;
   if (infoDir !== undefined) rmSync(join(infoDir, "emulator.json"), { force: true });
   const emulator = new Emulator(settings);
-  await emulator.start();
-
   // In memory mode the CA already sits in a temp dir; emulator.json goes next to it.
   const infoFile = join(infoDir ?? join(emulator.caCertFile, ".."), "emulator.json");
-  const info = {
-    endpoint: emulator.endpoint,
-    caCertFile: emulator.caCertFile,
-    apiKey: emulator.bootstrapKey,
-    pid: process.pid,
-  };
-  await writeFileAtomic(infoFile, `${JSON.stringify(info, null, 2)}\n`, 0o600);
-  process.stdout.write(
-    `export CLOUDINFRA_ENDPOINT=${shellQuote(info.endpoint)}\n` +
-      `export CLOUDINFRA_API_KEY=${shellQuote(info.apiKey)}\n` +
-      `export CLOUDINFRA_CA_CERT=${shellQuote(info.caCertFile)}\n`,
-  );
-  process.stderr.write(
-    `cloudinfra-emulator listening on ${info.endpoint} (${infoDir === undefined ? "memory" : `data dir ${infoDir}`}); ` +
-      `connection details in ${infoFile}\n`,
-  );
 
+  // Installed before anything announces readiness: a signal that arrives right after the
+  // export lines must shut down cleanly, not kill the process with the default action.
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) {
@@ -148,6 +132,24 @@ async function main(): Promise<void> {
   };
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);
+
+  await emulator.start();
+  const info = {
+    endpoint: emulator.endpoint,
+    caCertFile: emulator.caCertFile,
+    apiKey: emulator.bootstrapKey,
+    pid: process.pid,
+  };
+  await writeFileAtomic(infoFile, `${JSON.stringify(info, null, 2)}\n`, 0o600);
+  process.stdout.write(
+    `export CLOUDINFRA_ENDPOINT=${shellQuote(info.endpoint)}\n` +
+      `export CLOUDINFRA_API_KEY=${shellQuote(info.apiKey)}\n` +
+      `export CLOUDINFRA_CA_CERT=${shellQuote(info.caCertFile)}\n`,
+  );
+  process.stderr.write(
+    `cloudinfra-emulator listening on ${info.endpoint} (${infoDir === undefined ? "memory" : `data dir ${infoDir}`}); ` +
+      `connection details in ${infoFile}\n`,
+  );
 }
 
 main().catch((error: unknown) => {
