@@ -420,7 +420,7 @@ function scrubDeep(value: unknown, secrets: readonly string[]): unknown {
   if (Array.isArray(value)) return value.map((v) => scrubDeep(v, secrets));
   if (value !== null && typeof value === "object") {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = scrubDeep(v, secrets);
+    for (const [k, v] of Object.entries(value)) out[scrub(k, secrets)] = scrubDeep(v, secrets);
     return out;
   }
   return value;
@@ -698,11 +698,22 @@ export class HttpClient {
         causeCode: code,
         requestSent: sent,
         mayHaveBeenApplied: nonIdempotent && sent,
-        cause: err,
+        cause: this.#safeCause(err),
         detail: `${scrub(rawMessage, this.#secrets) || "connection failed"}${attempts}`,
         hint,
       }),
     };
+  }
+
+  /** The error itself, unless its text carries a secret: then a scrubbed stand-in. */
+  #safeCause(err: unknown): unknown {
+    if (!(err instanceof Error)) return err;
+    const text = `${err.message}\n${err.stack ?? ""}`;
+    if (scrub(text, this.#secrets) === text) return err;
+    const copy = new Error(scrub(err.message, this.#secrets));
+    copy.stack = scrub(err.stack ?? "", this.#secrets);
+    const code = errorCode(err);
+    return code === undefined ? copy : Object.assign(copy, { code });
   }
 
   #failureFromStatus(
