@@ -1,0 +1,128 @@
+/**
+ * The User implementation. The API has no call to read a user, so `read` cannot verify one: it
+ * returns the stored state unchanged (no drift is ever reported, and the API key, which exists
+ * only in the creation answer, is never lost). Update and delete still reach the service and say
+ * clearly when the user is gone.
+ */
+import { ConflictError, isAmbiguousFailure, NotFoundError } from "../../api/errors";
+import {
+  checkInputs,
+  compact,
+  describeOperation,
+  diffInputs,
+  operationError,
+  type Props,
+  type ResourceImplementation,
+} from "../common";
+import { apiClient } from "../session";
+import {
+  outputsFromInputs,
+  replacementNeedsDeleteFirst,
+  toApi,
+  typeFailures,
+  USER_FIELDS,
+  type UserInputs,
+  UserInputsSchema,
+} from "./model";
+
+/** Inputs already checked by the engine's `check`; parsed again so types hold. */
+function parsed(inputs: Props): UserInputs {
+  const { __provider: _provider, ...rest } = inputs;
+  return UserInputsSchema.parse(rest);
+}
+
+function labelOf(props: Props | undefined, id: string): string {
+  return typeof props?.["name"] === "string" ? props["name"] : id;
+}
+
+export const implementation = {
+  async check(_olds, news) {
+    const result = checkInputs(UserInputsSchema, news);
+    if ((result.failures?.length ?? 0) > 0) return result;
+    const failures = typeFailures(result.inputs ?? {});
+    return failures.length > 0 ? { inputs: news, failures } : result;
+  },
+
+  async diff(_id, olds, news) {
+    const result = diffInputs(olds, news, USER_FIELDS);
+    const replacing = (result.replaces?.length ?? 0) > 0;
+    return { ...result, deleteBeforeReplace: replacing && replacementNeedsDeleteFirst(olds, news) };
+  },
+
+  async create(inputs) {
+    const user = parsed(inputs);
+    const operation = describeOperation("creating", "User", user.name);
+    const client = apiClient();
+    try {
+      const created = await client.iam.createUser(toApi(user));
+      return {
+        id: String(created.user_id),
+        outs: { ...outputsFromInputs(created.user_id, user, created.api_key) },
+      };
+    } catch (err) {
+      if (isAmbiguousFailure(err)) {
+        // Retrying would make a second user; the first cannot be found (no call lists users).
+        throw operationError(
+          operation,
+          new Error(
+            `the service may have created the user, but its answer (with the user's id${user.type === "api" ? " and its API key, which is shown only once" : ""}) was lost and the API cannot list users to find it; look for a user named ${JSON.stringify(user.name)} in the account and delete it, then run \`pulumi up\` again (${err instanceof Error ? err.message : String(err)})`,
+            { cause: err },
+          ),
+        );
+      }
+      if (err instanceof ConflictError && user.type === "did") {
+        throw operationError(
+          operation,
+          new Error(
+            `another user of the account already has the DID ${user.did ?? ""}; each DID belongs to one user (${err.message})`,
+            { cause: err },
+          ),
+        );
+      }
+      throw operationError(operation, err);
+    }
+  },
+
+  async read(id, props) {
+    // No call reads a user: keep what the state holds. Returning no `inputs` keeps the stored
+    // inputs too, so a refresh never invents drift.
+    const { __provider: _provider, ...stored } = props ?? {};
+    return { id, props: stored };
+  },
+
+  async update(id, olds, news) {
+    const user = parsed(news);
+    const operation = describeOperation("updating", "User", user.name);
+    const client = apiClient();
+    if (Number(olds["roleId"]) !== user.roleId) {
+      try {
+        await client.iam.updateUserRole(id, { role_id: user.roleId });
+      } catch (err) {
+        if (err instanceof NotFoundError) {
+          throw operationError(
+            operation,
+            new Error(
+              `user ${id} no longer exists (deleted outside Pulumi; the API cannot read users, so refresh cannot notice): remove it from the state with \`pulumi state delete\` and run \`pulumi up\` to create it again (${err.message})`,
+              { cause: err },
+            ),
+          );
+        }
+        throw operationError(operation, err);
+      }
+    }
+    // The key is not in `news` (it is an output) and the service never shows it again: carry it.
+    const apiKey = typeof olds["apiKey"] === "string" ? olds["apiKey"] : undefined;
+    const userId = Number(olds["userId"] ?? id);
+    return { outs: { ...compact({ ...outputsFromInputs(userId, user, apiKey) }) } };
+  },
+
+  async delete(id, props) {
+    const client = apiClient();
+    try {
+      await client.iam.deleteUser(id);
+    } catch (err) {
+      if (err instanceof NotFoundError) return;
+      throw operationError(describeOperation("deleting", "User", labelOf(props, id)), err);
+    }
+  },
+} satisfies ResourceImplementation;

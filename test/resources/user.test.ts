@@ -1,0 +1,230 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { UNKNOWN } from "../../src/resources/common";
+import { implementation as roles } from "../../src/resources/role/provider";
+import { configureSession, resetSession } from "../../src/resources/session";
+import { toApi } from "../../src/resources/user/model";
+import { implementation as user } from "../../src/resources/user/provider";
+import { startTestEmulator, type TestEmulator } from "../support/emulator";
+
+const DID = "did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK";
+
+describe("User check", () => {
+  it("stores the type in lower case, the role id as a number and the DID trimmed", async () => {
+    const result = await user.check(
+      {},
+      { name: "ci", type: " DID ", roleId: "12", did: ` ${DID} `, __provider: "shim" },
+    );
+    expect(result).toEqual({ inputs: { name: "ci", type: "did", roleId: 12, did: DID } });
+  });
+
+  it("requires a DID for did users and refuses one for api users", async () => {
+    expect((await user.check({}, { name: "a", type: "did", roleId: 1 })).failures).toEqual([
+      {
+        property: "did",
+        reason: 'is required for type "did": give the user\'s DID, for example did:key:z6Mk...',
+      },
+    ]);
+    const api = await user.check({}, { name: "a", type: "api", roleId: 1, did: DID });
+    expect(api.failures?.[0]?.property).toBe("did");
+    expect(api.failures?.[0]?.reason).toMatch(/must be left out for type "api"/);
+  });
+
+  it("names each bad property", async () => {
+    const result = await user.check({}, { name: "a", type: "robot", roleId: "admin", did: "x" });
+    expect(result.failures).toEqual(
+      expect.arrayContaining([
+        { property: "type", reason: 'type: expected "api" or "did"' },
+        {
+          property: "roleId",
+          reason: 'roleId: expected a role id (a positive integer), got "admin"',
+        },
+        {
+          property: "did",
+          reason: "did: expected a DID of the form did:<method>:<id>, for example did:key:z6Mk...",
+        },
+      ]),
+    );
+  });
+
+  it("passes preview unknowns through and does not judge the DID against an unknown type", async () => {
+    const result = await user.check({}, { name: "a", type: UNKNOWN, roleId: UNKNOWN });
+    expect(result).toEqual({ inputs: { name: "a", type: UNKNOWN, roleId: UNKNOWN } });
+  });
+});
+
+describe("User diff", () => {
+  const olds = { userId: 4, name: "ci", type: "api", roleId: 2, apiKey: "k", __provider: "s" };
+
+  it("changes the role in place", async () => {
+    const result = await user.diff("4", olds, { name: "ci", type: "api", roleId: "3" });
+    expect(result).toMatchObject({ changes: true, replaces: [], deleteBeforeReplace: false });
+  });
+
+  it("sees no change for the same role given as a string", async () => {
+    expect((await user.diff("4", olds, { name: "ci", type: "api", roleId: "2" })).changes).toBe(
+      false,
+    );
+  });
+
+  it("replaces the user for a new name or type", async () => {
+    const renamed = await user.diff("4", olds, { name: "ci2", type: "api", roleId: 2 });
+    expect(renamed).toMatchObject({ changes: true, replaces: ["name"] });
+    const retyped = await user.diff("4", olds, { name: "ci", type: "did", roleId: 2, did: DID });
+    expect(retyped.replaces).toEqual(["type", "did"]);
+  });
+
+  it("deletes a DID user before creating its replacement when the DID stays", async () => {
+    const didOlds = { userId: 4, name: "ci", type: "did", roleId: 2, did: DID };
+    const renamed = await user.diff("4", didOlds, {
+      name: "ci2",
+      type: "did",
+      roleId: 2,
+      did: DID,
+    });
+    expect(renamed).toMatchObject({ replaces: ["name"], deleteBeforeReplace: true });
+    const other = await user.diff("4", didOlds, {
+      name: "ci",
+      type: "did",
+      roleId: 2,
+      did: "did:key:other",
+    });
+    expect(other).toMatchObject({ replaces: ["did"], deleteBeforeReplace: false });
+  });
+});
+
+describe("User mapping", () => {
+  it("sends the DID only for did users", () => {
+    expect(toApi({ name: "a", type: "api", roleId: 1 })).toEqual({
+      name: "a",
+      type: "api",
+      role_id: 1,
+    });
+    expect(toApi({ name: "a", type: "did", roleId: 1, did: DID })).toEqual({
+      name: "a",
+      type: "did",
+      role_id: 1,
+      did: DID,
+    });
+  });
+});
+
+describe("User against the emulator", () => {
+  let emulator: TestEmulator;
+  let readServers: string;
+  let readTags: string;
+
+  beforeAll(async () => {
+    emulator = await startTestEmulator();
+  });
+  afterAll(async () => {
+    await resetSession();
+    await emulator?.close();
+  });
+  beforeEach(async () => {
+    await resetSession();
+    const config = new Map([
+      ["cloudinfra:endpoint", emulator.endpoint],
+      ["cloudinfra:apiKey", emulator.apiKey],
+      ["cloudinfra:caCert", emulator.caCert],
+    ]);
+    configureSession({ get: (k) => config.get(k) });
+    await emulator.call("DELETE", "/_emulator/faults");
+    readServers ??= (await roles.create({ name: "servers-ro", permissions: ["servers:read"] })).id;
+    readTags ??= (await roles.create({ name: "tags-ro", permissions: ["tags:read"] })).id;
+  });
+
+  it("keeps the API key of an api user through read and a role change, and the key works", async () => {
+    const { inputs } = await user.check({}, { name: "ci", type: "api", roleId: readServers });
+    const created = await user.create(inputs ?? {});
+    const key = created.outs["apiKey"];
+    expect(typeof key).toBe("string");
+    expect(created.outs).toEqual({
+      userId: Number(created.id),
+      name: "ci",
+      type: "api",
+      roleId: Number(readServers),
+      apiKey: key,
+    });
+    expect((await emulator.call("GET", "/v1/servers", { key: key as string })).status).toBe(200);
+    expect((await emulator.call("GET", "/v1/tags", { key: key as string })).status).toBe(403);
+
+    expect(await user.read(created.id, created.outs)).toEqual({
+      id: created.id,
+      props: created.outs,
+    });
+
+    const updated = await user.update(created.id, created.outs, {
+      name: "ci",
+      type: "api",
+      roleId: Number(readTags),
+    });
+    expect(updated.outs).toEqual({ ...created.outs, roleId: Number(readTags) });
+    expect((await emulator.call("GET", "/v1/tags", { key: key as string })).status).toBe(200);
+    expect((await emulator.call("GET", "/v1/servers", { key: key as string })).status).toBe(403);
+
+    await user.delete(created.id, updated.outs ?? {});
+    expect((await emulator.call("GET", "/v1/tags", { key: key as string })).status).toBe(401);
+    await expect(user.delete(created.id, updated.outs ?? {})).resolves.toBeUndefined();
+  });
+
+  it("keeps the stored state on read even when the user was deleted elsewhere", async () => {
+    const created = await user.create({ name: "gone", type: "api", roleId: Number(readServers) });
+    await emulator.call("DELETE", `/v1/account/users/${created.id}`);
+    expect(await user.read(created.id, created.outs)).toEqual({
+      id: created.id,
+      props: created.outs,
+    });
+    await expect(
+      user.update(created.id, created.outs, {
+        name: "gone",
+        type: "api",
+        roleId: Number(readTags),
+      }),
+    ).rejects.toThrow(`user ${created.id} no longer exists`);
+  });
+
+  it("creates a DID user without a key and refuses a second user with the same DID", async () => {
+    const created = await user.create({
+      name: "signer",
+      type: "did",
+      roleId: Number(readServers),
+      did: DID,
+    });
+    expect(created.outs).toEqual({
+      userId: Number(created.id),
+      name: "signer",
+      type: "did",
+      roleId: Number(readServers),
+      did: DID,
+    });
+    await expect(
+      user.create({ name: "signer2", type: "did", roleId: Number(readServers), did: DID }),
+    ).rejects.toThrow(`another user of the account already has the DID ${DID}`);
+    await user.delete(created.id, created.outs);
+  });
+
+  it("says what to do when the create's answer is lost, without retrying or leaking", async () => {
+    const posts = () =>
+      emulator.admin.counters().find((c) => c.method === "POST" && c.route === "/v1/account/users")
+        ?.total ?? 0;
+    const before = posts();
+    await emulator.call("PUT", "/_emulator/faults", {
+      json: {
+        seed: 1,
+        rules: [{ method: "POST", path: "/v1/account/users", answer_lost: 1, limit: 1 }],
+      },
+    });
+    const err = await user
+      .create({ name: "lost-user", type: "api", roleId: Number(readServers) })
+      .then(
+        () => undefined,
+        (e: unknown) => e as Error,
+      );
+    expect(err?.message).toMatch(
+      /creating User "lost-user" failed: the service may have created the user, but its answer \(with the user's id and its API key, which is shown only once\) was lost/,
+    );
+    expect(err?.message).toContain('look for a user named "lost-user"');
+    expect(err?.message).not.toContain(emulator.apiKey);
+    expect(posts() - before).toBe(1);
+  });
+});
