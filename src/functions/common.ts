@@ -1,0 +1,205 @@
+/**
+ * What every data source shares: argument validation with messages that name the argument,
+ * filter and candidate rendering for "nothing matched" / "several matched" errors, and the
+ * bridge from a promise-returning lookup to its `...Output` variant.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import { z } from "zod";
+import {
+  AmbiguousMatchError,
+  type DataSourceOptions,
+  InvalidArgumentError,
+  NoMatchError,
+} from "./settings";
+
+/** Options of an `...Output` data source call. */
+export interface DataSourceOutputOptions extends pulumi.InvokeOutputOptions {
+  /** Abandons the API call; the Output fails with the client's `AbortedError` as cause. */
+  signal?: AbortSignal;
+}
+
+function describeInput(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "string") return JSON.stringify(value);
+  if (typeof value === "number" || typeof value === "boolean") return String(value);
+  return typeof value;
+}
+
+function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
+  let current = value;
+  for (const key of path) {
+    if (current === null || typeof current !== "object") return undefined;
+    current = (current as Record<PropertyKey, unknown>)[key];
+  }
+  return current;
+}
+
+/**
+ * Validates a data source's arguments. Unknown argument names (typos) and wrong values fail with
+ * one {@link InvalidArgumentError} that names every argument at fault and what it got.
+ */
+export function parseArgs<S extends z.ZodType>(fn: string, schema: S, args: unknown): z.output<S> {
+  if (args !== undefined && (args === null || typeof args !== "object" || Array.isArray(args))) {
+    throw new InvalidArgumentError(
+      fn,
+      `expected an object of named arguments (got ${describeInput(args)})`,
+    );
+  }
+  const result = schema.safeParse(args ?? {});
+  if (result.success) return result.data;
+  const problems = result.error.issues.map((issue) => {
+    if (issue.code === "unrecognized_keys") {
+      return issue.keys.map((k) => `unknown argument ${JSON.stringify(k)}`).join("; ");
+    }
+    const name = issue.path.map(String).join(".");
+    if (name === "") return issue.message;
+    const input = valueAt(args, issue.path);
+    const received = input === undefined ? "" : ` (got ${describeInput(input)})`;
+    return `invalid argument ${name}: ${issue.message}${received}`;
+  });
+  throw new InvalidArgumentError(fn, problems.join("; "));
+}
+
+/** A JavaScript regular expression given as text; the message quotes the engine's complaint. */
+export const RegexArg = z.string({ error: "expected a regular expression as a string" }).check(
+  z.superRefine((source, ctx) => {
+    try {
+      new RegExp(source);
+    } catch (err) {
+      const why = err instanceof Error ? err.message : String(err);
+      ctx.addIssue({ code: "custom", message: `not a valid regular expression: ${why}` });
+    }
+  }),
+);
+
+/** A price bound: a finite number of at least 0. */
+export const MaxPriceArg = z
+  .number({ error: "expected a number" })
+  .check(
+    z.refine((n) => Number.isFinite(n) && n >= 0, { error: "must be a number of at least 0" }),
+  );
+
+/** Renders the given filter as `{type: "VPS", maxPrice: 10}`, skipping arguments not given. */
+export function describeFilter(filter: Readonly<Record<string, unknown>>): string {
+  const parts = Object.entries(filter)
+    .filter(([, value]) => value !== undefined)
+    .map(([key, value]) => `${key}: ${describeInput(value)}`);
+  return `{${parts.join(", ")}}`;
+}
+
+/** At most this many candidates are listed in an error; the rest are counted. */
+const MAX_LISTED = 25;
+
+/** `"a", "b", … and 3 more`. */
+export function listCandidates<T>(items: readonly T[], describe: (item: T) => string): string {
+  const shown = items.slice(0, MAX_LISTED).map(describe).join(", ");
+  const rest = items.length - MAX_LISTED;
+  return rest > 0 ? `${shown}, … and ${rest} more` : shown;
+}
+
+/** How a singular lookup names and lists what it searched. */
+export interface MatchReport<T> {
+  /** The data source, e.g. `getPlan`. */
+  fn: string;
+  /** Singular and plural noun: `["plan", "plans"]`. */
+  noun: readonly [string, string];
+  /** The filter as the user gave it (rendered with {@link describeFilter}). */
+  filter: Readonly<Record<string, unknown>>;
+  /** Everything the lookup searched, for the "available" list of a no-match error. */
+  all: readonly T[];
+  /** One candidate, e.g. `"VPS S" (id 2, VPS, 4.99)`. */
+  describe: (item: T) => string;
+  /** Extra advice for a no-match error (e.g. a near miss), appended after the list. */
+  noMatchHint?: string | undefined;
+  /** Another way out of an ambiguous match, offered after "narrow the filter". */
+  ambiguousHint?: string | undefined;
+}
+
+/** Returns the only match or fails with a message listing what was found. */
+export function onlyMatch<T>(matches: readonly T[], report: MatchReport<T>): T {
+  const [singular, plural] = report.noun;
+  const filter = describeFilter(report.filter);
+  if (matches.length === 1) return matches[0] as T;
+  if (matches.length === 0) {
+    const available =
+      report.all.length === 0
+        ? `the catalogue has no ${plural}`
+        : `available ${plural}: ${listCandidates(report.all, report.describe)}`;
+    const hint = report.noMatchHint === undefined ? "" : `; ${report.noMatchHint}`;
+    throw new NoMatchError(report.fn, `no ${singular} matches ${filter}; ${available}${hint}`);
+  }
+  throw new AmbiguousMatchError(
+    report.fn,
+    `${matches.length} ${plural} match ${filter}: ${listCandidates(matches, report.describe)}; narrow the filter${report.ambiguousHint === undefined ? "" : ` or ${report.ambiguousHint}`}`,
+  );
+}
+
+/** `T` with every property that may be `undefined` turned into an optional one. */
+export type DefinedOnly<T> = {
+  [K in keyof T as undefined extends T[K] ? never : K]: T[K];
+} & {
+  [K in keyof T as undefined extends T[K] ? K : never]?: Exclude<T[K], undefined>;
+};
+
+/** Drops keys whose value is undefined, so results never carry explicit `undefined`s. */
+export function definedOnly<T extends Record<string, unknown>>(value: T): DefinedOnly<T> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) if (v !== undefined) out[k] = v;
+  return out as DefinedOnly<T>;
+}
+
+/** Text the API left empty (`null`, absent or `""`) → `undefined`, so results omit it. */
+export function presentText(value: string | null | undefined): string | undefined {
+  return value === null || value === undefined || value === "" ? undefined : value;
+}
+
+/** `null`/`undefined` → `undefined`. */
+export function orUndefined<T>(value: T | null | undefined): T | undefined {
+  return value ?? undefined;
+}
+
+/**
+ * Invoke options of the promise variant, from those of the Output variant: only `signal` matters
+ * to the lookup itself.
+ */
+function plainOptions(opts: DataSourceOutputOptions | undefined): DataSourceOptions | undefined {
+  return opts?.signal === undefined ? undefined : { signal: opts.signal };
+}
+
+/**
+ * Waits until every resource of `dependsOn` exists (custom resources: their id is known;
+ * components: their URN), like `dependsOn` of Pulumi's own invokes.
+ */
+function dependencies(opts: DataSourceOutputOptions | undefined): pulumi.Output<unknown[]> {
+  const dependsOn = opts?.dependsOn;
+  if (dependsOn === undefined) return pulumi.output([]);
+  // pulumi.output() keeps Resources as they are, so the list holds the resources themselves.
+  const resolved = pulumi.output(dependsOn) as unknown as pulumi.Output<unknown>;
+  return resolved.apply((value) => {
+    const list: unknown[] = Array.isArray(value) ? value : [value];
+    return pulumi.all(
+      list.map((item) => {
+        if (pulumi.CustomResource.isInstance(item)) return item.id;
+        if (pulumi.Resource.isInstance(item)) return item.urn;
+        return pulumi.output(item as pulumi.Input<unknown>);
+      }),
+    );
+  });
+}
+
+/**
+ * The `...Output` variant of a lookup: waits for the arguments (and `dependsOn`), then runs the
+ * lookup. The result depends on the arguments' resources, and stays unknown while they are
+ * unknown (preview), in which case no API call is made.
+ */
+export function outputOf<A, R>(
+  args: A,
+  opts: DataSourceOutputOptions | undefined,
+  lookup: (args: pulumi.Unwrap<A>, opts: DataSourceOptions | undefined) => Promise<R>,
+): pulumi.Output<R> {
+  const plain = plainOptions(opts);
+  return pulumi
+    .all([pulumi.output(args), dependencies(opts)])
+    .apply(([resolved]) => lookup(resolved as pulumi.Unwrap<A>, plain)) as pulumi.Output<R>;
+}

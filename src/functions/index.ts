@@ -1,0 +1,52 @@
+/**
+ * Data sources: read the catalogues and the caller's identity from a Pulumi program. They run in
+ * the program's process with the same settings as the resources (`cloudinfra:*` stack config,
+ * then `CLOUDINFRA_*` variables). Each has a promise variant (`getPlan`) and an Output variant
+ * (`getPlanOutput`) for arguments that are Outputs.
+ */
+export type {
+  AccountInfo,
+  AccountUserInfo,
+  GetAccountResult,
+  MembershipInfo,
+} from "./account";
+export { getAccount, getAccountOutput } from "./account";
+export type { DataSourceOutputOptions } from "./common";
+export type {
+  CountryInfo,
+  GetCountriesResult,
+  GetCountryArgs,
+  GetCountryOutputArgs,
+  GetCountryResult,
+} from "./countries";
+export { getCountries, getCountriesOutput, getCountry, getCountryOutput } from "./countries";
+export type {
+  GetImageArgs,
+  GetImageOutputArgs,
+  GetImageResult,
+  GetImagesArgs,
+  GetImagesOutputArgs,
+  GetImagesResult,
+  ImageInfo,
+} from "./images";
+export { getImage, getImageOutput, getImages, getImagesOutput } from "./images";
+export type { GetPermissionsResult, PermissionInfo } from "./permissions";
+export { getPermissions, getPermissionsOutput } from "./permissions";
+export type {
+  GetPlanArgs,
+  GetPlanOutputArgs,
+  GetPlanResult,
+  GetPlansArgs,
+  GetPlansOutputArgs,
+  GetPlansResult,
+  PlanDataEntry,
+  PlanInfo,
+} from "./plans";
+export { getPlan, getPlanOutput, getPlans, getPlansOutput } from "./plans";
+export {
+  AmbiguousMatchError,
+  DataSourceError,
+  type DataSourceOptions,
+  InvalidArgumentError,
+  NoMatchError,
+} from "./settings";

@@ -1,0 +1,154 @@
+/**
+ * Data sources run in the Pulumi program's process, not in the provider host: they read the same
+ * settings as the resources (stack config `cloudinfra:*`, then `CLOUDINFRA_*` variables) and
+ * share one {@link CloudInfraClient} per distinct settings, so every lookup of a program reuses the
+ * same keep-alive connections.
+ */
+import { createHash } from "node:crypto";
+import * as pulumi from "@pulumi/pulumi";
+import { CloudInfraClient } from "../api/client";
+import { CloudInfraError } from "../api/errors";
+import type { RequestOptions } from "../api/http";
+import { scrub } from "../api/redact";
+import { type ConfigSource, resolveSettings, type Settings } from "../config";
+
+const NAMESPACE = "cloudinfra";
+
+/**
+ * Stack config as a {@link ConfigSource}. `config.get` (not `getSecret`) reads `apiKey` because
+ * the client needs the plain text; the key then lives only inside the client, never in a result,
+ * an Output or an error.
+ */
+function stackConfig(): ConfigSource {
+  const config = new pulumi.Config(NAMESPACE);
+  const prefix = `${NAMESPACE}:`;
+  return {
+    get: (key) => (key.startsWith(prefix) ? config.get(key.slice(prefix.length)) : undefined),
+  };
+}
+
+/** The settings data sources use now: stack config first, then the environment. */
+export function dataSourceSettings(env: NodeJS.ProcessEnv = process.env): Settings {
+  return resolveSettings(stackConfig(), env);
+}
+
+const clients = new Map<string, CloudInfraClient>();
+
+function fingerprint(settings: Settings): string {
+  return createHash("sha256")
+    .update(`${settings.endpoint}\n${settings.apiKey}\n${settings.caCert ?? ""}`)
+    .digest("hex");
+}
+
+/** The program-wide client for these settings, built on first use. */
+export function clientFor(settings: Settings): CloudInfraClient {
+  const key = fingerprint(settings);
+  let client = clients.get(key);
+  if (client === undefined) {
+    client = new CloudInfraClient(
+      settings.caCert === undefined
+        ? { endpoint: settings.endpoint, apiKey: settings.apiKey }
+        : { endpoint: settings.endpoint, apiKey: settings.apiKey, caCert: settings.caCert },
+    );
+    clients.set(key, client);
+  }
+  return client;
+}
+
+/** For tests: closes every client built so far. */
+export async function closeDataSourceClients(): Promise<void> {
+  const all = [...clients.values()];
+  clients.clear();
+  await Promise.all(all.map((client) => client.close()));
+}
+
+/**
+ * A data source failed: bad arguments, nothing or too much matched, missing settings, or the API
+ * call failed (then {@link Error.cause} is the client's error, for example an `ApiError`).
+ * The message starts with the function's name and never contains the API key.
+ */
+export class DataSourceError extends CloudInfraError {
+  static {
+    Object.defineProperty(DataSourceError.prototype, "name", {
+      value: "DataSourceError",
+      writable: true,
+      configurable: true,
+    });
+  }
+  /** The data source that failed, for example `getPlan`. */
+  readonly function: string;
+
+  constructor(fn: string, message: string, options?: { cause?: unknown }) {
+    super(`${fn}: ${message}`, options);
+    this.function = fn;
+  }
+}
+
+/** The arguments are invalid; the message names the argument and what it expects. */
+export class InvalidArgumentError extends DataSourceError {
+  static {
+    Object.defineProperty(InvalidArgumentError.prototype, "name", {
+      value: "InvalidArgumentError",
+      writable: true,
+      configurable: true,
+    });
+  }
+}
+
+/** A singular lookup found nothing; the message lists what is available. */
+export class NoMatchError extends DataSourceError {
+  static {
+    Object.defineProperty(NoMatchError.prototype, "name", {
+      value: "NoMatchError",
+      writable: true,
+      configurable: true,
+    });
+  }
+}
+
+/** A singular lookup found several candidates; the message lists them. */
+export class AmbiguousMatchError extends DataSourceError {
+  static {
+    Object.defineProperty(AmbiguousMatchError.prototype, "name", {
+      value: "AmbiguousMatchError",
+      writable: true,
+      configurable: true,
+    });
+  }
+}
+
+/**
+ * Options of a data source call. Pulumi's invoke options (`parent`, `provider`, ...) are accepted
+ * for familiarity and ignored: these functions talk to the API directly.
+ */
+export interface DataSourceOptions extends pulumi.InvokeOptions {
+  /** Abandons the API call; the promise rejects with the client's `AbortedError` as cause. */
+  signal?: AbortSignal;
+}
+
+/**
+ * Runs one API call for data source `fn` with the current settings. A settings problem keeps its
+ * own message (it names the config key and the variable); any failure is a
+ * {@link DataSourceError} whose text is scrubbed of the key.
+ */
+export async function callApi<T>(
+  fn: string,
+  call: (client: CloudInfraClient, options: RequestOptions) => Promise<T>,
+  opts?: DataSourceOptions,
+): Promise<T> {
+  let settings: Settings;
+  try {
+    settings = dataSourceSettings();
+  } catch (err) {
+    throw new DataSourceError(fn, err instanceof Error ? err.message : String(err), {
+      cause: err,
+    });
+  }
+  try {
+    const client = clientFor(settings);
+    return await call(client, opts?.signal === undefined ? {} : { signal: opts.signal });
+  } catch (err) {
+    const text = err instanceof Error ? err.message : String(err);
+    throw new DataSourceError(fn, scrub(text, [settings.apiKey]), { cause: err });
+  }
+}
