@@ -1,0 +1,97 @@
+/**
+ * SSH keys (spec: SSH keys): import a public key, or generate an Ed25519 pair whose private half
+ * is answered once and never stored.
+ */
+import { CreateKeyRequestSchema } from "../../api/schemas/keys";
+import { generateEd25519KeyPair, parsePublicKey, SshKeyError } from "../../lib/sshkeys";
+import { conflict, fieldError, findOr404 } from "../http-errors";
+import { defineRoute } from "../router";
+import type { AccountState, SshKeyRecord } from "../state";
+
+function keyView(account: AccountState, key: SshKeyRecord) {
+  return {
+    id: key.id,
+    name: key.name,
+    public_key: key.public_key,
+    fingerprint: key.fingerprint,
+    user_id: key.user_id,
+    account_id: account.profile.id,
+    created_at: key.created_at,
+    updated_at: key.updated_at,
+  };
+}
+
+export const routes = [
+  defineRoute({
+    method: "GET",
+    path: "/v1/keys",
+    handler: (ctx) => ctx.json(ctx.account.keys.map((key) => keyView(ctx.account, key))),
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/v1/keys",
+    body: CreateKeyRequestSchema,
+    handler(ctx) {
+      let publicKey: string;
+      let fingerprint: string;
+      let privateKey: string | undefined;
+      if (ctx.body.type === "import") {
+        try {
+          const parsed = parsePublicKey(ctx.body.public_key);
+          // Stored without the comment: two spellings of one key are one key.
+          publicKey = `${parsed.type} ${parsed.blob.toString("base64")}`;
+          fingerprint = parsed.fingerprint;
+        } catch (error) {
+          if (error instanceof SshKeyError) throw fieldError("public_key", error.message);
+          throw error;
+        }
+        const existing = ctx.account.keys.find((key) => key.fingerprint === fingerprint);
+        if (existing !== undefined) {
+          throw conflict(
+            `This public key is already stored as key ${existing.id} (${existing.name}), fingerprint ${fingerprint}`,
+          );
+        }
+      } else {
+        // The name becomes the key comment, which OpenSSH requires to be one line.
+        const pair = generateEd25519KeyPair(ctx.body.name.replace(/[\r\n]+/g, " "));
+        publicKey = pair.publicKey.split(" ").slice(0, 2).join(" ");
+        fingerprint = pair.fingerprint;
+        privateKey = pair.privateKey;
+      }
+      const now = ctx.now();
+      const key: SshKeyRecord = {
+        id: ctx.nextId("key"),
+        name: ctx.body.name,
+        public_key: publicKey,
+        fingerprint,
+        user_id: ctx.user.id,
+        created_at: now,
+        updated_at: now,
+      };
+      ctx.account.keys.push(key);
+      const envelope = { success: true, key: keyView(ctx.account, key) };
+      return ctx.json(
+        privateKey === undefined ? envelope : { ...envelope, private_key: privateKey },
+        201,
+      );
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/v1/keys/:id",
+    handler(ctx) {
+      const key = findOr404(ctx.account.keys, ctx.intParam("id"), "SSH key");
+      return ctx.json(keyView(ctx.account, key));
+    },
+  }),
+  defineRoute({
+    method: "DELETE",
+    path: "/v1/keys/:id",
+    handler(ctx) {
+      const key = findOr404(ctx.account.keys, ctx.intParam("id"), "SSH key");
+      // Servers keep working: a key is installed at creation and stays on the machine.
+      ctx.account.keys = ctx.account.keys.filter((k) => k.id !== key.id);
+      return ctx.generic(`SSH key ${key.id} deleted`);
+    },
+  }),
+];

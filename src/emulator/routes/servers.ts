@@ -1,0 +1,378 @@
+/**
+ * Servers (spec: Servers): creation with its order, reads, rename, management actions through
+ * the asynchronous lifecycle, and statistics.
+ *
+ * This module also renders servers, tags and security groups one level deep, because all three
+ * embed each other (wire contract: nested relations carry no further relations). tags.ts and
+ * firewall.ts import the views from here, never the other way round.
+ */
+import { z } from "zod";
+import { type FieldError, TimestampSchema } from "../../api/schemas/common";
+import {
+  CreateServerRequestSchema,
+  MANAGEMENT_TRANSITIONS,
+  ManagementRequestSchema,
+  UpdateServerRequestSchema,
+} from "../../api/schemas/servers";
+import { conflict, findOr404, invalidRequest } from "../http-errors";
+import {
+  defaultMetricsWindow,
+  MAX_METRIC_SAMPLES,
+  type MetricsWindow,
+  metricsFor,
+} from "../metrics";
+import { recordServerOrder } from "../orders";
+import { defineRoute, type RouteContext, type TransientStatus } from "../router";
+import type {
+  AccountState,
+  Catalogue,
+  FirewallRuleRecord,
+  SecurityGroupRecord,
+  ServerRecord,
+  TagRecord,
+} from "../state";
+
+/** A rule as answered: `dport` and `source` only when set. */
+export function ruleView(rule: FirewallRuleRecord) {
+  return {
+    id: rule.id,
+    action: rule.action,
+    proto: rule.proto,
+    ...(rule.dport === undefined ? {} : { dport: rule.dport }),
+    ...(rule.source === undefined ? {} : { source: rule.source }),
+  };
+}
+
+/** A tag without its servers, as embedded in a server. */
+export function nestedTagView(account: AccountState, tag: TagRecord) {
+  return {
+    id: tag.id,
+    name: tag.name,
+    color: tag.color,
+    data: tag.data,
+    account_id: account.profile.id,
+    created_by_user: tag.created_by_user,
+  };
+}
+
+/** A security group without its servers, as embedded in a server. */
+export function nestedGroupView(account: AccountState, group: SecurityGroupRecord) {
+  return {
+    id: group.id,
+    name: group.name,
+    description: group.description,
+    account_id: account.profile.id,
+    created_by_user: group.created_by_user,
+    created_at: group.created_at,
+    updated_at: group.updated_at,
+    rules: group.rules.map(ruleView),
+  };
+}
+
+/** A server without its tags and groups, as embedded in a tag or a group. */
+export function nestedServerView(
+  account: AccountState,
+  catalogue: Catalogue,
+  server: ServerRecord,
+) {
+  const plan = catalogue.plans.find((p) => p.id === server.plan_id);
+  return {
+    id: server.id,
+    unique_id: server.unique_id,
+    created_at: server.created_at,
+    updated_at: server.updated_at,
+    ip: server.ip,
+    user_id: server.user_id,
+    account_id: account.profile.id,
+    ...(server.vm_id === undefined ? {} : { vm_id: server.vm_id }),
+    firewall_enabled: server.firewall_enabled,
+    data: server.data,
+    ...(plan === undefined ? {} : { plan }),
+    plan_id: server.plan_id,
+    ...(server.order_id === undefined ? {} : { order_id: server.order_id }),
+    status: server.status,
+    status_date: server.status_date,
+    user_defined_name: server.user_defined_name,
+  };
+}
+
+/** A server with its tags and security groups (relations are stored on those, by server id). */
+export function serverView(account: AccountState, catalogue: Catalogue, server: ServerRecord) {
+  return {
+    ...nestedServerView(account, catalogue, server),
+    security_groups: account.security_groups
+      .filter((group) => group.server_ids.includes(server.id))
+      .map((group) => nestedGroupView(account, group)),
+    tags: account.tags
+      .filter((tag) => tag.server_ids.includes(server.id))
+      .map((tag) => nestedTagView(account, tag)),
+  };
+}
+
+/**
+ * Field errors for ids in a request list that the account does not have: one per unknown id,
+ * named with its index (`ssh_key_ids[1]`), so a caller sees every bad id at once.
+ */
+export function unknownIdErrors(
+  field: string,
+  ids: readonly number[] | undefined,
+  existing: readonly { id: number }[],
+  what: string,
+): FieldError[] {
+  const errors: FieldError[] = [];
+  (ids ?? []).forEach((id, index) => {
+    if (!existing.some((item) => item.id === id)) {
+      errors.push({ field: `${field}[${index}]`, message: `no ${what} ${id} in this account` });
+    }
+  });
+  return errors;
+}
+
+/**
+ * Names that must be unique per account (tags, security groups) are compared without case and
+ * surrounding blanks, as role names are: `Web` and `web ` would be indistinguishable in a list.
+ */
+export function sameName(a: string, b: string): boolean {
+  return a.trim().toLowerCase() === b.trim().toLowerCase();
+}
+
+/** 400 with every field error, the message summing up the first few. */
+export function rejectFields(errors: readonly FieldError[]): never {
+  const summary = errors
+    .slice(0, 3)
+    .map((e) => `${e.field}: ${e.message}`)
+    .join("; ");
+  throw invalidRequest(`Invalid request (${summary})`, [...errors]);
+}
+
+/**
+ * Addresses come from 10.0.0.0/8 by server id, the scheme the seed uses too: ids are global and
+ * never reused, so addresses never collide across accounts, and a server keeps its address.
+ */
+function ipFor(serverId: number): string {
+  return `10.${(serverId >> 16) & 255}.${(serverId >> 8) & 255}.${serverId & 255}`;
+}
+
+function describeStatuses(statuses: readonly string[]): string {
+  if (statuses.length <= 1) return statuses.join("");
+  return `${statuses.slice(0, -1).join(", ")} or ${statuses.at(-1)}`;
+}
+
+const TRANSIENT_STATUSES: readonly TransientStatus[] = [
+  "provisioning",
+  "starting",
+  "stopping",
+  "rebooting",
+  "deleting",
+];
+
+/** MANAGEMENT_TRANSITIONS types `via` as any status; the lifecycle only runs transient ones. */
+function transientStatus(status: string): TransientStatus {
+  const found = TRANSIENT_STATUSES.find((s) => s === status);
+  if (found === undefined) throw new Error(`${status} is not a transient server status`);
+  return found;
+}
+
+const HOUR_MS = 3_600_000;
+const MetricsQuerySchema = z.strictObject({
+  from: TimestampSchema.optional(),
+  to: TimestampSchema.optional(),
+  step: z.coerce
+    .number({ error: "expected a whole number of seconds from 1 to 86400" })
+    .int({ error: "expected a whole number of seconds from 1 to 86400" })
+    .min(1, { error: "expected a whole number of seconds from 1 to 86400" })
+    .max(86_400, { error: "expected a whole number of seconds from 1 to 86400" })
+    .optional(),
+});
+
+/**
+ * The statistics window from `?from=&to=&step=` (all optional; default the last hour by
+ * minute). Samples after the emulator's now do not exist yet, so `to` stops there; a window
+ * wholly in the future is valid and has no samples (`undefined`).
+ */
+function metricsWindow(ctx: RouteContext<unknown>): MetricsWindow | undefined {
+  const raw: Record<string, string> = {};
+  for (const key of ["from", "to", "step"]) {
+    const value = ctx.query.get(key);
+    if (value !== null) raw[key] = value;
+  }
+  const parsed = MetricsQuerySchema.safeParse(raw);
+  if (!parsed.success) {
+    rejectFields(
+      parsed.error.issues.map((issue) => ({
+        field: String(issue.path[0] ?? "query"),
+        message: issue.message,
+      })),
+    );
+  }
+  const query = parsed.data;
+  const nowMs = Date.parse(ctx.now());
+  if (query.from === undefined && query.to === undefined && query.step === undefined) {
+    return defaultMetricsWindow(new Date(nowMs));
+  }
+  const step = query.step ?? 60;
+  const to = query.to === undefined ? nowMs : Date.parse(query.to);
+  const from = query.from === undefined ? to - HOUR_MS : Date.parse(query.from);
+  if (to < from) rejectFields([{ field: "to", message: "must not be before from" }]);
+  const end = Math.min(to, nowMs);
+  if (end < from) return undefined;
+  // An upper bound of what metricsFor will count, so it never has to throw (a 500) for size.
+  const samples = Math.floor((end - from) / (step * 1000)) + 1;
+  if (samples > MAX_METRIC_SAMPLES) {
+    rejectFields([
+      {
+        field: "step",
+        message: `the window holds ${samples} samples, at most ${MAX_METRIC_SAMPLES}; use a larger step or a shorter window`,
+      },
+    ]);
+  }
+  return { from, to: end, stepSeconds: step };
+}
+
+export const routes = [
+  defineRoute({
+    method: "GET",
+    path: "/v1/servers",
+    handler: (ctx) =>
+      ctx.json(ctx.account.servers.map((s) => serverView(ctx.account, ctx.catalogue, s))),
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/v1/servers",
+    body: CreateServerRequestSchema,
+    handler(ctx) {
+      const { account, body } = ctx;
+      const plan = ctx.catalogue.plans.find((p) => p.id === body.plan_id);
+      const errors: FieldError[] = [];
+      if (plan === undefined) {
+        errors.push({ field: "plan_id", message: `no plan ${body.plan_id}; see GET /v1/plans` });
+      }
+      if (!ctx.catalogue.images.some((image) => image.name === body.image)) {
+        errors.push({ field: "image", message: `no image ${body.image}; see GET /v1/images` });
+      }
+      errors.push(...unknownIdErrors("ssh_key_ids", body.ssh_key_ids, account.keys, "SSH key"));
+      errors.push(
+        ...unknownIdErrors(
+          "security_group_ids",
+          body.security_group_ids,
+          account.security_groups,
+          "security group",
+        ),
+      );
+      if (plan === undefined || errors.length > 0) rejectFields(errors);
+
+      const now = ctx.now();
+      const groups = account.security_groups.filter((g) =>
+        (body.security_group_ids ?? []).includes(g.id),
+      );
+      const created: ServerRecord[] = [];
+      for (let i = 0; i < body.quantity; i++) {
+        const id = ctx.nextId("server");
+        const server: ServerRecord = {
+          id,
+          unique_id: 100_000 + id,
+          created_at: now,
+          updated_at: now,
+          ip: ipFor(id),
+          user_id: ctx.user.id,
+          // Only virtual machines have a hypervisor id; dedicated servers are bare metal.
+          ...(plan.type === "VPS" ? { vm_id: 5000 + id } : {}),
+          firewall_enabled: body.firewall_enabled ?? false,
+          data: [{ name: "os", value: body.image }],
+          plan_id: plan.id,
+          image: body.image,
+          ssh_key_ids: [...(body.ssh_key_ids ?? [])],
+          status: "provisioning",
+          status_date: now,
+          user_defined_name: body.user_defined_name,
+        };
+        server.order_id = recordServerOrder(account, {
+          userId: ctx.user.id,
+          plan,
+          serverId: id,
+          now,
+          nextId: ctx.nextId,
+          countries: ctx.catalogue.countries,
+        });
+        account.servers.push(server);
+        for (const group of groups) group.server_ids.push(id);
+        ctx.beginTransition(server, "provisioning", "running");
+        created.push(server);
+      }
+      return ctx.json(
+        created.map((s) => serverView(account, ctx.catalogue, s)),
+        201,
+      );
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/v1/servers/:id",
+    handler(ctx) {
+      const server = findOr404(ctx.account.servers, ctx.intParam("id"), "Server");
+      return ctx.json(serverView(ctx.account, ctx.catalogue, server));
+    },
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/v1/servers/:id",
+    body: UpdateServerRequestSchema,
+    handler(ctx) {
+      const server = findOr404(ctx.account.servers, ctx.intParam("id"), "Server");
+      if (server.status === "deleting") {
+        throw conflict(`Server ${server.id} is being deleted and can no longer be changed`);
+      }
+      const name = ctx.body.user_defined_name;
+      if (name === undefined || name === server.user_defined_name) {
+        return ctx.generic(`Server ${server.id} unchanged`);
+      }
+      server.user_defined_name = name;
+      server.updated_at = ctx.now();
+      return ctx.generic(`Server ${server.id} renamed`);
+    },
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/v1/servers/:id/management",
+    body: ManagementRequestSchema,
+    handler(ctx) {
+      const server = findOr404(ctx.account.servers, ctx.intParam("id"), "Server");
+      const { action } = ctx.body;
+      const transition = MANAGEMENT_TRANSITIONS[action];
+      if (!transition.from.includes(server.status)) {
+        throw conflict(
+          `Cannot ${action} server ${server.id} while it is ${server.status}; ${action} is accepted when it is ${describeStatuses(transition.from)}`,
+        );
+      }
+      const action_id = ctx.beginTransition(
+        server,
+        transientStatus(transition.via),
+        transition.to ?? "gone",
+      );
+      return ctx.json({ action_id });
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/v1/servers/:id/statistics",
+    handler(ctx) {
+      const server = findOr404(ctx.account.servers, ctx.intParam("id"), "Server");
+      const window = metricsWindow(ctx);
+      const plan = ctx.catalogue.plans.find((p) => p.id === server.plan_id);
+      const ramGb = Number(plan?.data.find((entry) => entry.name === "ram_gb")?.val);
+      const options = Number.isFinite(ramGb) && ramGb > 0 ? { memTotalMb: ramGb * 1024 } : {};
+      if (window !== undefined) return ctx.json(metricsFor(server.id, window, options));
+      const { mem_total_mb } = metricsFor(server.id, { from: 0, to: 0, stepSeconds: 1 }, options);
+      return ctx.json({
+        timestamps: [],
+        cpu_usage_percent: [],
+        mem_used_mb: [],
+        mem_total_mb,
+        net_in_kbps: [],
+        net_out_kbps: [],
+        disk_read_kbps: [],
+        disk_write_kbps: [],
+      });
+    },
+  }),
+];

@@ -1,0 +1,90 @@
+/**
+ * Tags (spec: Tags). A tag holds the ids of the servers carrying it; servers show their tags
+ * through the view in servers.ts.
+ */
+import { CreateTagRequestSchema, UpdateTagRequestSchema } from "../../api/schemas/tags";
+import { conflict, findOr404 } from "../http-errors";
+import { defineRoute } from "../router";
+import type { AccountState, Catalogue, TagRecord } from "../state";
+import {
+  nestedServerView,
+  nestedTagView,
+  rejectFields,
+  sameName,
+  unknownIdErrors,
+} from "./servers";
+
+function tagView(account: AccountState, catalogue: Catalogue, tag: TagRecord) {
+  return {
+    ...nestedTagView(account, tag),
+    servers: account.servers
+      .filter((server) => tag.server_ids.includes(server.id))
+      .map((server) => nestedServerView(account, catalogue, server)),
+  };
+}
+
+function checkServers(account: AccountState, serverIds: readonly number[] | undefined): void {
+  const errors = unknownIdErrors("server_ids", serverIds, account.servers, "server");
+  if (errors.length > 0) rejectFields(errors);
+}
+
+function checkNameFree(account: AccountState, name: string, exceptId?: number): void {
+  const taken = account.tags.find((t) => t.id !== exceptId && sameName(t.name, name));
+  if (taken !== undefined)
+    throw conflict(`A tag named ${taken.name} already exists (tag ${taken.id})`);
+}
+
+export const routes = [
+  defineRoute({
+    method: "GET",
+    path: "/v1/tags",
+    handler: (ctx) => ctx.json(ctx.account.tags.map((t) => tagView(ctx.account, ctx.catalogue, t))),
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/v1/tags",
+    body: CreateTagRequestSchema,
+    handler(ctx) {
+      checkServers(ctx.account, ctx.body.server_ids);
+      checkNameFree(ctx.account, ctx.body.name);
+      const now = ctx.now();
+      const tag: TagRecord = {
+        id: ctx.nextId("tag"),
+        name: ctx.body.name,
+        color: ctx.body.color,
+        data: ctx.body.data ?? "",
+        created_by_user: ctx.user.id,
+        server_ids: [...(ctx.body.server_ids ?? [])],
+        created_at: now,
+        updated_at: now,
+      };
+      ctx.account.tags.push(tag);
+      return ctx.json(tagView(ctx.account, ctx.catalogue, tag), 201);
+    },
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/v1/tags/:id",
+    body: UpdateTagRequestSchema,
+    handler(ctx) {
+      const tag = findOr404(ctx.account.tags, ctx.intParam("id"), "Tag");
+      checkServers(ctx.account, ctx.body.server_ids);
+      checkNameFree(ctx.account, ctx.body.name, tag.id);
+      tag.name = ctx.body.name;
+      tag.color = ctx.body.color;
+      if (ctx.body.data !== undefined) tag.data = ctx.body.data;
+      if (ctx.body.server_ids !== undefined) tag.server_ids = [...ctx.body.server_ids];
+      tag.updated_at = ctx.now();
+      return ctx.generic(`Tag ${tag.id} updated`);
+    },
+  }),
+  defineRoute({
+    method: "DELETE",
+    path: "/v1/tags/:id",
+    handler(ctx) {
+      const tag = findOr404(ctx.account.tags, ctx.intParam("id"), "Tag");
+      ctx.account.tags = ctx.account.tags.filter((t) => t.id !== tag.id);
+      return ctx.generic(`Tag ${tag.id} deleted`);
+    },
+  }),
+];
