@@ -1,0 +1,131 @@
+/**
+ * CIDR blocks in one canonical spelling, so that `10.0.0.0 / 8`, `2001:DB8::/32` and
+ * `2001:0db8:0:0::/32` are stored as the same text and never show as a change. Pure.
+ */
+
+export type CidrResult = { ok: true; cidr: string } | { ok: false; message: string };
+
+const EXAMPLE = "for example 10.0.0.0/8 or 2001:db8::/32";
+
+function parseIpv4(text: string): bigint | string {
+  const parts = text.split(".");
+  if (parts.length !== 4)
+    return `expected four numbers separated by dots in ${JSON.stringify(text)}`;
+  let value = 0n;
+  for (const part of parts) {
+    if (!/^\d{1,3}$/.test(part) || Number(part) > 255) {
+      return `${JSON.stringify(part)} is not a number from 0 to 255`;
+    }
+    // Some tools read a leading zero as octal: refuse the ambiguity instead of guessing.
+    if (part.length > 1 && part.startsWith("0")) {
+      return `${JSON.stringify(part)} has a leading zero; write it without`;
+    }
+    value = (value << 8n) | BigInt(Number(part));
+  }
+  return value;
+}
+
+function parseIpv6(text: string): bigint | string {
+  let body = text.toLowerCase();
+  const groups: number[] = [];
+  // An IPv4 tail (`::ffff:10.0.0.1`) stands for the last two groups.
+  const lastColon = body.lastIndexOf(":");
+  const tail = body.slice(lastColon + 1);
+  if (tail.includes(".")) {
+    const v4 = parseIpv4(tail);
+    if (typeof v4 === "string") return v4;
+    body = `${body.slice(0, lastColon + 1)}${(v4 >> 16n).toString(16)}:${(v4 & 0xffffn).toString(16)}`;
+  }
+  const halves = body.split("::");
+  if (halves.length > 2) return `"::" may appear only once in ${JSON.stringify(text)}`;
+  const parse = (half: string): number[] | string => {
+    if (half === "") return [];
+    const out: number[] = [];
+    for (const group of half.split(":")) {
+      if (!/^[0-9a-f]{1,4}$/.test(group))
+        return `${JSON.stringify(group)} is not a group of 1-4 hex digits`;
+      out.push(Number.parseInt(group, 16));
+    }
+    return out;
+  };
+  const head = parse(halves[0] ?? "");
+  if (typeof head === "string") return head;
+  if (halves.length === 2) {
+    const rest = parse(halves[1] ?? "");
+    if (typeof rest === "string") return rest;
+    if (head.length + rest.length > 7) return `too many groups in ${JSON.stringify(text)}`;
+    groups.push(...head, ...new Array<number>(8 - head.length - rest.length).fill(0), ...rest);
+  } else {
+    if (head.length !== 8) return `expected eight groups (or "::") in ${JSON.stringify(text)}`;
+    groups.push(...head);
+  }
+  return groups.reduce((acc, g) => (acc << 16n) | BigInt(g), 0n);
+}
+
+function formatIpv4(value: bigint): string {
+  return [24n, 16n, 8n, 0n].map((shift) => String((value >> shift) & 0xffn)).join(".");
+}
+
+/** RFC 5952: lower case, no leading zeros, the longest run of two or more zero groups as `::`. */
+function formatIpv6(value: bigint): string {
+  const groups = [112n, 96n, 80n, 64n, 48n, 32n, 16n, 0n].map((s) =>
+    Number((value >> s) & 0xffffn),
+  );
+  let bestStart = -1;
+  let bestLength = 0;
+  for (let i = 0; i < 8; ) {
+    if (groups[i] !== 0) {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < 8 && groups[j] === 0) j++;
+    if (j - i > bestLength && j - i >= 2) {
+      bestStart = i;
+      bestLength = j - i;
+    }
+    i = j;
+  }
+  const hex = groups.map((g) => g.toString(16));
+  if (bestStart < 0) return hex.join(":");
+  const left = hex.slice(0, bestStart).join(":");
+  const right = hex.slice(bestStart + bestLength).join(":");
+  return `${left}::${right}`;
+}
+
+/**
+ * The canonical form of a CIDR block; a bare address is the block of that one address (`/32`,
+ * `/128`). A block with host bits set is refused with the network it probably means, because
+ * the service would either refuse it or silently widen or narrow it.
+ */
+export function normaliseCidr(input: string): CidrResult {
+  const text = input.replace(/\s+/g, "");
+  if (text === "") return { ok: false, message: `expected a CIDR block, ${EXAMPLE}` };
+  const slash = text.indexOf("/");
+  const address = slash < 0 ? text : text.slice(0, slash);
+  const prefixText = slash < 0 ? undefined : text.slice(slash + 1);
+  const v6 = address.includes(":");
+  const bits = v6 ? 128 : 32;
+  const parsed = v6 ? parseIpv6(address) : parseIpv4(address);
+  if (typeof parsed === "string") {
+    return { ok: false, message: `expected a CIDR block, ${EXAMPLE}: ${parsed}` };
+  }
+  if (prefixText !== undefined && (!/^\d{1,3}$/.test(prefixText) || Number(prefixText) > bits)) {
+    return {
+      ok: false,
+      message: `expected a prefix length from 0 to ${bits} after "/", got ${JSON.stringify(prefixText)}`,
+    };
+  }
+  const prefix = prefixText === undefined ? bits : Number(prefixText);
+  const hostBits = BigInt(bits - prefix);
+  const network = (parsed >> hostBits) << hostBits;
+  const format = v6 ? formatIpv6 : formatIpv4;
+  if (network !== parsed) {
+    const single = `${format(parsed)}/${bits}`;
+    return {
+      ok: false,
+      message: `${JSON.stringify(input)} has host bits set: the network is ${format(network)}/${prefix} (write that, or ${single} for the single address)`,
+    };
+  }
+  return { ok: true, cidr: `${format(network)}/${prefix}` };
+}

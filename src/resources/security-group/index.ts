@@ -1,0 +1,74 @@
+import * as pulumi from "@pulumi/pulumi";
+import { providerShim } from "../shim";
+
+/** One firewall rule of a {@link SecurityGroup}. */
+export interface SecurityGroupRuleArgs {
+  /** `"ACCEPT"` or `"DROP"` (any letter case). */
+  action: pulumi.Input<string>;
+  /** `"tcp"`, `"udp"`, `"icmp"` or `"any"` (any letter case). */
+  proto: pulumi.Input<string>;
+  /**
+   * Destination port (`"22"` or `22`) or inclusive range (`"8000-8080"`), 1–65535, low ≤ high.
+   * Only for tcp and udp; left out, the rule covers every port. `"22-22"` is stored as `"22"`.
+   */
+  dport?: pulumi.Input<string | number>;
+  /**
+   * Source network as an IPv4 or IPv6 CIDR block (`"10.0.0.0/8"`, `"2001:db8::/32"`); a bare
+   * address means that one address (`/32`, `/128`). The address must be the network itself (host
+   * bits zero): `"10.0.0.1/8"` is refused with the suggestion `"10.0.0.0/8"`. Left out, any
+   * source.
+   */
+  source?: pulumi.Input<string>;
+}
+
+/** Arguments of a {@link SecurityGroup}. */
+export interface SecurityGroupArgs {
+  /** Group name, unique within the account. Changing it renames the group in place. */
+  name: pulumi.Input<string>;
+  /**
+   * What the group is for (up to 1000 characters). Left out means empty: removing it from the
+   * program clears the description on the group.
+   */
+  description?: pulumi.Input<string>;
+  /**
+   * The complete, ordered list of rules (`[]` for none). Order matters: the API keeps rules in
+   * the order given, and with ACCEPT and DROP rules that overlap the order decides, so
+   * reordering shows as a change. Spelling does not: `accept` and `ACCEPT`, `"22-22"` and `"22"`,
+   * `2001:DB8::/32` and `2001:db8::/32` are the same rule. An exact repeat of a rule is dropped.
+   * Changes replace the group's rule set in place.
+   */
+  rules: pulumi.Input<pulumi.Input<SecurityGroupRuleArgs>[]>;
+}
+
+/**
+ * A security group (`/v1/firewall/groups`): an ordered list of firewall rules that can be
+ * attached to servers (with {@link SecurityGroupAttachment}, or a Server's `securityGroupIds`).
+ * Every property updates in place; a group is never replaced.
+ *
+ * Creating a group whose name is already taken fails with the existing group's id instead of
+ * adopting it. A refresh reads the group: rules changed elsewhere show as a change of `rules`,
+ * and a group deleted elsewhere disappears from the state.
+ */
+export class SecurityGroup extends pulumi.dynamic.Resource {
+  /** Group name. */
+  declare readonly name: pulumi.Output<string>;
+  /** Description; `""` when there is none. */
+  declare readonly description: pulumi.Output<string>;
+  /** The rules, in order and in canonical spelling. */
+  declare readonly rules: pulumi.Output<
+    {
+      action: "ACCEPT" | "DROP";
+      proto: "tcp" | "udp" | "icmp" | "any";
+      dport?: string;
+      source?: string;
+    }[]
+  >;
+  /** The group's numeric id (the same as `id`, as a number). */
+  declare readonly securityGroupId: pulumi.Output<number>;
+
+  constructor(name: string, args: SecurityGroupArgs, opts?: pulumi.CustomResourceOptions) {
+    // Outputs must be present, if only as `undefined`, or they do not exist on the resource.
+    const props = { description: undefined, ...args, securityGroupId: undefined };
+    super(providerShim("SecurityGroup"), name, props, opts, "cloudinfra", "SecurityGroup");
+  }
+}

@@ -1,0 +1,225 @@
+/**
+ * SecurityGroup inputs as Pulumi sees them and the pure mapping to and from the wire
+ * (`/v1/firewall/groups`).
+ *
+ * Rule order is kept: the API stores rules as an ordered list and returns them in that order,
+ * and with both ACCEPT and DROP rules, overlapping rules mean different things in different
+ * orders. Reordering rules is therefore a change (applied in place). Everything else about a
+ * rule has one canonical spelling: `ACCEPT`/`DROP` in upper case, protocols in lower case,
+ * `"22-22"` as `"22"`, CIDR blocks in canonical form; a rule repeated exactly is kept once (the
+ * copy can never match anything the first did not).
+ */
+import { isDeepStrictEqual } from "node:util";
+import { z } from "zod";
+import { DescriptionInputSchema, expected, NameInputSchema } from "../../api/schemas/common";
+import {
+  RULE_ACTIONS,
+  RULE_PROTOCOLS,
+  type Rule,
+  type SecurityGroup,
+  type SecurityGroupRequest,
+} from "../../api/schemas/firewall";
+import type { FieldRule, Props } from "../common";
+import { normaliseCidr } from "./cidr";
+
+/** A rule as Pulumi stores it: only the keys that are set. */
+export interface RuleOutputs {
+  action: (typeof RULE_ACTIONS)[number];
+  proto: (typeof RULE_PROTOCOLS)[number];
+  dport?: string;
+  source?: string;
+}
+
+const DPORT_MESSAGE = 'expected a port from 1 to 65535 ("22") or a range low-high ("8000-8080")';
+
+/** `"22"`, `22`, `" 8000 - 8080 "` → `"22"`, `"8000-8080"`; `"22-22"` → `"22"`. */
+export function normaliseDport(
+  value: string | number,
+): { ok: true; dport: string } | { ok: false } {
+  const text = String(value).replace(/\s+/g, "");
+  const match = /^(\d{1,5})(?:-(\d{1,5}))?$/.exec(text);
+  if (match === null) return { ok: false };
+  const low = Number(match[1]);
+  const high = match[2] === undefined ? low : Number(match[2]);
+  if (low < 1 || high > 65535 || low > high) return { ok: false };
+  return { ok: true, dport: low === high ? String(low) : `${low}-${high}` };
+}
+
+const RuleInputSchema = z
+  .strictObject(
+    {
+      action: z
+        .string({ error: expected('"ACCEPT" or "DROP"') })
+        .transform((a) => a.trim().toUpperCase())
+        .pipe(z.enum(RULE_ACTIONS, { error: 'expected "ACCEPT" or "DROP"' })),
+      proto: z
+        .string({ error: expected('"tcp", "udp", "icmp" or "any"') })
+        .transform((p) => p.trim().toLowerCase())
+        .pipe(z.enum(RULE_PROTOCOLS, { error: 'expected "tcp", "udp", "icmp" or "any"' })),
+      dport: z.union([z.string(), z.number()], { error: expected(DPORT_MESSAGE) }).optional(),
+      source: z.string({ error: expected("a CIDR block such as 10.0.0.0/8") }).optional(),
+    },
+    {
+      error: (issue) =>
+        issue.code === "unrecognized_keys"
+          ? `unknown field ${issue.keys.map((k) => JSON.stringify(k)).join(", ")}: a rule has action, proto, dport and source`
+          : issue.input === undefined
+            ? "is required"
+            : "expected a rule {action, proto, dport?, source?}",
+    },
+  )
+  .transform((rule, ctx): RuleOutputs => {
+    const out: RuleOutputs = { action: rule.action, proto: rule.proto };
+    if (rule.dport !== undefined) {
+      if (rule.proto === "icmp" || rule.proto === "any") {
+        ctx.addIssue({
+          code: "custom",
+          path: ["dport"],
+          message: `must be left out for proto "${rule.proto}", which has no ports`,
+        });
+      } else {
+        const dport = normaliseDport(rule.dport);
+        if (dport.ok) out.dport = dport.dport;
+        else ctx.addIssue({ code: "custom", path: ["dport"], message: DPORT_MESSAGE });
+      }
+    }
+    if (rule.source !== undefined) {
+      const source = normaliseCidr(rule.source);
+      if (source.ok) out.source = source.cidr;
+      else ctx.addIssue({ code: "custom", path: ["source"], message: source.message });
+    }
+    return out;
+  });
+
+/** Rules without exact repeats, the first of each kept in place. */
+export function withoutRepeats(rules: readonly RuleOutputs[]): RuleOutputs[] {
+  const out: RuleOutputs[] = [];
+  for (const rule of rules) if (!out.some((r) => isDeepStrictEqual(r, rule))) out.push(rule);
+  return out;
+}
+
+/** What `check` accepts and stores. */
+export const SecurityGroupInputsSchema = z.object({
+  name: NameInputSchema,
+  description: DescriptionInputSchema.optional(),
+  rules: z
+    .array(RuleInputSchema, { error: expected("a list of rules (may be empty)") })
+    .transform(withoutRepeats),
+});
+export type SecurityGroupInputs = z.output<typeof SecurityGroupInputsSchema>;
+
+/** What a SecurityGroup resource stores as outputs. */
+export interface SecurityGroupOutputs {
+  securityGroupId: number;
+  name: string;
+  /** `""` when the group has none: the API does not distinguish the two. */
+  description: string;
+  rules: RuleOutputs[];
+}
+
+/**
+ * A rule from the service in the canonical spelling. A value this version cannot read is kept
+ * as it came, so it shows as drift rather than being silently rewritten.
+ */
+export function ruleFromApi(
+  rule: Pick<Rule, "action" | "proto" | "dport" | "source">,
+): RuleOutputs {
+  const out = {
+    action: rule.action.trim().toUpperCase(),
+    proto: rule.proto.trim().toLowerCase(),
+  } as RuleOutputs;
+  if (rule.dport !== undefined && rule.dport !== null && rule.dport !== "") {
+    const dport = normaliseDport(rule.dport);
+    out.dport = dport.ok ? dport.dport : rule.dport;
+  }
+  if (rule.source !== undefined && rule.source !== null && rule.source !== "") {
+    const source = normaliseCidr(rule.source);
+    out.source = source.ok ? source.cidr : rule.source;
+  }
+  return out;
+}
+
+function sameText(a: unknown, b: unknown): boolean {
+  return (a ?? "") === (b ?? "");
+}
+
+function asRules(value: unknown): RuleOutputs[] | undefined {
+  if (!Array.isArray(value)) return undefined;
+  const out: RuleOutputs[] = [];
+  for (const item of value) {
+    if (item === null || typeof item !== "object") return undefined;
+    const r = item as Record<string, unknown>;
+    if (typeof r["action"] !== "string" || typeof r["proto"] !== "string") return undefined;
+    out.push(
+      ruleFromApi({
+        action: r["action"],
+        proto: r["proto"],
+        dport: r["dport"] === undefined ? undefined : String(r["dport"]),
+        source: typeof r["source"] === "string" ? r["source"] : undefined,
+      }),
+    );
+  }
+  return out;
+}
+
+/** Same rules in the same order, whatever the spelling. */
+export function sameRules(a: unknown, b: unknown): boolean {
+  const before = asRules(a);
+  const after = asRules(b);
+  return before !== undefined && after !== undefined && isDeepStrictEqual(before, after);
+}
+
+/** Everything changes in place: an update replaces name, description and the rule set. */
+export const SECURITY_GROUP_FIELDS: Record<keyof SecurityGroupInputs, FieldRule> = {
+  name: {},
+  description: { equals: sameText },
+  rules: { equals: sameRules },
+};
+
+/** The body of `POST /v1/firewall/groups` and `POST /v1/firewall/groups/:id`. */
+export function toApi(inputs: SecurityGroupInputs): SecurityGroupRequest {
+  return {
+    name: inputs.name,
+    // Always sent: an update without it would keep a description the program removed.
+    description: inputs.description ?? "",
+    rules: inputs.rules.map((rule) => ({ ...rule })),
+  };
+}
+
+/** Outputs from the service's view of a group. */
+export function fromApi(group: SecurityGroup): SecurityGroupOutputs {
+  return {
+    securityGroupId: group.id,
+    name: group.name,
+    description: group.description ?? "",
+    rules: group.rules.map(ruleFromApi),
+  };
+}
+
+/** Outputs after a successful create or update, from what was sent. */
+export function outputsFromInputs(
+  securityGroupId: number,
+  inputs: SecurityGroupInputs,
+): SecurityGroupOutputs {
+  return {
+    securityGroupId,
+    name: inputs.name,
+    description: inputs.description ?? "",
+    rules: inputs.rules,
+  };
+}
+
+/** The inputs that would produce the live group, as refresh stores them. */
+export function liveInputs(outputs: SecurityGroupOutputs): Props {
+  const inputs: Props = { name: outputs.name, rules: outputs.rules };
+  if (outputs.description !== "") inputs["description"] = outputs.description;
+  return inputs;
+}
+
+/** Whether the live group holds what these inputs ask for (so a lost create answer made it). */
+export function matches(group: SecurityGroup, inputs: SecurityGroupInputs): boolean {
+  const live = fromApi(group);
+  return (
+    live.description === (inputs.description ?? "") && isDeepStrictEqual(live.rules, inputs.rules)
+  );
+}
