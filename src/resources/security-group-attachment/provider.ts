@@ -1,0 +1,120 @@
+/**
+ * The SecurityGroupAttachment implementation: one group on one server, read through the group's
+ * list of servers. Detaching a pair that is already apart, or whose group or server is gone,
+ * succeeds: the goal of a delete is reached either way.
+ */
+import type { CloudInfraClient } from "../../api/client";
+import { NotFoundError } from "../../api/errors";
+import {
+  checkInputs,
+  describeOperation,
+  diffInputs,
+  operationError,
+  type Props,
+  type ResourceImplementation,
+} from "../common";
+import { apiClient } from "../session";
+import {
+  ATTACHMENT_FIELDS,
+  type AttachmentInputs,
+  AttachmentInputsSchema,
+  attachmentId,
+  parseAttachmentId,
+} from "./model";
+
+const KIND = "SecurityGroupAttachment";
+
+/** Inputs already checked by the engine's `check`; parsed again so types hold. */
+function parsed(inputs: Props): AttachmentInputs {
+  const { __provider: _provider, ...rest } = inputs;
+  return AttachmentInputsSchema.parse(rest);
+}
+
+/** The pair from the id, else from the stored properties. */
+function pairOf(id: string, props: Props | undefined): AttachmentInputs | undefined {
+  const fromId = parseAttachmentId(id);
+  if (fromId !== undefined) return fromId;
+  const fromProps = AttachmentInputsSchema.safeParse({
+    securityGroupId: props?.["securityGroupId"],
+    serverId: props?.["serverId"],
+  });
+  return fromProps.success ? fromProps.data : undefined;
+}
+
+/** A 404 on attach means the group or the server is missing: say which. */
+async function missingError(
+  client: CloudInfraClient,
+  pair: AttachmentInputs,
+  operation: string,
+  err: NotFoundError,
+): Promise<Error> {
+  let groupExists = true;
+  try {
+    await client.firewall.get(pair.securityGroupId);
+  } catch (lookupErr) {
+    if (lookupErr instanceof NotFoundError) groupExists = false;
+    else return operationError(operation, err);
+  }
+  const what = groupExists
+    ? `server ${pair.serverId} does not exist`
+    : `security group ${pair.securityGroupId} does not exist`;
+  return operationError(operation, new Error(`${what} (${err.message})`, { cause: err }));
+}
+
+export const implementation = {
+  async check(_olds, news) {
+    return checkInputs(AttachmentInputsSchema, news);
+  },
+
+  async diff(_id, olds, news) {
+    return diffInputs(olds, news, ATTACHMENT_FIELDS);
+  },
+
+  async create(inputs) {
+    const pair = parsed(inputs);
+    const id = attachmentId(pair);
+    const operation = describeOperation("creating", KIND, id);
+    const client = apiClient();
+    try {
+      await client.firewall.attachServer(pair.securityGroupId, pair.serverId);
+    } catch (err) {
+      if (err instanceof NotFoundError) throw await missingError(client, pair, operation, err);
+      throw operationError(operation, err);
+    }
+    return { id, outs: { ...pair } };
+  },
+
+  async read(id, props) {
+    const pair = pairOf(id, props);
+    if (pair === undefined) {
+      throw operationError(
+        describeOperation("reading", KIND, id),
+        new Error('expected an id of the form "<securityGroupId>/<serverId>", such as "12/34"'),
+      );
+    }
+    try {
+      const group = await apiClient().firewall.get(pair.securityGroupId);
+      if (!group.servers.some((s) => s.id === pair.serverId)) return {};
+      return { id: attachmentId(pair), props: { ...pair }, inputs: { ...pair } };
+    } catch (err) {
+      if (err instanceof NotFoundError) return {};
+      throw operationError(describeOperation("reading", KIND, id), err);
+    }
+  },
+
+  async update(_id, _olds, news) {
+    // Every field replaces, so the engine never asks for an in-place change; kept for safety.
+    return { outs: { ...parsed(news) } };
+  },
+
+  async delete(id, props) {
+    const pair = pairOf(id, props);
+    if (pair === undefined) return;
+    try {
+      await apiClient().firewall.detachServer(pair.securityGroupId, pair.serverId);
+    } catch (err) {
+      if (err instanceof NotFoundError) return;
+      throw operationError(describeOperation("deleting", KIND, id), err);
+    }
+  },
+} satisfies ResourceImplementation;
