@@ -39,9 +39,15 @@ function rsaKeyPair(): { publicKey: string; privateKey: string } {
   });
 }
 
-function serialNumber(): string {
-  // A leading 0 nibble keeps the DER integer positive, as RFC 5280 requires.
-  return `0${randomBytes(15).toString("hex")}`;
+/**
+ * 16 random bytes whose first byte is 0x01..0x7f: the DER integer is then positive (RFC 5280)
+ * and minimally encoded. A leading 0x00 before a byte below 0x80 is a non-minimal encoding that
+ * OpenSSL rejects (it did, for about one certificate in 256).
+ */
+export function serialNumber(): string {
+  const bytes = randomBytes(16);
+  bytes[0] = (bytes[0] ?? 0) & 0x7f || 1;
+  return bytes.toString("hex");
 }
 
 function createCa(): { cert: string; key: string } {
