@@ -1,7 +1,7 @@
 /**
  * The stable entry point `pulumi-cloudinfra/provider`, which the serialized shims of every stack
- * require at call time (see resources/shim.ts). Its two exports keep their meaning across
- * versions: `configure(req)` and `resource(kind)`.
+ * require at call time (see resources/shim.ts). Its exports keep their meaning across versions:
+ * `run(kind, method, args)` (what shims call), `configure(req)` and `resource(kind)`.
  */
 import type * as pulumi from "@pulumi/pulumi";
 import type { ResourceImplementation } from "./resources/common";
@@ -33,4 +33,24 @@ export function resource(kind: string): ResourceImplementation {
     loaded.set(known, impl);
   }
   return impl;
+}
+
+const METHODS = new Set(["check", "diff", "create", "read", "update", "delete"]);
+
+/**
+ * What every serialized shim calls: `configure`, or one CRUD method of one resource kind. The
+ * argument lists are the host's, passed through unchanged.
+ */
+export async function run(kind: string, method: string, args: unknown[]): Promise<never> {
+  if (method === "configure") {
+    configure(args[0] as pulumi.dynamic.ConfigureRequest);
+    return undefined as never;
+  }
+  if (!METHODS.has(method)) {
+    throw new Error(
+      `pulumi-cloudinfra: this version has no provider method ${JSON.stringify(method)}; upgrade pulumi-cloudinfra in this project`,
+    );
+  }
+  const impl = resource(kind) as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>;
+  return (await impl[method]?.(...args)) as never;
 }
