@@ -119,6 +119,31 @@ describe("orders", () => {
   });
 });
 
+describe("servers are billed", () => {
+  it("orders and invoices each server a POST /v1/servers creates", async () => {
+    setClock("2026-05-01T00:00:00.000Z");
+    const { client } = await newAccount("NL");
+    const plan = (await client.catalogue.listPlans())[0];
+    const image = (await client.catalogue.listImages())[0];
+    if (plan === undefined || image === undefined) throw new Error("empty catalogue");
+    const servers = await client.servers.create({
+      plan_id: plan.id,
+      image: image.name,
+      user_defined_name: "web",
+      quantity: 2,
+    });
+    expect(servers).toHaveLength(2);
+    const orders = await client.billing.listOrders();
+    expect(servers.map((s) => s.order_id).sort()).toEqual(orders.map((o) => o.id).sort());
+    expect(orders.every((o) => o.order_plans[0]?.plan_id === plan.id)).toBe(true);
+    const [invoice] = await client.billing.listInvoices();
+    const amounts = cents(invoice);
+    expect(amounts.items).toEqual([priceToCents(plan.price), priceToCents(plan.price)]);
+    expect(amounts.vat).toBe(percentOf(amounts.subtotal, 21));
+    expect(amounts.total).toBe(amounts.subtotal + amounts.vat);
+  });
+});
+
 describe("invoices", () => {
   it("bills a full month from the 1st at the plan price, with Finnish VAT that adds up", async () => {
     setClock("2026-03-01T00:00:00.000Z");
