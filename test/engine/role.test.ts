@@ -1,0 +1,268 @@
+/**
+ * The Role resource through the real dynamic-provider host, as the Pulumi engine drives it: every
+ * call carries the `__provider` serialized from the built package's Role class, the host talks to
+ * an in-process emulator, and runs with the client's debug log on so that stderr, which must
+ * never show the API key, sees every request.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CloudInfraClient } from "../../src/api/client";
+import { startTestEmulator, type TestEmulator } from "../support/emulator";
+import {
+  captureProviders,
+  EngineHost,
+  HostError,
+  type Props,
+  UNKNOWN,
+  urnOf,
+} from "../support/engine";
+
+let emulator: TestEmulator;
+let config: Record<string, string>;
+let host: EngineHost;
+let api: CloudInfraClient;
+let provider: string;
+const hosts: EngineHost[] = [];
+const errors: string[] = [];
+
+async function startHost(): Promise<EngineHost> {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith("CLOUDINFRA_")) env[k] = v;
+  env["CLOUDINFRA_LOG"] = "debug";
+  const started = await EngineHost.start({ config, env });
+  hosts.push(started);
+  return started;
+}
+
+function program(args: Props): Props {
+  return { ...args, __provider: provider };
+}
+
+async function failure(promise: Promise<unknown>): Promise<HostError> {
+  const err = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(HostError);
+  errors.push((err as HostError).message);
+  return err as HostError;
+}
+
+async function up(name: string, args: Props) {
+  const urn = urnOf("Role", name);
+  const checked = await host.check(urn, {}, program(args));
+  expect(checked.failures).toEqual([]);
+  const created = await host.create(urn, checked.inputs);
+  return { urn, inputs: checked.inputs, ...created };
+}
+
+beforeAll(async () => {
+  emulator = await startTestEmulator();
+  const captured = captureProviders()["Role"];
+  if (captured === undefined) throw new Error("the built package has no Role class");
+  provider = captured;
+  config = {
+    "cloudinfra:endpoint": emulator.endpoint,
+    "cloudinfra:apiKey": emulator.apiKey,
+    "cloudinfra:caCert": emulator.caCert,
+  };
+  api = new CloudInfraClient({
+    endpoint: emulator.endpoint,
+    apiKey: emulator.apiKey,
+    caCert: emulator.caCert,
+  });
+  host = await startHost();
+});
+
+afterAll(async () => {
+  for (const h of hosts) await h.close();
+  const stderr = hosts.map((h) => h.stderr).join("\n");
+  expect(stderr).toContain("/v1/account/roles");
+  expect(errors.length).toBeGreaterThan(0);
+  expect(stderr).not.toContain(emulator.apiKey);
+  for (const message of errors) expect(message).not.toContain(emulator.apiKey);
+  await api?.close();
+  await emulator?.close();
+});
+
+describe("Role through the Pulumi dynamic-provider host", () => {
+  it("configures without secrets support, as the engine expects of a dynamic provider", async () => {
+    expect(await host.configure(config)).toEqual({ acceptSecrets: false });
+  });
+
+  it("creates, reads without drift, updates every field in place, and deletes", async () => {
+    const created = await up("ops", {
+      name: "ops",
+      description: "operators",
+      permissions: ["tags:read", "Servers:Read", "tags:read"],
+    });
+    // Check stored the names once each, sorted, in the catalogue's spelling.
+    expect(created.inputs).toEqual(
+      program({
+        name: "ops",
+        description: "operators",
+        permissions: ["servers:read", "tags:read"],
+      }),
+    );
+    expect(created.properties).toEqual(
+      program({
+        roleId: Number(created.id),
+        name: "ops",
+        description: "operators",
+        permissions: ["servers:read", "tags:read"],
+        permissionIds: [1, 3],
+      }),
+    );
+
+    const refreshed = await host.read(created.urn, created.id, created.properties, created.inputs);
+    expect(refreshed).toEqual({
+      id: created.id,
+      properties: created.properties,
+      inputs: created.inputs,
+    });
+    expect(await host.diff(created.urn, created.id, refreshed.properties, created.inputs)).toEqual({
+      changes: "none",
+      replaces: [],
+      deleteBeforeReplace: false,
+    });
+    // The same program written in another order plans nothing.
+    const reordered = await host.check(
+      created.urn,
+      created.inputs,
+      program({
+        name: "ops",
+        description: "operators",
+        permissions: ["tags:read", "servers:read"],
+      }),
+    );
+    expect(
+      (await host.diff(created.urn, created.id, refreshed.properties, reordered.inputs)).changes,
+    ).toBe("none");
+
+    // Name, description and permissions all change in place: a role is never replaced.
+    const changed = await host.check(
+      created.urn,
+      created.inputs,
+      program({ name: "operators", permissions: ["firewall:write", "servers:read"] }),
+    );
+    expect(await host.diff(created.urn, created.id, refreshed.properties, changed.inputs)).toEqual({
+      changes: "some",
+      replaces: [],
+      deleteBeforeReplace: false,
+    });
+    const updated = await host.update(
+      created.urn,
+      created.id,
+      refreshed.properties,
+      changed.inputs,
+    );
+    expect(updated.properties).toEqual(
+      program({
+        roleId: Number(created.id),
+        name: "operators",
+        description: "",
+        permissions: ["firewall:write", "servers:read"],
+        permissionIds: [1, 6],
+      }),
+    );
+    const live = (await api.iam.listRoles()).find((r) => String(r.id) === created.id);
+    expect(live?.name).toBe("operators");
+    expect(live?.role_permissions.map((p) => p.permission_id).sort()).toEqual([1, 6]);
+
+    await host.delete(created.urn, created.id, updated.properties);
+    expect((await api.iam.listRoles()).some((r) => String(r.id) === created.id)).toBe(false);
+    // Destroying what is already gone succeeds.
+    await host.delete(created.urn, created.id, updated.properties);
+  });
+
+  it("fails check on an unknown permission name with the closest valid names", async () => {
+    const checked = await host.check(
+      urnOf("Role", "typo"),
+      {},
+      program({ name: "typo", permissions: ["servers:read", "firewal:write"] }),
+    );
+    expect(checked.failures).toEqual([
+      {
+        property: "permissions",
+        reason:
+          'permissions[1]: unknown permission "firewal:write": did you mean "firewall:write"?',
+      },
+    ]);
+  });
+
+  it("plans a preview with unknown values: check passes them through, diff plans an in-place change", async () => {
+    const urn = urnOf("Role", "preview");
+    expect(await host.check(urn, {}, program({ name: UNKNOWN, permissions: UNKNOWN }))).toEqual({
+      inputs: program({ name: UNKNOWN, permissions: UNKNOWN }),
+      failures: [],
+    });
+    const olds = program({
+      roleId: 9,
+      name: "preview",
+      description: "",
+      permissions: ["servers:read"],
+      permissionIds: [1],
+    });
+    expect(
+      await host.diff(urn, "9", olds, program({ name: "preview", permissions: UNKNOWN })),
+    ).toEqual({
+      changes: "some",
+      replaces: [],
+      deleteBeforeReplace: false,
+    });
+  });
+
+  it("shows permissions edited outside Pulumi as exactly that drift on refresh", async () => {
+    const created = await up("drift", { name: "drift", permissions: ["servers:read"] });
+    await api.iam.updateRole(created.id, { name: "drift", permission_ids: [1, 2] });
+    const refreshed = await (await startHost()).read(
+      created.urn,
+      created.id,
+      created.properties,
+      created.inputs,
+    );
+    expect(refreshed.id).toBe(created.id);
+    expect(refreshed.properties).toEqual({
+      ...created.properties,
+      permissions: ["servers:read", "servers:write"],
+      permissionIds: [1, 2],
+    });
+    expect(refreshed.inputs).toEqual({
+      ...created.inputs,
+      permissions: ["servers:read", "servers:write"],
+    });
+    // The next `up` puts the program's permissions back, in place.
+    expect(await host.diff(created.urn, created.id, refreshed.properties, created.inputs)).toEqual({
+      changes: "some",
+      replaces: [],
+      deleteBeforeReplace: false,
+    });
+    await host.update(created.urn, created.id, refreshed.properties, created.inputs);
+    const live = (await api.iam.listRoles()).find((r) => String(r.id) === created.id);
+    expect(live?.role_permissions.map((p) => p.permission_id)).toEqual([1]);
+    await host.delete(created.urn, created.id, created.properties);
+  });
+
+  it("shows a role deleted outside Pulumi as gone on refresh", async () => {
+    const created = await up("doomed", { name: "doomed", permissions: [] });
+    await api.iam.deleteRole(created.id);
+    const refresher = await startHost();
+    expect(
+      await refresher.read(created.urn, created.id, created.properties, created.inputs),
+    ).toMatchObject({
+      id: "",
+    });
+    await refresher.delete(created.urn, created.id, created.properties);
+  });
+
+  it("refuses to manage a system role, with a message that says so", async () => {
+    const system = (await api.iam.listRoles()).find((r) => r.system_role);
+    if (system === undefined) throw new Error("the emulator has no system role");
+    const urn = urnOf("Role", "system");
+    const checked = await host.check(urn, {}, program({ name: system.name, permissions: [] }));
+    const refused = await failure(host.create(urn, checked.inputs));
+    expect(refused.message).toContain(
+      `creating Role ${JSON.stringify(system.name)} failed: ${JSON.stringify(system.name)} is a system role (role id ${system.id})`,
+    );
+    expect(refused.initFailed).toBeUndefined();
+  });
+});
