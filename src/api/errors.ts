@@ -341,11 +341,22 @@ export class AbortedError extends CloudInfraError {
   readonly method: string;
   /** Request path, without the query string. */
   readonly path: string;
+  /**
+   * True when a non-idempotent request was abandoned while in flight: the service may still act
+   * on it. Deliberately not counted by {@link isAmbiguousFailure}: the caller asked to stop, so
+   * no recovery (lookup, resend) should run on its behalf.
+   */
+  readonly mayHaveBeenApplied: boolean;
 
-  constructor(method: string, path: string, cause?: unknown) {
-    super(`${method} ${path} aborted by the caller`, cause === undefined ? undefined : { cause });
+  constructor(method: string, path: string, cause?: unknown, mayHaveBeenApplied = false) {
+    const note = mayHaveBeenApplied ? "; the request may have been applied" : "";
+    super(
+      `${method} ${path} aborted by the caller${note}`,
+      cause === undefined ? undefined : { cause },
+    );
     this.method = method;
     this.path = path;
+    this.mayHaveBeenApplied = mayHaveBeenApplied;
   }
 }
 
@@ -371,6 +382,11 @@ export interface ResponseValidationErrorInit {
   issues: ResponseIssue[];
   /** Why the body could not be read at all (not JSON), when that was the problem. */
   detail?: string | undefined;
+  /**
+   * The request was non-idempotent and the service answered 2xx: it acted, so repeating the
+   * request would do it twice. Said in the message.
+   */
+  applied?: boolean | undefined;
 }
 
 const MAX_ISSUES_IN_MESSAGE = 5;
@@ -401,8 +417,10 @@ export class ResponseValidationError extends CloudInfraError {
     }
     const what = init.detail ?? shown.join("; ");
     const rid = init.requestId !== undefined ? `, request id ${init.requestId}` : "";
+    const applied =
+      init.applied === true ? "; the service did apply the request, do not repeat it" : "";
     super(
-      `${init.method} ${init.path} returned ${init.status} with an unexpected body${rid}: ${what}`,
+      `${init.method} ${init.path} returned ${init.status} with an unexpected body${rid}: ${what}${applied}`,
     );
     this.method = init.method;
     this.path = init.path;

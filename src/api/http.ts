@@ -255,6 +255,12 @@ function checkNonNegative(name: string, value: number | undefined): void {
   }
 }
 
+function checkTimeout(name: string, value: number | undefined): void {
+  if (value !== undefined && !(Number.isFinite(value) && value > 0)) {
+    throw new ConfigurationError(`${name} must be a positive number of ms, got ${String(value)}`);
+  }
+}
+
 function checkRetries(name: string, value: number | undefined): void {
   if (value !== undefined && !(Number.isInteger(value) && value >= 0)) {
     throw new ConfigurationError(`${name} must be a non-negative integer, got ${String(value)}`);
@@ -475,7 +481,7 @@ export class HttpClient {
     if (options.apiKey === "") {
       throw new ConfigurationError("apiKey is empty (cloudinfra:apiKey or CLOUDINFRA_API_KEY)");
     }
-    checkNonNegative("timeoutMs", options.timeoutMs);
+    checkTimeout("timeoutMs", options.timeoutMs);
     checkRetries("maxRetries", options.maxRetries);
     checkNonNegative("retryBaseDelayMs", options.retryBaseDelayMs);
     checkNonNegative("retryMaxDelayMs", options.retryMaxDelayMs);
@@ -526,7 +532,7 @@ export class HttpClient {
     req: HttpRequest<T>,
     options: RequestOptions = {},
   ): Promise<HttpResponse<T>> {
-    checkNonNegative("timeoutMs", options.timeoutMs);
+    checkTimeout("timeoutMs", options.timeoutMs);
     checkRetries("maxRetries", options.maxRetries);
     const timeoutMs = options.timeoutMs ?? this.#timeoutMs;
     const maxRetries = options.maxRetries ?? this.#maxRetries;
@@ -658,9 +664,9 @@ export class HttpClient {
     attempt: number,
   ): AttemptFailure {
     const { method, path } = req;
-    // The caller's abort wins over everything: they no longer want an answer or a retry.
-    if (signal?.aborted) throw new AbortedError(method, path, signal.reason);
     const nonIdempotent = req.retry === "non-idempotent";
+    // The caller's abort wins over everything: they no longer want an answer or a retry.
+    if (signal?.aborted) throw new AbortedError(method, path, signal.reason, nonIdempotent);
     if (err instanceof TimedOut || (err as { cause?: unknown } | null)?.cause instanceof TimedOut) {
       return {
         kind: "timeout",
@@ -775,7 +781,13 @@ export class HttpClient {
     answer: RawAnswer,
     requestId: string | undefined,
   ): { data?: unknown; error?: ResponseValidationError; logView: unknown } {
-    const base = { method: req.method, path: req.path, status: answer.status, requestId };
+    const base = {
+      method: req.method,
+      path: req.path,
+      status: answer.status,
+      requestId,
+      applied: req.retry === "non-idempotent",
+    };
     let json: unknown;
     if (answer.text.trim() !== "") {
       try {

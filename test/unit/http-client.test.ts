@@ -80,6 +80,13 @@ describe("endpoint", () => {
     );
   });
 
+  it("refuses a zero or negative timeout", async () => {
+    expect(() => makeClient({ timeoutMs: 0 })).toThrow(/timeoutMs must be a positive number/);
+    await expect(
+      makeClient().request(get("/v1/servers", z.unknown()), { timeoutMs: -5 }),
+    ).rejects.toThrow(/timeoutMs must be a positive number/);
+  });
+
   it("refuses an empty API key", () => {
     expect(() => makeClient({ apiKey: "" })).toThrow(/apiKey is empty/);
   });
@@ -223,6 +230,25 @@ describe("successful answers", () => {
       method: "GET",
       path: "/v1/servers",
     });
+  });
+
+  it("that miss the schema after a create say the request was applied", async () => {
+    nock(ORIGIN)
+      .post("/v1/servers")
+      .reply(201, [{ id: "not-a-number" }]);
+    const err = await failure(
+      makeClient().request({
+        method: "POST",
+        path: "/v1/servers",
+        body: {},
+        response: z.array(z.object({ id: z.number() })),
+        retry: "non-idempotent",
+      }),
+    );
+    expect(err).toBeInstanceOf(ResponseValidationError);
+    expect((err as Error).message).toMatch(
+      /\$\[0\]\.id: .*; the service did apply the request, do not repeat it$/,
+    );
   });
 
   it("that are empty when a body is required fail clearly", async () => {

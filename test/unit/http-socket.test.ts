@@ -365,6 +365,16 @@ describe("caller abort", () => {
     expect(delays).toEqual([]);
   });
 
+  it("flags an abandoned create as maybe applied, without inviting a recovery", async () => {
+    const controller = new AbortController();
+    handler = () => controller.abort();
+    const { client } = makeClient({ timeoutMs: 60_000 });
+    const err = await failure(client.request(createThing, { signal: controller.signal }));
+    expect(err).toBeInstanceOf(AbortedError);
+    expect(err).toMatchObject({ mayHaveBeenApplied: true });
+    expect(isAmbiguousFailure(err)).toBe(false);
+  });
+
   it("sends nothing when the signal has already fired", async () => {
     const { client } = makeClient();
     const err = await failure(client.request(getThing, { signal: AbortSignal.abort() }));
