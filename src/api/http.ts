@@ -48,6 +48,7 @@ import {
   createApiError,
   type FieldError,
   InsecureEndpointError,
+  RequestValidationError,
   type ResponseIssue,
   ResponseValidationError,
   TimeoutError,
@@ -598,6 +599,16 @@ export class HttpClient {
   }
 
   #url(req: HttpRequest<unknown>): string {
+    // A path that does not start at the root could move the request (and the API key) to
+    // another host once concatenated ("@evil.example/"), so it is checked, not trusted.
+    if (!/^\/(v1|_emulator)\//.test(req.path) || /[?#\s]/.test(req.path)) {
+      throw new RequestValidationError(`${req.method} request`, [
+        {
+          field: "path",
+          message: "must start with /v1/ or /_emulator/ and hold no query, fragment or spaces",
+        },
+      ]);
+    }
     let url = `${this.#origin}${this.#basePath}${req.path}`;
     if (req.query !== undefined) {
       const params = new URLSearchParams();

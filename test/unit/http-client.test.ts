@@ -10,6 +10,7 @@ import {
   NotFoundError,
   PayloadTooLargeError,
   RateLimitedError,
+  RequestValidationError,
   ResponseValidationError,
   ServerError,
   UnauthorizedError,
@@ -106,6 +107,17 @@ describe("request", () => {
     await makeClient({ userAgent: "ci-run/7" }).request(get("/v1/account", z.unknown()));
     expect(scope.isDone()).toBe(true);
   });
+
+  it.each(["@evil.example/v1/servers", "v1/servers", "/v1/servers?x=1", "/admin"])(
+    "refuses the path %s before sending anything",
+    async (path) => {
+      const scope = nock(/.*/).get(/.*/).reply(200, {});
+      await expect(makeClient().request(get(path, z.unknown()))).rejects.toBeInstanceOf(
+        RequestValidationError,
+      );
+      expect(scope.isDone()).toBe(false);
+    },
+  );
 
   it("sends the query, leaving out undefined values", async () => {
     const scope = nock(ORIGIN)
