@@ -1,0 +1,227 @@
+/**
+ * The SecurityGroupAttachment resource through the real dynamic-provider host, as the Pulumi
+ * engine drives it, against an in-process emulator with two servers and two groups.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CloudInfraClient } from "../../src/api/client";
+import { startTestEmulator, type TestEmulator } from "../support/emulator";
+import {
+  captureProviders,
+  EngineHost,
+  HostError,
+  type Props,
+  UNKNOWN,
+  urnOf,
+} from "../support/engine";
+
+let emulator: TestEmulator;
+let config: Record<string, string>;
+let host: EngineHost;
+let api: CloudInfraClient;
+let provider: string;
+let servers: [number, number];
+let groups: [number, number];
+const hosts: EngineHost[] = [];
+const errors: string[] = [];
+
+async function startHost(): Promise<EngineHost> {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith("CLOUDINFRA_")) env[k] = v;
+  env["CLOUDINFRA_LOG"] = "debug";
+  const started = await EngineHost.start({ config, env });
+  hosts.push(started);
+  return started;
+}
+
+function program(args: Props): Props {
+  return { ...args, __provider: provider };
+}
+
+async function failure(promise: Promise<unknown>): Promise<HostError> {
+  const err = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(HostError);
+  errors.push((err as HostError).message);
+  return err as HostError;
+}
+
+async function attachedTo(groupId: number): Promise<number[]> {
+  return (await api.firewall.get(groupId)).servers.map((s) => s.id);
+}
+
+beforeAll(async () => {
+  emulator = await startTestEmulator();
+  const captured = captureProviders()["SecurityGroupAttachment"];
+  if (captured === undefined)
+    throw new Error("the built package has no SecurityGroupAttachment class");
+  provider = captured;
+  config = {
+    "cloudinfra:endpoint": emulator.endpoint,
+    "cloudinfra:apiKey": emulator.apiKey,
+    "cloudinfra:caCert": emulator.caCert,
+  };
+  api = new CloudInfraClient({
+    endpoint: emulator.endpoint,
+    apiKey: emulator.apiKey,
+    caCert: emulator.caCert,
+  });
+  await emulator.admin.seed({ servers: 2 });
+  servers = (await api.servers.list()).map((s) => s.id).sort((a, b) => a - b) as [number, number];
+  await api.firewall.create({ name: "a", rules: [] });
+  await api.firewall.create({ name: "b", rules: [] });
+  groups = (await api.firewall.listAll()).map((g) => g.id).sort((a, b) => a - b) as [
+    number,
+    number,
+  ];
+  host = await startHost();
+});
+
+afterAll(async () => {
+  for (const h of hosts) await h.close();
+  const stderr = hosts.map((h) => h.stderr).join("\n");
+  expect(stderr).toContain("/v1/firewall/groups/");
+  expect(errors.length).toBeGreaterThan(0);
+  expect(stderr).not.toContain(emulator.apiKey);
+  for (const message of errors) expect(message).not.toContain(emulator.apiKey);
+  await api?.close();
+  await emulator?.close();
+});
+
+describe("SecurityGroupAttachment through the Pulumi dynamic-provider host", () => {
+  it("attaches, reads without drift, replaces on any change, and detaches", async () => {
+    const [g1, g2] = groups;
+    const [s1, s2] = servers;
+    const urn = urnOf("SecurityGroupAttachment", "web");
+    const checked = await host.check(
+      urn,
+      {},
+      program({ securityGroupId: String(g1), serverId: String(s1) }),
+    );
+    expect(checked).toEqual({
+      inputs: program({ securityGroupId: g1, serverId: s1 }),
+      failures: [],
+    });
+    const created = await host.create(urn, checked.inputs);
+    expect(created).toEqual({
+      id: `${g1}/${s1}`,
+      properties: program({ securityGroupId: g1, serverId: s1 }),
+    });
+    expect(await attachedTo(g1)).toEqual([s1]);
+
+    const refreshed = await host.read(urn, created.id, created.properties, checked.inputs);
+    expect(refreshed).toEqual({
+      id: created.id,
+      properties: created.properties,
+      inputs: checked.inputs,
+    });
+    expect(await host.diff(urn, created.id, refreshed.properties, checked.inputs)).toEqual({
+      changes: "none",
+      replaces: [],
+      deleteBeforeReplace: false,
+    });
+
+    // Another server or another group is another attachment: replaced, the new one first.
+    const moved = await host.check(
+      urn,
+      checked.inputs,
+      program({ securityGroupId: g1, serverId: s2 }),
+    );
+    expect(await host.diff(urn, created.id, refreshed.properties, moved.inputs)).toEqual({
+      changes: "some",
+      replaces: ["serverId"],
+      deleteBeforeReplace: false,
+    });
+    const regrouped = await host.check(
+      urn,
+      checked.inputs,
+      program({ securityGroupId: g2, serverId: s1 }),
+    );
+    expect(
+      (await host.diff(urn, created.id, refreshed.properties, regrouped.inputs)).replaces,
+    ).toEqual(["securityGroupId"]);
+    const replacement = await host.create(urn, moved.inputs);
+    await host.delete(urn, created.id, refreshed.properties);
+    expect(await attachedTo(g1)).toEqual([s2]);
+
+    await host.delete(urn, replacement.id, replacement.properties);
+    expect(await attachedTo(g1)).toEqual([]);
+    // Detaching a pair that is already apart succeeds.
+    await host.delete(urn, replacement.id, replacement.properties);
+  });
+
+  it("plans a preview with unknown values: check passes them through, diff plans a replacement", async () => {
+    const urn = urnOf("SecurityGroupAttachment", "preview");
+    expect(
+      await host.check(urn, {}, program({ securityGroupId: UNKNOWN, serverId: servers[0] })),
+    ).toEqual({
+      inputs: program({ securityGroupId: UNKNOWN, serverId: servers[0] }),
+      failures: [],
+    });
+    const olds = program({ securityGroupId: groups[0], serverId: servers[0] });
+    expect(
+      await host.diff(
+        urn,
+        `${groups[0]}/${servers[0]}`,
+        olds,
+        program({ securityGroupId: groups[0], serverId: UNKNOWN }),
+      ),
+    ).toEqual({ changes: "some", replaces: ["serverId"], deleteBeforeReplace: false });
+  });
+
+  it("recreates an attachment removed outside Pulumi: refresh drops it, the next up attaches again", async () => {
+    const [g1] = groups;
+    const [s1] = servers;
+    const urn = urnOf("SecurityGroupAttachment", "removed");
+    const checked = await host.check(urn, {}, program({ securityGroupId: g1, serverId: s1 }));
+    const created = await host.create(urn, checked.inputs);
+    await api.firewall.detachServer(g1, s1);
+
+    const refreshed = await (await startHost()).read(
+      urn,
+      created.id,
+      created.properties,
+      checked.inputs,
+    );
+    expect(refreshed.id).toBe("");
+    // The engine, having dropped it, creates it again from the same program.
+    const again = await host.create(urn, checked.inputs);
+    expect(again.id).toBe(created.id);
+    expect(await attachedTo(g1)).toEqual([s1]);
+    expect((await host.read(urn, again.id, again.properties, checked.inputs)).id).toBe(again.id);
+    await host.delete(urn, again.id, again.properties);
+  });
+
+  it("reads an attachment whose group was deleted as gone, and destroys it quietly", async () => {
+    const made = await api.firewall.create({ name: "short-lived", rules: [] });
+    expect(made.success).toBe(true);
+    const group = (await api.firewall.listAll()).find((g) => g.name === "short-lived");
+    if (group === undefined) throw new Error("the group was not created");
+    const urn = urnOf("SecurityGroupAttachment", "orphan");
+    const checked = await host.check(
+      urn,
+      {},
+      program({ securityGroupId: group.id, serverId: servers[1] }),
+    );
+    const created = await host.create(urn, checked.inputs);
+    await api.firewall.detachServer(group.id, servers[1]);
+    await api.firewall.delete(group.id);
+    expect((await host.read(urn, created.id, created.properties, checked.inputs)).id).toBe("");
+    await host.delete(urn, created.id, created.properties);
+  });
+
+  it("says which side is missing when attaching fails", async () => {
+    const urn = urnOf("SecurityGroupAttachment", "missing");
+    const checked = await host.check(
+      urn,
+      {},
+      program({ securityGroupId: groups[0], serverId: 9999 }),
+    );
+    const err = await failure(host.create(urn, checked.inputs));
+    expect(err.message).toContain(
+      `creating SecurityGroupAttachment "${groups[0]}/9999" failed: server 9999 does not exist`,
+    );
+    expect(err.initFailed).toBeUndefined();
+  });
+});
