@@ -1,11 +1,11 @@
 // @ts-check
-// The quick start: a generated SSH key, the cheapest VPS with the newest Ubuntu, and a tag on it.
+// The quick start: a generated SSH key, a small VPS with the newest Ubuntu, and a tag on it.
 // Settings come from `cloudinfra:*` stack config or the CLOUDINFRA_* variables that
 // `npm run emulator` prints, so by default this runs against the local emulator.
 "use strict";
 const cloudinfra = require("pulumi-cloudinfra");
 
-const plan = cloudinfra.getPlanOutput({ type: "VPS", maxPrice: 5 });
+const plan = cloudinfra.getPlanOutput({ name: "VPS S" });
 const image = cloudinfra.getImageOutput({ nameRegex: "^ubuntu-", mostRecent: true });
 
 const key = new cloudinfra.SshKey("deployer", { name: "deployer", generate: true });
