@@ -4,7 +4,8 @@
  * and two stored payment cards, since the API has no way to add a card.
  */
 import { hashApiKey, newApiKey } from "./auth";
-import { permissionByName, SYSTEM_ROLES } from "./permissions";
+import { permissionByName } from "./data";
+import { SYSTEM_ROLES } from "./permissions";
 import { type AccountState, type EmulatorState, ID_KINDS, type IdKind } from "./state";
 
 export function emptyState(): EmulatorState {

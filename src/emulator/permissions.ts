@@ -3,8 +3,7 @@
  * the spec, and the permission its caller's role must hold (`null`: any valid key). The router
  * refuses to register a /v1 route that is missing here, so a new route cannot ship unguarded.
  */
-import { PERMISSIONS as CATALOGUE_PERMISSIONS } from "./data";
-import { PERMISSION_NAMES, type PermissionName } from "./state";
+import { PERMISSION_NAMES, type PermissionName } from "../api/schemas/iam";
 
 export type RoutePermission = PermissionName | null;
 
@@ -69,30 +68,6 @@ export const ROUTE_PERMISSIONS: Readonly<Record<string, RoutePermission>> = {
   "POST /v1/users/me": null,
   "POST /v1/users/account": "account:write",
 };
-
-export interface PermissionEntry {
-  id: number;
-  name: PermissionName;
-  description: string;
-}
-
-/** The permission catalogue (GET /v1/account/permissions), typed; ids and texts live in ./data. */
-export const PERMISSIONS: readonly PermissionEntry[] = CATALOGUE_PERMISSIONS.map((entry) => {
-  const name = PERMISSION_NAMES.find((known) => known === entry.name);
-  if (name === undefined)
-    throw new Error(`permission ${entry.name} in ./data is not in PERMISSION_NAMES`);
-  return { id: entry.id, name, description: entry.description };
-});
-
-export function permissionById(id: number): PermissionEntry | undefined {
-  return PERMISSIONS.find((p) => p.id === id);
-}
-
-export function permissionByName(name: PermissionName): PermissionEntry {
-  const entry = PERMISSIONS.find((p) => p.name === name);
-  if (entry === undefined) throw new Error(`unknown permission ${name}`);
-  return entry;
-}
 
 /** System roles every account starts with; they cannot be changed or deleted (409). */
 export const SYSTEM_ROLES: readonly {

@@ -20,27 +20,6 @@ export type { BlogPostRecord, CountryRecord, ImageRecord, PlanRecord };
 /** RFC 3339 timestamp in UTC, for example `2024-05-01T12:00:00.000Z`. */
 export type Timestamp = string;
 
-/** Permission names (`resource:action`), the only ones a role can hold. */
-export const PERMISSION_NAMES = [
-  "servers:read",
-  "servers:write",
-  "tags:read",
-  "tags:write",
-  "firewall:read",
-  "firewall:write",
-  "keys:read",
-  "keys:write",
-  "iam:read",
-  "iam:write",
-  "billing:read",
-  "billing:write",
-  "tickets:read",
-  "tickets:write",
-  "account:read",
-  "account:write",
-] as const;
-export type PermissionName = (typeof PERMISSION_NAMES)[number];
-
 /** Server statuses (design.md): steady ones and the transient ones that lead to them. */
 export const SERVER_STATUSES = [
   "provisioning",

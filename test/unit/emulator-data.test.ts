@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import worldCountries from "world-countries";
+import { PERMISSION_NAMES } from "../../src/api/schemas/iam";
 import {
   BLOG_POSTS,
   COUNTRIES,
@@ -12,6 +13,8 @@ import {
   isKnownImage,
   PERMISSIONS,
   PLANS,
+  permissionById,
+  permissionByName,
   planValue,
   VAT_RATES_AS_OF,
   vatRateFor,
@@ -245,6 +248,15 @@ describe("permissions", () => {
     expect(PERMISSIONS.map((p) => p.name)).toEqual(expected);
     expect(PERMISSIONS.map((p) => p.id)).toEqual(expected.map((_, i) => i + 1));
     for (const p of PERMISSIONS) expect(p.description.length).toBeGreaterThan(10);
+  });
+
+  it("lists exactly the names the api layer publishes, and finds each by id and by name", () => {
+    expect(PERMISSIONS.map((p) => p.name)).toEqual([...PERMISSION_NAMES]);
+    for (const p of PERMISSIONS) {
+      expect(permissionById(p.id)).toEqual(p);
+      expect(permissionByName(p.name)).toEqual(p);
+    }
+    expect(permissionById(0)).toBeUndefined();
   });
 });
 

@@ -2,7 +2,12 @@
 export { BLOG_POSTS, type BlogPostRecord, findBlogPost } from "./blog";
 export { COUNTRIES, type CountryRecord, findCountry } from "./countries";
 export { DEFAULT_IMAGE, IMAGES, type ImageRecord, isKnownImage } from "./images";
-export { findPermissionByName, PERMISSIONS, type PermissionRecord } from "./permissions";
+export {
+  PERMISSIONS,
+  type PermissionRecord,
+  permissionById,
+  permissionByName,
+} from "./permissions";
 export {
   findPlan,
   PLANS,

@@ -18,6 +18,7 @@ import {
   UpdateUserRoleRequestSchema,
 } from "../../api/schemas/iam";
 import { newApiKey, permissionsOf } from "../auth";
+import { PERMISSIONS, permissionById } from "../data";
 import {
   conflict,
   type FieldError,
@@ -26,7 +27,6 @@ import {
   forbidden,
   invalidRequest,
 } from "../http-errors";
-import { PERMISSIONS, permissionById } from "../permissions";
 import { defineRoute, type RouteContext } from "../router";
 import type { AccountState, RolePermissionRecord, RoleRecord, UserRecord } from "../state";
 
