@@ -49,6 +49,8 @@ describe("User check", () => {
   it("passes preview unknowns through and does not judge the DID against an unknown type", async () => {
     const result = await user.check({}, { name: "a", type: UNKNOWN, roleId: UNKNOWN });
     expect(result).toEqual({ inputs: { name: "a", type: UNKNOWN, roleId: UNKNOWN } });
+    const did = await user.check({}, { name: "a", type: "api", roleId: 1, did: UNKNOWN });
+    expect(did).toEqual({ inputs: { name: "a", type: "api", roleId: 1, did: UNKNOWN } });
   });
 });
 

@@ -7,7 +7,7 @@
 import { z } from "zod";
 import { expected, NameInputSchema } from "../../api/schemas/common";
 import { type CreateUserRequest, DidInputSchema } from "../../api/schemas/iam";
-import type { FieldRule, Props } from "../common";
+import { containsUnknown, type FieldRule, type Props } from "../common";
 
 /** How a user authenticates. */
 export const USER_TYPES = ["api", "did"] as const;
@@ -48,11 +48,15 @@ export const UserInputsSchema = z.object({
 });
 export type UserInputs = z.output<typeof UserInputsSchema>;
 
-/** `did` is required for `did` users and meaningless for `api` users. */
+/**
+ * `did` is required for `did` users and meaningless for `api` users. Unknown values (preview)
+ * could become anything, so they never fail it.
+ */
 export function typeFailures(inputs: { type?: unknown; did?: unknown }): {
   property: string;
   reason: string;
 }[] {
+  if (containsUnknown(inputs.type) || containsUnknown(inputs.did)) return [];
   if (inputs.type === "did" && inputs.did === undefined) {
     return [
       {
