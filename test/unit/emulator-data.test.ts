@@ -77,43 +77,102 @@ describe("countries", () => {
       if (c.iso_a2 !== "XK") expect(c.iso_num).toBeGreaterThan(0);
       expect(c.iso_num).toBeLessThan(1000);
       if (c.iso_a2 !== "HM") {
-        expect(Number.isInteger(c.calling_code)).toBe(true);
+        expect(Number.isInteger(c.calling_code), c.iso_a2).toBe(true);
         expect(c.calling_code).toBeGreaterThan(0);
+        // E.164 country codes have one to three digits; more means an area code slipped in.
+        expect(c.calling_code, c.iso_a2).toBeLessThan(1000);
       }
     }
   });
 
   it.each([
-    // [alpha-2, alpha-3, numeric, calling code] from ISO 3166-1 and ITU-T E.164.
-    ["DE", "DEU", 276, 49],
-    ["US", "USA", 840, 1],
-    ["CA", "CAN", 124, 1],
-    ["GB", "GBR", 826, 44],
-    ["FR", "FRA", 250, 33],
-    ["JP", "JPN", 392, 81],
-    ["IN", "IND", 356, 91],
-    ["BR", "BRA", 76, 55],
-    ["AT", "AUT", 40, 43],
-    ["FI", "FIN", 246, 358],
-    ["RU", "RUS", 643, 7],
-    ["KZ", "KAZ", 398, 7],
-    ["PR", "PRI", 630, 1],
-    ["SH", "SHN", 654, 290],
-    ["VA", "VAT", 336, 39],
-    ["EH", "ESH", 732, 212],
-  ])("knows %s as %s / %i, calling code +%i", (a2, a3, num, calling) => {
-    expect(country(a2)).toMatchObject({ iso_a3: a3, iso_num: num, calling_code: calling });
+    // [alpha-2, alpha-3, numeric] from ISO 3166-1.
+    ["DE", "DEU", 276],
+    ["US", "USA", 840],
+    ["CA", "CAN", 124],
+    ["GB", "GBR", 826],
+    ["FR", "FRA", 250],
+    ["JP", "JPN", 392],
+    ["IN", "IND", 356],
+    ["BR", "BRA", 76],
+    ["AT", "AUT", 40],
+    ["FI", "FIN", 246],
+    ["RU", "RUS", 643],
+    ["KZ", "KAZ", 398],
+    ["PR", "PRI", 630],
+    ["SH", "SHN", 654],
+    ["VA", "VAT", 336],
+    ["EH", "ESH", 732],
+  ])("knows %s as %s / %i", (a2, a3, num) => {
+    expect(country(a2)).toMatchObject({ iso_a3: a3, iso_num: num });
   });
 
-  it("keeps NANP area codes where world-countries gives exactly one", () => {
-    expect(country("JM").calling_code).toBe(1876);
-    expect(country("BS").calling_code).toBe(1242);
+  it.each([
+    // [alpha-2, country code] from ITU-T E.164 (list of assigned country codes).
+    ["US", 1],
+    ["CA", 1],
+    ["JM", 1],
+    ["PR", 1],
+    ["DE", 49],
+    ["GB", 44],
+    ["GG", 44],
+    ["IM", 44],
+    ["JE", 44],
+    ["FR", 33],
+    ["RU", 7],
+    ["KZ", 7],
+    ["FI", 358],
+    ["AX", 358],
+    ["IT", 39],
+    ["VA", 39],
+    ["NO", 47],
+    ["SJ", 47],
+    ["IE", 353],
+    ["PT", 351],
+    ["AT", 43],
+    ["CH", 41],
+    ["NL", 31],
+    ["GR", 30],
+    ["TR", 90],
+    ["AU", 61],
+    ["CX", 61],
+    ["NZ", 64],
+    ["JP", 81],
+    ["CN", 86],
+    ["HK", 852],
+    ["KP", 850],
+    ["IN", 91],
+    ["IL", 972],
+    ["AE", 971],
+    ["BR", 55],
+    ["MX", 52],
+    ["AR", 54],
+    ["ZA", 27],
+    ["EG", 20],
+    ["NG", 234],
+    ["MA", 212],
+    ["EH", 212],
+    ["SH", 290],
+    ["GL", 299],
+    ["RE", 262],
+    ["CW", 599],
+    ["AQ", 672],
+    ["XK", 383],
+  ])("dials %s as +%i", (a2, code) => {
+    expect(country(a2).calling_code).toBe(code);
+  });
+
+  it("gives every member of the North American Numbering Plan +1, not its area code", () => {
+    // The 25 NANP members (NANPA): the US, five US territories, Canada, 18 Caribbean and Atlantic.
+    const nanp = ["US", "CA", "AS", "GU", "MP", "PR", "VI", "AG", "AI", "BB", "BM", "BS", "DM"];
+    nanp.push("DO", "GD", "JM", "KN", "KY", "LC", "MS", "SX", "TC", "TT", "VC", "VG");
+    expect(nanp).toHaveLength(25);
+    for (const a2 of nanp) expect(country(a2).calling_code, a2).toBe(1);
   });
 
   it("handles entries without data: Kosovo has no ISO numeric code, Heard Island no phones", () => {
     expect(country("XK")).toMatchObject({ name: "Kosovo", iso_num: 0, calling_code: 383 });
     expect(country("HM").calling_code).toBeNull();
-    expect(country("AQ").calling_code).toBe(672);
   });
 
   it("is sorted by name for people, not by code", () => {

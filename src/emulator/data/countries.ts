@@ -12,8 +12,8 @@ export interface CountryRecord {
   /** Standard VAT rate in percent; 0 where our VAT table has no entry. */
   vat: number;
   /**
-   * International calling code without `+`. NANP members keep their area code as
-   * `world-countries` lists it (Jamaica 1876); `null` where no telephone service exists.
+   * International calling code (ITU-T E.164 country code) without `+`: 1 for every NANP member
+   * (Jamaica too, not 1876), 358 for Åland; `null` where no telephone service exists.
    */
   calling_code: number | null;
   /** ISO 3166-1 alpha-2 code. */
@@ -25,8 +25,9 @@ export interface CountryRecord {
 }
 
 /**
- * Calling codes that `world-countries` cannot give by concatenation: its `idd` lists dialling
- * prefixes, and for these the shared root alone would be another country's code or none.
+ * Country codes that the `world-countries` prefixes do not give by the rule in
+ * {@link callingCode}: the first listed prefix includes an area code, belongs to another country,
+ * or there is none at all.
  */
 const CALLING_CODE_OVERRIDES: Readonly<Record<string, number | null>> = {
   // Australian Antarctic bases are reached via +672 (ITU: Australian External Territories).
@@ -35,19 +36,43 @@ const CALLING_CODE_OVERRIDES: Readonly<Record<string, number | null>> = {
   HM: null,
   // Saint Helena is +290; Ascension's +247 is the second prefix listed.
   SH: 290,
-  // Western Sahara is served by Morocco's numbering plan.
+  // Western Sahara is served by Morocco's numbering plan (listed as +212 5288, +212 5289).
   EH: 212,
-  // ITU assigned +379 but it was never brought into use; the Vatican is dialled via Italy's +39.
+  // ITU assigned +379 but it was never brought into use; the Vatican is dialled via Italy's +39
+  // (listed as +39 06 698 and +379).
   VA: 39,
+  // Åland is in Finland's +358; the listed +358 18 includes the area code.
+  AX: 358,
+  // Svalbard and Jan Mayen are in Norway's +47; the listed +47 79 includes the area code.
+  SJ: 47,
+  // Wake Island and Midway are dialled as +1 808 (Hawaii); the listed +268 is Eswatini's code.
+  UM: 1,
 };
 
-/** `+1` with suffixes `201, 202, ...` is a country with many area codes: the root alone. */
+/** World zones whose single-digit code is the whole country code; suffixes are area codes. */
+const WHOLE_ZONE_CODES: ReadonlySet<string> = new Set([
+  // North American Numbering Plan: the US, Canada and the Caribbean members share +1.
+  "1",
+  // Russia and Kazakhstan share +7.
+  "7",
+]);
+
+/**
+ * The E.164 country code from `world-countries`' dialling prefixes (`idd`), which are a root
+ * (`+4`) and suffixes (`9`) that together give a prefix, sometimes longer than the country code
+ * (`+1 876`). A root of a whole zone is the code; otherwise one suffix completes it. A shape the
+ * rule does not cover gives `null` rather than a guess (the unit tests require a code for every
+ * inhabited country, so a new `world-countries` release that needs an override fails there).
+ */
 function callingCode(cca2: string, idd: { root: string; suffixes: string[] }): number | null {
   const override = CALLING_CODE_OVERRIDES[cca2];
   if (override !== undefined) return override;
   const root = idd.root.replace(/^\+/, "");
-  if (root === "") return null;
-  const digits = idd.suffixes.length === 1 ? `${root}${idd.suffixes[0]}` : root;
+  if (WHOLE_ZONE_CODES.has(root)) return Number.parseInt(root, 10);
+  const [suffix, ...others] = idd.suffixes;
+  const digits = `${root}${suffix ?? ""}`;
+  // E.164 country codes have one to three digits.
+  if (root === "" || others.length > 0 || !/^[0-9]{1,3}$/.test(digits)) return null;
   return Number.parseInt(digits, 10);
 }
 
