@@ -5,7 +5,12 @@
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { FIXTURE_PROJECT_NAME, prepareFixtureProject, ROOT } from "../support/engine";
+import {
+  FIXTURE_PROJECT,
+  FIXTURE_PROJECT_NAME,
+  prepareFixtureProject,
+  ROOT,
+} from "../support/engine";
 
 const CLASSES = [
   "Server",
@@ -31,21 +36,17 @@ beforeAll(() => {
   const cwd = prepareFixtureProject();
   // The capture runs with the API key in both the environment and a captured-looking variable:
   // neither may end up in the serialized text.
-  const out = execFileSync(
-    process.execPath,
-    [join(ROOT, "test", "support", "capture-providers.cjs")],
-    {
-      cwd,
-      encoding: "utf8",
-      env: {
-        ...process.env,
-        PULUMI_NODEJS_PROJECT: FIXTURE_PROJECT_NAME,
-        CLOUDINFRA_API_KEY: SECRET,
-        CLOUDINFRA_ENDPOINT: "https://127.0.0.1:1",
-        PULUMI_CONFIG: JSON.stringify({ "cloudinfra:apiKey": SECRET }),
-      },
+  const out = execFileSync(process.execPath, [join(FIXTURE_PROJECT, "capture-providers.cjs")], {
+    cwd,
+    encoding: "utf8",
+    env: {
+      ...process.env,
+      PULUMI_NODEJS_PROJECT: FIXTURE_PROJECT_NAME,
+      CLOUDINFRA_API_KEY: SECRET,
+      CLOUDINFRA_ENDPOINT: "https://127.0.0.1:1",
+      PULUMI_CONFIG: JSON.stringify({ "cloudinfra:apiKey": SECRET }),
     },
-  );
+  });
   providers = JSON.parse(out) as Record<string, string>;
 });
 

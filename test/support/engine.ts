@@ -52,15 +52,11 @@ export function prepareFixtureProject(): string {
  */
 export function captureProviders(): Record<string, string> {
   const cwd = prepareFixtureProject();
-  const out = execFileSync(
-    process.execPath,
-    [join(ROOT, "test", "support", "capture-providers.cjs")],
-    {
-      cwd,
-      encoding: "utf8",
-      env: { ...process.env, PULUMI_NODEJS_PROJECT: FIXTURE_PROJECT_NAME },
-    },
-  );
+  const out = execFileSync(process.execPath, [join(FIXTURE_PROJECT, "capture-providers.cjs")], {
+    cwd,
+    encoding: "utf8",
+    env: { ...process.env, PULUMI_NODEJS_PROJECT: FIXTURE_PROJECT_NAME },
+  });
   return JSON.parse(out) as Record<string, string>;
 }
 
