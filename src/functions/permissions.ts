@@ -6,7 +6,7 @@ import { callApi, type DataSourceOptions } from "./settings";
 
 /** A permission a role can grant. */
 export interface PermissionInfo {
-  /** Permission id; pass it in a `Role`'s `permissionIds`. */
+  /** Permission id, as the API's role answers list it (`Role` itself takes `name`s). */
   id: number;
   /** `resource:action`, for example `servers:write`. */
   name: string;
@@ -45,8 +45,9 @@ export function permissionFromApi(permission: Permission): PermissionInfo {
  * `iam:read`.
  *
  * @example
- * const { ids } = await getPermissions();
- * new Role("readers", { name: "readers", permissionIds: [ids["servers:read"]] });
+ * // Every read permission, for a read-only role.
+ * const { names } = await getPermissions();
+ * new Role("readers", { name: "readers", permissions: names.filter((n) => n.endsWith(":read")) });
  */
 export async function getPermissions(opts?: DataSourceOptions): Promise<GetPermissionsResult> {
   const list = await callApi("getPermissions", (client, o) => client.iam.listPermissions(o), opts);
