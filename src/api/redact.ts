@@ -49,3 +49,15 @@ export function scrub(text: string, secrets: readonly string[]): string {
   }
   return out;
 }
+
+/** {@link scrub} applied to every string, key included, of a JSON-like value. */
+export function scrubDeep(value: unknown, secrets: readonly string[]): unknown {
+  if (typeof value === "string") return scrub(value, secrets);
+  if (Array.isArray(value)) return value.map((v) => scrubDeep(v, secrets));
+  if (value !== null && typeof value === "object") {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[scrub(k, secrets)] = scrubDeep(v, secrets);
+    return out;
+  }
+  return value;
+}
