@@ -13,25 +13,26 @@
  * - Money is integer cents (`*_cents`); the wire shows decimal strings with two places.
  * - Timestamps are RFC 3339 strings in UTC, from the emulator clock (`ctx.now()`).
  */
+import type { UserType } from "../api/schemas/account";
+import type { RULE_ACTIONS, RULE_PROTOCOLS } from "../api/schemas/firewall";
+import type { ServerStatus } from "../api/schemas/servers";
+import type { TicketStatus } from "../api/schemas/support";
 import type { BlogPostRecord, CountryRecord, ImageRecord, PlanRecord } from "./data";
 
-export type { BlogPostRecord, CountryRecord, ImageRecord, PlanRecord };
+// The enumerations are the wire contract's (src/api/schemas), so the emulator cannot store a
+// value the client would refuse to read.
+export type {
+  BlogPostRecord,
+  CountryRecord,
+  ImageRecord,
+  PlanRecord,
+  ServerStatus,
+  TicketStatus,
+  UserType,
+};
 
 /** RFC 3339 timestamp in UTC, for example `2024-05-01T12:00:00.000Z`. */
 export type Timestamp = string;
-
-/** Server statuses (design.md): steady ones and the transient ones that lead to them. */
-export const SERVER_STATUSES = [
-  "provisioning",
-  "running",
-  "stopping",
-  "stopped",
-  "starting",
-  "rebooting",
-  "deleting",
-  "error",
-] as const;
-export type ServerStatus = (typeof SERVER_STATUSES)[number];
 
 /** Where a pending transition ends: a steady status, or `gone` (the server is removed). */
 export type TransitionTarget = ServerStatus | "gone";
@@ -66,8 +67,6 @@ export interface AccountProfile {
   created_at: Timestamp;
   updated_at: Timestamp;
 }
-
-export type UserType = "human" | "api" | "did";
 
 export interface UserRecord {
   id: number;
@@ -155,8 +154,8 @@ export interface SshKeyRecord {
 
 export interface FirewallRuleRecord {
   id: number;
-  action: "ACCEPT" | "DROP";
-  proto: "tcp" | "udp" | "icmp" | "any";
+  action: (typeof RULE_ACTIONS)[number];
+  proto: (typeof RULE_PROTOCOLS)[number];
   dport?: string;
   source?: string;
 }
@@ -190,8 +189,6 @@ export interface ReplyRecord {
   files: AttachmentRecord[];
   created_at: Timestamp;
 }
-
-export type TicketStatus = "open" | "answered" | "closed";
 
 export interface TicketRecord {
   id: number;

@@ -6,8 +6,9 @@
  * emulator can size a server's metrics from its plan.
  */
 
-/** Plan types the spec enumerates. */
-export type PlanType = "VPS" | "Dedicated Server";
+import type { PlanType } from "../../api/schemas/catalogue";
+
+export type { PlanType };
 
 /** A plan metadata entry (spec: KeyValue, whose value field is `val` in plans). */
 export interface PlanDataEntry {
