@@ -3,6 +3,8 @@
  * fixed number of draws per matching request, so the same seed and the same sequence of
  * requests give the same sequence of outcomes: a flaky-network test can be replayed exactly.
  */
+import { mulberry32 } from "./prng";
+
 export interface FaultRule {
   /** HTTP method to match; any when absent. */
   method?: string | undefined;
@@ -47,18 +49,6 @@ export interface FaultDecision {
   rule?: number | undefined;
 }
 
-/** mulberry32: tiny, fast, and good enough for picking outcomes. */
-function generator(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 function pathMatches(pattern: string, route: string | undefined, path: string): boolean {
   if (pattern.endsWith("*")) {
     const prefix = pattern.slice(0, -1);
@@ -80,7 +70,7 @@ export class Faults {
   configure(config: FaultConfig): void {
     this.configValue = structuredClone(config);
     this.generators = config.rules.map((_, index) =>
-      generator(config.seed + Math.imul(index + 1, 0x9e3779b1)),
+      mulberry32(config.seed + Math.imul(index + 1, 0x9e3779b1)),
     );
     this.injected = config.rules.map(() => 0);
   }

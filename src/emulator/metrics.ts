@@ -6,6 +6,7 @@
  * does not rewrite the past. Series are smooth value noise (cosine-interpolated random knots)
  * on top of a daily cycle, so graphs look like a machine and not like static.
  */
+import { mulberry32 } from "./prng";
 
 /** Server statistics as the API returns them (spec: Metrics). */
 export interface MetricsRecord {
@@ -47,18 +48,6 @@ export const MAX_METRIC_SAMPLES = 10_000;
 /** The window the statistics endpoint uses when the caller names none: the last hour, by minute. */
 export function defaultMetricsWindow(now: Date): MetricsWindow {
   return { from: new Date(now.getTime() - 3_600_000), to: now, stepSeconds: 60 };
-}
-
-/** mulberry32: a tiny, well-distributed 32-bit PRNG; deterministic for a given seed. */
-export function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** FNV-1a over the id's text, so `42` and `"42"` describe the same server. */

@@ -1,0 +1,16 @@
+/**
+ * The emulator's seeded random numbers. Fault injection and synthetic metrics must replay
+ * exactly from a seed, which Math.random cannot do.
+ */
+
+/** mulberry32: a tiny, well-distributed 32-bit PRNG giving numbers in [0, 1). */
+export function mulberry32(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
