@@ -4,7 +4,8 @@
  * Everything is built from the account's own counters and the catalogue, so it is valid data
  * that every route can read and act on.
  */
-import { createHash, generateKeyPairSync, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
+import { generateEd25519KeyPair } from "../lib/sshkeys";
 import { nextId } from "./accounts";
 import type { AccountState, Catalogue, EmulatorState, InvoiceRecord, ServerRecord } from "./state";
 
@@ -18,22 +19,6 @@ export interface SeedRequest {
 }
 
 export type SeedResult = { [K in keyof SeedRequest]-?: number };
-
-/** An OpenSSH ed25519 public key line and its `SHA256:` fingerprint. */
-export function sampleSshKey(comment: string): { publicKey: string; fingerprint: string } {
-  const { publicKey } = generateKeyPairSync("ed25519");
-  const raw = publicKey.export({ format: "der", type: "spki" }).subarray(-32);
-  const type = Buffer.from("ssh-ed25519");
-  const blob = Buffer.concat([u32(type.length), type, u32(raw.length), raw]);
-  const fingerprint = `SHA256:${createHash("sha256").update(blob).digest("base64").replace(/=+$/, "")}`;
-  return { publicKey: `ssh-ed25519 ${blob.toString("base64")} ${comment}`, fingerprint };
-}
-
-function u32(value: number): Buffer {
-  const buffer = Buffer.alloc(4);
-  buffer.writeUInt32BE(value);
-  return buffer;
-}
 
 function ipFor(id: number): string {
   return `10.${(id >> 16) & 255}.${(id >> 8) & 255}.${id & 255}`;
@@ -88,7 +73,8 @@ export function seedAccount(
   }
   for (let i = 0; i < (request.keys ?? 0); i++) {
     const id = nextId(state, "key");
-    const key = sampleSshKey(`seed-key-${id}`);
+    // Only the public half is kept, as for a key imported through the API.
+    const key = generateEd25519KeyPair(`seed-key-${id}`);
     account.keys.push({
       id,
       name: `seed-key-${id}`,
