@@ -151,6 +151,27 @@ function profileOf(serverId: number | string, options: MetricsOptions): Profile 
 /** Series numbers keep each metric's noise independent of the others. */
 const SERIES = { cpu: 1, cpuFast: 2, mem: 3, net: 4, netOut: 5, diskRead: 6, diskWrite: 7 };
 
+function withoutSamples(memTotalMb: number): MetricsRecord {
+  return {
+    timestamps: [],
+    cpu_usage_percent: [],
+    mem_used_mb: [],
+    mem_total_mb: memTotalMb,
+    net_in_kbps: [],
+    net_out_kbps: [],
+    disk_read_kbps: [],
+    disk_write_kbps: [],
+  };
+}
+
+/** Statistics of one server without samples, for a window that holds none (it is in the future). */
+export function emptyMetricsFor(
+  serverId: number | string,
+  options: MetricsOptions = {},
+): MetricsRecord {
+  return withoutSamples(profileOf(serverId, options).memTotalMb);
+}
+
 /**
  * Statistics of one server over a window. Samples fall on whole multiples of `stepSeconds`
  * since the Unix epoch (the first at or after `from`), as real monitoring systems align them.
@@ -182,16 +203,7 @@ export function metricsFor(
   }
 
   const p = profileOf(serverId, options);
-  const out: MetricsRecord = {
-    timestamps: [],
-    cpu_usage_percent: [],
-    mem_used_mb: [],
-    mem_total_mb: p.memTotalMb,
-    net_in_kbps: [],
-    net_out_kbps: [],
-    disk_read_kbps: [],
-    disk_write_kbps: [],
-  };
+  const out = withoutSamples(p.memTotalMb);
 
   for (let i = 0; i < count; i++) {
     const ms = firstMs + i * stepMs;

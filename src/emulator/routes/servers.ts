@@ -17,6 +17,7 @@ import {
 import { conflict, findOr404, invalidRequest } from "../http-errors";
 import {
   defaultMetricsWindow,
+  emptyMetricsFor,
   MAX_METRIC_SAMPLES,
   type MetricsWindow,
   metricsFor,
@@ -361,18 +362,11 @@ export const routes = [
       const plan = ctx.catalogue.plans.find((p) => p.id === server.plan_id);
       const ramGb = Number(plan?.data.find((entry) => entry.name === "ram_gb")?.val);
       const options = Number.isFinite(ramGb) && ramGb > 0 ? { memTotalMb: ramGb * 1024 } : {};
-      if (window !== undefined) return ctx.json(metricsFor(server.id, window, options));
-      const { mem_total_mb } = metricsFor(server.id, { from: 0, to: 0, stepSeconds: 1 }, options);
-      return ctx.json({
-        timestamps: [],
-        cpu_usage_percent: [],
-        mem_used_mb: [],
-        mem_total_mb,
-        net_in_kbps: [],
-        net_out_kbps: [],
-        disk_read_kbps: [],
-        disk_write_kbps: [],
-      });
+      return ctx.json(
+        window === undefined
+          ? emptyMetricsFor(server.id, options)
+          : metricsFor(server.id, window, options),
+      );
     },
   }),
 ];
