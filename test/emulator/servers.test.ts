@@ -370,6 +370,23 @@ describe("GET /v1/servers/:id/statistics", () => {
     expect(body.cpu_usage_percent).toHaveLength(25);
   });
 
+  it("answers empty series, still sized by the plan, for a window in the future", async () => {
+    const server = await createRunning("future-window", 2);
+    const query = "from=2999-01-01T00:00:00Z&to=2999-01-01T01:00:00Z";
+    const answer = await api.emulator.call("GET", `/v1/servers/${server.id}/statistics?${query}`);
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({
+      timestamps: [],
+      cpu_usage_percent: [],
+      mem_used_mb: [],
+      mem_total_mb: 4096,
+      net_in_kbps: [],
+      net_out_kbps: [],
+      disk_read_kbps: [],
+      disk_write_kbps: [],
+    });
+  });
+
   it("answers 400 for a bad window", async () => {
     const server = await createRunning("bad-window");
     for (const [query, field] of [
