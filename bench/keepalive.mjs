@@ -3,11 +3,21 @@
 // handshake each time). Connections are counted from undici's diagnostics channel, which fires
 // once per connection the client establishes; resumed TLS sessions are counted too.
 import diagnostics from "node:diagnostics_channel";
+import v8 from "node:v8";
+import vm from "node:vm";
 import { answered, clientFor, now, num, ratio, startBenchEmulator, table } from "./support.mjs";
 
 const N = 300;
 /** The two variants alternate in blocks, so a slow moment of the machine hits both. */
 const BLOCK = 50;
+/** Requests after which the garbage each variant leaves is collected and timed. */
+const GC_N = 100;
+
+/** `gc()` without starting Node with --expose-gc. */
+function exposeGc() {
+  v8.setFlagsFromString("--expose-gc");
+  return vm.runInNewContext("gc");
+}
 
 export async function benchKeepAlive() {
   const emulator = await startBenchEmulator();
@@ -61,6 +71,26 @@ export async function benchKeepAlive() {
     }
     const servedNow = answered(emulator, "GET", "/v1/images") - served;
 
+    // What a closed connection costs later: a full collection after GC_N requests of each kind.
+    const gc = exposeGc();
+    const gcAfter = async (requests) => {
+      gc();
+      await requests();
+      const t0 = now();
+      gc();
+      return now() - t0;
+    };
+    const gcKeepAlive = await gcAfter(async () => {
+      for (let i = 0; i < GC_N; i++) await shared.catalogue.listImages();
+    });
+    const gcFresh = await gcAfter(async () => {
+      for (let i = 0; i < GC_N; i++) {
+        const fresh = clientFor(emulator);
+        await fresh.catalogue.listImages();
+        await fresh.close();
+      }
+    });
+
     const rate = (r) => (N * 1000) / r.ms;
     const ka = result.keepAlive;
     const fr = result.fresh;
@@ -79,12 +109,20 @@ export async function benchKeepAlive() {
         ["one keep-alive client: requests/s", num(rate(ka)), ratio(rate(ka), rate(fr))],
         ["one keep-alive client: ms/request", num(ka.ms / N), ratio(ka.ms, fr.ms)],
         ["one keep-alive client: connections opened", num(ka.opened), ratio(ka.opened, fr.opened)],
-        ["requests answered by the emulator (both)", num(servedNow), "—"],
+        [`fresh client per request: full GC after ${GC_N} requests`, num(gcFresh, "ms"), "1.00x"],
+        [
+          `one keep-alive client: full GC after ${GC_N} requests`,
+          num(gcKeepAlive, "ms"),
+          ratio(gcKeepAlive, gcFresh),
+        ],
+        ["requests answered by the emulator (timed part)", num(servedNow), "—"],
       ],
       `baseline: a new CloudInfraClient per request (closed after it), the cost of no keep-alive.\n` +
         `connections: undici "undici:client:connected" events (the keep-alive client's one\n` +
         `connection was opened during the warm-up, so 0 is expected here).\n` +
-        `variants alternate in blocks of ${BLOCK} requests.`,
+        `variants alternate in blocks of ${BLOCK} requests. Full GC: the collection (gc()) right\n` +
+        `after ${GC_N} more requests of each kind, not part of requests/s; both ends of every TLS\n` +
+        "connection live in this process, so it includes the emulator's side.",
     );
   } finally {
     diagnostics.unsubscribe("undici:client:connected", onConnected);
