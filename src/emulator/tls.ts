@@ -50,13 +50,27 @@ export function serialNumber(): string {
   return bytes.toString("hex");
 }
 
-function createCa(): { cert: string; key: string } {
+/**
+ * A certificate for a fresh RSA key, valid from a day ago (a client whose clock lags a little
+ * still accepts it) for `lifetimeMs`. The caller adds names and extensions, then signs it.
+ */
+function newCertificate(lifetimeMs: number): { cert: forge.pki.Certificate; key: string } {
   const keys = rsaKeyPair();
   const cert = forge.pki.createCertificate();
   cert.publicKey = forge.pki.publicKeyFromPem(keys.publicKey);
   cert.serialNumber = serialNumber();
   cert.validity.notBefore = new Date(Date.now() - DAY_MS);
-  cert.validity.notAfter = new Date(Date.now() + 10 * 365 * DAY_MS);
+  cert.validity.notAfter = new Date(Date.now() + lifetimeMs);
+  return { cert, key: keys.privateKey };
+}
+
+function signedPem(cert: forge.pki.Certificate, issuerKeyPem: string): string {
+  cert.sign(forge.pki.privateKeyFromPem(issuerKeyPem), forge.md.sha256.create());
+  return forge.pki.certificateToPem(cert);
+}
+
+function createCa(): { cert: string; key: string } {
+  const { cert, key } = newCertificate(10 * 365 * DAY_MS);
   const subject = [
     { name: "commonName", value: `CloudInfra Emulator Local CA ${randomBytes(3).toString("hex")}` },
     { name: "organizationName", value: "pulumi-cloudinfra emulator" },
@@ -68,19 +82,13 @@ function createCa(): { cert: string; key: string } {
     { name: "keyUsage", keyCertSign: true, cRLSign: true, digitalSignature: true, critical: true },
     { name: "subjectKeyIdentifier" },
   ]);
-  cert.sign(forge.pki.privateKeyFromPem(keys.privateKey), forge.md.sha256.create());
-  return { cert: forge.pki.certificateToPem(cert), key: keys.privateKey };
+  return { cert: signedPem(cert, key), key };
 }
 
 function createServerCert(caCertPem: string, caKeyPem: string): { cert: string; key: string } {
   const ca = forge.pki.certificateFromPem(caCertPem);
-  const keys = rsaKeyPair();
-  const cert = forge.pki.createCertificate();
-  cert.publicKey = forge.pki.publicKeyFromPem(keys.publicKey);
-  cert.serialNumber = serialNumber();
-  cert.validity.notBefore = new Date(Date.now() - DAY_MS);
   // Within the 825 days that some TLS clients still enforce for server certificates.
-  cert.validity.notAfter = new Date(Date.now() + 800 * DAY_MS);
+  const { cert, key } = newCertificate(800 * DAY_MS);
   cert.setSubject([{ name: "commonName", value: "localhost" }]);
   cert.setIssuer(ca.subject.attributes);
   cert.setExtensions([
@@ -98,8 +106,7 @@ function createServerCert(caCertPem: string, caKeyPem: string): { cert: string; 
     { name: "subjectKeyIdentifier" },
     { name: "authorityKeyIdentifier", keyIdentifier: ca.generateSubjectKeyIdentifier().getBytes() },
   ]);
-  cert.sign(forge.pki.privateKeyFromPem(caKeyPem), forge.md.sha256.create());
-  return { cert: forge.pki.certificateToPem(cert), key: keys.privateKey };
+  return { cert: signedPem(cert, caKeyPem), key };
 }
 
 /** A brand-new CA and server certificate. */
