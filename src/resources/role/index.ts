@@ -21,6 +21,16 @@ export interface RoleArgs {
    * Order, repeats and letter case do not matter. `[]` grants nothing. Changes apply in place.
    */
   permissions: pulumi.Input<pulumi.Input<string>[]>;
+  /**
+   * Adopt the existing object with this id instead of creating one; the first `up` reads it and
+   * updates it in place to match the other arguments (or fails, naming each difference that would
+   * need a replacement). Ignored after creation.
+   *
+   * For a role nothing needs a replacement: the name, description and permissions are updated in
+   * place. A system role cannot be adopted (use its id as a User's `roleId` instead). Destroying
+   * the stack deletes the adopted role.
+   */
+  adoptId?: pulumi.Input<string | number>;
 }
 
 /**
@@ -46,5 +56,23 @@ export class Role extends pulumi.dynamic.Resource {
     // Outputs must be present, if only as `undefined`, or they do not exist on the resource.
     const props = { description: undefined, ...args, permissionIds: undefined, roleId: undefined };
     super(providerShim("Role"), name, props, opts, "cloudinfra", "Role");
+  }
+
+  /**
+   * Reads an existing role by id without managing it: nothing is created, changed or deleted, and
+   * every `pulumi up` reads it again. System roles can be read too.
+   *
+   * ```ts
+   * const admin = cloudinfra.Role.get("admin", "1");
+   * new cloudinfra.User("ci", { name: "ci", type: "api", roleId: admin.roleId });
+   * ```
+   *
+   * @param name The resource name in this program.
+   * @param id The role's id (`"1"`).
+   * @param opts Resource options; `id` is set from the argument.
+   */
+  static get(name: string, id: pulumi.Input<pulumi.ID>, opts?: pulumi.CustomResourceOptions): Role {
+    // No arguments: with `id` set the engine only reads, and the read needs nothing but the id.
+    return new Role(name, {} as RoleArgs, { ...opts, id });
   }
 }

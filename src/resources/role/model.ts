@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { DescriptionInputSchema, expected, NameInputSchema } from "../../api/schemas/common";
 import type { CreateRoleRequest, Permission, Role } from "../../api/schemas/iam";
+import { AdoptIdSchema } from "../adopt";
 import type { FieldRule, Props } from "../common";
 import { normaliseNames } from "./permissions";
 
@@ -24,6 +25,7 @@ export const RoleInputsSchema = z.object({
       { error: expected('a list of permission names such as ["servers:read"]') },
     )
     .transform(normaliseNames),
+  adoptId: AdoptIdSchema.optional(),
 });
 export type RoleInputs = z.output<typeof RoleInputsSchema>;
 
@@ -51,8 +53,11 @@ function sameNames(a: unknown, b: unknown): boolean {
   return before.length === after.length && before.every((n, i) => n === after[i]);
 }
 
-/** Every Role property changes in place: the API replaces name, description and permissions. */
-export const ROLE_FIELDS: Record<keyof RoleInputs, FieldRule> = {
+/**
+ * Every Role property changes in place: the API replaces name, description and permissions.
+ * `adoptId` is not compared: it only matters at creation.
+ */
+export const ROLE_FIELDS: Record<Exclude<keyof RoleInputs, "adoptId">, FieldRule> = {
   name: {},
   description: { equals: sameText },
   permissions: { equals: sameNames },

@@ -7,6 +7,13 @@ import type { CloudInfraClient } from "../../api/client";
 import { ConflictError, isAmbiguousFailure, NotFoundError } from "../../api/errors";
 import type { Permission, Role } from "../../api/schemas/iam";
 import {
+  type AdoptedKind,
+  adoptNotFoundError,
+  adoptRefusedError,
+  describeAdoption,
+  guardAdoptedReplacement,
+} from "../adopt";
+import {
   checkInputs,
   containsUnknown,
   describeOperation,
@@ -32,6 +39,7 @@ import { resolvePermissions } from "./permissions";
 
 const ROLES = "roles";
 const PERMISSIONS = "permissions";
+const ROLE: AdoptedKind = { kind: "Role", noun: "role" };
 /** Create requests sent at most, when answers are lost and no role shows up. */
 const CREATE_ATTEMPTS = 3;
 
@@ -120,6 +128,40 @@ async function conflictError(
   );
 }
 
+/**
+ * `create` with `adoptId`: finds the role and updates it in place when its name, description or
+ * permissions differ. Nothing about a role needs a replacement; a system role cannot be adopted.
+ */
+async function adoptRole(role: RoleInputs, adoptId: number) {
+  const operation = describeAdoption(ROLE, role.name, adoptId);
+  const client = apiClient();
+  let live: Role | undefined;
+  try {
+    live = (await listRoles(client)).find((r) => r.id === adoptId);
+  } catch (err) {
+    throw operationError(operation, err);
+  }
+  if (live === undefined) throw adoptNotFoundError(operation, ROLE, adoptId);
+  if (live.system_role) {
+    throw adoptRefusedError(
+      operation,
+      `${JSON.stringify(live.name)} is a system role (role id ${live.id}): the service defines it and a Role resource cannot adopt, change or delete it; give users the system role by passing its id as a User's roleId`,
+    );
+  }
+  const ids = await permissionIds(client, role, operation);
+  if (live.name !== role.name || !matches(live, role, ids)) {
+    try {
+      await writing(client, () => client.iam.updateRole(adoptId, toApi(role, ids)));
+    } catch (err) {
+      if (err instanceof ConflictError) {
+        throw await conflictError(client, role.name, operation, err, String(adoptId));
+      }
+      throw operationError(operation, err);
+    }
+  }
+  return { id: String(adoptId), outs: { ...outputsFromInputs(adoptId, role, ids) } };
+}
+
 export const implementation = {
   async check(_olds, news) {
     const result = checkInputs(RoleInputsSchema, news);
@@ -149,12 +191,13 @@ export const implementation = {
     return { inputs: { ...result.inputs, permissions: resolution.names } };
   },
 
-  async diff(_id, olds, news) {
-    return diffInputs(olds, news, ROLE_FIELDS);
+  async diff(id, olds, news) {
+    return guardAdoptedReplacement(ROLE, id, news, diffInputs(olds, news, ROLE_FIELDS));
   },
 
   async create(inputs) {
     const role = parsed(inputs);
+    if (role.adoptId !== undefined) return adoptRole(role, role.adoptId);
     const operation = describeOperation("creating", "Role", role.name);
     const client = apiClient();
     const ids = await permissionIds(client, role, operation);

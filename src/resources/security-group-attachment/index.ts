@@ -15,6 +15,10 @@ export interface SecurityGroupAttachmentArgs {
  * a pair detached elsewhere (or whose group or server is gone) disappears from the state and the
  * next `pulumi up` attaches it again. Deleting a pair that is already apart succeeds.
  *
+ * No `adoptId` is needed: creating an attachment for a pair that is already attached succeeds
+ * and takes it over (the service answers that it is attached already), so an existing
+ * attachment is adopted simply by declaring it.
+ *
  * Do not also list the same group in the server's `securityGroupIds`: two resources would then
  * manage one attachment.
  */
@@ -37,5 +41,27 @@ export class SecurityGroupAttachment extends pulumi.dynamic.Resource {
       "cloudinfra",
       "SecurityGroupAttachment",
     );
+  }
+
+  /**
+   * Reads an existing attachment by id, `<securityGroupId>/<serverId>`, without managing it:
+   * nothing is attached or detached, and every `pulumi up` reads it again. A pair that is not
+   * attached fails the read.
+   *
+   * ```ts
+   * const webSsh = cloudinfra.SecurityGroupAttachment.get("web-ssh", "4/12");
+   * ```
+   *
+   * @param name The resource name in this program.
+   * @param id `<securityGroupId>/<serverId>`, such as `"4/12"`.
+   * @param opts Resource options; `id` is set from the argument.
+   */
+  static get(
+    name: string,
+    id: pulumi.Input<pulumi.ID>,
+    opts?: pulumi.CustomResourceOptions,
+  ): SecurityGroupAttachment {
+    // No arguments: with `id` set the engine only reads, and the read needs nothing but the id.
+    return new SecurityGroupAttachment(name, {} as SecurityGroupAttachmentArgs, { ...opts, id });
   }
 }

@@ -38,6 +38,16 @@ export interface SecurityGroupArgs {
    * Changes replace the group's rule set in place.
    */
   rules: pulumi.Input<pulumi.Input<SecurityGroupRuleArgs>[]>;
+  /**
+   * Adopt the existing object with this id instead of creating one; the first `up` reads it and
+   * updates it in place to match the other arguments (or fails, naming each difference that would
+   * need a replacement). Ignored after creation.
+   *
+   * For a security group nothing needs a replacement: the name, description and rules are updated
+   * in place; the servers it is attached to stay attached. Destroying the stack deletes the
+   * adopted group (detach it first, or let Pulumi delete the attachments it manages).
+   */
+  adoptId?: pulumi.Input<string | number>;
 }
 
 /**
@@ -46,8 +56,9 @@ export interface SecurityGroupArgs {
  * Every property updates in place; a group is never replaced.
  *
  * Creating a group whose name is already taken fails with the existing group's id instead of
- * adopting it. A refresh reads the group: rules changed elsewhere show as a change of `rules`,
- * and a group deleted elsewhere disappears from the state.
+ * adopting it silently: set `adoptId` to that id to adopt it. A refresh reads the group: rules
+ * changed elsewhere show as a change of `rules`, and a group deleted elsewhere disappears from
+ * the state.
  */
 export class SecurityGroup extends pulumi.dynamic.Resource {
   /** Group name. */
@@ -70,5 +81,27 @@ export class SecurityGroup extends pulumi.dynamic.Resource {
     // Outputs must be present, if only as `undefined`, or they do not exist on the resource.
     const props = { description: undefined, ...args, securityGroupId: undefined };
     super(providerShim("SecurityGroup"), name, props, opts, "cloudinfra", "SecurityGroup");
+  }
+
+  /**
+   * Reads an existing security group by id without managing it: nothing is created, changed or
+   * deleted, and every `pulumi up` reads it again.
+   *
+   * ```ts
+   * const ssh = cloudinfra.SecurityGroup.get("ssh", "4");
+   * new cloudinfra.SecurityGroupAttachment("web-ssh", { securityGroupId: ssh.id, serverId: web.id });
+   * ```
+   *
+   * @param name The resource name in this program.
+   * @param id The group's id (`"4"`).
+   * @param opts Resource options; `id` is set from the argument.
+   */
+  static get(
+    name: string,
+    id: pulumi.Input<pulumi.ID>,
+    opts?: pulumi.CustomResourceOptions,
+  ): SecurityGroup {
+    // No arguments: with `id` set the engine only reads, and the read needs nothing but the id.
+    return new SecurityGroup(name, {} as SecurityGroupArgs, { ...opts, id });
   }
 }

@@ -19,6 +19,7 @@ import {
   type SecurityGroup,
   type SecurityGroupRequest,
 } from "../../api/schemas/firewall";
+import { AdoptIdSchema } from "../adopt";
 import type { FieldRule, Props } from "../common";
 import { normaliseCidr } from "./cidr";
 
@@ -105,6 +106,7 @@ export const SecurityGroupInputsSchema = z.object({
   rules: z
     .array(RuleInputSchema, { error: expected("a list of rules (may be empty)") })
     .transform(withoutRepeats),
+  adoptId: AdoptIdSchema.optional(),
 });
 export type SecurityGroupInputs = z.output<typeof SecurityGroupInputsSchema>;
 
@@ -169,8 +171,14 @@ export function sameRules(a: unknown, b: unknown): boolean {
   return before !== undefined && after !== undefined && isDeepStrictEqual(before, after);
 }
 
-/** Everything changes in place: an update replaces name, description and the rule set. */
-export const SECURITY_GROUP_FIELDS: Record<keyof SecurityGroupInputs, FieldRule> = {
+/**
+ * Everything changes in place: an update replaces name, description and the rule set. `adoptId`
+ * is not compared: it only matters at creation.
+ */
+export const SECURITY_GROUP_FIELDS: Record<
+  Exclude<keyof SecurityGroupInputs, "adoptId">,
+  FieldRule
+> = {
   name: {},
   description: { equals: sameText },
   rules: { equals: sameRules },

@@ -6,6 +6,12 @@ import type { CloudInfraClient } from "../../api/client";
 import { ConflictError, isAmbiguousFailure, NotFoundError } from "../../api/errors";
 import type { SecurityGroup } from "../../api/schemas/firewall";
 import {
+  type AdoptedKind,
+  adoptNotFoundError,
+  describeAdoption,
+  guardAdoptedReplacement,
+} from "../adopt";
+import {
   checkInputs,
   describeOperation,
   diffInputs,
@@ -25,6 +31,7 @@ import {
   toApi,
 } from "./model";
 
+const GROUP: AdoptedKind = { kind: "SecurityGroup", noun: "security group" };
 /** Create requests sent at most, when answers are lost and no group shows up. */
 const CREATE_ATTEMPTS = 3;
 
@@ -86,17 +93,48 @@ async function idOfCreated(
   return made.id;
 }
 
+/**
+ * `create` with `adoptId`: reads the group and updates it in place when its name, description or
+ * rules differ. Nothing about a group needs a replacement; the servers it is attached to stay.
+ */
+async function adoptGroup(group: SecurityGroupInputs, adoptId: number) {
+  const operation = describeAdoption(GROUP, group.name, adoptId);
+  const client = apiClient();
+  let live: SecurityGroup;
+  try {
+    live = await client.firewall.get(adoptId);
+  } catch (err) {
+    if (err instanceof NotFoundError) throw adoptNotFoundError(operation, GROUP, adoptId);
+    throw operationError(operation, err);
+  }
+  if (live.name !== group.name || !matches(live, group)) {
+    try {
+      await client.firewall.update(adoptId, toApi(group));
+    } catch (err) {
+      if (err instanceof ConflictError) {
+        const other = await findByName(client, group.name).catch(() => undefined);
+        if (other !== undefined && other.id !== adoptId) {
+          throw nameTakenError(operation, other, err);
+        }
+      }
+      throw operationError(operation, err);
+    }
+  }
+  return { id: String(adoptId), outs: { ...outputsFromInputs(adoptId, group) } };
+}
+
 export const implementation = {
   async check(_olds, news) {
     return checkInputs(SecurityGroupInputsSchema, news);
   },
 
-  async diff(_id, olds, news) {
-    return diffInputs(olds, news, SECURITY_GROUP_FIELDS);
+  async diff(id, olds, news) {
+    return guardAdoptedReplacement(GROUP, id, news, diffInputs(olds, news, SECURITY_GROUP_FIELDS));
   },
 
   async create(inputs) {
     const group = parsed(inputs);
+    if (group.adoptId !== undefined) return adoptGroup(group, group.adoptId);
     const operation = describeOperation("creating", "SecurityGroup", group.name);
     const client = apiClient();
     const body = toApi(group);

@@ -51,6 +51,18 @@ export interface ServerArgs {
   powerState?: pulumi.Input<"running" | "stopped">;
   /** Time limits of create, update and delete; see {@link ServerTimeouts}. */
   timeouts?: pulumi.Input<ServerTimeouts>;
+  /**
+   * Adopt the existing object with this id instead of creating one; the first `up` reads it and
+   * updates it in place to match the other arguments (or fails, naming each difference that would
+   * need a replacement). Ignored after creation.
+   *
+   * For a server: a different `planId`, or a different `image` when the service reports the
+   * server's OS, fails before anything is changed. `sshKeyIds` cannot be checked (the API does not
+   * report a server's keys): they are recorded as the program says. Then the name, the firewall,
+   * the listed security groups and the power state are applied in place. A server in status
+   * `error` or being deleted cannot be adopted. Destroying the stack deletes the adopted server.
+   */
+  adoptId?: pulumi.Input<string | number>;
 }
 
 /** A tag carried by a server. */
@@ -124,6 +136,7 @@ export class Server extends pulumi.dynamic.Resource {
         firewallEnabled: args.firewallEnabled,
         powerState: args.powerState,
         timeouts: args.timeouts,
+        adoptId: args.adoptId,
         serverId: undefined,
         ip: undefined,
         status: undefined,
@@ -139,5 +152,29 @@ export class Server extends pulumi.dynamic.Resource {
       "cloudinfra",
       "Server",
     );
+  }
+
+  /**
+   * Reads an existing server by id without managing it: nothing is created, changed or deleted,
+   * and every `pulumi up` reads it again. The outputs are the live server's (`sshKeyIds`,
+   * `securityGroupIds` and `timeouts` are not known from the server and stay unset; every attached
+   * group is in `attachedSecurityGroupIds`).
+   *
+   * ```ts
+   * const web = cloudinfra.Server.get("web", "12");
+   * export const ip = web.ip;
+   * ```
+   *
+   * @param name The resource name in this program.
+   * @param id The server's id (`"12"`).
+   * @param opts Resource options; `id` is set from the argument.
+   */
+  static get(
+    name: string,
+    id: pulumi.Input<pulumi.ID>,
+    opts?: pulumi.CustomResourceOptions,
+  ): Server {
+    // No arguments: with `id` set the engine only reads, and the read needs nothing but the id.
+    return new Server(name, {} as ServerArgs, { ...opts, id });
   }
 }

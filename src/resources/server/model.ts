@@ -7,6 +7,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { NameInputSchema } from "../../api/schemas/common";
 import type { CreateServerRequest, Server } from "../../api/schemas/servers";
+import { AdoptIdSchema } from "../adopt";
 import { diffInputs, type FieldRule, type Props } from "../common";
 
 /** The power states a program can ask for. */
@@ -107,11 +108,15 @@ export const ServerInputsSchema = z.object({
       { error: "expected an object with create, update and delete durations" },
     )
     .optional(),
+  adoptId: AdoptIdSchema.optional(),
 });
 export type ServerInputs = z.output<typeof ServerInputsSchema>;
 
+/** The inputs that describe the server; `adoptId` only says where `create` starts from. */
+export type ServerFields = Exclude<keyof ServerInputs, "adoptId">;
+
 /** Everything a Server resource exposes: its inputs as they are live, and what the service reports. */
-export interface ServerOutputs extends ServerInputs {
+export interface ServerOutputs extends Omit<ServerInputs, "adoptId"> {
   serverId: number;
   ip?: string;
   status: string;
@@ -124,7 +129,9 @@ export interface ServerOutputs extends ServerInputs {
   createdAt: string;
 }
 
-export const INPUT_FIELDS = Object.keys(ServerInputsSchema.shape) as (keyof ServerInputs)[];
+export const INPUT_FIELDS = Object.keys(ServerInputsSchema.shape).filter(
+  (field) => field !== "adoptId",
+) as ServerFields[];
 
 function sameIdSet(a: unknown, b: unknown): boolean {
   const norm = (v: unknown) => (v === undefined || v === null ? [] : v);
@@ -137,7 +144,7 @@ function sameIdSet(a: unknown, b: unknown): boolean {
  * resource manages only the groups it lists, so SecurityGroupAttachment resources on the same
  * server do not fight with it.
  */
-export const FIELDS: Record<keyof ServerInputs, FieldRule> = {
+export const FIELDS: Record<ServerFields, FieldRule> = {
   name: {},
   planId: { replaceOnChange: true },
   image: { replaceOnChange: true },

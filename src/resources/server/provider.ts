@@ -1,8 +1,9 @@
 /**
  * The Server resource's implementation, served by `pulumi-cloudinfra/provider` (see
- * ../README.md). Lifecycle: create one server and wait for `running` (then stop it when asked);
- * update renames, toggles the firewall, attaches/detaches listed security groups and starts or
- * stops; delete sends the delete action and waits for 404. Every wait is bounded by `timeouts`.
+ * ../README.md). Lifecycle: create one server and wait for `running` (then stop it when asked),
+ * or adopt an existing one (`adoptId`); update renames, toggles the firewall, attaches/detaches
+ * listed security groups and starts or stops; delete sends the delete action and waits for 404.
+ * Every wait is bounded by `timeouts`.
  */
 import type * as pulumi from "@pulumi/pulumi";
 import type { CloudInfraClient } from "../../api/client";
@@ -12,6 +13,16 @@ import {
   type ManagementAction,
   type Server,
 } from "../../api/schemas/servers";
+import {
+  type AdoptedKind,
+  adoptMismatchError,
+  adoptNotFoundError,
+  adoptRefusedError,
+  describeAdoption,
+  guardAdoptedReplacement,
+  type Mismatch,
+  shown,
+} from "../adopt";
 import {
   checkInputs,
   describeOperation,
@@ -26,6 +37,7 @@ import {
   diffServer,
   fromApi,
   inputsOf,
+  osOf,
   type PowerState,
   type ServerInputs,
   ServerInputsSchema,
@@ -44,6 +56,8 @@ import { ServerWaitError, settlesIn, waitForServerStatus } from "./wait";
 export const CREATE_LOOKUP_CLOCK_SKEW_MS = 60_000;
 
 const ANSWER_LOST = "unknown (its answer was lost)";
+
+const SERVER: AdoptedKind = { kind: "Server", noun: "server" };
 
 /** The validated inputs of a create or update; `check` has normalised them already. */
 function parseInputs(props: Props, operation: string): ServerInputs {
@@ -232,6 +246,85 @@ async function reconcileSecurityGroups(
   }
 }
 
+/**
+ * Brings an existing server to the program's in-place properties: name, firewall, the listed
+ * security groups (`before`: those this resource listed until now) and power state. Compared with
+ * the live server, so a stale state still converges. Returns the server's last state.
+ */
+async function converge(
+  client: CloudInfraClient,
+  live: Server,
+  before: readonly number[],
+  inputs: ServerInputs,
+  deadline: Deadline,
+): Promise<Server> {
+  if (live.user_defined_name !== inputs.name) {
+    await client.servers.update(live.id, { user_defined_name: inputs.name });
+  }
+  if (live.firewall_enabled !== inputs.firewallEnabled) {
+    await client.firewall.setServerFirewall(live.id, { firewall_enabled: inputs.firewallEnabled });
+  }
+  await reconcileSecurityGroups(client, live, before, inputs.securityGroupIds ?? []);
+  return ensurePowerState(client, live.id, inputs.powerState, deadline);
+}
+
+/**
+ * What of an adopted server differs from the program and cannot change in place. The plan is
+ * always checked; the image only when the service reports it (the `os` entry); the SSH keys
+ * never, because the API does not report them: they are taken as the program says.
+ */
+export function serverMismatches(live: Server, inputs: ServerInputs): Mismatch[] {
+  const out: Mismatch[] = [];
+  if (live.plan_id !== inputs.planId) {
+    out.push({ field: "planId", live: shown(live.plan_id), wanted: shown(inputs.planId) });
+  }
+  const os = osOf(live);
+  if (os !== undefined && os !== inputs.image) {
+    out.push({ field: "image", live: shown(os), wanted: shown(inputs.image) });
+  }
+  return out;
+}
+
+/**
+ * `create` with `adoptId`: reads the server, refuses a plan or image that differs (changing
+ * nothing), then renames, toggles the firewall, attaches the listed groups and starts or stops it
+ * as the program says. A failure leaves the server unadopted: the next `up` tries again.
+ */
+async function adoptServer(
+  inputs: ServerInputs,
+  adoptId: number,
+): Promise<pulumi.dynamic.CreateResult> {
+  const operation = describeAdoption(SERVER, inputs.name, adoptId);
+  const client = apiClient();
+  let live: Server | undefined;
+  try {
+    live = await getOrGone(client, adoptId);
+  } catch (err) {
+    throw operationError(operation, err);
+  }
+  if (live === undefined) throw adoptNotFoundError(operation, SERVER, adoptId);
+  const mismatches = serverMismatches(live, inputs);
+  if (mismatches.length > 0) throw adoptMismatchError(operation, SERVER, adoptId, mismatches);
+  if (live.status === "error" || settlesIn(live.status) === "gone") {
+    throw adoptRefusedError(
+      operation,
+      `server ${adoptId} is in status ${JSON.stringify(live.status)} and cannot be adopted: ${live.status === "error" ? "its provisioning failed; delete it, or adopt another server" : "it is being deleted"}`,
+    );
+  }
+  try {
+    const server = await converge(client, live, [], inputs, deadlineFor(inputs, "create"));
+    return { id: String(adoptId), outs: fromApi(server, inputs) };
+  } catch (err) {
+    throw operationError(
+      operation,
+      new Error(
+        `${err instanceof Error ? err.message : String(err)}; server ${adoptId} is not adopted: the next pulumi up tries again`,
+        { cause: err },
+      ),
+    );
+  }
+}
+
 /** Deletes a server and waits until it answers 404; a server already gone is success. */
 async function deleteServer(client: CloudInfraClient, id: number, deadline: Deadline) {
   const server = await getOrGone(client, id);
@@ -285,8 +378,8 @@ export const implementation = {
     return checkInputs(ServerInputsSchema, news);
   },
 
-  async diff(_id: string, olds: Props, news: Props): Promise<pulumi.dynamic.DiffResult> {
-    return diffServer(olds, news);
+  async diff(id: string, olds: Props, news: Props): Promise<pulumi.dynamic.DiffResult> {
+    return guardAdoptedReplacement(SERVER, id, news, diffServer(olds, news));
   },
 
   async create(props: Props): Promise<pulumi.dynamic.CreateResult> {
@@ -296,6 +389,7 @@ export const implementation = {
       typeof props["name"] === "string" ? props["name"] : undefined,
     );
     const inputs = parseInputs(props, operation);
+    if (inputs.adoptId !== undefined) return adoptServer(inputs, inputs.adoptId);
     const deadline = deadlineFor(inputs, "create");
     const client = apiClient();
     let created: Server;
@@ -361,21 +455,7 @@ export const implementation = {
       // Compared with the live server rather than the old state, so a stale state (no refresh)
       // still converges.
       const live = await client.servers.get(serverId);
-      if (live.user_defined_name !== inputs.name) {
-        await client.servers.update(serverId, { user_defined_name: inputs.name });
-      }
-      if (live.firewall_enabled !== inputs.firewallEnabled) {
-        await client.firewall.setServerFirewall(serverId, {
-          firewall_enabled: inputs.firewallEnabled,
-        });
-      }
-      await reconcileSecurityGroups(
-        client,
-        live,
-        before.securityGroupIds ?? [],
-        inputs.securityGroupIds ?? [],
-      );
-      const server = await ensurePowerState(client, serverId, inputs.powerState, deadline);
+      const server = await converge(client, live, before.securityGroupIds ?? [], inputs, deadline);
       return { outs: fromApi(server, inputs) };
     } catch (err) {
       throw operationError(operation, err);

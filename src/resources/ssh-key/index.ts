@@ -19,6 +19,18 @@ export interface SshKeyArgs {
    * renaming it) generates a new pair.
    */
   generate?: pulumi.Input<boolean>;
+  /**
+   * Adopt the existing object with this id instead of creating one; the first `up` reads it and
+   * updates it in place to match the other arguments (or fails, naming each difference that would
+   * need a replacement). Ignored after creation.
+   *
+   * A key cannot change at all, so adopting one only checks it: a different `name`, or a
+   * `publicKey` with different key material (the comment does not matter), fails before anything
+   * is changed. With `generate: true` any key is accepted, but **an adopted key has no
+   * `privateKey`**: the service shows the private half only in the answer that created the key.
+   * Destroying the stack deletes the adopted key.
+   */
+  adoptId?: pulumi.Input<string | number>;
 }
 
 /**
@@ -40,7 +52,8 @@ export class SshKey extends pulumi.dynamic.Resource {
   declare readonly createdAt: pulumi.Output<string>;
   /**
    * The private key of a generated pair (OpenSSH format), a secret; `undefined` for imported
-   * keys. The service shows it only once, at creation; it is kept in the stack's state from then.
+   * keys, for adopted keys (`adoptId`) and for keys read with {@link SshKey.get}. The service shows
+   * it only once, at creation; it is kept in the stack's state from then.
    */
   declare readonly privateKey: pulumi.Output<string | undefined>;
 
@@ -59,5 +72,28 @@ export class SshKey extends pulumi.dynamic.Resource {
     // cannot return secrets itself.
     const options = pulumi.mergeOptions(opts, { additionalSecretOutputs: ["privateKey"] });
     super(providerShim("SshKey"), name, props, options, "cloudinfra", "SshKey");
+  }
+
+  /**
+   * Reads an existing key by id without managing it: nothing is created, changed or deleted, and
+   * every `pulumi up` reads it again. The service does not say how a key was made, so `generate`
+   * is `false` and there is no `privateKey`.
+   *
+   * ```ts
+   * const deploy = cloudinfra.SshKey.get("deploy", "3");
+   * new cloudinfra.Server("web", { name: "web", planId: 1, image: "ubuntu-24.04", sshKeyIds: [deploy.keyId] });
+   * ```
+   *
+   * @param name The resource name in this program.
+   * @param id The key's id (`"3"`).
+   * @param opts Resource options; `id` is set from the argument.
+   */
+  static get(
+    name: string,
+    id: pulumi.Input<pulumi.ID>,
+    opts?: pulumi.CustomResourceOptions,
+  ): SshKey {
+    // No arguments: with `id` set the engine only reads, and the read needs nothing but the id.
+    return new SshKey(name, {} as SshKeyArgs, { ...opts, id });
   }
 }

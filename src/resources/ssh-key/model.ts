@@ -10,6 +10,7 @@ import { z } from "zod";
 import { expected, NameInputSchema } from "../../api/schemas/common";
 import type { CreateKeyRequest, Key } from "../../api/schemas/keys";
 import { parsePublicKey } from "../../lib/sshkeys";
+import { AdoptIdSchema } from "../adopt";
 import { containsUnknown, type FieldRule, type Props } from "../common";
 
 /**
@@ -57,6 +58,7 @@ export const SshKeyInputsSchema = z.object({
     .boolean({ error: expected("true or false") })
     .optional()
     .transform((value) => value === true),
+  adoptId: AdoptIdSchema.optional(),
 });
 export type SshKeyInputs = z.output<typeof SshKeyInputsSchema>;
 
@@ -100,8 +102,11 @@ export interface SshKeyOutputs {
   privateKey?: string;
 }
 
-/** The service cannot change a key: every difference replaces it. */
-export const SSH_KEY_FIELDS: Record<keyof SshKeyInputs, FieldRule> = {
+/**
+ * The service cannot change a key: every difference replaces it. `adoptId` is not compared: it
+ * only matters at creation.
+ */
+export const SSH_KEY_FIELDS: Record<Exclude<keyof SshKeyInputs, "adoptId">, FieldRule> = {
   name: { replaceOnChange: true },
   publicKey: { replaceOnChange: true, equals: sameKeyMaterial },
   generate: { replaceOnChange: true, equals: (a, b) => (a === true) === (b === true) },

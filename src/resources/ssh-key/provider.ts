@@ -8,6 +8,15 @@ import { ConflictError, isAmbiguousFailure, NotFoundError } from "../../api/erro
 import type { Key } from "../../api/schemas/keys";
 import { parsePublicKey } from "../../lib/sshkeys";
 import {
+  type AdoptedKind,
+  adoptMismatchError,
+  adoptNotFoundError,
+  describeAdoption,
+  guardAdoptedReplacement,
+  type Mismatch,
+  shown,
+} from "../adopt";
+import {
   checkInputs,
   describeOperation,
   diffInputs,
@@ -27,6 +36,8 @@ import {
   sameKeyMaterial,
   toApi,
 } from "./model";
+
+const SSH_KEY: AdoptedKind = { kind: "SshKey", noun: "SSH key" };
 
 /** Inputs already checked by the engine's `check`; parsed again so types hold. */
 function parsed(inputs: Props): SshKeyInputs {
@@ -117,6 +128,46 @@ function withStoredState(key: Key, stored: Props | undefined): SshKeyOutputs {
   };
 }
 
+/** The fingerprint of a key text, or the text itself when it does not parse. */
+function fingerprintOf(text: string): string {
+  try {
+    return parsePublicKey(text).fingerprint;
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * `create` with `adoptId`. A key cannot change at all, so adopting one only checks it: a
+ * different name, or (for `publicKey`) different key material, fails and nothing is changed.
+ * With `generate: true` any key material is accepted, but the private half is not recoverable:
+ * the service shows it only in the answer that created the key, so `privateKey` stays unset.
+ */
+async function adoptKey(key: SshKeyInputs, adoptId: number) {
+  const operation = describeAdoption(SSH_KEY, key.name, adoptId);
+  let live: Key;
+  try {
+    live = await apiClient().keys.get(adoptId);
+  } catch (err) {
+    if (err instanceof NotFoundError) throw adoptNotFoundError(operation, SSH_KEY, adoptId);
+    throw operationError(operation, err);
+  }
+  const mismatches: Mismatch[] = [];
+  if (live.name !== key.name) {
+    mismatches.push({ field: "name", live: shown(live.name), wanted: shown(key.name) });
+  }
+  if (!key.generate && !sameKeyMaterial(live.public_key, key.publicKey)) {
+    mismatches.push({
+      field: "publicKey",
+      live: `the key ${live.fingerprint}`,
+      wanted: `the key ${fingerprintOf(key.publicKey ?? "")}`,
+    });
+  }
+  if (mismatches.length > 0) throw adoptMismatchError(operation, SSH_KEY, adoptId, mismatches);
+  const outs: SshKeyOutputs = { ...fromApi(live), generate: key.generate };
+  return { id: String(adoptId), outs: { ...outs } };
+}
+
 export const implementation = {
   async check(_olds, news) {
     const result = checkInputs(SshKeyInputsSchema, news);
@@ -124,7 +175,7 @@ export const implementation = {
     return failures.length === 0 ? { inputs: result.inputs } : { inputs: result.inputs, failures };
   },
 
-  async diff(_id, olds, news) {
+  async diff(id, olds, news) {
     const generated = news["generate"] === true;
     const { publicKey, ...others } = SSH_KEY_FIELDS;
     // A generated key's public half is the service's output, not something the program sets.
@@ -132,14 +183,15 @@ export const implementation = {
     // The service refuses a second copy of a key, so a new copy of the same key can only be
     // imported after the old one is gone.
     const sameKey = !generated && sameKeyMaterial(olds["publicKey"], news["publicKey"]);
-    return {
+    return guardAdoptedReplacement(SSH_KEY, id, news, {
       ...result,
       deleteBeforeReplace: (result.replaces?.length ?? 0) > 0 && sameKey,
-    };
+    });
   },
 
   async create(inputs) {
     const key = parsed(inputs);
+    if (key.adoptId !== undefined) return adoptKey(key, key.adoptId);
     const operation = describeOperation("creating", "SshKey", key.name);
     const client = apiClient();
     if (key.generate) {

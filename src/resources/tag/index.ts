@@ -22,6 +22,15 @@ export interface TagArgs {
    * servers tagged elsewhere keep the tag.
    */
   serverIds?: pulumi.Input<pulumi.Input<string | number>[]>;
+  /**
+   * Adopt the existing object with this id instead of creating one; the first `up` reads it and
+   * updates it in place to match the other arguments (or fails, naming each difference that would
+   * need a replacement). Ignored after creation.
+   *
+   * For a tag nothing needs a replacement: the name, colour, data and (when `serverIds` is given)
+   * the membership are updated in place. Destroying the stack deletes the adopted tag.
+   */
+  adoptId?: pulumi.Input<string | number>;
 }
 
 /**
@@ -39,7 +48,7 @@ export class Tag extends pulumi.dynamic.Resource {
   declare readonly data: pulumi.Output<string>;
   /**
    * Ids of the servers carrying the tag, sorted; only set when `serverIds` was given (the
-   * membership is managed here).
+   * membership is managed here) and for a tag read with {@link Tag.get}.
    */
   declare readonly serverIds: pulumi.Output<number[] | undefined>;
   /** The tag's numeric id (the same as `id`, as a number). */
@@ -49,5 +58,22 @@ export class Tag extends pulumi.dynamic.Resource {
     // Outputs must be present, if only as `undefined`, or they do not exist on the resource.
     const props = { data: undefined, serverIds: undefined, ...args, tagId: undefined };
     super(providerShim("Tag"), name, props, opts, "cloudinfra", "Tag");
+  }
+
+  /**
+   * Reads an existing tag by id without managing it: nothing is created, changed or deleted, and
+   * every `pulumi up` reads it again. `serverIds` lists every server carrying the tag.
+   *
+   * ```ts
+   * const prod = cloudinfra.Tag.get("prod", "7");
+   * ```
+   *
+   * @param name The resource name in this program.
+   * @param id The tag's id (`"7"`).
+   * @param opts Resource options; `id` is set from the argument.
+   */
+  static get(name: string, id: pulumi.Input<pulumi.ID>, opts?: pulumi.CustomResourceOptions): Tag {
+    // No arguments: with `id` set the engine only reads, and the read needs nothing but the id.
+    return new Tag(name, {} as TagArgs, { ...opts, id });
   }
 }

@@ -4,6 +4,7 @@
 import { z } from "zod";
 import { DescriptionInputSchema, expected, NameInputSchema } from "../../api/schemas/common";
 import type { CreateTagRequest, Tag } from "../../api/schemas/tags";
+import { AdoptIdSchema } from "../adopt";
 import type { FieldRule, Props } from "../common";
 
 /**
@@ -45,6 +46,7 @@ export const TagInputsSchema = z.object({
     .array(ServerRefSchema, { error: expected("a list of server ids") })
     .transform(normaliseIds)
     .optional(),
+  adoptId: AdoptIdSchema.optional(),
 });
 export type TagInputs = z.output<typeof TagInputsSchema>;
 
@@ -78,8 +80,11 @@ function sameServers(a: unknown, b: unknown): boolean {
   return before.length === after.length && before.every((id, i) => id === after[i]);
 }
 
-/** Every Tag property changes in place: the API updates name, colour, data and servers. */
-export const TAG_FIELDS: Record<keyof TagInputs, FieldRule> = {
+/**
+ * Every Tag property changes in place: the API updates name, colour, data and servers.
+ * `adoptId` is not compared: it only matters at creation.
+ */
+export const TAG_FIELDS: Record<Exclude<keyof TagInputs, "adoptId">, FieldRule> = {
   name: {},
   color: { equals: sameColor },
   data: { equals: sameData },

@@ -6,6 +6,12 @@ import type { CloudInfraClient } from "../../api/client";
 import { ConflictError, isAmbiguousFailure, NotFoundError } from "../../api/errors";
 import type { Tag } from "../../api/schemas/tags";
 import {
+  type AdoptedKind,
+  adoptNotFoundError,
+  describeAdoption,
+  guardAdoptedReplacement,
+} from "../adopt";
+import {
   checkInputs,
   describeOperation,
   diffInputs,
@@ -26,6 +32,7 @@ import {
 } from "./model";
 
 const LIST = "tags";
+const TAG: AdoptedKind = { kind: "Tag", noun: "tag" };
 
 function listTags(client: CloudInfraClient): Promise<readonly Tag[]> {
   return readSharedList(client, LIST, () => client.tags.list());
@@ -64,17 +71,45 @@ async function nameTakenError(
   );
 }
 
+/**
+ * `create` with `adoptId`: finds the tag and updates it in place when its name, colour, data or
+ * (when the program lists it) membership differ. Nothing about a tag needs a replacement.
+ */
+async function adoptTag(tag: TagInputs, adoptId: number) {
+  const operation = describeAdoption(TAG, tag.name, adoptId);
+  const client = apiClient();
+  let live: Tag | undefined;
+  try {
+    live = (await listTags(client)).find((t) => t.id === adoptId);
+  } catch (err) {
+    throw operationError(operation, err);
+  }
+  if (live === undefined) throw adoptNotFoundError(operation, TAG, adoptId);
+  const current = fromApi(live, tag.serverIds !== undefined);
+  if (diffInputs({ ...current }, { ...tag }, TAG_FIELDS).changes) {
+    try {
+      await writing(client, () => client.tags.update(adoptId, toApi(tag)));
+    } catch (err) {
+      if (err instanceof ConflictError)
+        throw await nameTakenError(client, tag.name, operation, err);
+      throw operationError(operation, err);
+    }
+  }
+  return { id: String(adoptId), outs: { ...outputsFromInputs(adoptId, tag) } };
+}
+
 export const implementation = {
   async check(_olds, news) {
     return checkInputs(TagInputsSchema, news);
   },
 
-  async diff(_id, olds, news) {
-    return diffInputs(olds, news, TAG_FIELDS);
+  async diff(id, olds, news) {
+    return guardAdoptedReplacement(TAG, id, news, diffInputs(olds, news, TAG_FIELDS));
   },
 
   async create(inputs) {
     const tag = parsed(inputs);
+    if (tag.adoptId !== undefined) return adoptTag(tag, tag.adoptId);
     const operation = describeOperation("creating", "Tag", tag.name);
     const client = apiClient();
     try {
@@ -106,8 +141,11 @@ export const implementation = {
     }
     const tag = tags.find((t) => String(t.id) === id);
     if (tag === undefined) return {};
-    // Membership stays unmanaged unless the stored state says the program manages it.
-    const managesServers = props === undefined || Array.isArray(props["serverIds"]);
+    // Membership stays unmanaged unless the stored state says the program manages it. A lookup
+    // (`Tag.get`) has no stored outputs at all, only `__provider`: it reports the membership.
+    const lookup =
+      props === undefined || (props["tagId"] === undefined && props["name"] === undefined);
+    const managesServers = lookup || Array.isArray(props["serverIds"]);
     const outs = fromApi(tag, managesServers);
     return { id, props: { ...outs }, inputs: liveInputs(outs) };
   },

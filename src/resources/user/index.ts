@@ -37,6 +37,11 @@ export interface UserArgs {
  * The API key of an `api` user is in the creation answer only; it is kept in the state as a
  * secret ({@link User.apiKey}) through refreshes and role changes. Replacing the user makes a
  * new key.
+ *
+ * **A User cannot be adopted or looked up** (there is no `adoptId` and no `User.get`): no call
+ * reads a user, so neither its properties nor its existence can be checked, and its API key
+ * cannot be recovered. To use an existing user, leave it outside Pulumi; to manage one, let the
+ * program create a new user and delete the old one.
  */
 export class User extends pulumi.dynamic.Resource {
   /** Display name. */
