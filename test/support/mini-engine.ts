@@ -2,7 +2,9 @@
  * A miniature `pulumi up` without the CLI: a Pulumi program runs in this process under
  * `pulumi.runtime.setMocks`, and every resource it registers is sent, with its real serialized
  * `__provider`, through the real dynamic-provider host (Check, then Create) against the emulator,
- * as the engine would. `destroy()` deletes what was created, in reverse order.
+ * as the engine would. A resource read by id (`X.get(name, id)`) is sent as the engine sends a
+ * user-driven Get: Read with the id, empty properties and the registration's inputs.
+ * `destroy()` deletes what was created, in reverse order (never what was only read).
  * Proves that example programs load, wire their resources and deploy; what the CLI adds on top
  * (state files, secrets encryption, diffs across runs) is covered by test/engine and test/e2e.
  */
@@ -24,8 +26,20 @@ export interface Deployed {
   additionalSecretOutputs: string[];
 }
 
+/** A resource the program read by id: what the registration sent and what the host answered. */
+export interface Read {
+  type: string;
+  name: string;
+  urn: string;
+  id: string;
+  /** The inputs the registration carried (for `X.get`: only `__provider`). */
+  inputs: Props;
+  outputs: Props;
+}
+
 export class MiniEngine {
   readonly deployed: Deployed[] = [];
+  readonly read: Read[] = [];
   private readonly inFlight = new Set<Promise<unknown>>();
   /** The same @pulumi/pulumi instance that the built package (and so the program) uses. */
   readonly pulumi: Pulumi;
@@ -60,6 +74,20 @@ export class MiniEngine {
   private async register(args: pulumiType.runtime.MockResourceArgs) {
     const className = args.type.split(":").pop() ?? args.type;
     const urn = urnOf(className, args.name);
+    if (args.id !== undefined && args.id !== "") {
+      const inputs = args.inputs as Props;
+      const answer = await this.host.read(urn, args.id, {}, inputs);
+      if (answer.id === "") throw new Error(`${args.type} ${args.name}: ${args.id} does not exist`);
+      this.read.push({
+        type: args.type,
+        name: args.name,
+        urn,
+        id: answer.id,
+        inputs,
+        outputs: answer.properties,
+      });
+      return { id: answer.id, state: answer.properties };
+    }
     const checked = await this.host.check(urn, {}, args.inputs as Props);
     if (checked.failures.length > 0) {
       throw new Error(

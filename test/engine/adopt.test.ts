@@ -1,0 +1,347 @@
+/**
+ * Adoption (`adoptId`) and read-only lookups (`X.get`) through the real dynamic-provider host,
+ * as the Pulumi engine drives them: Check → Create with `adoptId` takes over an object made
+ * outside Pulumi, a refresh finds no drift, Delete removes it; a replacement that would adopt and
+ * then delete the same object fails the plan; and `X.get(name, id)` registers a read whose Read
+ * carries empty properties and only `__provider` as inputs, as a user-driven Get does.
+ */
+import { join } from "node:path";
+import type { Output } from "@pulumi/pulumi";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CloudInfraClient } from "../../src/api/client";
+import { NotFoundError } from "../../src/api/errors";
+import { generateEd25519KeyPair } from "../../src/lib/sshkeys";
+import { startTestEmulator, type TestEmulator } from "../support/emulator";
+import { captureProviders, EngineHost, type Props, ROOT, urnOf } from "../support/engine";
+import { MiniEngine } from "../support/mini-engine";
+
+type Kind = "Server" | "Tag" | "SshKey" | "Role" | "SecurityGroup" | "SecurityGroupAttachment";
+
+let emulator: TestEmulator;
+let client: CloudInfraClient;
+let host: EngineHost;
+let providers: Record<string, string>;
+
+beforeAll(async () => {
+  emulator = await startTestEmulator({ lifecycle: { mode: "manual" } });
+  client = new CloudInfraClient({
+    endpoint: emulator.endpoint,
+    apiKey: emulator.apiKey,
+    caCert: emulator.caCert,
+  });
+  providers = captureProviders();
+  host = await EngineHost.start({ config: config() });
+}, 60_000);
+
+afterAll(async () => {
+  await host?.close();
+  await client?.close();
+  await emulator?.close();
+});
+
+function config(): Record<string, string> {
+  return {
+    "cloudinfra:endpoint": emulator.endpoint,
+    "cloudinfra:apiKey": emulator.apiKey,
+    "cloudinfra:caCert": emulator.caCert,
+  };
+}
+
+function program(kind: Kind, args: Props): Props {
+  const provider = providers[kind];
+  if (provider === undefined) throw new Error(`the built package has no ${kind} class`);
+  return { ...args, __provider: provider };
+}
+
+/** A running server made outside Pulumi. */
+async function existingServer(name: string) {
+  const [made] = await client.servers.create({
+    plan_id: 1,
+    image: "ubuntu-24.04",
+    user_defined_name: name,
+  });
+  if (made === undefined) throw new Error("no server made");
+  await emulator.admin.advance({ server_id: made.id });
+  return client.servers.get(made.id);
+}
+
+/** Runs `work` while completing every transition of server `id` as soon as the server shows it. */
+async function driving<T>(id: number, work: Promise<T>): Promise<T> {
+  let done = false;
+  const tracked = work.finally(() => {
+    done = true;
+  });
+  tracked.catch(() => undefined);
+  while (!done) {
+    const status = await client.servers.get(id).then(
+      (s) => s.status,
+      (err: unknown) => (err instanceof NotFoundError ? "gone" : "unknown"),
+    );
+    if (["stopping", "starting", "provisioning", "rebooting", "deleting"].includes(status)) {
+      await emulator.admin.advance({ server_id: id });
+    }
+    if (status === "gone") break;
+  }
+  return tracked;
+}
+
+/**
+ * `pulumi up` of a new resource with `adoptId` (Check, Create), then `pulumi refresh` in a new
+ * host: the refresh must find exactly what the create recorded, and the program no change.
+ */
+async function adoptThroughHost(kind: Kind, name: string, args: Props) {
+  const urn = urnOf(kind, name);
+  const checked = await host.check(urn, {}, program(kind, args));
+  expect(checked.failures).toEqual([]);
+  const created = await host.create(urn, checked.inputs);
+  const refresher = await EngineHost.start({ config: config() });
+  try {
+    const refreshed = await refresher.read(urn, created.id, created.properties, checked.inputs);
+    expect(refreshed.id).toBe(created.id);
+    expect(refreshed.properties).toEqual(created.properties);
+    const plan = await refresher.diff(urn, created.id, refreshed.properties, checked.inputs);
+    expect(plan).toEqual({ changes: "none", replaces: [], deleteBeforeReplace: false });
+  } finally {
+    await refresher.close();
+  }
+  return { urn, inputs: checked.inputs, ...created };
+}
+
+describe("adoptId through the Pulumi dynamic-provider host", () => {
+  it("adopts a Server, fixes it up in place, refreshes clean, refuses to replace it onto itself and deletes it", async () => {
+    const live = await existingServer("console-made");
+    const adopted = await adoptThroughHost("Server", "web", {
+      name: "web",
+      planId: 1,
+      image: "ubuntu-24.04",
+      firewallEnabled: true,
+      adoptId: String(live.id),
+    });
+    expect(adopted.id).toBe(String(live.id));
+    expect(adopted.properties).toMatchObject({
+      serverId: live.id,
+      name: "web",
+      firewallEnabled: true,
+      status: "running",
+    });
+    expect(adopted.properties).not.toHaveProperty("adoptId");
+    const now = await client.servers.get(live.id);
+    expect([now.user_defined_name, now.firewall_enabled]).toEqual(["web", true]);
+    expect((await client.servers.list()).filter((s) => s.user_defined_name === "web")).toHaveLength(
+      1,
+    );
+
+    // A change that replaces the server while the program still adopts it: the plan fails.
+    const replacing: Props = { ...adopted.inputs, image: "debian-13" };
+    await expect(host.diff(adopted.urn, adopted.id, adopted.properties, replacing)).rejects.toThrow(
+      `cannot replace Server ${live.id} while adoptId is ${live.id}: the replacement would adopt and then delete the same server; remove adoptId from the program first (the replacement is needed for: image)`,
+    );
+    // With adoptId removed, the same change is an ordinary replacement.
+    const { adoptId: _dropped, ...withoutAdopt } = replacing;
+    expect(await host.diff(adopted.urn, adopted.id, adopted.properties, withoutAdopt)).toEqual({
+      changes: "some",
+      replaces: ["image"],
+      deleteBeforeReplace: false,
+    });
+
+    await driving(live.id, host.delete(adopted.urn, adopted.id, adopted.properties));
+    await expect(client.servers.get(live.id)).rejects.toBeInstanceOf(NotFoundError);
+  });
+
+  it("adopts a Tag, an SshKey, a Role and a SecurityGroup, refreshes each clean and deletes each", async () => {
+    const tag = await client.tags.create({ name: "legacy-tag", color: "#000000" });
+    const pair = generateEd25519KeyPair("ops@host");
+    const { key } = await client.keys.create({
+      name: "ops",
+      type: "import",
+      public_key: pair.publicKey,
+    });
+    const role = await client.iam.createRole({ name: "legacy-role", permission_ids: [] });
+    await client.firewall.create({ name: "legacy-fw", rules: [] });
+    const group = (await client.firewall.listAll()).find((g) => g.name === "legacy-fw");
+
+    const adoptedTag = await adoptThroughHost("Tag", "tag", {
+      name: "web",
+      color: "#FF00AA",
+      adoptId: tag.id,
+    });
+    expect(adoptedTag.properties).toMatchObject({ tagId: tag.id, name: "web", color: "#ff00aa" });
+    const adoptedKey = await adoptThroughHost("SshKey", "key", {
+      name: "ops",
+      publicKey: pair.publicKey,
+      adoptId: key.id,
+    });
+    expect(adoptedKey.properties).toMatchObject({ keyId: key.id, fingerprint: key.fingerprint });
+    const adoptedRole = await adoptThroughHost("Role", "role", {
+      name: "readers",
+      permissions: ["servers:read"],
+      adoptId: role.id,
+    });
+    expect(adoptedRole.properties).toMatchObject({ roleId: role.id, name: "readers" });
+    const adoptedGroup = await adoptThroughHost("SecurityGroup", "group", {
+      name: "ssh",
+      rules: [{ action: "ACCEPT", proto: "tcp", dport: 22 }],
+      adoptId: group?.id,
+    });
+    expect(adoptedGroup.properties).toMatchObject({ securityGroupId: group?.id, name: "ssh" });
+
+    // The live objects are the adopted ones, changed in place; nothing new was made.
+    expect((await client.tags.list()).map((t) => [t.id, t.name, t.color])).toEqual([
+      [tag.id, "web", "#ff00aa"],
+    ]);
+    const liveRole = (await client.iam.listRoles()).find((r) => r.id === role.id);
+    expect(liveRole?.name).toBe("readers");
+    expect(liveRole?.role_permissions.map((p) => p.permission?.name)).toEqual(["servers:read"]);
+    const liveGroup = await client.firewall.get(group?.id ?? 0);
+    expect([liveGroup.name, liveGroup.rules.map((r) => r.dport)]).toEqual(["ssh", ["22"]]);
+    expect((await client.keys.list()).map((k) => k.id)).toEqual([key.id]);
+
+    await host.delete(adoptedTag.urn, adoptedTag.id, adoptedTag.properties);
+    await host.delete(adoptedKey.urn, adoptedKey.id, adoptedKey.properties);
+    await host.delete(adoptedRole.urn, adoptedRole.id, adoptedRole.properties);
+    await host.delete(adoptedGroup.urn, adoptedGroup.id, adoptedGroup.properties);
+    expect(await client.tags.list()).toEqual([]);
+    expect(await client.keys.list()).toEqual([]);
+    expect((await client.iam.listRoles()).some((r) => r.id === role.id)).toBe(false);
+    await expect(client.firewall.get(group?.id ?? 0)).rejects.toBeInstanceOf(NotFoundError);
+  });
+
+  it("fails an adoption of an id that does not exist, naming the kind and the id", async () => {
+    const urn = urnOf("Tag", "ghost");
+    const checked = await host.check(
+      urn,
+      {},
+      program("Tag", { name: "g", color: "#000000", adoptId: 99 }),
+    );
+    await expect(host.create(urn, checked.inputs)).rejects.toThrow(
+      'adopting Tag "g" (adoptId 99) failed: there is no tag with id 99 to adopt; nothing was created',
+    );
+    expect(await client.tags.list()).toEqual([]);
+  });
+});
+
+describe("X.get through the Pulumi dynamic-provider host", () => {
+  let engine: MiniEngine;
+
+  beforeAll(async () => {
+    engine = await MiniEngine.start(config());
+  }, 60_000);
+
+  afterAll(async () => {
+    await engine?.close();
+  });
+
+  it("reads every kind by id alone: the Read has empty properties and only __provider as inputs", async () => {
+    const server = await existingServer("looked-up");
+    const tag = await client.tags.create({
+      name: "looked-up",
+      color: "#ABCDEF",
+      server_ids: [server.id],
+    });
+    const { key } = await client.keys.create({ name: "looked-up", type: "generate" });
+    const role = await client.iam.createRole({ name: "looked-up", permission_ids: [] });
+    await client.firewall.create({
+      name: "looked-up",
+      rules: [{ action: "ACCEPT", proto: "tcp", dport: "443" }],
+    });
+    const group = (await client.firewall.listAll()).find((g) => g.name === "looked-up");
+    const groupId = group?.id ?? 0;
+    await client.firewall.attachServer(groupId, server.id);
+
+    const cloudinfra = require(join(ROOT, "dist", "index.js")) as Record<
+      Kind,
+      { get(name: string, id: string): Record<string, Output<unknown>> }
+    >;
+    const ids: Record<Kind, string> = {
+      Server: String(server.id),
+      Tag: String(tag.id),
+      SshKey: String(key.id),
+      Role: String(role.id),
+      SecurityGroup: String(groupId),
+      SecurityGroupAttachment: `${groupId}/${server.id}`,
+    };
+    const resources = Object.fromEntries(
+      (Object.keys(ids) as Kind[]).map((kind) => [
+        kind,
+        cloudinfra[kind].get(`get-${kind}`, ids[kind]),
+      ]),
+    ) as Record<Kind, Record<string, Output<unknown>>>;
+    // Values flow into the program like any resource's outputs.
+    expect(await engine.value(resources.Server["ip"] as Output<string>)).toBe(server.ip);
+    expect(await engine.value(resources.Tag["serverIds"] as Output<number[]>)).toEqual([server.id]);
+    await engine.settled();
+
+    expect(engine.deployed).toEqual([]);
+    const reads = Object.fromEntries(engine.read.map((r) => [r.type.split(":").pop(), r]));
+    for (const kind of Object.keys(ids) as Kind[]) {
+      const read = reads[kind];
+      expect(read?.id).toBe(ids[kind]);
+      expect(read?.inputs).toEqual({ __provider: providers[kind] });
+      expect(read?.outputs["__provider"]).toBe(providers[kind]);
+    }
+    expect(reads["Server"]?.outputs).toMatchObject({
+      serverId: server.id,
+      name: "looked-up",
+      planId: 1,
+      image: "ubuntu-24.04",
+      firewallEnabled: false,
+      powerState: "running",
+      status: "running",
+      ip: server.ip,
+      // As the service spells it; the Tag itself reports colours in lower case.
+      tags: [{ id: tag.id, name: "looked-up", color: "#ABCDEF" }],
+      attachedSecurityGroupIds: [groupId],
+      createdAt: server.created_at,
+    });
+    expect(reads["Tag"]?.outputs).toEqual({
+      tagId: tag.id,
+      name: "looked-up",
+      color: "#abcdef",
+      data: "",
+      serverIds: [server.id],
+      __provider: providers["Tag"],
+    });
+    expect(reads["SshKey"]?.outputs).toEqual({
+      keyId: key.id,
+      name: "looked-up",
+      publicKey: key.public_key,
+      fingerprint: key.fingerprint,
+      createdAt: key.created_at,
+      generate: false,
+      __provider: providers["SshKey"],
+    });
+    expect(reads["Role"]?.outputs).toEqual({
+      roleId: role.id,
+      name: "looked-up",
+      description: "",
+      permissions: [],
+      permissionIds: [],
+      __provider: providers["Role"],
+    });
+    expect(reads["SecurityGroup"]?.outputs).toEqual({
+      securityGroupId: groupId,
+      name: "looked-up",
+      description: "",
+      rules: [{ action: "ACCEPT", proto: "tcp", dport: "443" }],
+      __provider: providers["SecurityGroup"],
+    });
+    expect(reads["SecurityGroupAttachment"]?.outputs).toEqual({
+      securityGroupId: groupId,
+      serverId: server.id,
+      __provider: providers["SecurityGroupAttachment"],
+    });
+
+    // Straight to the host, as the engine sends a Get: nothing but the id and `__provider`.
+    const direct = await host.read(
+      urnOf("Tag", "direct"),
+      String(tag.id),
+      {},
+      {
+        __provider: providers["Tag"],
+      },
+    );
+    expect(direct.properties).toEqual(reads["Tag"]?.outputs);
+    // A lookup never changes anything.
+    expect((await client.servers.get(server.id)).user_defined_name).toBe("looked-up");
+  });
+});
