@@ -8,50 +8,36 @@
 import { join } from "node:path";
 import type { Output } from "@pulumi/pulumi";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CloudInfraClient } from "../../src/api/client";
+import type { CloudInfraClient } from "../../src/api/client";
 import { NotFoundError } from "../../src/api/errors";
 import { generateEd25519KeyPair } from "../../src/lib/sshkeys";
-import { startTestEmulator, type TestEmulator } from "../support/emulator";
-import { captureProviders, EngineHost, type Props, ROOT, urnOf } from "../support/engine";
+import type { TestEmulator } from "../support/emulator";
+import {
+  type EngineFixture,
+  EngineHost,
+  type Props,
+  ROOT,
+  startEngineFixture,
+  urnOf,
+} from "../support/engine";
 import { MiniEngine } from "../support/mini-engine";
 
 type Kind = "Server" | "Tag" | "SshKey" | "Role" | "SecurityGroup" | "SecurityGroupAttachment";
 
+let fx: EngineFixture;
 let emulator: TestEmulator;
 let client: CloudInfraClient;
 let host: EngineHost;
 let providers: Record<string, string>;
 
 beforeAll(async () => {
-  emulator = await startTestEmulator({ lifecycle: { mode: "manual" } });
-  client = new CloudInfraClient({
-    endpoint: emulator.endpoint,
-    apiKey: emulator.apiKey,
-    caCert: emulator.caCert,
-  });
-  providers = captureProviders();
-  host = await EngineHost.start({ config: config() });
+  fx = await startEngineFixture({ emulator: { lifecycle: { mode: "manual" } } });
+  ({ emulator, client, host, providers } = fx);
 }, 60_000);
 
 afterAll(async () => {
-  await host?.close();
-  await client?.close();
-  await emulator?.close();
+  await fx?.close();
 });
-
-function config(): Record<string, string> {
-  return {
-    "cloudinfra:endpoint": emulator.endpoint,
-    "cloudinfra:apiKey": emulator.apiKey,
-    "cloudinfra:caCert": emulator.caCert,
-  };
-}
-
-function program(kind: Kind, args: Props): Props {
-  const provider = providers[kind];
-  if (provider === undefined) throw new Error(`the built package has no ${kind} class`);
-  return { ...args, __provider: provider };
-}
 
 /** A running server made outside Pulumi. */
 async function existingServer(name: string) {
@@ -90,21 +76,19 @@ async function driving<T>(id: number, work: Promise<T>): Promise<T> {
  * host: the refresh must find exactly what the create recorded, and the program no change.
  */
 async function adoptThroughHost(kind: Kind, name: string, args: Props) {
-  const urn = urnOf(kind, name);
-  const checked = await host.check(urn, {}, program(kind, args));
-  expect(checked.failures).toEqual([]);
-  const created = await host.create(urn, checked.inputs);
-  const refresher = await EngineHost.start({ config: config() });
+  const created = await fx.up(kind, name, args);
+  const { urn, inputs } = created;
+  const refresher = await EngineHost.start({ config: fx.config });
   try {
-    const refreshed = await refresher.read(urn, created.id, created.properties, checked.inputs);
+    const refreshed = await refresher.read(urn, created.id, created.properties, inputs);
     expect(refreshed.id).toBe(created.id);
     expect(refreshed.properties).toEqual(created.properties);
-    const plan = await refresher.diff(urn, created.id, refreshed.properties, checked.inputs);
+    const plan = await refresher.diff(urn, created.id, refreshed.properties, inputs);
     expect(plan).toEqual({ changes: "none", replaces: [], deleteBeforeReplace: false });
   } finally {
     await refresher.close();
   }
-  return { urn, inputs: checked.inputs, ...created };
+  return created;
 }
 
 describe("adoptId through the Pulumi dynamic-provider host", () => {
@@ -211,7 +195,7 @@ describe("adoptId through the Pulumi dynamic-provider host", () => {
     const checked = await host.check(
       urn,
       {},
-      program("Tag", { name: "g", color: "#000000", adoptId: 99 }),
+      fx.withProvider("Tag", { name: "g", color: "#000000", adoptId: 99 }),
     );
     await expect(host.create(urn, checked.inputs)).rejects.toThrow(
       'adopting Tag "g" (adoptId 99) failed: there is no tag with id 99 to adopt; nothing was created',
@@ -224,7 +208,7 @@ describe("X.get through the Pulumi dynamic-provider host", () => {
   let engine: MiniEngine;
 
   beforeAll(async () => {
-    engine = await MiniEngine.start(config());
+    engine = await MiniEngine.start(fx.config);
   }, 60_000);
 
   afterAll(async () => {

@@ -8,10 +8,16 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CloudInfraClient } from "../../src/api/client";
+import type { CloudInfraClient } from "../../src/api/client";
 import { NotFoundError } from "../../src/api/errors";
-import { startTestEmulator, type TestEmulator } from "../support/emulator";
-import { EngineHost, type Props, urnOf } from "../support/engine";
+import type { TestEmulator } from "../support/emulator";
+import {
+  type EngineFixture,
+  type EngineHost,
+  type Props,
+  startEngineFixture,
+  urnOf,
+} from "../support/engine";
 
 interface OldResource {
   provider: string;
@@ -23,30 +29,18 @@ const fixture = JSON.parse(
   readFileSync(join(__dirname, "fixtures", "state-0.1.0-pre-run.json"), "utf8"),
 ) as { resources: Record<"Tag" | "Server", OldResource> };
 
+let fx: EngineFixture;
 let emulator: TestEmulator;
 let client: CloudInfraClient;
 let host: EngineHost;
 
 beforeAll(async () => {
-  emulator = await startTestEmulator({ lifecycle: { mode: "manual" } });
-  client = new CloudInfraClient({
-    endpoint: emulator.endpoint,
-    apiKey: emulator.apiKey,
-    caCert: emulator.caCert,
-  });
-  host = await EngineHost.start({
-    config: {
-      "cloudinfra:endpoint": emulator.endpoint,
-      "cloudinfra:apiKey": emulator.apiKey,
-      "cloudinfra:caCert": emulator.caCert,
-    },
-  });
+  fx = await startEngineFixture({ emulator: { lifecycle: { mode: "manual" } } });
+  ({ emulator, client, host } = fx);
 }, 60_000);
 
 afterAll(async () => {
-  await host?.close();
-  await client?.close();
-  await emulator?.close();
+  await fx?.close();
 });
 
 /** The old state, with its `__provider` and the id of the live object it now stands for. */

@@ -5,83 +5,39 @@
  * never show the API key, sees every request.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CloudInfraClient } from "../../src/api/client";
-import { startTestEmulator, type TestEmulator } from "../support/emulator";
+import type { CloudInfraClient } from "../../src/api/client";
+import type { TestEmulator } from "../support/emulator";
 import {
-  captureProviders,
-  EngineHost,
-  HostError,
+  type EngineFixture,
+  type EngineHost,
   type Props,
+  startEngineFixture,
   UNKNOWN,
   urnOf,
 } from "../support/engine";
 
+let fx: EngineFixture;
 let emulator: TestEmulator;
 let config: Record<string, string>;
 let host: EngineHost;
 let api: CloudInfraClient;
-let provider: string;
-const hosts: EngineHost[] = [];
-const errors: string[] = [];
 
-async function startHost(): Promise<EngineHost> {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith("CLOUDINFRA_")) env[k] = v;
-  env["CLOUDINFRA_LOG"] = "debug";
-  const started = await EngineHost.start({ config, env });
-  hosts.push(started);
-  return started;
-}
-
-function program(args: Props): Props {
-  return { ...args, __provider: provider };
-}
-
-async function failure(promise: Promise<unknown>): Promise<HostError> {
-  const err = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(HostError);
-  errors.push((err as HostError).message);
-  return err as HostError;
-}
-
-async function up(name: string, args: Props) {
-  const urn = urnOf("Role", name);
-  const checked = await host.check(urn, {}, program(args));
-  expect(checked.failures).toEqual([]);
-  const created = await host.create(urn, checked.inputs);
-  return { urn, inputs: checked.inputs, ...created };
-}
+const program = (args: Props) => fx.withProvider("Role", args);
+const up = (name: string, args: Props) => fx.up("Role", name, args);
 
 beforeAll(async () => {
-  emulator = await startTestEmulator();
-  const captured = captureProviders()["Role"];
-  if (captured === undefined) throw new Error("the built package has no Role class");
-  provider = captured;
-  config = {
-    "cloudinfra:endpoint": emulator.endpoint,
-    "cloudinfra:apiKey": emulator.apiKey,
-    "cloudinfra:caCert": emulator.caCert,
-  };
-  api = new CloudInfraClient({
-    endpoint: emulator.endpoint,
-    apiKey: emulator.apiKey,
-    caCert: emulator.caCert,
-  });
-  host = await startHost();
+  fx = await startEngineFixture({ debugLog: true });
+  ({ emulator, config, host, client: api } = fx);
 });
 
 afterAll(async () => {
-  for (const h of hosts) await h.close();
-  const stderr = hosts.map((h) => h.stderr).join("\n");
+  await fx.closeHosts();
+  const stderr = fx.stderr();
   expect(stderr).toContain("/v1/account/roles");
-  expect(errors.length).toBeGreaterThan(0);
+  expect(fx.errors.length).toBeGreaterThan(0);
   expect(stderr).not.toContain(emulator.apiKey);
-  for (const message of errors) expect(message).not.toContain(emulator.apiKey);
-  await api?.close();
-  await emulator?.close();
+  for (const message of fx.errors) expect(message).not.toContain(emulator.apiKey);
+  await fx.close();
 });
 
 describe("Role through the Pulumi dynamic-provider host", () => {
@@ -214,7 +170,7 @@ describe("Role through the Pulumi dynamic-provider host", () => {
   it("shows permissions edited outside Pulumi as exactly that drift on refresh", async () => {
     const created = await up("drift", { name: "drift", permissions: ["servers:read"] });
     await api.iam.updateRole(created.id, { name: "drift", permission_ids: [1, 2] });
-    const refreshed = await (await startHost()).read(
+    const refreshed = await (await fx.startHost()).read(
       created.urn,
       created.id,
       created.properties,
@@ -245,7 +201,7 @@ describe("Role through the Pulumi dynamic-provider host", () => {
   it("shows a role deleted outside Pulumi as gone on refresh", async () => {
     const created = await up("doomed", { name: "doomed", permissions: [] });
     await api.iam.deleteRole(created.id);
-    const refresher = await startHost();
+    const refresher = await fx.startHost();
     expect(
       await refresher.read(created.urn, created.id, created.properties, created.inputs),
     ).toMatchObject({
@@ -259,7 +215,7 @@ describe("Role through the Pulumi dynamic-provider host", () => {
     if (system === undefined) throw new Error("the emulator has no system role");
     const urn = urnOf("Role", "system");
     const checked = await host.check(urn, {}, program({ name: system.name, permissions: [] }));
-    const refused = await failure(host.create(urn, checked.inputs));
+    const refused = await fx.failure(host.create(urn, checked.inputs));
     expect(refused.message).toContain(
       `creating Role ${JSON.stringify(system.name)} failed: ${JSON.stringify(system.name)} is a system role (role id ${system.id})`,
     );

@@ -3,70 +3,33 @@
  * engine drives it, against an in-process emulator with two servers and two groups.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CloudInfraClient } from "../../src/api/client";
-import { startTestEmulator, type TestEmulator } from "../support/emulator";
+import type { CloudInfraClient } from "../../src/api/client";
+import type { TestEmulator } from "../support/emulator";
 import {
-  captureProviders,
-  EngineHost,
-  HostError,
+  type EngineFixture,
+  type EngineHost,
   type Props,
+  startEngineFixture,
   UNKNOWN,
   urnOf,
 } from "../support/engine";
 
+let fx: EngineFixture;
 let emulator: TestEmulator;
-let config: Record<string, string>;
 let host: EngineHost;
 let api: CloudInfraClient;
-let provider: string;
 let servers: [number, number];
 let groups: [number, number];
-const hosts: EngineHost[] = [];
-const errors: string[] = [];
 
-async function startHost(): Promise<EngineHost> {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith("CLOUDINFRA_")) env[k] = v;
-  env["CLOUDINFRA_LOG"] = "debug";
-  const started = await EngineHost.start({ config, env });
-  hosts.push(started);
-  return started;
-}
-
-function program(args: Props): Props {
-  return { ...args, __provider: provider };
-}
-
-async function failure(promise: Promise<unknown>): Promise<HostError> {
-  const err = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(HostError);
-  errors.push((err as HostError).message);
-  return err as HostError;
-}
+const program = (args: Props) => fx.withProvider("SecurityGroupAttachment", args);
 
 async function attachedTo(groupId: number): Promise<number[]> {
   return (await api.firewall.get(groupId)).servers.map((s) => s.id);
 }
 
 beforeAll(async () => {
-  emulator = await startTestEmulator();
-  const captured = captureProviders()["SecurityGroupAttachment"];
-  if (captured === undefined)
-    throw new Error("the built package has no SecurityGroupAttachment class");
-  provider = captured;
-  config = {
-    "cloudinfra:endpoint": emulator.endpoint,
-    "cloudinfra:apiKey": emulator.apiKey,
-    "cloudinfra:caCert": emulator.caCert,
-  };
-  api = new CloudInfraClient({
-    endpoint: emulator.endpoint,
-    apiKey: emulator.apiKey,
-    caCert: emulator.caCert,
-  });
+  fx = await startEngineFixture({ debugLog: true });
+  ({ emulator, host, client: api } = fx);
   await emulator.admin.seed({ servers: 2 });
   servers = (await api.servers.list()).map((s) => s.id).sort((a, b) => a - b) as [number, number];
   await api.firewall.create({ name: "a", rules: [] });
@@ -75,18 +38,16 @@ beforeAll(async () => {
     number,
     number,
   ];
-  host = await startHost();
 });
 
 afterAll(async () => {
-  for (const h of hosts) await h.close();
-  const stderr = hosts.map((h) => h.stderr).join("\n");
+  await fx.closeHosts();
+  const stderr = fx.stderr();
   expect(stderr).toContain("/v1/firewall/groups/");
-  expect(errors.length).toBeGreaterThan(0);
+  expect(fx.errors.length).toBeGreaterThan(0);
   expect(stderr).not.toContain(emulator.apiKey);
-  for (const message of errors) expect(message).not.toContain(emulator.apiKey);
-  await api?.close();
-  await emulator?.close();
+  for (const message of fx.errors) expect(message).not.toContain(emulator.apiKey);
+  await fx.close();
 });
 
 describe("SecurityGroupAttachment through the Pulumi dynamic-provider host", () => {
@@ -178,7 +139,7 @@ describe("SecurityGroupAttachment through the Pulumi dynamic-provider host", () 
     const created = await host.create(urn, checked.inputs);
     await api.firewall.detachServer(g1, s1);
 
-    const refreshed = await (await startHost()).read(
+    const refreshed = await (await fx.startHost()).read(
       urn,
       created.id,
       created.properties,
@@ -218,7 +179,7 @@ describe("SecurityGroupAttachment through the Pulumi dynamic-provider host", () 
       {},
       program({ securityGroupId: groups[0], serverId: 9999 }),
     );
-    const err = await failure(host.create(urn, checked.inputs));
+    const err = await fx.failure(host.create(urn, checked.inputs));
     expect(err.message).toContain(
       `creating SecurityGroupAttachment "${groups[0]}/9999" failed: server 9999 does not exist`,
     );

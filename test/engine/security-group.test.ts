@@ -3,13 +3,13 @@
  * it, against an in-process emulator; the host's debug log must never show the API key.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { CloudInfraClient } from "../../src/api/client";
-import { startTestEmulator, type TestEmulator } from "../support/emulator";
+import type { CloudInfraClient } from "../../src/api/client";
+import type { TestEmulator } from "../support/emulator";
 import {
-  captureProviders,
-  EngineHost,
-  HostError,
+  type EngineFixture,
+  type EngineHost,
   type Props,
+  startEngineFixture,
   UNKNOWN,
   urnOf,
 } from "../support/engine";
@@ -17,65 +17,21 @@ import {
 const SSH = { action: "ACCEPT", proto: "tcp", dport: "22", source: "10.0.0.0/8" };
 const HTTPS = { action: "ACCEPT", proto: "tcp", dport: "443" };
 
+let fx: EngineFixture;
 let emulator: TestEmulator;
-let config: Record<string, string>;
 let host: EngineHost;
 let api: CloudInfraClient;
-let provider: string;
-const hosts: EngineHost[] = [];
-const errors: string[] = [];
 
-async function startHost(): Promise<EngineHost> {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith("CLOUDINFRA_")) env[k] = v;
-  env["CLOUDINFRA_LOG"] = "debug";
-  const started = await EngineHost.start({ config, env });
-  hosts.push(started);
-  return started;
-}
-
-function program(args: Props): Props {
-  return { ...args, __provider: provider };
-}
-
-async function failure(promise: Promise<unknown>): Promise<HostError> {
-  const err = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(HostError);
-  errors.push((err as HostError).message);
-  return err as HostError;
-}
-
-async function up(name: string, args: Props) {
-  const urn = urnOf("SecurityGroup", name);
-  const checked = await host.check(urn, {}, program(args));
-  expect(checked.failures).toEqual([]);
-  const created = await host.create(urn, checked.inputs);
-  return { urn, inputs: checked.inputs, ...created };
-}
+const program = (args: Props) => fx.withProvider("SecurityGroup", args);
+const up = (name: string, args: Props) => fx.up("SecurityGroup", name, args);
 
 async function groupsNamed(name: string) {
   return (await api.firewall.listAll({ limit: 100 })).filter((g) => g.name === name);
 }
 
 beforeAll(async () => {
-  emulator = await startTestEmulator();
-  const captured = captureProviders()["SecurityGroup"];
-  if (captured === undefined) throw new Error("the built package has no SecurityGroup class");
-  provider = captured;
-  config = {
-    "cloudinfra:endpoint": emulator.endpoint,
-    "cloudinfra:apiKey": emulator.apiKey,
-    "cloudinfra:caCert": emulator.caCert,
-  };
-  api = new CloudInfraClient({
-    endpoint: emulator.endpoint,
-    apiKey: emulator.apiKey,
-    caCert: emulator.caCert,
-  });
-  host = await startHost();
+  fx = await startEngineFixture({ debugLog: true });
+  ({ emulator, host, client: api } = fx);
 });
 
 beforeEach(() => {
@@ -83,14 +39,13 @@ beforeEach(() => {
 });
 
 afterAll(async () => {
-  for (const h of hosts) await h.close();
-  const stderr = hosts.map((h) => h.stderr).join("\n");
+  await fx.closeHosts();
+  const stderr = fx.stderr();
   expect(stderr).toContain("/v1/firewall/groups");
-  expect(errors.length).toBeGreaterThan(0);
+  expect(fx.errors.length).toBeGreaterThan(0);
   expect(stderr).not.toContain(emulator.apiKey);
-  for (const message of errors) expect(message).not.toContain(emulator.apiKey);
-  await api?.close();
-  await emulator?.close();
+  for (const message of fx.errors) expect(message).not.toContain(emulator.apiKey);
+  await fx.close();
 });
 
 describe("SecurityGroup through the Pulumi dynamic-provider host", () => {
@@ -218,7 +173,7 @@ describe("SecurityGroup through the Pulumi dynamic-provider host", () => {
       name: "drift",
       rules: [{ action: "DROP", proto: "tcp", dport: "22", source: "10.0.0.0/8" }],
     });
-    const refreshed = await (await startHost()).read(
+    const refreshed = await (await fx.startHost()).read(
       created.urn,
       created.id,
       created.properties,
@@ -240,7 +195,7 @@ describe("SecurityGroup through the Pulumi dynamic-provider host", () => {
   it("shows a group deleted outside Pulumi as gone on refresh", async () => {
     const created = await up("doomed", { name: "doomed", rules: [] });
     await api.firewall.delete(created.id);
-    const refresher = await startHost();
+    const refresher = await fx.startHost();
     expect(
       await refresher.read(created.urn, created.id, created.properties, created.inputs),
     ).toMatchObject({ id: "" });
@@ -262,7 +217,7 @@ describe("SecurityGroup through the Pulumi dynamic-provider host", () => {
     const first = await up("taken", { name: "taken", rules: [] });
     const urn = urnOf("SecurityGroup", "taken-again");
     const checked = await host.check(urn, {}, program({ name: "taken", rules: [SSH] }));
-    const refused = await failure(host.create(urn, checked.inputs));
+    const refused = await fx.failure(host.create(urn, checked.inputs));
     expect(refused.message).toContain(
       `a security group named "taken" already exists (security group id ${first.id})`,
     );

@@ -2,15 +2,8 @@
  * What Pulumi stores as each resource's `__provider` must be a thin shim: small, free of secrets
  * and of paths of the machine that ran `pulumi up` (state moves between machines and CI runners).
  */
-import { execFileSync } from "node:child_process";
-import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import {
-  FIXTURE_PROJECT,
-  FIXTURE_PROJECT_NAME,
-  prepareFixtureProject,
-  ROOT,
-} from "../support/engine";
+import { captureProviders, ROOT } from "../support/engine";
 
 const CLASSES = [
   "Server",
@@ -33,21 +26,13 @@ const SECRET = "sk-serialization-canary-0123456789";
 let providers: Record<string, string>;
 
 beforeAll(() => {
-  const cwd = prepareFixtureProject();
   // The capture runs with the API key in both the environment and a captured-looking variable:
   // neither may end up in the serialized text.
-  const out = execFileSync(process.execPath, [join(FIXTURE_PROJECT, "capture-providers.cjs")], {
-    cwd,
-    encoding: "utf8",
-    env: {
-      ...process.env,
-      PULUMI_NODEJS_PROJECT: FIXTURE_PROJECT_NAME,
-      CLOUDINFRA_API_KEY: SECRET,
-      CLOUDINFRA_ENDPOINT: "https://127.0.0.1:1",
-      PULUMI_CONFIG: JSON.stringify({ "cloudinfra:apiKey": SECRET }),
-    },
+  providers = captureProviders({
+    CLOUDINFRA_API_KEY: SECRET,
+    CLOUDINFRA_ENDPOINT: "https://127.0.0.1:1",
+    PULUMI_CONFIG: JSON.stringify({ "cloudinfra:apiKey": SECRET }),
   });
-  providers = JSON.parse(out) as Record<string, string>;
 });
 
 describe("serialized providers", () => {

@@ -4,75 +4,39 @@
  * host talks to an in-process emulator whose statuses settle in tens of milliseconds.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CloudInfraClient } from "../../src/api/client";
+import type { CloudInfraClient } from "../../src/api/client";
 import { NotFoundError } from "../../src/api/errors";
-import { startTestEmulator, type TestEmulator } from "../support/emulator";
+import type { TestEmulator } from "../support/emulator";
 import {
-  captureProviders,
+  type EngineFixture,
   EngineHost,
-  HostError,
   type Props,
+  startEngineFixture,
   UNKNOWN,
   urnOf,
 } from "../support/engine";
 
 const FAST = { provisioning: 30, starting: 30, stopping: 30, rebooting: 30, deleting: 30 };
 
+let fx: EngineFixture;
 let emulator: TestEmulator;
 let host: EngineHost;
 let api: CloudInfraClient;
 let provider: string;
-/** Every error the host returned, checked at the end for the API key. */
-const errors: string[] = [];
 
 beforeAll(async () => {
-  emulator = await startTestEmulator({ lifecycle: { mode: "auto", durations: FAST } });
-  const captured = captureProviders()["Server"];
-  if (captured === undefined) throw new Error("the built package has no Server class");
-  provider = captured;
-  host = await EngineHost.start({
-    config: {
-      "cloudinfra:endpoint": emulator.endpoint,
-      "cloudinfra:apiKey": emulator.apiKey,
-      "cloudinfra:caCert": emulator.caCert,
-    },
-  });
-  api = new CloudInfraClient({
-    endpoint: emulator.endpoint,
-    apiKey: emulator.apiKey,
-    caCert: emulator.caCert,
-  });
+  fx = await startEngineFixture({ emulator: { lifecycle: { mode: "auto", durations: FAST } } });
+  ({ emulator, host, client: api } = fx);
+  provider = fx.provider("Server");
 });
 
 afterAll(async () => {
-  await host?.close();
-  await api?.close();
-  await emulator?.close();
+  await fx?.close();
 });
 
 /** What a program passes: the arguments plus the serialized provider. */
-function program(args: Props): Props {
-  return { ...args, __provider: provider };
-}
-
-async function failure(promise: Promise<unknown>): Promise<HostError> {
-  const err = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(HostError);
-  errors.push((err as HostError).message);
-  return err as HostError;
-}
-
-/** Check then Create, as `pulumi up` does for a new resource. */
-async function up(name: string, args: Props) {
-  const urn = urnOf("Server", name);
-  const checked = await host.check(urn, {}, program(args));
-  expect(checked.failures).toEqual([]);
-  const created = await host.create(urn, checked.inputs);
-  return { urn, inputs: checked.inputs, ...created };
-}
+const program = (args: Props) => fx.withProvider("Server", args);
+const up = (name: string, args: Props) => fx.up("Server", name, args);
 
 describe("Server through the Pulumi dynamic-provider host", () => {
   it("creates, reads without drift, updates in place, plans replacements and deletes", async () => {
@@ -217,7 +181,7 @@ describe("Server through the Pulumi dynamic-provider host", () => {
       {},
       program({ name: "engine-broken", planId: 1, image: "ubuntu-24.04" }),
     );
-    const err = await failure(host.create(urn, checked.inputs));
+    const err = await fx.failure(host.create(urn, checked.inputs));
     const made = (await api.servers.list()).find((s) => s.user_defined_name === "engine-broken");
     expect(made?.status).toBe("error");
     expect(err.initFailed?.id).toBe(String(made?.id));
@@ -266,17 +230,17 @@ describe("Server through the Pulumi dynamic-provider host", () => {
         {},
         program({ name: "denied", planId: 1, image: "ubuntu-24.04" }),
       );
-      const err = await failure(denied.create(urn, checked.inputs));
+      const err = await fx.failure(denied.create(urn, checked.inputs));
       expect(err.message).toContain("401");
-      await failure(denied.read(urn, "1", checked.inputs));
-      await failure(denied.delete(urn, "1", checked.inputs));
+      await fx.failure(denied.read(urn, "1", checked.inputs));
+      await fx.failure(denied.delete(urn, "1", checked.inputs));
       expect(denied.stderr).not.toContain(wrongKey);
-      expect(errors.join("\n")).not.toContain(wrongKey);
+      expect(fx.errors.join("\n")).not.toContain(wrongKey);
     } finally {
       await denied.close();
     }
-    await failure(host.read(urnOf("Server", "x"), "not-a-number", program({ name: "x" })));
-    expect(errors.join("\n")).not.toContain(emulator.apiKey);
+    await fx.failure(host.read(urnOf("Server", "x"), "not-a-number", program({ name: "x" })));
+    expect(fx.errors.join("\n")).not.toContain(emulator.apiKey);
     expect(host.stderr).not.toContain(emulator.apiKey);
   });
 });

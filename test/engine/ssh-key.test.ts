@@ -8,49 +8,26 @@
 import { execFileSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateEd25519KeyPair } from "../../src/lib/sshkeys";
-import { startTestEmulator, type TestEmulator } from "../support/emulator";
+import type { TestEmulator } from "../support/emulator";
 import {
-  captureProviders,
-  EngineHost,
+  type EngineFixture,
+  type EngineHost,
   FIXTURE_PROJECT_NAME,
-  HostError,
   type Props,
   prepareFixtureProject,
+  startEngineFixture,
   UNKNOWN,
   urnOf,
 } from "../support/engine";
 
+let fx: EngineFixture;
 let emulator: TestEmulator;
-let config: Record<string, string>;
 let host: EngineHost;
-let provider: string;
-const hosts: EngineHost[] = [];
-/** Every generated private key and every error the host returned, checked at the end. */
+/** Every generated private key, checked at the end against logs and errors. */
 const privateKeys: string[] = [];
-const errors: string[] = [];
 
-async function startHost(): Promise<EngineHost> {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith("CLOUDINFRA_")) env[k] = v;
-  env["CLOUDINFRA_LOG"] = "debug";
-  const started = await EngineHost.start({ config, env });
-  hosts.push(started);
-  return started;
-}
-
-function program(args: Props): Props {
-  return { ...args, __provider: provider };
-}
-
-async function failure(promise: Promise<unknown>): Promise<HostError> {
-  const err = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(HostError);
-  errors.push((err as HostError).message);
-  return err as HostError;
-}
+const program = (args: Props) => fx.withProvider("SshKey", args);
+const up = (name: string, args: Props) => fx.up("SshKey", name, args);
 
 async function liveKeys(): Promise<{ id: number; name: string; fingerprint: string }[]> {
   return (await emulator.call("GET", "/v1/keys")).body as {
@@ -60,37 +37,21 @@ async function liveKeys(): Promise<{ id: number; name: string; fingerprint: stri
   }[];
 }
 
-async function up(name: string, args: Props) {
-  const urn = urnOf("SshKey", name);
-  const checked = await host.check(urn, {}, program(args));
-  expect(checked.failures).toEqual([]);
-  const created = await host.create(urn, checked.inputs);
-  return { urn, inputs: checked.inputs, ...created };
-}
-
 beforeAll(async () => {
-  emulator = await startTestEmulator();
-  const captured = captureProviders()["SshKey"];
-  if (captured === undefined) throw new Error("the built package has no SshKey class");
-  provider = captured;
-  config = {
-    "cloudinfra:endpoint": emulator.endpoint,
-    "cloudinfra:apiKey": emulator.apiKey,
-    "cloudinfra:caCert": emulator.caCert,
-  };
-  host = await startHost();
+  fx = await startEngineFixture({ debugLog: true });
+  ({ emulator, host } = fx);
 });
 
 afterAll(async () => {
-  for (const h of hosts) await h.close();
-  const stderr = hosts.map((h) => h.stderr).join("\n");
+  await fx.closeHosts();
+  const stderr = fx.stderr();
   // The debug log did record the traffic, creation answers included...
   expect(stderr).toContain("POST /v1/keys");
   // ...and neither the API key nor any private key, there or in an error.
   expect(privateKeys.length).toBeGreaterThan(0);
   for (const secret of [emulator.apiKey, ...privateKeys]) {
     expect(stderr).not.toContain(secret);
-    for (const message of errors) expect(message).not.toContain(secret);
+    for (const message of fx.errors) expect(message).not.toContain(secret);
   }
   // Logs print JSON, where the key's line breaks are escaped: look for each line on its own.
   const keyLines = privateKeys.flatMap((k) =>
@@ -98,7 +59,7 @@ afterAll(async () => {
   );
   expect(keyLines.length).toBeGreaterThan(0);
   for (const line of keyLines) expect(stderr).not.toContain(line);
-  await emulator?.close();
+  await fx.close();
 });
 
 describe("SshKey through the Pulumi dynamic-provider host", () => {
@@ -168,7 +129,7 @@ describe("SshKey through the Pulumi dynamic-provider host", () => {
       deleteBeforeReplace: true,
     });
     // Creating first would indeed fail, naming the key in the way.
-    const refused = await failure(host.create(created.urn, renamed.inputs));
+    const refused = await fx.failure(host.create(created.urn, renamed.inputs));
     expect(refused.message).toContain(
       `the service already holds a key with fingerprint ${pair.fingerprint} (id ${created.id}, name "laptop")`,
     );
@@ -202,7 +163,7 @@ describe("SshKey through the Pulumi dynamic-provider host", () => {
     expect(String(created.properties["publicKey"])).toMatch(/^ssh-ed25519 AAAA/);
 
     // Two refreshes in two new hosts: each Read only has the stored state to carry it from.
-    const first = await (await startHost()).read(
+    const first = await (await fx.startHost()).read(
       created.urn,
       created.id,
       created.properties,
@@ -210,7 +171,7 @@ describe("SshKey through the Pulumi dynamic-provider host", () => {
     );
     expect(first.properties).toEqual(created.properties);
     expect(first.inputs).toEqual(program({ name: "deploy", generate: true }));
-    const second = await (await startHost()).read(
+    const second = await (await fx.startHost()).read(
       created.urn,
       created.id,
       first.properties,
@@ -235,7 +196,7 @@ describe("SshKey through the Pulumi dynamic-provider host", () => {
 
     // A failing call with the private key in its state: the error (the host also prints it to
     // stderr) carries what failed, never the state.
-    const failed = await failure(host.read(created.urn, "0", second.properties, second.inputs));
+    const failed = await fx.failure(host.read(created.urn, "0", second.properties, second.inputs));
     expect(failed.message).toMatch(/reading SshKey "0" failed: GET \/v1\/keys\/0 failed: 400/);
     await host.delete(created.urn, created.id, second.properties);
   });
@@ -323,7 +284,7 @@ describe("SshKey through the Pulumi dynamic-provider host", () => {
     const created = await up("doomed", { name: "doomed", generate: true });
     privateKeys.push(String(created.properties["privateKey"]));
     await emulator.call("DELETE", `/v1/keys/${created.id}`);
-    const refresher = await startHost();
+    const refresher = await fx.startHost();
     expect(
       await refresher.read(created.urn, created.id, created.properties, created.inputs),
     ).toMatchObject({ id: "" });

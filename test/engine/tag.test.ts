@@ -5,29 +5,24 @@
  * `pulumi refresh` would.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestEmulator, type TestEmulator } from "../support/emulator";
-import { captureProviders, EngineHost, type Props, UNKNOWN, urnOf } from "../support/engine";
+import type { TestEmulator } from "../support/emulator";
+import {
+  type EngineFixture,
+  type EngineHost,
+  type Props,
+  startEngineFixture,
+  UNKNOWN,
+  urnOf,
+} from "../support/engine";
 
+let fx: EngineFixture;
 let emulator: TestEmulator;
 let config: Record<string, string>;
 let host: EngineHost;
-let provider: string;
 let servers: [number, number, number];
-const hosts: EngineHost[] = [];
 
-/** A host as the engine starts it, with the client's debug log on so that stderr has content. */
-async function startHost(): Promise<EngineHost> {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith("CLOUDINFRA_")) env[k] = v;
-  env["CLOUDINFRA_LOG"] = "debug";
-  const started = await EngineHost.start({ config, env });
-  hosts.push(started);
-  return started;
-}
-
-function program(args: Props): Props {
-  return { ...args, __provider: provider };
-}
+const program = (args: Props) => fx.withProvider("Tag", args);
+const up = (name: string, args: Props) => fx.up("Tag", name, args);
 
 async function liveTag(id: string) {
   const { body } = await emulator.call("GET", "/v1/tags");
@@ -39,38 +34,22 @@ async function liveTag(id: string) {
     : { ...tag, servers: tag.servers.map((s) => s.id).sort((a, b) => a - b) };
 }
 
-/** Check then Create, as `pulumi up` does for a new resource. */
-async function up(name: string, args: Props) {
-  const urn = urnOf("Tag", name);
-  const checked = await host.check(urn, {}, program(args));
-  expect(checked.failures).toEqual([]);
-  const created = await host.create(urn, checked.inputs);
-  return { urn, inputs: checked.inputs, ...created };
-}
-
 beforeAll(async () => {
-  emulator = await startTestEmulator();
+  // Every host runs with the client's debug log on, so that stderr has content.
+  fx = await startEngineFixture({ debugLog: true });
+  ({ emulator, config, host } = fx);
   await emulator.call("POST", "/_emulator/seed", { json: { servers: 3 } });
   const { body } = await emulator.call("GET", "/v1/servers");
   servers = (body as { id: number }[]).map((s) => s.id).sort((a, b) => a - b) as typeof servers;
-  const captured = captureProviders()["Tag"];
-  if (captured === undefined) throw new Error("the built package has no Tag class");
-  provider = captured;
-  config = {
-    "cloudinfra:endpoint": emulator.endpoint,
-    "cloudinfra:apiKey": emulator.apiKey,
-    "cloudinfra:caCert": emulator.caCert,
-  };
-  host = await startHost();
 });
 
 afterAll(async () => {
-  for (const h of hosts) await h.close();
+  await fx.closeHosts();
   // With the client's debug log on, every request of every host went to stderr: never the key.
-  const stderr = hosts.map((h) => h.stderr).join("\n");
+  const stderr = fx.stderr();
   expect(stderr).toContain("GET /v1/tags");
   expect(stderr).not.toContain(emulator.apiKey);
-  await emulator?.close();
+  await fx.close();
 });
 
 describe("Tag through the Pulumi dynamic-provider host", () => {
@@ -273,7 +252,7 @@ describe("Tag through the Pulumi dynamic-provider host", () => {
       json: { name: "drift", color: "#445566", server_ids: [a, b] },
     });
     // `pulumi refresh` is a new operation, with a new provider host.
-    const refresher = await startHost();
+    const refresher = await fx.startHost();
     const refreshed = await refresher.read(
       created.urn,
       created.id,
@@ -302,7 +281,7 @@ describe("Tag through the Pulumi dynamic-provider host", () => {
     ).toBe("none");
 
     await emulator.call("DELETE", `/v1/tags/${created.id}`);
-    const gone = await startHost();
+    const gone = await fx.startHost();
     expect(
       await gone.read(created.urn, created.id, refreshed.properties, refreshed.inputs),
     ).toMatchObject({ id: "" });
@@ -312,7 +291,7 @@ describe("Tag through the Pulumi dynamic-provider host", () => {
     const made = [];
     for (let i = 0; i < 30; i++)
       made.push(await up(`many-${i}`, { name: `many-${i}`, color: "#010203" }));
-    const refresher = await startHost();
+    const refresher = await fx.startHost();
     await emulator.call("DELETE", "/_emulator/requests");
     const reads = await Promise.all(
       made.map((t) => refresher.read(t.urn, t.id, t.properties, t.inputs)),

@@ -6,64 +6,37 @@
  */
 import { execFileSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CloudInfraClient } from "../../src/api/client";
-import { startTestEmulator, type TestEmulator } from "../support/emulator";
+import type { CloudInfraClient } from "../../src/api/client";
+import type { TestEmulator } from "../support/emulator";
 import {
-  captureProviders,
-  EngineHost,
+  type EngineFixture,
+  type EngineHost,
   FIXTURE_PROJECT_NAME,
-  HostError,
   type Props,
   prepareFixtureProject,
+  startEngineFixture,
   UNKNOWN,
   urnOf,
 } from "../support/engine";
 
 const DID = "did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK";
 
+let fx: EngineFixture;
 let emulator: TestEmulator;
-let config: Record<string, string>;
 let host: EngineHost;
 let api: CloudInfraClient;
-let provider: string;
 let serversRole: number;
 let tagsRole: number;
-const hosts: EngineHost[] = [];
-const errors: string[] = [];
 /** Every user key the tests saw, checked at the end against logs and errors. */
 const userKeys: string[] = [];
 
-async function startHost(): Promise<EngineHost> {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith("CLOUDINFRA_")) env[k] = v;
-  env["CLOUDINFRA_LOG"] = "debug";
-  const started = await EngineHost.start({ config, env });
-  hosts.push(started);
-  return started;
-}
-
-function program(args: Props): Props {
-  return { ...args, __provider: provider };
-}
-
-async function failure(promise: Promise<unknown>): Promise<HostError> {
-  const err = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(HostError);
-  errors.push((err as HostError).message);
-  return err as HostError;
-}
+const program = (args: Props) => fx.withProvider("User", args);
 
 async function up(name: string, args: Props) {
-  const urn = urnOf("User", name);
-  const checked = await host.check(urn, {}, program(args));
-  expect(checked.failures).toEqual([]);
-  const created = await host.create(urn, checked.inputs);
+  const created = await fx.up("User", name, args);
   const key = created.properties["apiKey"];
   if (typeof key === "string") userKeys.push(key);
-  return { urn, inputs: checked.inputs, ...created };
+  return created;
 }
 
 /** What a request with the user's key gets: 200, 401 (no such key) or 403 (not allowed). */
@@ -72,39 +45,25 @@ async function statusWithKey(key: string, path: string): Promise<number> {
 }
 
 beforeAll(async () => {
-  emulator = await startTestEmulator();
-  const captured = captureProviders()["User"];
-  if (captured === undefined) throw new Error("the built package has no User class");
-  provider = captured;
-  config = {
-    "cloudinfra:endpoint": emulator.endpoint,
-    "cloudinfra:apiKey": emulator.apiKey,
-    "cloudinfra:caCert": emulator.caCert,
-  };
-  api = new CloudInfraClient({
-    endpoint: emulator.endpoint,
-    apiKey: emulator.apiKey,
-    caCert: emulator.caCert,
-  });
+  fx = await startEngineFixture({ debugLog: true });
+  ({ emulator, host, client: api } = fx);
   serversRole = (await api.iam.createRole({ name: "servers-ro", permission_ids: [1] })).id;
   tagsRole = (await api.iam.createRole({ name: "tags-ro", permission_ids: [3] })).id;
-  host = await startHost();
 });
 
 afterAll(async () => {
-  for (const h of hosts) await h.close();
-  const stderr = hosts.map((h) => h.stderr).join("\n");
+  await fx.closeHosts();
+  const stderr = fx.stderr();
   // The debug log recorded the creation requests...
   expect(stderr).toContain("POST /v1/account/users");
   // ...and never a key, there or in an error.
   expect(userKeys.length).toBeGreaterThan(0);
-  expect(errors.length).toBeGreaterThan(0);
+  expect(fx.errors.length).toBeGreaterThan(0);
   for (const secret of [emulator.apiKey, ...userKeys]) {
     expect(stderr).not.toContain(secret);
-    for (const message of errors) expect(message).not.toContain(secret);
+    for (const message of fx.errors) expect(message).not.toContain(secret);
   }
-  await api?.close();
-  await emulator?.close();
+  await fx.close();
 });
 
 describe("User through the Pulumi dynamic-provider host", () => {
@@ -127,14 +86,14 @@ describe("User through the Pulumi dynamic-provider host", () => {
     expect(await statusWithKey(String(key), "/v1/tags")).toBe(403);
 
     // Two refreshes, each in a new host with only the stored state: nothing changes, nothing is lost.
-    const first = await (await startHost()).read(
+    const first = await (await fx.startHost()).read(
       created.urn,
       created.id,
       created.properties,
       created.inputs,
     );
     expect(first).toEqual({ id: created.id, properties: created.properties, inputs: undefined });
-    const second = await (await startHost()).read(created.urn, created.id, first.properties);
+    const second = await (await fx.startHost()).read(created.urn, created.id, first.properties);
     expect(second.properties["apiKey"]).toBe(key);
     expect(await host.diff(created.urn, created.id, second.properties, created.inputs)).toEqual({
       changes: "none",
@@ -157,7 +116,11 @@ describe("User through the Pulumi dynamic-provider host", () => {
     expect(updated.properties).toEqual({ ...created.properties, roleId: tagsRole });
     expect(await statusWithKey(String(key), "/v1/tags")).toBe(200);
     expect(await statusWithKey(String(key), "/v1/servers")).toBe(403);
-    const afterUpdate = await (await startHost()).read(created.urn, created.id, updated.properties);
+    const afterUpdate = await (await fx.startHost()).read(
+      created.urn,
+      created.id,
+      updated.properties,
+    );
     expect(afterUpdate.properties["apiKey"]).toBe(key);
 
     // A new name or type replaces the user, the new one first (it gets a new key).
@@ -196,7 +159,7 @@ describe("User through the Pulumi dynamic-provider host", () => {
       deleteBeforeReplace: true,
     });
     // Creating first would indeed be refused.
-    const refused = await failure(host.create(created.urn, renamed.inputs));
+    const refused = await fx.failure(host.create(created.urn, renamed.inputs));
     expect(refused.message).toContain(`another user of the account already has the DID ${DID}`);
     await host.delete(created.urn, created.id, created.properties);
     const replacement = await host.create(created.urn, renamed.inputs);
@@ -235,7 +198,7 @@ describe("User through the Pulumi dynamic-provider host", () => {
   it("keeps the state of a user deleted outside Pulumi on refresh (the API cannot read users)", async () => {
     const created = await up("orphan", { name: "orphan", type: "api", roleId: serversRole });
     await api.iam.deleteUser(created.id);
-    const refreshed = await (await startHost()).read(
+    const refreshed = await (await fx.startHost()).read(
       created.urn,
       created.id,
       created.properties,
@@ -252,7 +215,7 @@ describe("User through the Pulumi dynamic-provider host", () => {
       created.inputs,
       program({ name: "orphan", type: "api", roleId: tagsRole }),
     );
-    const err = await failure(
+    const err = await fx.failure(
       host.update(created.urn, created.id, created.properties, changed.inputs),
     );
     expect(err.message).toContain(`user ${created.id} no longer exists`);

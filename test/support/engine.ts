@@ -12,6 +12,10 @@ import * as provrpc from "@pulumi/pulumi/proto/provider_grpc_pb";
 import * as provproto from "@pulumi/pulumi/proto/provider_pb";
 import * as statusproto from "@pulumi/pulumi/proto/status_pb";
 import { Struct } from "google-protobuf/google/protobuf/struct_pb";
+import { expect } from "vitest";
+import { CloudInfraClient } from "../../src/api/client";
+import type { EmulatorOptions } from "../../src/emulator";
+import { startTestEmulator, type TestEmulator } from "./emulator";
 
 export type Props = Record<string, unknown>;
 
@@ -48,14 +52,14 @@ export function prepareFixtureProject(): string {
 /**
  * The serialized `__provider` of each resource class, captured by constructing the classes of the
  * built package under `pulumi.runtime.setMocks` in a separate Node process (as a user's program
- * would run them), keyed by class name.
+ * would run them), keyed by class name. `extraEnv` is added to the environment of that process.
  */
-export function captureProviders(): Record<string, string> {
+export function captureProviders(extraEnv: NodeJS.ProcessEnv = {}): Record<string, string> {
   const cwd = prepareFixtureProject();
   const out = execFileSync(process.execPath, [join(FIXTURE_PROJECT, "capture-providers.cjs")], {
     cwd,
     encoding: "utf8",
-    env: { ...process.env, PULUMI_NODEJS_PROJECT: FIXTURE_PROJECT_NAME },
+    env: { ...process.env, PULUMI_NODEJS_PROJECT: FIXTURE_PROJECT_NAME, ...extraEnv },
   });
   return JSON.parse(out) as Record<string, string>;
 }
@@ -265,7 +269,8 @@ export class EngineHost {
 
   async close(): Promise<void> {
     this.client.close();
-    if (this.child.exitCode !== null) return;
+    // A child killed by a signal has no exit code, only a signal code: closing twice is a no-op.
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
     const exited = new Promise((ok) => this.child.once("exit", ok));
     this.child.kill("SIGTERM");
     await exited;
@@ -275,4 +280,149 @@ export class EngineHost {
 /** The URN the engine would give a resource of this class in the fixture stack. */
 export function urnOf(className: string, name: string): string {
   return `urn:pulumi:test::${FIXTURE_PROJECT_NAME}::pulumi-nodejs:dynamic/cloudinfra:${className}::${name}`;
+}
+
+export interface EngineFixtureOptions {
+  /** Options of the in-process emulator (its lifecycle, say); the emulator's defaults otherwise. */
+  emulator?: EmulatorOptions;
+  /**
+   * Run every host with the client's debug log on (`CLOUDINFRA_LOG=debug`), so that each request
+   * and answer reaches the host's stderr; by default a host has no CLOUDINFRA_* variable at all.
+   */
+  debugLog?: boolean;
+}
+
+/** What `up()` returns: the URN, the inputs Check stored, and what Create answered. */
+export interface Created {
+  urn: string;
+  inputs: Props;
+  id: string;
+  properties: Props;
+}
+
+/**
+ * An emulator, a client of it, the serialized providers and a dynamic-provider host configured
+ * for the emulator: what every engine test starts with. Start it in `beforeAll`, close it in
+ * `afterAll` (after any check of `stderr()` or `errors`).
+ */
+export interface EngineFixture {
+  emulator: TestEmulator;
+  /** A client of the emulator, for the test's own arrangements and checks. */
+  client: CloudInfraClient;
+  /** The first host, started with the fixture. */
+  host: EngineHost;
+  /** Every host `startHost()` started, the first included. */
+  hosts: EngineHost[];
+  /** The serialized `__provider` of each resource class of the built package, by class name. */
+  providers: Record<string, string>;
+  /** The stack configuration that points a host at the emulator. */
+  config: Record<string, string>;
+  /** The message of every error `failure()` saw, for checks that no secret is in one. */
+  errors: string[];
+  /** A further host with the fixture's configuration and environment, as a new operation starts. */
+  startHost(): Promise<EngineHost>;
+  /** The serialized `__provider` of `className`; throws when the built package has no such class. */
+  provider(className: string): string;
+  /** What a program passes: `props` plus the serialized provider of `className`. */
+  withProvider(className: string, props: Props): Props;
+  /** The HostError `promise` rejects with, recorded in `errors`; fails the test if it resolves. */
+  failure(promise: Promise<unknown>): Promise<HostError>;
+  /**
+   * Check (which must report no failure) then Create with the checked inputs, on the first host,
+   * as `pulumi up` does for a new resource.
+   */
+  up(className: string, name: string, args: Props): Promise<Created>;
+  /** What every host wrote on stderr, one host after another. */
+  stderr(): string;
+  /** Stops every host; `stderr()` stays readable. */
+  closeHosts(): Promise<void>;
+  /** Stops every host, the client and the emulator. */
+  close(): Promise<void>;
+}
+
+/** Starts an {@link EngineFixture}; on a failure, closes what it had started and rethrows. */
+export async function startEngineFixture(
+  options: EngineFixtureOptions = {},
+): Promise<EngineFixture> {
+  const emulator = await startTestEmulator(options.emulator);
+  const client = new CloudInfraClient({
+    endpoint: emulator.endpoint,
+    apiKey: emulator.apiKey,
+    caCert: emulator.caCert,
+  });
+  const config = {
+    "cloudinfra:endpoint": emulator.endpoint,
+    "cloudinfra:apiKey": emulator.apiKey,
+    "cloudinfra:caCert": emulator.caCert,
+  };
+  const hosts: EngineHost[] = [];
+  const errors: string[] = [];
+  const closeHosts = async () => {
+    for (const h of hosts) await h.close();
+  };
+  const close = async () => {
+    await closeHosts();
+    await client.close();
+    await emulator.close();
+  };
+  const startHost = async () => {
+    let env: NodeJS.ProcessEnv | undefined;
+    if (options.debugLog === true) {
+      env = {};
+      for (const [k, v] of Object.entries(process.env)) {
+        if (!k.startsWith("CLOUDINFRA_")) env[k] = v;
+      }
+      env["CLOUDINFRA_LOG"] = "debug";
+    }
+    const started = await EngineHost.start(env === undefined ? { config } : { config, env });
+    hosts.push(started);
+    return started;
+  };
+  try {
+    const providers = captureProviders();
+    const host = await startHost();
+    const provider = (className: string) => {
+      const captured = providers[className];
+      if (captured === undefined) throw new Error(`the built package has no ${className} class`);
+      return captured;
+    };
+    const withProvider = (className: string, props: Props) => ({
+      ...props,
+      __provider: provider(className),
+    });
+    return {
+      emulator,
+      client,
+      host,
+      hosts,
+      providers,
+      config,
+      errors,
+      startHost,
+      provider,
+      withProvider,
+      async failure(promise) {
+        const err = await promise.then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        expect(err).toBeInstanceOf(HostError);
+        errors.push((err as HostError).message);
+        return err as HostError;
+      },
+      async up(className, name, args) {
+        const urn = urnOf(className, name);
+        const checked = await host.check(urn, {}, withProvider(className, args));
+        expect(checked.failures).toEqual([]);
+        const created = await host.create(urn, checked.inputs);
+        return { urn, inputs: checked.inputs, ...created };
+      },
+      stderr: () => hosts.map((h) => h.stderr).join("\n"),
+      closeHosts,
+      close,
+    };
+  } catch (err) {
+    await close();
+    throw err;
+  }
 }
