@@ -1,39 +1,28 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CloudInfraClient } from "../../src/api/client";
+import type { CloudInfraClient } from "../../src/api/client";
 import { ConflictError, ForbiddenError, ValidationError } from "../../src/api/errors";
 import { percentOf, toCents } from "../../src/lib/money";
-import { startTestEmulator, type TestEmulator } from "../support/emulator";
+import type { TestEmulator } from "../support/emulator";
+import { type ApiFixture, startApi } from "../support/route-fixtures";
 
+let api: ApiFixture;
 let emulator: TestEmulator;
 let admin: CloudInfraClient;
-const clients: CloudInfraClient[] = [];
 const logLines: string[] = [];
-
-function clientFor(apiKey: string): CloudInfraClient {
-  const client = new CloudInfraClient({
-    endpoint: emulator.endpoint,
-    apiKey,
-    caCert: emulator.caCert,
-    maxRetries: 0,
-  });
-  clients.push(client);
-  return client;
-}
 
 async function apiUser(roleName: string): Promise<CloudInfraClient> {
   const role = (await admin.iam.listRoles()).find((r) => r.name === roleName);
   if (role === undefined) throw new Error(`no role ${roleName}`);
   const created = await admin.iam.createUser({ name: "robot", type: "api", role_id: role.id });
-  return clientFor(created.api_key);
+  return api.clientWith(created.api_key);
 }
 
 beforeAll(async () => {
-  emulator = await startTestEmulator({ log: (line) => logLines.push(line) });
-  admin = clientFor(emulator.apiKey);
+  api = await startApi({ log: (line) => logLines.push(line) });
+  ({ emulator, client: admin } = api);
 });
 afterAll(async () => {
-  await Promise.all(clients.map((c) => c.close()));
-  await emulator?.close();
+  await api?.close();
 });
 
 describe("POST /v1/introspect", () => {
@@ -54,7 +43,7 @@ describe("POST /v1/introspect", () => {
   it("works for a key without any permission, and never for a missing key", async () => {
     const role = await admin.iam.createRole({ name: "nothing", permission_ids: [] });
     const created = await admin.iam.createUser({ name: "bare", type: "api", role_id: role.id });
-    const bare = clientFor(created.api_key);
+    const bare = api.clientWith(created.api_key);
     await expect(bare.account.introspect()).resolves.toMatchObject({
       user: { id: created.user_id, type: "api", email: null },
       memberships: [{ role_name: "nothing" }],
@@ -174,7 +163,7 @@ describe("POST /v1/users/account", () => {
 
   it("re-taxes unpaid invoices with the new country's VAT; paid ones stay as issued", async () => {
     const created = await emulator.admin.createAccount({ country: "DE" });
-    const owner = clientFor(created.api_key);
+    const owner = api.clientWith(created.api_key);
     await emulator.admin.seed({ account_id: created.account_id, invoices: 2 });
     const [paid, open] = await owner.billing.listInvoices();
     if (paid === undefined || open === undefined) throw new Error("seed made no invoices");

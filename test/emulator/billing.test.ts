@@ -1,13 +1,14 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { CloudInfraClient } from "../../src/api/client";
+import type { CloudInfraClient } from "../../src/api/client";
 import { ConflictError, ForbiddenError, NotFoundError } from "../../src/api/errors";
 import type { Invoice } from "../../src/api/schemas/billing";
 import { defineRoute, type ExtraRoute } from "../../src/emulator";
 import { fieldError } from "../../src/emulator/http-errors";
 import { recordServerOrder } from "../../src/emulator/orders";
 import { percentOf, priceToCents, toCents } from "../../src/lib/money";
-import { startTestEmulator, type TestEmulator } from "../support/emulator";
+import type { TestEmulator } from "../support/emulator";
+import { type ApiFixture, startApi } from "../support/route-fixtures";
 
 /**
  * Stands in for a server creation: bills one server of a plan through the same function the
@@ -35,26 +36,15 @@ const orderRoute: ExtraRoute = {
   permission: "servers:write",
 };
 
+let api: ApiFixture;
 let emulator: TestEmulator;
-const clients: CloudInfraClient[] = [];
-
-function clientFor(apiKey: string): CloudInfraClient {
-  const client = new CloudInfraClient({
-    endpoint: emulator.endpoint,
-    apiKey,
-    caCert: emulator.caCert,
-    maxRetries: 0,
-  });
-  clients.push(client);
-  return client;
-}
 
 /** A fresh account (its own invoices and cards) with the owner's client and key. */
 async function newAccount(
   country = "DE",
 ): Promise<{ client: CloudInfraClient; key: string; id: number }> {
   const created = await emulator.admin.createAccount({ country });
-  return { client: clientFor(created.api_key), key: created.api_key, id: created.account_id };
+  return { client: api.clientWith(created.api_key), key: created.api_key, id: created.account_id };
 }
 
 async function order(key: string, planId: number): Promise<number> {
@@ -83,14 +73,14 @@ function cents(invoice: Invoice | undefined) {
 }
 
 beforeAll(async () => {
-  emulator = await startTestEmulator({ extraRoutes: [orderRoute] });
+  api = await startApi({ extraRoutes: [orderRoute] });
+  ({ emulator } = api);
 });
 afterEach(() => {
   emulator.admin.setClockOffset(0);
 });
 afterAll(async () => {
-  await Promise.all(clients.map((c) => c.close()));
-  await emulator?.close();
+  await api?.close();
 });
 
 describe("orders", () => {
@@ -250,7 +240,7 @@ describe("invoices", () => {
       type: "api",
       role_id: readOnly?.id ?? 0,
     });
-    const readerClient = clientFor(reader.api_key);
+    const readerClient = api.clientWith(reader.api_key);
     await expect(readerClient.billing.listInvoices()).resolves.toHaveLength(1);
     await expect(readerClient.billing.payInvoice(invoice?.id ?? 0)).rejects.toBeInstanceOf(
       ForbiddenError,

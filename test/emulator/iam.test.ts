@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CloudInfraClient } from "../../src/api/client";
+import type { CloudInfraClient } from "../../src/api/client";
 import {
   ConflictError,
   ForbiddenError,
@@ -8,22 +8,12 @@ import {
   ValidationError,
 } from "../../src/api/errors";
 import type { Role } from "../../src/api/schemas/iam";
-import { startTestEmulator, type TestEmulator } from "../support/emulator";
+import type { TestEmulator } from "../support/emulator";
+import { type ApiFixture, startApi } from "../support/route-fixtures";
 
+let api: ApiFixture;
 let emulator: TestEmulator;
 let admin: CloudInfraClient;
-const clients: CloudInfraClient[] = [];
-
-function clientFor(apiKey: string): CloudInfraClient {
-  const client = new CloudInfraClient({
-    endpoint: emulator.endpoint,
-    apiKey,
-    caCert: emulator.caCert,
-    maxRetries: 0,
-  });
-  clients.push(client);
-  return client;
-}
 
 let permissionIds: Map<string, number>;
 
@@ -43,7 +33,7 @@ async function roleWith(...names: string[]): Promise<Role> {
 
 async function apiUser(roleId: number): Promise<{ id: number; client: CloudInfraClient }> {
   const created = await admin.iam.createUser({ name: "robot", type: "api", role_id: roleId });
-  return { id: created.user_id, client: clientFor(created.api_key) };
+  return { id: created.user_id, client: api.clientWith(created.api_key) };
 }
 
 async function systemRole(name: string): Promise<Role> {
@@ -53,13 +43,12 @@ async function systemRole(name: string): Promise<Role> {
 }
 
 beforeAll(async () => {
-  emulator = await startTestEmulator();
-  admin = clientFor(emulator.apiKey);
+  api = await startApi();
+  ({ emulator, client: admin } = api);
   permissionIds = new Map((await admin.iam.listPermissions()).map((p) => [p.name, p.id]));
 });
 afterAll(async () => {
-  await Promise.all(clients.map((c) => c.close()));
-  await emulator?.close();
+  await api?.close();
 });
 
 describe("GET /v1/account/permissions", () => {
@@ -84,7 +73,7 @@ describe("API users", () => {
     const role = await roleWith("tickets:read");
     const created = await admin.iam.createUser({ name: "ci", type: "api", role_id: role.id });
     expect(created.api_key).toMatch(/^cik_/);
-    const robot = clientFor(created.api_key);
+    const robot = api.clientWith(created.api_key);
     const me = await robot.account.introspect();
     expect(me.user).toMatchObject({ id: created.user_id, name: "ci", type: "api" });
     expect(me.memberships[0]).toMatchObject({ role_id: role.id, role_name: role.name });
@@ -129,7 +118,7 @@ describe("API users", () => {
 
   it("refuses a role of another account or no role at all as 400 naming role_id", async () => {
     const other = await emulator.admin.createAccount();
-    const theirs = clientFor(other.api_key);
+    const theirs = api.clientWith(other.api_key);
     const foreignRole = (await theirs.iam.listRoles())[0];
     const error = await admin.iam
       .createUser({ name: "x", type: "api", role_id: foreignRole?.id ?? 0 })
@@ -335,7 +324,7 @@ describe("roles", () => {
 
   it("answers 404 for another account's role and 403 to a read-only key", async () => {
     const other = await emulator.admin.createAccount();
-    const theirs = clientFor(other.api_key);
+    const theirs = api.clientWith(other.api_key);
     const custom = await theirs.iam.createRole({ name: "theirs", permission_ids: [] });
     await expect(
       admin.iam.updateRole(custom.id, { name: "mine", permission_ids: [] }),

@@ -1,6 +1,6 @@
 import { FormData } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CloudInfraClient } from "../../src/api/client";
+import type { CloudInfraClient } from "../../src/api/client";
 import {
   ForbiddenError,
   NotFoundError,
@@ -8,22 +8,12 @@ import {
   ValidationError,
 } from "../../src/api/errors";
 import { MAX_ATTACHMENTS_TOTAL_BYTES } from "../../src/api/schemas/support";
-import { startTestEmulator, type TestEmulator } from "../support/emulator";
+import type { TestEmulator } from "../support/emulator";
+import { type ApiFixture, startApi } from "../support/route-fixtures";
 
+let api: ApiFixture;
 let emulator: TestEmulator;
 let admin: CloudInfraClient;
-const clients: CloudInfraClient[] = [];
-
-function clientFor(apiKey: string): CloudInfraClient {
-  const client = new CloudInfraClient({
-    endpoint: emulator.endpoint,
-    apiKey,
-    caCert: emulator.caCert,
-    maxRetries: 0,
-  });
-  clients.push(client);
-  return client;
-}
 
 function bytes(size: number, fill = 0x61): Uint8Array {
   return new Uint8Array(size).fill(fill);
@@ -44,12 +34,11 @@ async function ticketCount(): Promise<number> {
 }
 
 beforeAll(async () => {
-  emulator = await startTestEmulator();
-  admin = clientFor(emulator.apiKey);
+  api = await startApi();
+  ({ emulator, client: admin } = api);
 });
 afterAll(async () => {
-  await Promise.all(clients.map((c) => c.close()));
-  await emulator?.close();
+  await api?.close();
 });
 
 describe("creating tickets", () => {
@@ -147,7 +136,7 @@ describe("creating tickets", () => {
       type: "api",
       role_id: readOnly?.id ?? 0,
     });
-    const reader = clientFor(created.api_key);
+    const reader = api.clientWith(created.api_key);
     await expect(reader.support.list()).resolves.toBeInstanceOf(Array);
     await expect(reader.support.create({ subject: "s", content: "c" })).rejects.toBeInstanceOf(
       ForbiddenError,
@@ -227,7 +216,7 @@ describe("isolation between accounts", () => {
   it("answers 404 for another account's ticket on every ticket route", async () => {
     const ticket = await admin.support.create({ subject: "private", content: "c" });
     const other = await emulator.admin.createAccount();
-    const them = clientFor(other.api_key);
+    const them = api.clientWith(other.api_key);
     await expect(them.support.list()).resolves.toEqual([]);
     await expect(them.support.get(ticket.id)).rejects.toBeInstanceOf(NotFoundError);
     await expect(them.support.updateStatus(ticket.id, { status: "closed" })).rejects.toBeInstanceOf(
