@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CloudInfraClient } from "../../src/api/client";
 import { NotFoundError } from "../../src/api/errors";
-import type { TestEmulator } from "../support/emulator";
+import { stackConfigFor, type TestEmulator } from "../support/emulator";
 import {
   type EngineFixture,
   EngineHost,
@@ -216,13 +216,7 @@ describe("Server through the Pulumi dynamic-provider host", () => {
 
   it("never shows an API key in an error or on the host's stderr", async () => {
     const wrongKey = "ci_wrong_key_0123456789abcdef0123456789";
-    const denied = await EngineHost.start({
-      config: {
-        "cloudinfra:endpoint": emulator.endpoint,
-        "cloudinfra:apiKey": wrongKey,
-        "cloudinfra:caCert": emulator.caCert,
-      },
-    });
+    const denied = await EngineHost.start({ config: stackConfigFor(emulator, wrongKey) });
     try {
       const urn = urnOf("Server", "denied");
       const checked = await denied.check(

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import type { Output } from "@pulumi/pulumi";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CloudInfraClient } from "../../src/api/client";
-import { startTestEmulator, type TestEmulator } from "../support/emulator";
+import { stackConfigFor, startTestEmulator, type TestEmulator } from "../support/emulator";
 import { ROOT } from "../support/engine";
 import { MiniEngine } from "../support/mini-engine";
 
@@ -26,11 +26,7 @@ describe("quick start program", () => {
     process.env["CLOUDINFRA_ENDPOINT"] = emulator.endpoint;
     process.env["CLOUDINFRA_API_KEY"] = emulator.apiKey;
     process.env["CLOUDINFRA_CA_CERT"] = emulator.caCertFile;
-    engine = await MiniEngine.start({
-      "cloudinfra:endpoint": emulator.endpoint,
-      "cloudinfra:apiKey": emulator.apiKey,
-      "cloudinfra:caCert": emulator.caCert,
-    });
+    engine = await MiniEngine.start(stackConfigFor(emulator));
     client = new CloudInfraClient({
       endpoint: emulator.endpoint,
       apiKey: emulator.apiKey,

@@ -13,10 +13,10 @@ import type { Props, ResourceImplementation } from "../../src/resources/common";
 import { implementation as role } from "../../src/resources/role/provider";
 import { implementation as securityGroup } from "../../src/resources/security-group/provider";
 import { implementation as server } from "../../src/resources/server/provider";
-import { configureSession, resetSession } from "../../src/resources/session";
+import { resetSession } from "../../src/resources/session";
 import { implementation as sshKey } from "../../src/resources/ssh-key/provider";
 import { implementation as tag } from "../../src/resources/tag/provider";
-import { startTestEmulator, type TestEmulator } from "../support/emulator";
+import { newSessionFor, startTestEmulator, type TestEmulator } from "../support/emulator";
 
 const PROVIDER = "serialized shim";
 
@@ -33,13 +33,7 @@ beforeAll(async () => {
 });
 
 beforeEach(async () => {
-  await resetSession();
-  const config = new Map([
-    ["cloudinfra:endpoint", emulator.endpoint],
-    ["cloudinfra:apiKey", emulator.apiKey],
-    ["cloudinfra:caCert", emulator.caCert],
-  ]);
-  configureSession({ get: (k) => config.get(k) });
+  await newSessionFor(emulator);
 });
 
 afterAll(async () => {

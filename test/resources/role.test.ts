@@ -8,8 +8,13 @@ import {
   resolvePermissions,
 } from "../../src/resources/role/permissions";
 import { implementation as role } from "../../src/resources/role/provider";
-import { configureSession, resetSession } from "../../src/resources/session";
-import { startTestEmulator, type TestEmulator } from "../support/emulator";
+import { resetSession } from "../../src/resources/session";
+import {
+  configureSessionFor,
+  newSessionFor,
+  startTestEmulator,
+  type TestEmulator,
+} from "../support/emulator";
 
 const CATALOGUE: Permission[] = [
   { id: 1, name: "servers:read" },
@@ -156,13 +161,7 @@ describe("Role against the emulator", () => {
     await emulator?.close();
   });
   beforeEach(async () => {
-    await resetSession();
-    const config = new Map([
-      ["cloudinfra:endpoint", emulator.endpoint],
-      ["cloudinfra:apiKey", emulator.apiKey],
-      ["cloudinfra:caCert", emulator.caCert],
-    ]);
-    configureSession({ get: (k) => config.get(k) });
+    await newSessionFor(emulator);
     await emulator.call("DELETE", "/_emulator/faults");
   });
 
@@ -192,12 +191,7 @@ describe("Role against the emulator", () => {
   });
 
   it("check says why the names could not be checked when the catalogue cannot be read", async () => {
-    const config = new Map([
-      ["cloudinfra:endpoint", emulator.endpoint],
-      ["cloudinfra:apiKey", "not-a-valid-key"],
-      ["cloudinfra:caCert", emulator.caCert],
-    ]);
-    configureSession({ get: (k) => config.get(k) });
+    configureSessionFor(emulator, "not-a-valid-key");
     const result = await role.check({}, { name: "r", permissions: ["servers:read"] });
     expect(result.failures).toHaveLength(1);
     expect(result.failures?.[0]?.reason).toMatch(
@@ -309,13 +303,7 @@ describe("Role against the emulator", () => {
     const made = await Promise.all(
       ["m1", "m2", "m3", "m4"].map((name) => role.create({ name, permissions: [] })),
     );
-    await resetSession();
-    const config = new Map([
-      ["cloudinfra:endpoint", emulator.endpoint],
-      ["cloudinfra:apiKey", emulator.apiKey],
-      ["cloudinfra:caCert", emulator.caCert],
-    ]);
-    configureSession({ get: (k) => config.get(k) });
+    await newSessionFor(emulator);
     const before = listCount();
     const reads = await Promise.all(made.map((m) => role.read(m.id, m.outs)));
     expect(reads.map((r) => r.id)).toEqual(made.map((m) => m.id));

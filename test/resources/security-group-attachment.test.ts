@@ -2,8 +2,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { UNKNOWN } from "../../src/resources/common";
 import { parseAttachmentId } from "../../src/resources/security-group-attachment/model";
 import { implementation as attachment } from "../../src/resources/security-group-attachment/provider";
-import { configureSession, resetSession } from "../../src/resources/session";
-import { startTestEmulator, type TestEmulator } from "../support/emulator";
+import { resetSession } from "../../src/resources/session";
+import { newSessionFor, startTestEmulator, type TestEmulator } from "../support/emulator";
 
 describe("SecurityGroupAttachment check and diff", () => {
   it("stores both ids as numbers", async () => {
@@ -75,13 +75,7 @@ describe("SecurityGroupAttachment against the emulator", () => {
     await emulator?.close();
   });
   beforeEach(async () => {
-    await resetSession();
-    const config = new Map([
-      ["cloudinfra:endpoint", emulator.endpoint],
-      ["cloudinfra:apiKey", emulator.apiKey],
-      ["cloudinfra:caCert", emulator.caCert],
-    ]);
-    configureSession({ get: (k) => config.get(k) });
+    await newSessionFor(emulator);
   });
 
   it("attaches, reads through the group, detaches, and detaching again succeeds", async () => {

@@ -3,8 +3,8 @@ import { UNKNOWN } from "../../src/resources/common";
 import { normaliseCidr } from "../../src/resources/security-group/cidr";
 import { fromApi, normaliseDport, toApi } from "../../src/resources/security-group/model";
 import { implementation as group } from "../../src/resources/security-group/provider";
-import { configureSession, resetSession } from "../../src/resources/session";
-import { startTestEmulator, type TestEmulator } from "../support/emulator";
+import { resetSession } from "../../src/resources/session";
+import { newSessionFor, startTestEmulator, type TestEmulator } from "../support/emulator";
 
 describe("CIDR blocks", () => {
   it.each([
@@ -225,13 +225,7 @@ describe("SecurityGroup against the emulator", () => {
     await emulator?.close();
   });
   beforeEach(async () => {
-    await resetSession();
-    const config = new Map([
-      ["cloudinfra:endpoint", emulator.endpoint],
-      ["cloudinfra:apiKey", emulator.apiKey],
-      ["cloudinfra:caCert", emulator.caCert],
-    ]);
-    configureSession({ get: (k) => config.get(k) });
+    await newSessionFor(emulator);
     await emulator.call("DELETE", "/_emulator/faults");
   });
 

@@ -8,8 +8,8 @@ import { NotFoundError } from "../../src/api/errors";
 import type { Props } from "../../src/resources/common";
 import { diffServer } from "../../src/resources/server/model";
 import { implementation as server } from "../../src/resources/server/provider";
-import { configureSession, resetSession } from "../../src/resources/session";
-import { startTestEmulator, type TestEmulator } from "../support/emulator";
+import { resetSession } from "../../src/resources/session";
+import { configureSessionFor, startTestEmulator, type TestEmulator } from "../support/emulator";
 
 const FAST = { provisioning: 20, starting: 20, stopping: 20, rebooting: 20, deleting: 20 };
 const PROVIDER = "serialized shim";
@@ -19,12 +19,7 @@ let api: CloudInfraClient;
 
 beforeAll(async () => {
   emulator = await startTestEmulator({ lifecycle: { mode: "auto", durations: FAST } });
-  const config: Record<string, string> = {
-    "cloudinfra:endpoint": emulator.endpoint,
-    "cloudinfra:apiKey": emulator.apiKey,
-    "cloudinfra:caCert": emulator.caCert,
-  };
-  configureSession({ get: (key) => config[key] });
+  configureSessionFor(emulator);
   api = new CloudInfraClient({
     endpoint: emulator.endpoint,
     apiKey: emulator.apiKey,

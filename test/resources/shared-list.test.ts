@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { configureSession, resetSession } from "../../src/resources/session";
+import { resetSession } from "../../src/resources/session";
 import { SharedLists } from "../../src/resources/shared-list";
 import { implementation as tag } from "../../src/resources/tag/provider";
-import { startTestEmulator, type TestEmulator } from "../support/emulator";
+import { newSessionFor, startTestEmulator, type TestEmulator } from "../support/emulator";
 
 /** A list source whose answers the test releases one by one, counting requests. */
 function controlledSource<T>() {
@@ -121,13 +121,7 @@ describe("Tag reads against the emulator", () => {
   beforeEach(async () => {
     // A new session is a new client, which shares nothing with the previous one: each case
     // starts like a new provider host.
-    await resetSession();
-    const config = new Map([
-      ["cloudinfra:endpoint", emulator.endpoint],
-      ["cloudinfra:apiKey", emulator.apiKey],
-      ["cloudinfra:caCert", emulator.caCert],
-    ]);
-    configureSession({ get: (k) => config.get(k) });
+    await newSessionFor(emulator);
     await emulator.call("DELETE", "/_emulator/requests");
   });
 

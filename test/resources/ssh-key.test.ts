@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { generateEd25519KeyPair, parsePublicKey } from "../../src/lib/sshkeys";
 import { UNKNOWN } from "../../src/resources/common";
-import { configureSession, resetSession } from "../../src/resources/session";
+import { resetSession } from "../../src/resources/session";
 import { implementation as sshKey } from "../../src/resources/ssh-key/provider";
-import { startTestEmulator, type TestEmulator } from "../support/emulator";
+import { newSessionFor, startTestEmulator, type TestEmulator } from "../support/emulator";
 
 const laptop = generateEd25519KeyPair("me@laptop").publicKey;
 const [keyType, keyData] = laptop.split(" ") as [string, string];
@@ -13,13 +13,7 @@ const DSA =
 function useEmulatorSession(getEmulator: () => TestEmulator) {
   beforeEach(async () => {
     const emulator = getEmulator();
-    await resetSession();
-    const config = new Map([
-      ["cloudinfra:endpoint", emulator.endpoint],
-      ["cloudinfra:apiKey", emulator.apiKey],
-      ["cloudinfra:caCert", emulator.caCert],
-    ]);
-    configureSession({ get: (k) => config.get(k) });
+    await newSessionFor(emulator);
     await emulator.call("DELETE", "/_emulator/faults");
   });
 }

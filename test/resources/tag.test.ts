@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { UNKNOWN } from "../../src/resources/common";
-import { configureSession, resetSession } from "../../src/resources/session";
+import { resetSession } from "../../src/resources/session";
 import { fromApi, toApi } from "../../src/resources/tag/model";
 import { implementation as tag } from "../../src/resources/tag/provider";
-import { startTestEmulator, type TestEmulator } from "../support/emulator";
+import { newSessionFor, startTestEmulator, type TestEmulator } from "../support/emulator";
 
 describe("Tag check", () => {
   it("stores colours in lower case and server ids as sorted, distinct numbers", async () => {
@@ -138,13 +138,7 @@ describe("Tag against the emulator", () => {
     await emulator?.close();
   });
   beforeEach(async () => {
-    await resetSession();
-    const config = new Map([
-      ["cloudinfra:endpoint", emulator.endpoint],
-      ["cloudinfra:apiKey", emulator.apiKey],
-      ["cloudinfra:caCert", emulator.caCert],
-    ]);
-    configureSession({ get: (k) => config.get(k) });
+    await newSessionFor(emulator);
     await emulator.call("DELETE", "/_emulator/faults");
   });
 

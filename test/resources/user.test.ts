@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { UNKNOWN } from "../../src/resources/common";
 import { implementation as roles } from "../../src/resources/role/provider";
-import { configureSession, resetSession } from "../../src/resources/session";
+import { resetSession } from "../../src/resources/session";
 import { toApi } from "../../src/resources/user/model";
 import { implementation as user } from "../../src/resources/user/provider";
-import { startTestEmulator, type TestEmulator } from "../support/emulator";
+import { newSessionFor, startTestEmulator, type TestEmulator } from "../support/emulator";
 
 const DID = "did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK";
 
@@ -123,13 +123,7 @@ describe("User against the emulator", () => {
     await emulator?.close();
   });
   beforeEach(async () => {
-    await resetSession();
-    const config = new Map([
-      ["cloudinfra:endpoint", emulator.endpoint],
-      ["cloudinfra:apiKey", emulator.apiKey],
-      ["cloudinfra:caCert", emulator.caCert],
-    ]);
-    configureSession({ get: (k) => config.get(k) });
+    await newSessionFor(emulator);
     await emulator.call("DELETE", "/_emulator/faults");
     readServers ??= (await roles.create({ name: "servers-ro", permissions: ["servers:read"] })).id;
     readTags ??= (await roles.create({ name: "tags-ro", permissions: ["tags:read"] })).id;

@@ -18,6 +18,7 @@ import {
 import { newApiKey } from "../../src/emulator/auth";
 import { conflict, fieldError, findOr404 } from "../../src/emulator/http-errors";
 import type { ServerRecord } from "../../src/emulator/state";
+import { configureSession, resetSession } from "../../src/resources/session";
 
 export interface CallOptions {
   /** API key; the bootstrap administrator's unless given. `null` sends no Authorization. */
@@ -90,6 +91,40 @@ export async function startTestEmulator(options: EmulatorOptions = {}): Promise<
       return closed;
     },
   };
+}
+
+/**
+ * The stack configuration (`cloudinfra:endpoint`, `cloudinfra:apiKey`, `cloudinfra:caCert`) that
+ * points a provider at `emulator`, with `apiKey`: by default the bootstrap administrator's.
+ */
+export function stackConfigFor(
+  emulator: RunningEmulator,
+  apiKey: string = emulator.apiKey,
+): Record<string, string> {
+  return {
+    "cloudinfra:endpoint": emulator.endpoint,
+    "cloudinfra:apiKey": apiKey,
+    "cloudinfra:caCert": emulator.caCert,
+  };
+}
+
+/**
+ * Points the in-process provider session (src/resources/session) at `emulator`, as Configure
+ * does in a provider host, with `apiKey` (by default the bootstrap administrator's). The
+ * session's client is kept until the settings differ.
+ */
+export function configureSessionFor(emulator: RunningEmulator, apiKey?: string): void {
+  const config = stackConfigFor(emulator, apiKey);
+  configureSession({ get: (k) => config[k] });
+}
+
+/**
+ * A new in-process provider session pointed at `emulator`, as a new provider host starts: the
+ * previous session's settings and client are forgotten first.
+ */
+export async function newSessionFor(emulator: RunningEmulator): Promise<void> {
+  await resetSession();
+  configureSessionFor(emulator);
 }
 
 const NoteRequest = z.strictObject({

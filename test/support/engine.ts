@@ -15,7 +15,7 @@ import { Struct } from "google-protobuf/google/protobuf/struct_pb";
 import { expect } from "vitest";
 import { CloudInfraClient } from "../../src/api/client";
 import type { EmulatorOptions } from "../../src/emulator";
-import { startTestEmulator, type TestEmulator } from "./emulator";
+import { stackConfigFor, startTestEmulator, type TestEmulator } from "./emulator";
 
 export type Props = Record<string, unknown>;
 
@@ -350,11 +350,7 @@ export async function startEngineFixture(
     apiKey: emulator.apiKey,
     caCert: emulator.caCert,
   });
-  const config = {
-    "cloudinfra:endpoint": emulator.endpoint,
-    "cloudinfra:apiKey": emulator.apiKey,
-    "cloudinfra:caCert": emulator.caCert,
-  };
+  const config = stackConfigFor(emulator);
   const hosts: EngineHost[] = [];
   const errors: string[] = [];
   const closeHosts = async () => {
