@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CloudInfraClient } from "../../src/api/client";
 import { NotFoundError } from "../../src/api/errors";
 import { generateEd25519KeyPair } from "../../src/lib/sshkeys";
-import type { TestEmulator } from "../support/emulator";
+import { drivingTransitions, existingServerIn, type TestEmulator } from "../support/emulator";
 import {
   type EngineFixture,
   EngineHost,
@@ -39,37 +39,8 @@ afterAll(async () => {
   await fx?.close();
 });
 
-/** A running server made outside Pulumi. */
-async function existingServer(name: string) {
-  const [made] = await client.servers.create({
-    plan_id: 1,
-    image: "ubuntu-24.04",
-    user_defined_name: name,
-  });
-  if (made === undefined) throw new Error("no server made");
-  await emulator.admin.advance({ server_id: made.id });
-  return client.servers.get(made.id);
-}
-
-/** Runs `work` while completing every transition of server `id` as soon as the server shows it. */
-async function driving<T>(id: number, work: Promise<T>): Promise<T> {
-  let done = false;
-  const tracked = work.finally(() => {
-    done = true;
-  });
-  tracked.catch(() => undefined);
-  while (!done) {
-    const status = await client.servers.get(id).then(
-      (s) => s.status,
-      (err: unknown) => (err instanceof NotFoundError ? "gone" : "unknown"),
-    );
-    if (["stopping", "starting", "provisioning", "rebooting", "deleting"].includes(status)) {
-      await emulator.admin.advance({ server_id: id });
-    }
-    if (status === "gone") break;
-  }
-  return tracked;
-}
+const existingServer = (name: string) => existingServerIn(emulator, client, name);
+const driving = <T>(id: number, work: Promise<T>) => drivingTransitions(emulator, client, id, work);
 
 /**
  * `pulumi up` of a new resource with `adoptId` (Check, Create), then `pulumi refresh` in a new

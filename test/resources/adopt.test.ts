@@ -7,7 +7,6 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { CloudInfraClient } from "../../src/api/client";
-import { NotFoundError } from "../../src/api/errors";
 import { generateEd25519KeyPair, parsePublicKey } from "../../src/lib/sshkeys";
 import type { Props, ResourceImplementation } from "../../src/resources/common";
 import { implementation as role } from "../../src/resources/role/provider";
@@ -16,7 +15,13 @@ import { implementation as server } from "../../src/resources/server/provider";
 import { resetSession } from "../../src/resources/session";
 import { implementation as sshKey } from "../../src/resources/ssh-key/provider";
 import { implementation as tag } from "../../src/resources/tag/provider";
-import { newSessionFor, startTestEmulator, type TestEmulator } from "../support/emulator";
+import {
+  drivingTransitions,
+  existingServerIn,
+  newSessionFor,
+  startTestEmulator,
+  type TestEmulator,
+} from "../support/emulator";
 
 const PROVIDER = "serialized shim";
 
@@ -69,40 +74,8 @@ async function writesDuring(work: () => Promise<unknown>): Promise<string[]> {
     .map((r) => `${r.method} ${r.route ?? r.path}`);
 }
 
-/** A new running server, made the way the console would (outside Pulumi). */
-async function existingServer(name: string) {
-  const [made] = await api.servers.create({
-    plan_id: 1,
-    image: "ubuntu-24.04",
-    user_defined_name: name,
-  });
-  if (made === undefined) throw new Error("no server made");
-  await emulator.admin.advance({ server_id: made.id });
-  return api.servers.get(made.id);
-}
-
-/**
- * Runs `work` (which waits for server `id` to change status) and completes each transition the
- * emulator has pending for that server as soon as the server shows it.
- */
-async function driving<T>(id: number, work: Promise<T>): Promise<T> {
-  let done = false;
-  const tracked = work.finally(() => {
-    done = true;
-  });
-  tracked.catch(() => undefined);
-  while (!done) {
-    const status = await api.servers.get(id).then(
-      (s) => s.status,
-      (err: unknown) => (err instanceof NotFoundError ? "gone" : "unknown"),
-    );
-    if (["stopping", "starting", "provisioning", "rebooting", "deleting"].includes(status)) {
-      await emulator.admin.advance({ server_id: id });
-    }
-    if (status === "gone") break;
-  }
-  return tracked;
-}
+const existingServer = (name: string) => existingServerIn(emulator, api, name);
+const driving = <T>(id: number, work: Promise<T>) => drivingTransitions(emulator, api, id, work);
 
 describe("Server adoption", () => {
   it("adopts a server and renames, firewalls, attaches and stops it in place", async () => {

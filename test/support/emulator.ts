@@ -8,6 +8,9 @@
  */
 import { Agent, type Dispatcher, type FormData, request } from "undici";
 import { z } from "zod";
+import type { CloudInfraClient } from "../../src/api/client";
+import { NotFoundError } from "../../src/api/errors";
+import type { Server } from "../../src/api/schemas/servers";
 import {
   defineRoute,
   type EmulatorOptions,
@@ -125,6 +128,54 @@ export function configureSessionFor(emulator: RunningEmulator, apiKey?: string):
 export async function newSessionFor(emulator: RunningEmulator): Promise<void> {
   await resetSession();
   configureSessionFor(emulator);
+}
+
+/**
+ * A new running server (plan 1, ubuntu-24.04) made through `client` the way the console would,
+ * outside Pulumi, in an emulator whose transitions wait for `admin.advance` (manual lifecycle).
+ */
+export async function existingServerIn(
+  emulator: TestEmulator,
+  client: CloudInfraClient,
+  name: string,
+): Promise<Server> {
+  const [made] = await client.servers.create({
+    plan_id: 1,
+    image: "ubuntu-24.04",
+    user_defined_name: name,
+  });
+  if (made === undefined) throw new Error("no server made");
+  await emulator.admin.advance({ server_id: made.id });
+  return client.servers.get(made.id);
+}
+
+/**
+ * Runs `work` (which waits for server `id` to change status) in a manual-lifecycle emulator and
+ * completes each transition the emulator has pending for that server as soon as the server
+ * shows it, until `work` settles or the server is gone; then answers what `work` did.
+ */
+export async function drivingTransitions<T>(
+  emulator: TestEmulator,
+  client: CloudInfraClient,
+  id: number,
+  work: Promise<T>,
+): Promise<T> {
+  let done = false;
+  const tracked = work.finally(() => {
+    done = true;
+  });
+  tracked.catch(() => undefined);
+  while (!done) {
+    const status = await client.servers.get(id).then(
+      (s) => s.status,
+      (err: unknown) => (err instanceof NotFoundError ? "gone" : "unknown"),
+    );
+    if (["stopping", "starting", "provisioning", "rebooting", "deleting"].includes(status)) {
+      await emulator.admin.advance({ server_id: id });
+    }
+    if (status === "gone") break;
+  }
+  return tracked;
 }
 
 const NoteRequest = z.strictObject({
