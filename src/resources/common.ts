@@ -70,6 +70,21 @@ export function checkInputs<S extends z.ZodObject>(
   return { inputs };
 }
 
+/**
+ * Inputs that the engine's `check` already validated and normalised, parsed again with `schema`
+ * so that their types hold in `create` and `update`; `__provider` is dropped first. Throws the
+ * schema's error when they do not parse.
+ */
+export function parseChecked<S extends z.ZodType>(schema: S, inputs: Props): z.output<S> {
+  const { __provider: _provider, ...rest } = inputs;
+  return schema.parse(rest);
+}
+
+/** How an error names a resource: the `name` of its stored state when it has one, else its id. */
+export function labelOf(props: Props | undefined, id: string): string {
+  return typeof props?.["name"] === "string" ? props["name"] : id;
+}
+
 /** How `diff` treats one input property. */
 export interface FieldRule {
   /** A change cannot be applied in place: the resource is replaced. */
@@ -127,6 +142,26 @@ export function describeOperation(verb: string, kind: string, label: string | un
 export function operationError(operation: string, err: unknown): Error {
   const message = err instanceof Error ? err.message : String(err);
   return new Error(`cloudinfra: ${operation} failed: ${message}`, { cause: err });
+}
+
+/**
+ * An update that found its object gone (the service answered 404 `err`): the object, `noun` `id`
+ * (`"role 12"`), was deleted outside Pulumi. Says how to recover: `pulumi refresh` drops it from
+ * the state, then `pulumi up` creates it again.
+ */
+export function deletedOutsidePulumiError(
+  operation: string,
+  noun: string,
+  id: string,
+  err: Error,
+): Error {
+  return operationError(
+    operation,
+    new Error(
+      `${noun} ${id} no longer exists (deleted outside Pulumi); run \`pulumi refresh\` to drop it from the state, then \`pulumi up\` creates it again (${err.message})`,
+      { cause: err },
+    ),
+  );
 }
 
 /**

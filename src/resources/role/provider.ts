@@ -16,10 +16,12 @@ import {
 import {
   checkInputs,
   containsUnknown,
+  deletedOutsidePulumiError,
   describeOperation,
   diffInputs,
+  labelOf,
   operationError,
-  type Props,
+  parseChecked,
   type ResourceImplementation,
 } from "../common";
 import { apiClient } from "../session";
@@ -58,12 +60,6 @@ function sameRoleName(a: string, b: string): boolean {
 
 async function findByName(client: CloudInfraClient, name: string): Promise<Role | undefined> {
   return (await listRoles(client)).find((r) => sameRoleName(r.name, name));
-}
-
-/** Inputs already checked by the engine's `check`; parsed again so types hold. */
-function parsed(inputs: Props): RoleInputs {
-  const { __provider: _provider, ...rest } = inputs;
-  return RoleInputsSchema.parse(rest);
 }
 
 /** Runs a write and forgets the shared role list afterwards, whatever the outcome. */
@@ -196,7 +192,7 @@ export const implementation = {
   },
 
   async create(inputs) {
-    const role = parsed(inputs);
+    const role = parseChecked(RoleInputsSchema, inputs);
     if (role.adoptId !== undefined) return adoptRole(role, role.adoptId);
     const operation = describeOperation("creating", "Role", role.name);
     const client = apiClient();
@@ -231,7 +227,7 @@ export const implementation = {
 
   async read(id, props) {
     const client = apiClient();
-    const label = typeof props?.["name"] === "string" ? props["name"] : id;
+    const label = labelOf(props, id);
     try {
       const role = (await listRoles(client)).find((r) => String(r.id) === id);
       if (role === undefined) return {};
@@ -244,7 +240,7 @@ export const implementation = {
   },
 
   async update(id, _olds, news) {
-    const role = parsed(news);
+    const role = parseChecked(RoleInputsSchema, news);
     const operation = describeOperation("updating", "Role", role.name);
     const client = apiClient();
     const ids = await permissionIds(client, role, operation);
@@ -255,13 +251,7 @@ export const implementation = {
         throw await conflictError(client, role.name, operation, err, id);
       }
       if (err instanceof NotFoundError) {
-        throw operationError(
-          operation,
-          new Error(
-            `role ${id} no longer exists (deleted outside Pulumi); run \`pulumi refresh\` to drop it from the state, then \`pulumi up\` creates it again (${err.message})`,
-            { cause: err },
-          ),
-        );
+        throw deletedOutsidePulumiError(operation, "role", id, err);
       }
       throw operationError(operation, err);
     }
@@ -270,7 +260,7 @@ export const implementation = {
 
   async delete(id, props) {
     const client = apiClient();
-    const label = typeof props["name"] === "string" ? props["name"] : id;
+    const label = labelOf(props, id);
     const operation = describeOperation("deleting", "Role", label);
     try {
       await writing(client, () => client.iam.deleteRole(id));

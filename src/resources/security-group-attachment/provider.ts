@@ -11,6 +11,7 @@ import {
   diffInputs,
   operationError,
   type Props,
+  parseChecked,
   type ResourceImplementation,
 } from "../common";
 import { apiClient } from "../session";
@@ -23,12 +24,6 @@ import {
 } from "./model";
 
 const KIND = "SecurityGroupAttachment";
-
-/** Inputs already checked by the engine's `check`; parsed again so types hold. */
-function parsed(inputs: Props): AttachmentInputs {
-  const { __provider: _provider, ...rest } = inputs;
-  return AttachmentInputsSchema.parse(rest);
-}
 
 /** The pair from the id, else from the stored properties. */
 function pairOf(id: string, props: Props | undefined): AttachmentInputs | undefined {
@@ -71,7 +66,7 @@ export const implementation = {
   },
 
   async create(inputs) {
-    const pair = parsed(inputs);
+    const pair = parseChecked(AttachmentInputsSchema, inputs);
     const id = attachmentId(pair);
     const operation = describeOperation("creating", KIND, id);
     const client = apiClient();
@@ -104,7 +99,7 @@ export const implementation = {
 
   async update(_id, _olds, news) {
     // Every field replaces, so the engine never asks for an in-place change; kept for safety.
-    return { outs: { ...parsed(news) } };
+    return { outs: { ...parseChecked(AttachmentInputsSchema, news) } };
   },
 
   async delete(id, props) {

@@ -13,10 +13,12 @@ import {
 } from "../adopt";
 import {
   checkInputs,
+  deletedOutsidePulumiError,
   describeOperation,
   diffInputs,
+  labelOf,
   operationError,
-  type Props,
+  parseChecked,
   type ResourceImplementation,
 } from "../common";
 import { apiClient } from "../session";
@@ -43,12 +45,6 @@ async function findByName(
     if (group.name === name) return group;
   }
   return undefined;
-}
-
-/** Inputs already checked by the engine's `check`; parsed again so types hold. */
-function parsed(inputs: Props): SecurityGroupInputs {
-  const { __provider: _provider, ...rest } = inputs;
-  return SecurityGroupInputsSchema.parse(rest);
 }
 
 function nameTakenError(operation: string, existing: SecurityGroup, cause?: unknown): Error {
@@ -133,7 +129,7 @@ export const implementation = {
   },
 
   async create(inputs) {
-    const group = parsed(inputs);
+    const group = parseChecked(SecurityGroupInputsSchema, inputs);
     if (group.adoptId !== undefined) return adoptGroup(group, group.adoptId);
     const operation = describeOperation("creating", "SecurityGroup", group.name);
     const client = apiClient();
@@ -178,7 +174,7 @@ export const implementation = {
   },
 
   async read(id, props) {
-    const label = typeof props?.["name"] === "string" ? props["name"] : id;
+    const label = labelOf(props, id);
     try {
       const outs = fromApi(await apiClient().firewall.get(id));
       return { id, props: { ...outs }, inputs: liveInputs(outs) };
@@ -189,7 +185,7 @@ export const implementation = {
   },
 
   async update(id, _olds, news) {
-    const group = parsed(news);
+    const group = parseChecked(SecurityGroupInputsSchema, news);
     const operation = describeOperation("updating", "SecurityGroup", group.name);
     const client = apiClient();
     try {
@@ -202,13 +198,7 @@ export const implementation = {
         }
       }
       if (err instanceof NotFoundError) {
-        throw operationError(
-          operation,
-          new Error(
-            `security group ${id} no longer exists (deleted outside Pulumi); run \`pulumi refresh\` to drop it from the state, then \`pulumi up\` creates it again (${err.message})`,
-            { cause: err },
-          ),
-        );
+        throw deletedOutsidePulumiError(operation, "security group", id, err);
       }
       throw operationError(operation, err);
     }
@@ -216,7 +206,7 @@ export const implementation = {
   },
 
   async delete(id, props) {
-    const label = typeof props["name"] === "string" ? props["name"] : id;
+    const label = labelOf(props, id);
     try {
       await apiClient().firewall.delete(id);
     } catch (err) {

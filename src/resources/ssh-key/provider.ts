@@ -20,8 +20,10 @@ import {
   checkInputs,
   describeOperation,
   diffInputs,
+  labelOf,
   operationError,
   type Props,
+  parseChecked,
   type ResourceImplementation,
 } from "../common";
 import { apiClient } from "../session";
@@ -38,12 +40,6 @@ import {
 } from "./model";
 
 const SSH_KEY: AdoptedKind = { kind: "SshKey", noun: "SSH key" };
-
-/** Inputs already checked by the engine's `check`; parsed again so types hold. */
-function parsed(inputs: Props): SshKeyInputs {
-  const { __provider: _provider, ...rest } = inputs;
-  return SshKeyInputsSchema.parse(rest);
-}
 
 function describeKey(key: Key): string {
   return `id ${key.id}, name ${JSON.stringify(key.name)}`;
@@ -190,7 +186,7 @@ export const implementation = {
   },
 
   async create(inputs) {
-    const key = parsed(inputs);
+    const key = parseChecked(SshKeyInputsSchema, inputs);
     if (key.adoptId !== undefined) return adoptKey(key, key.adoptId);
     const operation = describeOperation("creating", "SshKey", key.name);
     const client = apiClient();
@@ -238,7 +234,7 @@ export const implementation = {
       await client.keys.delete(id);
     } catch (err) {
       if (err instanceof NotFoundError) return;
-      const label = typeof props["name"] === "string" ? props["name"] : id;
+      const label = labelOf(props, id);
       throw operationError(describeOperation("deleting", "SshKey", label), err);
     }
   },

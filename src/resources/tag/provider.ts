@@ -15,8 +15,9 @@ import {
   checkInputs,
   describeOperation,
   diffInputs,
+  labelOf,
   operationError,
-  type Props,
+  parseChecked,
   type ResourceImplementation,
 } from "../common";
 import { apiClient } from "../session";
@@ -36,12 +37,6 @@ const TAG: AdoptedKind = { kind: "Tag", noun: "tag" };
 
 function listTags(client: CloudInfraClient): Promise<readonly Tag[]> {
   return readSharedList(client, LIST, () => client.tags.list());
-}
-
-/** Inputs already checked by the engine's `check`; parsed again so types hold. */
-function parsed(inputs: Props): TagInputs {
-  const { __provider: _provider, ...rest } = inputs;
-  return TagInputsSchema.parse(rest);
 }
 
 /** Runs a write and forgets the shared list afterwards, whatever the outcome. */
@@ -108,7 +103,7 @@ export const implementation = {
   },
 
   async create(inputs) {
-    const tag = parsed(inputs);
+    const tag = parseChecked(TagInputsSchema, inputs);
     if (tag.adoptId !== undefined) return adoptTag(tag, tag.adoptId);
     const operation = describeOperation("creating", "Tag", tag.name);
     const client = apiClient();
@@ -151,7 +146,7 @@ export const implementation = {
   },
 
   async update(id, _olds, news) {
-    const tag = parsed(news);
+    const tag = parseChecked(TagInputsSchema, news);
     const operation = describeOperation("updating", "Tag", tag.name);
     const client = apiClient();
     try {
@@ -170,7 +165,7 @@ export const implementation = {
       await writing(client, () => client.tags.delete(id));
     } catch (err) {
       if (err instanceof NotFoundError) return;
-      const label = typeof props["name"] === "string" ? props["name"] : id;
+      const label = labelOf(props, id);
       throw operationError(describeOperation("deleting", "Tag", label), err);
     }
   },

@@ -10,8 +10,9 @@ import {
   compact,
   describeOperation,
   diffInputs,
+  labelOf,
   operationError,
-  type Props,
+  parseChecked,
   type ResourceImplementation,
 } from "../common";
 import { apiClient } from "../session";
@@ -21,19 +22,8 @@ import {
   toApi,
   typeFailures,
   USER_FIELDS,
-  type UserInputs,
   UserInputsSchema,
 } from "./model";
-
-/** Inputs already checked by the engine's `check`; parsed again so types hold. */
-function parsed(inputs: Props): UserInputs {
-  const { __provider: _provider, ...rest } = inputs;
-  return UserInputsSchema.parse(rest);
-}
-
-function labelOf(props: Props | undefined, id: string): string {
-  return typeof props?.["name"] === "string" ? props["name"] : id;
-}
 
 export const implementation = {
   async check(_olds, news) {
@@ -50,7 +40,7 @@ export const implementation = {
   },
 
   async create(inputs) {
-    const user = parsed(inputs);
+    const user = parseChecked(UserInputsSchema, inputs);
     const operation = describeOperation("creating", "User", user.name);
     const client = apiClient();
     try {
@@ -91,7 +81,7 @@ export const implementation = {
   },
 
   async update(id, olds, news) {
-    const user = parsed(news);
+    const user = parseChecked(UserInputsSchema, news);
     const operation = describeOperation("updating", "User", user.name);
     const client = apiClient();
     if (Number(olds["roleId"]) !== user.roleId) {
