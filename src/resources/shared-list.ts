@@ -118,3 +118,20 @@ export function readSharedList<T>(
 export function invalidateSharedList(owner: object, kind: string): void {
   processWide.invalidate(owner, kind);
 }
+
+/**
+ * Runs `write` (a create, update or delete of a `kind` object through client `owner`), then
+ * forgets the shared list of `kind` for `owner` whatever the outcome: a write that failed may
+ * still have been applied.
+ */
+export async function writeInvalidating<T>(
+  owner: object,
+  kind: string,
+  write: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await write();
+  } finally {
+    invalidateSharedList(owner, kind);
+  }
+}

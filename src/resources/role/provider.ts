@@ -25,7 +25,7 @@ import {
   type ResourceImplementation,
 } from "../common";
 import { apiClient } from "../session";
-import { invalidateSharedList, readSharedList } from "../shared-list";
+import { readSharedList, writeInvalidating } from "../shared-list";
 import {
   fromApi,
   liveInputs,
@@ -60,15 +60,6 @@ function sameRoleName(a: string, b: string): boolean {
 
 async function findByName(client: CloudInfraClient, name: string): Promise<Role | undefined> {
   return (await listRoles(client)).find((r) => sameRoleName(r.name, name));
-}
-
-/** Runs a write and forgets the shared role list afterwards, whatever the outcome. */
-async function writing<T>(client: CloudInfraClient, write: () => Promise<T>): Promise<T> {
-  try {
-    return await write();
-  } finally {
-    invalidateSharedList(client, ROLES);
-  }
 }
 
 /** The ids of the checked permission names; a name the catalogue lost since `check` fails here. */
@@ -147,7 +138,9 @@ async function adoptRole(role: RoleInputs, adoptId: number) {
   const ids = await permissionIds(client, role, operation);
   if (live.name !== role.name || !matches(live, role, ids)) {
     try {
-      await writing(client, () => client.iam.updateRole(adoptId, toApi(role, ids)));
+      await writeInvalidating(client, ROLES, () =>
+        client.iam.updateRole(adoptId, toApi(role, ids)),
+      );
     } catch (err) {
       if (err instanceof ConflictError) {
         throw await conflictError(client, role.name, operation, err, String(adoptId));
@@ -201,7 +194,7 @@ export const implementation = {
     let lostAnswer = false;
     for (let attempt = 1; ; attempt++) {
       try {
-        const created = await writing(client, () => client.iam.createRole(body));
+        const created = await writeInvalidating(client, ROLES, () => client.iam.createRole(body));
         return { id: String(created.id), outs: { ...outputsFromInputs(created.id, role, ids) } };
       } catch (err) {
         if (err instanceof ConflictError && !lostAnswer) {
@@ -245,7 +238,7 @@ export const implementation = {
     const client = apiClient();
     const ids = await permissionIds(client, role, operation);
     try {
-      await writing(client, () => client.iam.updateRole(id, toApi(role, ids)));
+      await writeInvalidating(client, ROLES, () => client.iam.updateRole(id, toApi(role, ids)));
     } catch (err) {
       if (err instanceof ConflictError) {
         throw await conflictError(client, role.name, operation, err, id);
@@ -263,7 +256,7 @@ export const implementation = {
     const label = labelOf(props, id);
     const operation = describeOperation("deleting", "Role", label);
     try {
-      await writing(client, () => client.iam.deleteRole(id));
+      await writeInvalidating(client, ROLES, () => client.iam.deleteRole(id));
     } catch (err) {
       if (err instanceof NotFoundError) return;
       if (err instanceof ConflictError) {

@@ -21,7 +21,7 @@ import {
   type ResourceImplementation,
 } from "../common";
 import { apiClient } from "../session";
-import { invalidateSharedList, readSharedList } from "../shared-list";
+import { readSharedList, writeInvalidating } from "../shared-list";
 import {
   fromApi,
   liveInputs,
@@ -37,15 +37,6 @@ const TAG: AdoptedKind = { kind: "Tag", noun: "tag" };
 
 function listTags(client: CloudInfraClient): Promise<readonly Tag[]> {
   return readSharedList(client, LIST, () => client.tags.list());
-}
-
-/** Runs a write and forgets the shared list afterwards, whatever the outcome. */
-async function writing<T>(client: CloudInfraClient, write: () => Promise<T>): Promise<T> {
-  try {
-    return await write();
-  } finally {
-    invalidateSharedList(client, LIST);
-  }
 }
 
 /** The 409 says only that the name is taken; the user needs to know by which tag. */
@@ -83,7 +74,7 @@ async function adoptTag(tag: TagInputs, adoptId: number) {
   const current = fromApi(live, tag.serverIds !== undefined);
   if (diffInputs({ ...current }, { ...tag }, TAG_FIELDS).changes) {
     try {
-      await writing(client, () => client.tags.update(adoptId, toApi(tag)));
+      await writeInvalidating(client, LIST, () => client.tags.update(adoptId, toApi(tag)));
     } catch (err) {
       if (err instanceof ConflictError)
         throw await nameTakenError(client, tag.name, operation, err);
@@ -108,7 +99,7 @@ export const implementation = {
     const operation = describeOperation("creating", "Tag", tag.name);
     const client = apiClient();
     try {
-      const created = await writing(client, () => client.tags.create(toApi(tag)));
+      const created = await writeInvalidating(client, LIST, () => client.tags.create(toApi(tag)));
       return { id: String(created.id), outs: { ...outputsFromInputs(created.id, tag) } };
     } catch (err) {
       if (err instanceof ConflictError)
@@ -118,7 +109,7 @@ export const implementation = {
       const made = (await listTags(client).catch(() => [])).find((t) => t.name === tag.name);
       if (made === undefined) throw operationError(operation, err);
       try {
-        await writing(client, () => client.tags.update(made.id, toApi(tag)));
+        await writeInvalidating(client, LIST, () => client.tags.update(made.id, toApi(tag)));
       } catch (retryErr) {
         throw operationError(operation, retryErr);
       }
@@ -150,7 +141,7 @@ export const implementation = {
     const operation = describeOperation("updating", "Tag", tag.name);
     const client = apiClient();
     try {
-      await writing(client, () => client.tags.update(id, toApi(tag)));
+      await writeInvalidating(client, LIST, () => client.tags.update(id, toApi(tag)));
     } catch (err) {
       if (err instanceof ConflictError)
         throw await nameTakenError(client, tag.name, operation, err);
@@ -162,7 +153,7 @@ export const implementation = {
   async delete(id, props) {
     const client = apiClient();
     try {
-      await writing(client, () => client.tags.delete(id));
+      await writeInvalidating(client, LIST, () => client.tags.delete(id));
     } catch (err) {
       if (err instanceof NotFoundError) return;
       const label = labelOf(props, id);
