@@ -67,6 +67,27 @@ export function adoptNotFoundError(
   );
 }
 
+/**
+ * The live object that `adoptId` names, found by `lookup`, which answers `undefined` when there
+ * is no such object. Throws {@link adoptNotFoundError} when there is none, and the operation's
+ * error (with the cause) when `lookup` fails.
+ */
+export async function findAdoptee<T>(
+  operation: string,
+  what: AdoptedKind,
+  adoptId: number,
+  lookup: () => Promise<T | undefined>,
+): Promise<T> {
+  let live: T | undefined;
+  try {
+    live = await lookup();
+  } catch (err) {
+    throw operationError(operation, err);
+  }
+  if (live === undefined) throw adoptNotFoundError(operation, what, adoptId);
+  return live;
+}
+
 /** An object that cannot be adopted at all (a system role, a failed server): nothing was changed. */
 export function adoptRefusedError(operation: string, reason: string): Error {
   return operationError(operation, new Error(`${reason}; nothing was changed`));

@@ -5,6 +5,7 @@
 import { isDeepStrictEqual } from "node:util";
 import type * as pulumi from "@pulumi/pulumi";
 import type { z } from "zod";
+import { NotFoundError } from "../api/errors";
 
 /** Property bags as the host hands them over: plain JSON, possibly with preview unknowns. */
 export type Props = Record<string, unknown>;
@@ -119,6 +120,16 @@ export function diffInputs(
     stables: Object.keys(fields).filter((f) => !changed.includes(f)),
     deleteBeforeReplace: false,
   };
+}
+
+/** What `request` answers, or `undefined` when the service answers 404: there is no such object. */
+export async function unlessNotFound<T>(request: Promise<T>): Promise<T | undefined> {
+  try {
+    return await request;
+  } catch (err) {
+    if (err instanceof NotFoundError) return undefined;
+    throw err;
+  }
 }
 
 /** Drops the properties whose value is `undefined`: the wire has no such thing. */

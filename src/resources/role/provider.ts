@@ -8,9 +8,9 @@ import { ConflictError, isAmbiguousFailure, NotFoundError } from "../../api/erro
 import type { Permission, Role } from "../../api/schemas/iam";
 import {
   type AdoptedKind,
-  adoptNotFoundError,
   adoptRefusedError,
   describeAdoption,
+  findAdoptee,
   guardAdoptedReplacement,
 } from "../adopt";
 import {
@@ -122,13 +122,9 @@ async function conflictError(
 async function adoptRole(role: RoleInputs, adoptId: number) {
   const operation = describeAdoption(ROLE, role.name, adoptId);
   const client = apiClient();
-  let live: Role | undefined;
-  try {
-    live = (await listRoles(client)).find((r) => r.id === adoptId);
-  } catch (err) {
-    throw operationError(operation, err);
-  }
-  if (live === undefined) throw adoptNotFoundError(operation, ROLE, adoptId);
+  const live = await findAdoptee(operation, ROLE, adoptId, async () =>
+    (await listRoles(client)).find((r) => r.id === adoptId),
+  );
   if (live.system_role) {
     throw adoptRefusedError(
       operation,

@@ -5,12 +5,7 @@
 import type { CloudInfraClient } from "../../api/client";
 import { ConflictError, isAmbiguousFailure, NotFoundError } from "../../api/errors";
 import type { SecurityGroup } from "../../api/schemas/firewall";
-import {
-  type AdoptedKind,
-  adoptNotFoundError,
-  describeAdoption,
-  guardAdoptedReplacement,
-} from "../adopt";
+import { type AdoptedKind, describeAdoption, findAdoptee, guardAdoptedReplacement } from "../adopt";
 import {
   checkInputs,
   deletedOutsidePulumiError,
@@ -20,6 +15,7 @@ import {
   operationError,
   parseChecked,
   type ResourceImplementation,
+  unlessNotFound,
 } from "../common";
 import { apiClient } from "../session";
 import {
@@ -96,13 +92,9 @@ async function idOfCreated(
 async function adoptGroup(group: SecurityGroupInputs, adoptId: number) {
   const operation = describeAdoption(GROUP, group.name, adoptId);
   const client = apiClient();
-  let live: SecurityGroup;
-  try {
-    live = await client.firewall.get(adoptId);
-  } catch (err) {
-    if (err instanceof NotFoundError) throw adoptNotFoundError(operation, GROUP, adoptId);
-    throw operationError(operation, err);
-  }
+  const live = await findAdoptee(operation, GROUP, adoptId, () =>
+    unlessNotFound(client.firewall.get(adoptId)),
+  );
   if (live.name !== group.name || !matches(live, group)) {
     try {
       await client.firewall.update(adoptId, toApi(group));

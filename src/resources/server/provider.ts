@@ -16,9 +16,9 @@ import {
 import {
   type AdoptedKind,
   adoptMismatchError,
-  adoptNotFoundError,
   adoptRefusedError,
   describeAdoption,
+  findAdoptee,
   guardAdoptedReplacement,
   type Mismatch,
   shown,
@@ -31,6 +31,7 @@ import {
   type Props,
   partialCreateError,
   type ResourceImplementation,
+  unlessNotFound,
 } from "../common";
 import { apiClient } from "../session";
 import {
@@ -80,13 +81,8 @@ function deadlineFor(inputs: Partial<ServerInputs>, kind: TimeoutKind): Deadline
   return { at: Date.now() + timeoutMs(inputs, kind), setting: timeoutSetting(inputs, kind) };
 }
 
-async function getOrGone(client: CloudInfraClient, id: number): Promise<Server | undefined> {
-  try {
-    return await client.servers.get(id);
-  } catch (err) {
-    if (err instanceof NotFoundError) return undefined;
-    throw err;
-  }
+function getOrGone(client: CloudInfraClient, id: number): Promise<Server | undefined> {
+  return unlessNotFound(client.servers.get(id));
 }
 
 /**
@@ -296,13 +292,7 @@ async function adoptServer(
 ): Promise<pulumi.dynamic.CreateResult> {
   const operation = describeAdoption(SERVER, inputs.name, adoptId);
   const client = apiClient();
-  let live: Server | undefined;
-  try {
-    live = await getOrGone(client, adoptId);
-  } catch (err) {
-    throw operationError(operation, err);
-  }
-  if (live === undefined) throw adoptNotFoundError(operation, SERVER, adoptId);
+  const live = await findAdoptee(operation, SERVER, adoptId, () => getOrGone(client, adoptId));
   const mismatches = serverMismatches(live, inputs);
   if (mismatches.length > 0) throw adoptMismatchError(operation, SERVER, adoptId, mismatches);
   if (live.status === "error" || settlesIn(live.status) === "gone") {

@@ -10,8 +10,8 @@ import { parsePublicKey } from "../../lib/sshkeys";
 import {
   type AdoptedKind,
   adoptMismatchError,
-  adoptNotFoundError,
   describeAdoption,
+  findAdoptee,
   guardAdoptedReplacement,
   type Mismatch,
   shown,
@@ -25,6 +25,7 @@ import {
   type Props,
   parseChecked,
   type ResourceImplementation,
+  unlessNotFound,
 } from "../common";
 import { apiClient } from "../session";
 import {
@@ -141,13 +142,9 @@ function fingerprintOf(text: string): string {
  */
 async function adoptKey(key: SshKeyInputs, adoptId: number) {
   const operation = describeAdoption(SSH_KEY, key.name, adoptId);
-  let live: Key;
-  try {
-    live = await apiClient().keys.get(adoptId);
-  } catch (err) {
-    if (err instanceof NotFoundError) throw adoptNotFoundError(operation, SSH_KEY, adoptId);
-    throw operationError(operation, err);
-  }
+  const live = await findAdoptee(operation, SSH_KEY, adoptId, () =>
+    unlessNotFound(apiClient().keys.get(adoptId)),
+  );
   const mismatches: Mismatch[] = [];
   if (live.name !== key.name) {
     mismatches.push({ field: "name", live: shown(live.name), wanted: shown(key.name) });

@@ -5,12 +5,7 @@
 import type { CloudInfraClient } from "../../api/client";
 import { ConflictError, isAmbiguousFailure, NotFoundError } from "../../api/errors";
 import type { Tag } from "../../api/schemas/tags";
-import {
-  type AdoptedKind,
-  adoptNotFoundError,
-  describeAdoption,
-  guardAdoptedReplacement,
-} from "../adopt";
+import { type AdoptedKind, describeAdoption, findAdoptee, guardAdoptedReplacement } from "../adopt";
 import {
   checkInputs,
   describeOperation,
@@ -64,13 +59,9 @@ async function nameTakenError(
 async function adoptTag(tag: TagInputs, adoptId: number) {
   const operation = describeAdoption(TAG, tag.name, adoptId);
   const client = apiClient();
-  let live: Tag | undefined;
-  try {
-    live = (await listTags(client)).find((t) => t.id === adoptId);
-  } catch (err) {
-    throw operationError(operation, err);
-  }
-  if (live === undefined) throw adoptNotFoundError(operation, TAG, adoptId);
+  const live = await findAdoptee(operation, TAG, adoptId, async () =>
+    (await listTags(client)).find((t) => t.id === adoptId),
+  );
   const current = fromApi(live, tag.serverIds !== undefined);
   if (diffInputs({ ...current }, { ...tag }, TAG_FIELDS).changes) {
     try {
