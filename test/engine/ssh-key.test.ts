@@ -5,16 +5,14 @@
  * every request and answer passes through stderr, which must never show the API key or a
  * generated private key.
  */
-import { execFileSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateEd25519KeyPair } from "../../src/lib/sshkeys";
 import type { TestEmulator } from "../support/emulator";
 import {
   type EngineFixture,
   type EngineHost,
-  FIXTURE_PROJECT_NAME,
   type Props,
-  prepareFixtureProject,
+  registeredSecretOutputs,
   startEngineFixture,
   UNKNOWN,
   urnOf,
@@ -297,35 +295,14 @@ describe("SshKey registration", () => {
   it("asks the engine to keep privateKey secret (additionalSecretOutputs), as a program registers it", () => {
     // Runs in the fixture project like a user's program, under Pulumi's mocks, and records what
     // the SDK sends the engine for each registration.
-    const script = `
-      const { createRequire } = require("node:module");
-      const entry = require.resolve("pulumi-cloudinfra", { paths: [process.cwd()] });
-      const fromPackage = createRequire(entry);
-      const pulumi = fromPackage("@pulumi/pulumi");
-      const { MockMonitor } = fromPackage("@pulumi/pulumi/runtime/mocks");
-      const seen = {};
-      const register = MockMonitor.prototype.registerResource;
-      MockMonitor.prototype.registerResource = function (req, callback) {
-        seen[req.getName()] = req.getAdditionalsecretoutputsList();
-        return register.call(this, req, callback);
-      };
-      pulumi.runtime.setMocks({ newResource: (a) => ({ id: a.name, state: a.inputs }), call: () => ({}) }, "p", "s", false);
+    const seen = registeredSecretOutputs(`
       const { SshKey, Tag } = require(entry);
       const resources = [
         new SshKey("generated", { name: "g", generate: true }),
         new SshKey("with-options", { name: "o", generate: true }, { additionalSecretOutputs: ["fingerprint"] }),
         new Tag("tag", { name: "t", color: "#000000" }),
       ];
-      Promise.all(resources.map((r) => new Promise((ok) => r.urn.apply(ok)))).then(() =>
-        process.stdout.write(JSON.stringify(seen)),
-      );
-    `;
-    const out = execFileSync(process.execPath, ["-e", script], {
-      cwd: prepareFixtureProject(),
-      encoding: "utf8",
-      env: { ...process.env, PULUMI_NODEJS_PROJECT: FIXTURE_PROJECT_NAME },
-    });
-    const seen = JSON.parse(out) as Record<string, string[]>;
+    `);
     expect(seen["generated"]).toEqual(["privateKey"]);
     // A program's own secret outputs are kept alongside.
     expect(seen["with-options"]?.sort()).toEqual(["fingerprint", "privateKey"]);

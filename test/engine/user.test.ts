@@ -4,16 +4,14 @@
  * provider's API key or a created user's key. The API has no call to read a user, so refresh
  * keeps the stored state; these tests pin that down.
  */
-import { execFileSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CloudInfraClient } from "../../src/api/client";
 import type { TestEmulator } from "../support/emulator";
 import {
   type EngineFixture,
   type EngineHost,
-  FIXTURE_PROJECT_NAME,
   type Props,
-  prepareFixtureProject,
+  registeredSecretOutputs,
   startEngineFixture,
   UNKNOWN,
   urnOf,
@@ -225,34 +223,13 @@ describe("User through the Pulumi dynamic-provider host", () => {
 
 describe("User registration", () => {
   it("asks the engine to keep apiKey secret (additionalSecretOutputs), as a program registers it", () => {
-    const script = `
-      const { createRequire } = require("node:module");
-      const entry = require.resolve("pulumi-cloudinfra", { paths: [process.cwd()] });
-      const fromPackage = createRequire(entry);
-      const pulumi = fromPackage("@pulumi/pulumi");
-      const { MockMonitor } = fromPackage("@pulumi/pulumi/runtime/mocks");
-      const seen = {};
-      const register = MockMonitor.prototype.registerResource;
-      MockMonitor.prototype.registerResource = function (req, callback) {
-        seen[req.getName()] = req.getAdditionalsecretoutputsList();
-        return register.call(this, req, callback);
-      };
-      pulumi.runtime.setMocks({ newResource: (a) => ({ id: a.name, state: a.inputs }), call: () => ({}) }, "p", "s", false);
+    const seen = registeredSecretOutputs(`
       const { User } = require(entry);
       const resources = [
         new User("ci", { name: "ci", type: "api", roleId: 1 }),
         new User("own", { name: "o", type: "api", roleId: 1 }, { additionalSecretOutputs: ["name"] }),
       ];
-      Promise.all(resources.map((r) => new Promise((ok) => r.urn.apply(ok)))).then(() =>
-        process.stdout.write(JSON.stringify(seen)),
-      );
-    `;
-    const out = execFileSync(process.execPath, ["-e", script], {
-      cwd: prepareFixtureProject(),
-      encoding: "utf8",
-      env: { ...process.env, PULUMI_NODEJS_PROJECT: FIXTURE_PROJECT_NAME },
-    });
-    const seen = JSON.parse(out) as Record<string, string[]>;
+    `);
     expect(seen["ci"]).toEqual(["apiKey"]);
     expect(seen["own"]?.sort()).toEqual(["apiKey", "name"]);
   });

@@ -55,13 +55,45 @@ export function prepareFixtureProject(): string {
  * would run them), keyed by class name. `extraEnv` is added to the environment of that process.
  */
 export function captureProviders(extraEnv: NodeJS.ProcessEnv = {}): Record<string, string> {
-  const cwd = prepareFixtureProject();
-  const out = execFileSync(process.execPath, [join(FIXTURE_PROJECT, "capture-providers.cjs")], {
-    cwd,
+  const out = runInFixtureProject([join(FIXTURE_PROJECT, "capture-providers.cjs")], extraEnv);
+  return JSON.parse(out) as Record<string, string>;
+}
+
+/**
+ * What the SDK sends the engine as `additionalSecretOutputs` for each resource `program`
+ * registers, by resource name. `program` is JavaScript run in the fixture project as a user's
+ * program, under Pulumi's mocks: `entry` names the package's main module, and `program` must
+ * set `resources` to the resources it made.
+ */
+export function registeredSecretOutputs(program: string): Record<string, string[]> {
+  const script = `
+      const { createRequire } = require("node:module");
+      const entry = require.resolve("pulumi-cloudinfra", { paths: [process.cwd()] });
+      const fromPackage = createRequire(entry);
+      const pulumi = fromPackage("@pulumi/pulumi");
+      const { MockMonitor } = fromPackage("@pulumi/pulumi/runtime/mocks");
+      const seen = {};
+      const register = MockMonitor.prototype.registerResource;
+      MockMonitor.prototype.registerResource = function (req, callback) {
+        seen[req.getName()] = req.getAdditionalsecretoutputsList();
+        return register.call(this, req, callback);
+      };
+      pulumi.runtime.setMocks({ newResource: (a) => ({ id: a.name, state: a.inputs }), call: () => ({}) }, "p", "s", false);
+      ${program}
+      Promise.all(resources.map((r) => new Promise((ok) => r.urn.apply(ok)))).then(() =>
+        process.stdout.write(JSON.stringify(seen)),
+      );
+    `;
+  return JSON.parse(runInFixtureProject(["-e", script])) as Record<string, string[]>;
+}
+
+/** Runs Node with `args` in the fixture project, as the Pulumi CLI runs a program; its stdout. */
+function runInFixtureProject(args: string[], extraEnv: NodeJS.ProcessEnv = {}): string {
+  return execFileSync(process.execPath, args, {
+    cwd: prepareFixtureProject(),
     encoding: "utf8",
     env: { ...process.env, PULUMI_NODEJS_PROJECT: FIXTURE_PROJECT_NAME, ...extraEnv },
   });
-  return JSON.parse(out) as Record<string, string>;
 }
 
 /** A failure the host reported; `initFailed` is set when it reported a partially created resource. */
