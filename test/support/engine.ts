@@ -333,6 +333,32 @@ export interface Created {
 }
 
 /**
+ * What a clean refresh is to the engine: Read returns the stored id, outputs and inputs unchanged,
+ * and a Diff of the same program against the refreshed outputs plans nothing. Returns the Read.
+ */
+export async function expectCleanRefresh(
+  host: EngineHost,
+  urn: string,
+  created: { id: string; properties: Props },
+  inputs: Props,
+): Promise<Awaited<ReturnType<EngineHost["read"]>>> {
+  const refreshed = await host.read(urn, created.id, created.properties, inputs);
+  expect(refreshed).toEqual({ id: created.id, properties: created.properties, inputs });
+  expect(await host.diff(urn, created.id, refreshed.properties, inputs)).toEqual({
+    changes: "none",
+    replaces: [],
+    deleteBeforeReplace: false,
+  });
+  return refreshed;
+}
+
+/** Neither what the fixture's hosts wrote on stderr nor any error `failure()` saw holds `secret`. */
+export function expectNeverShown(fx: EngineFixture, secret: string): void {
+  expect(fx.stderr()).not.toContain(secret);
+  for (const message of fx.errors) expect(message).not.toContain(secret);
+}
+
+/**
  * An emulator, a client of it, the serialized providers and a dynamic-provider host configured
  * for the emulator: what every engine test starts with. Start it in `beforeAll`, close it in
  * `afterAll` (after any check of `stderr()` or `errors`).
