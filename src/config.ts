@@ -4,7 +4,9 @@
  * `configure()`) and by data sources (in the program process). Knows nothing of undici.
  * A missing or invalid setting is a ConfigurationError naming the config key and the variable.
  */
+import { createHash } from "node:crypto";
 import { ConfigurationError } from "./api/errors";
+import type { HttpClientOptions } from "./api/http";
 
 /** Where a setting can come from: Pulumi's `dynamic.Config`, `pulumi.Config`, or nothing. */
 export interface ConfigSource {
@@ -80,4 +82,20 @@ export function resolveSettings(
   return caCert === undefined
     ? { endpoint: endpoint.replace(/\/+$/, ""), apiKey }
     : { endpoint: endpoint.replace(/\/+$/, ""), apiKey, caCert };
+}
+
+/** The client options these settings stand for. */
+export function clientOptions(settings: Settings): HttpClientOptions {
+  const { endpoint, apiKey, caCert } = settings;
+  return caCert === undefined ? { endpoint, apiKey } : { endpoint, apiKey, caCert };
+}
+
+/**
+ * Tells settings apart, for caching one client per distinct settings, without keeping the API key
+ * itself as a map key.
+ */
+export function settingsFingerprint(settings: Settings): string {
+  return createHash("sha256")
+    .update(`${settings.endpoint}\n${settings.apiKey}\n${settings.caCert ?? ""}`)
+    .digest("hex");
 }

@@ -4,13 +4,18 @@
  * share one {@link CloudInfraClient} per distinct settings, so every lookup of a program reuses the
  * same keep-alive connections.
  */
-import { createHash } from "node:crypto";
 import * as pulumi from "@pulumi/pulumi";
 import { CloudInfraClient } from "../api/client";
 import { CloudInfraError } from "../api/errors";
 import type { RequestOptions } from "../api/http";
 import { scrub } from "../api/redact";
-import { type ConfigSource, resolveSettings, type Settings } from "../config";
+import {
+  type ConfigSource,
+  clientOptions,
+  resolveSettings,
+  type Settings,
+  settingsFingerprint,
+} from "../config";
 
 const NAMESPACE = "cloudinfra";
 
@@ -34,22 +39,12 @@ export function dataSourceSettings(env: NodeJS.ProcessEnv = process.env): Settin
 
 const clients = new Map<string, CloudInfraClient>();
 
-function fingerprint(settings: Settings): string {
-  return createHash("sha256")
-    .update(`${settings.endpoint}\n${settings.apiKey}\n${settings.caCert ?? ""}`)
-    .digest("hex");
-}
-
 /** The program-wide client for these settings, built on first use. */
 export function clientFor(settings: Settings): CloudInfraClient {
-  const key = fingerprint(settings);
+  const key = settingsFingerprint(settings);
   let client = clients.get(key);
   if (client === undefined) {
-    client = new CloudInfraClient(
-      settings.caCert === undefined
-        ? { endpoint: settings.endpoint, apiKey: settings.apiKey }
-        : { endpoint: settings.endpoint, apiKey: settings.apiKey, caCert: settings.caCert },
-    );
+    client = new CloudInfraClient(clientOptions(settings));
     clients.set(key, client);
   }
   return client;

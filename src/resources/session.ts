@@ -3,9 +3,14 @@
  * environment when no configure call came) and one client built from them, reused by every
  * resource in the process so that keep-alive connections are shared.
  */
-import { createHash } from "node:crypto";
 import { CloudInfraClient } from "../api/client";
-import { type ConfigSource, resolveSettings, type Settings } from "../config";
+import {
+  type ConfigSource,
+  clientOptions,
+  resolveSettings,
+  type Settings,
+  settingsFingerprint,
+} from "../config";
 
 const KEYS = ["cloudinfra:endpoint", "cloudinfra:apiKey", "cloudinfra:caCert"] as const;
 
@@ -33,18 +38,12 @@ export function currentSettings(env: NodeJS.ProcessEnv = process.env): Settings 
 /** The shared client for the current settings; a settings change (tests) builds a new one. */
 export function apiClient(): CloudInfraClient {
   const settings = currentSettings();
-  const fingerprint = createHash("sha256")
-    .update(`${settings.endpoint}\n${settings.apiKey}\n${settings.caCert ?? ""}`)
-    .digest("hex");
+  const fingerprint = settingsFingerprint(settings);
   if (cached?.fingerprint !== fingerprint) {
     const previous = cached?.client;
     cached = {
       fingerprint,
-      client: new CloudInfraClient(
-        settings.caCert === undefined
-          ? { endpoint: settings.endpoint, apiKey: settings.apiKey }
-          : { endpoint: settings.endpoint, apiKey: settings.apiKey, caCert: settings.caCert },
-      ),
+      client: new CloudInfraClient(clientOptions(settings)),
     };
     void previous?.close();
   }
