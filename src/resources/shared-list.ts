@@ -13,6 +13,12 @@
  * operation starts a new provider host, so this never spans two operations; and every create,
  * update or delete through this process calls {@link invalidateSharedList}, so a resource never
  * reads back a list older than its own last write.
+ *
+ * Absence is a verdict, and a costly one: a refresh that reads "gone" drops the resource from the
+ * state, and an adoption or lookup that finds nothing fails. So {@link findInSharedList} only
+ * concludes that something is missing from a list requested after the lookup began; a shared or
+ * reused list can only confirm presence. A refresh of many objects that all exist still costs one
+ * request; each wave of missing ones costs one more.
  */
 
 /** How long a finished list is reused: longer than the gap between two waves of a refresh. */
@@ -21,8 +27,9 @@ export const DEFAULT_REUSE_MS = 1500;
 interface Entry {
   /** Bumped by every invalidation; a request started before it must not be reused after it. */
   generation: number;
-  inFlight?: { generation: number; promise: Promise<readonly unknown[]> };
-  finished?: { generation: number; at: number; items: readonly unknown[] };
+  /** `sent` is the request's number in the order this cache sent them. */
+  inFlight?: { generation: number; sent: number; promise: Promise<readonly unknown[]> };
+  finished?: { generation: number; sent: number; at: number; items: readonly unknown[] };
 }
 
 export interface SharedListOptions {
@@ -40,6 +47,8 @@ export class SharedLists {
   readonly #entries = new WeakMap<object, Map<string, Entry>>();
   readonly #reuseMs: number;
   readonly #now: () => number;
+  /** How many requests this cache has sent: numbers them, oldest first. */
+  #sent = 0;
 
   constructor(options: SharedListOptions = {}) {
     this.#reuseMs = options.reuseMs ?? DEFAULT_REUSE_MS;
@@ -66,33 +75,66 @@ export class SharedLists {
    * request is never reused; every caller that joined it sees its error.
    */
   read<T>(owner: object, kind: string, fetch: () => Promise<readonly T[]>): Promise<readonly T[]> {
+    return this.#read(owner, kind, fetch, 0);
+  }
+
+  /** {@link read}, sharing only requests numbered above `sentAfter`. */
+  #read<T>(
+    owner: object,
+    kind: string,
+    fetch: () => Promise<readonly T[]>,
+    sentAfter: number,
+  ): Promise<readonly T[]> {
     const entry = this.#entry(owner, kind);
     const { generation } = entry;
     const { finished, inFlight } = entry;
     if (
       finished !== undefined &&
       finished.generation === generation &&
+      finished.sent > sentAfter &&
       this.#now() - finished.at < this.#reuseMs
     ) {
       return Promise.resolve(finished.items as readonly T[]);
     }
-    if (inFlight !== undefined && inFlight.generation === generation) {
+    if (inFlight !== undefined && inFlight.generation === generation && inFlight.sent > sentAfter) {
       return inFlight.promise as Promise<readonly T[]>;
     }
+    const sent = ++this.#sent;
     const promise = fetch();
-    const flight = { generation, promise: promise as Promise<readonly unknown[]> };
+    const flight = { generation, sent, promise: promise as Promise<readonly unknown[]> };
     entry.inFlight = flight;
     const settle = () => {
       if (entry.inFlight === flight) delete entry.inFlight;
     };
     promise.then((items) => {
       settle();
-      // A write through this process while the request was out may not be in its answer.
-      if (entry.generation === generation) {
-        entry.finished = { generation, at: this.#now(), items };
+      // A write through this process while the request was out may not be in its answer; and
+      // an older request that finishes late must not replace a newer list.
+      if (
+        entry.generation === generation &&
+        (entry.finished === undefined || entry.finished.sent < sent)
+      ) {
+        entry.finished = { generation, sent, at: this.#now(), items };
       }
     }, settle);
     return promise;
+  }
+
+  /**
+   * The first item of the list that `match` accepts. A shared or reused list can show that the
+   * item exists; only a list requested after this call began can show that it does not, so a
+   * miss in an older list asks again (joining any request sent since).
+   */
+  async find<T>(
+    owner: object,
+    kind: string,
+    fetch: () => Promise<readonly T[]>,
+    match: (item: T) => boolean,
+  ): Promise<T | undefined> {
+    const sentBefore = this.#sent;
+    const found = (await this.#read(owner, kind, fetch, 0)).find(match);
+    if (found !== undefined) return found;
+    return (await this.#read(owner, kind, fetch, sentBefore)).find(match);
   }
 
   /** Forgets the list of `kind` for `owner`: the next read asks the service again. */
@@ -112,6 +154,16 @@ export function readSharedList<T>(
   fetch: () => Promise<readonly T[]>,
 ): Promise<readonly T[]> {
   return processWide.read(owner, kind, fetch);
+}
+
+/** {@link SharedLists.find} on the cache shared by every resource in this process. */
+export function findInSharedList<T>(
+  owner: object,
+  kind: string,
+  fetch: () => Promise<readonly T[]>,
+  match: (item: T) => boolean,
+): Promise<T | undefined> {
+  return processWide.find(owner, kind, fetch, match);
 }
 
 /** {@link SharedLists.invalidate} on the cache shared by every resource in this process. */

@@ -95,6 +95,54 @@ describe("SharedLists", () => {
     source.answer(1, [7]);
     expect(await retry).toEqual([7]);
   });
+
+  it("finds an item in a shared list without asking again", async () => {
+    const source = controlledSource<number>();
+    const first = lists.read(owner, "tags", source.fetch);
+    source.answer(0, [1, 2]);
+    await first;
+    expect(await lists.find(owner, "tags", source.fetch, (n) => n === 2)).toBe(2);
+    expect(source.requests).toBe(1);
+  });
+
+  it("concludes that an item is missing only from a list asked for after the lookup began", async () => {
+    const source = controlledSource<number>();
+    const first = lists.read(owner, "tags", source.fetch);
+    source.answer(0, [1]);
+    await first;
+    // Item 2 was made elsewhere after that list: the reused list misses it, a new one has it.
+    const lookups = [2, 2, 3].map((n) => lists.find(owner, "tags", source.fetch, (i) => i === n));
+    await Promise.resolve();
+    await Promise.resolve();
+    // Every lookup that missed joins the one new request.
+    expect(source.requests).toBe(2);
+    source.answer(1, [1, 2]);
+    expect(await Promise.all(lookups)).toEqual([2, 2, undefined]);
+    expect(source.requests).toBe(2);
+  });
+
+  it("does not ask twice when the list it read was already asked for after the lookup began", async () => {
+    const source = controlledSource<number>();
+    const lookup = lists.find(owner, "tags", source.fetch, (n) => n === 9);
+    source.answer(0, [1]);
+    expect(await lookup).toBeUndefined();
+    expect(source.requests).toBe(1);
+  });
+
+  it("keeps the newer list when an older request finishes last", async () => {
+    const source = controlledSource<number>();
+    const old = lists.read(owner, "tags", source.fetch);
+    const lookup = lists.find(owner, "tags", source.fetch, (n) => n === 2);
+    await Promise.resolve();
+    source.answer(0, [1]);
+    await old;
+    await Promise.resolve();
+    expect(source.requests).toBe(2);
+    source.answer(1, [1, 2]);
+    expect(await lookup).toBe(2);
+    expect(await lists.read(owner, "tags", source.fetch)).toEqual([1, 2]);
+    expect(source.requests).toBe(2);
+  });
 });
 
 describe("Tag reads against the emulator", () => {
@@ -140,6 +188,22 @@ describe("Tag reads against the emulator", () => {
     }
     expect(await listCalls()).toBeLessThanOrEqual(2);
     expect(await listCalls()).toBeGreaterThanOrEqual(1);
+  });
+
+  it("reads a tag made elsewhere moments after a read as present, never as gone", async () => {
+    await tag.read(tagIds[0] ?? "", {});
+    // Made outside this process inside the reuse window: the shared list predates it.
+    const { body } = await emulator.call("POST", "/v1/tags", {
+      json: { name: "made-elsewhere", color: "#123456" },
+    });
+    const id = String((body as { id: number }).id);
+    const read = await tag.read(id, {});
+    expect(read.id).toBe(id);
+    expect(read.props).toMatchObject({ name: "made-elsewhere", color: "#123456" });
+    expect(await listCalls()).toBe(2);
+    // A tag that really is gone reads as gone, from a list asked for after the read began.
+    expect(await tag.read("999999", {})).toEqual({});
+    expect(await listCalls()).toBe(3);
   });
 
   it("reads its own write back: an update through this process is seen by the next read", async () => {

@@ -25,7 +25,7 @@ import {
   type ResourceImplementation,
 } from "../common";
 import { apiClient } from "../session";
-import { readSharedList, writeInvalidating } from "../shared-list";
+import { findInSharedList, readSharedList, writeInvalidating } from "../shared-list";
 import {
   fromApi,
   liveInputs,
@@ -49,6 +49,14 @@ function listRoles(client: CloudInfraClient): Promise<readonly Role[]> {
   return readSharedList(client, ROLES, () => client.iam.listRoles());
 }
 
+/** The role `match` accepts; "none" only from a list asked for after this call (see findInSharedList). */
+function findRole(
+  client: CloudInfraClient,
+  match: (role: Role) => boolean,
+): Promise<Role | undefined> {
+  return findInSharedList(client, ROLES, () => client.iam.listRoles(), match);
+}
+
 function listPermissions(client: CloudInfraClient): Promise<readonly Permission[]> {
   return readSharedList(client, PERMISSIONS, () => client.iam.listPermissions());
 }
@@ -59,7 +67,7 @@ function sameRoleName(a: string, b: string): boolean {
 }
 
 async function findByName(client: CloudInfraClient, name: string): Promise<Role | undefined> {
-  return (await listRoles(client)).find((r) => sameRoleName(r.name, name));
+  return findRole(client, (r) => sameRoleName(r.name, name));
 }
 
 /** The ids of the checked permission names; a name the catalogue lost since `check` fails here. */
@@ -122,8 +130,8 @@ async function conflictError(
 async function adoptRole(role: RoleInputs, adoptId: number) {
   const operation = describeAdoption(ROLE, role.name, adoptId);
   const client = apiClient();
-  const live = await findAdoptee(operation, ROLE, adoptId, async () =>
-    (await listRoles(client)).find((r) => r.id === adoptId),
+  const live = await findAdoptee(operation, ROLE, adoptId, () =>
+    findRole(client, (r) => r.id === adoptId),
   );
   if (live.system_role) {
     throw adoptRefusedError(
@@ -218,7 +226,7 @@ export const implementation = {
     const client = apiClient();
     const label = labelOf(props, id);
     try {
-      const role = (await listRoles(client)).find((r) => String(r.id) === id);
+      const role = await findRole(client, (r) => String(r.id) === id);
       if (role === undefined) return {};
       const catalogue = needsCatalogue(role) ? await listPermissions(client) : [];
       const outs = fromApi(role, catalogue);

@@ -16,7 +16,7 @@ import {
   type ResourceImplementation,
 } from "../common";
 import { apiClient } from "../session";
-import { readSharedList, writeInvalidating } from "../shared-list";
+import { findInSharedList, writeInvalidating } from "../shared-list";
 import {
   fromApi,
   liveInputs,
@@ -30,8 +30,9 @@ import {
 const LIST = "tags";
 const TAG: AdoptedKind = { kind: "Tag", noun: "tag" };
 
-function listTags(client: CloudInfraClient): Promise<readonly Tag[]> {
-  return readSharedList(client, LIST, () => client.tags.list());
+/** The tag `match` accepts; "none" only from a list asked for after this call (see findInSharedList). */
+function findTag(client: CloudInfraClient, match: (tag: Tag) => boolean): Promise<Tag | undefined> {
+  return findInSharedList(client, LIST, () => client.tags.list(), match);
 }
 
 /** The 409 says only that the name is taken; the user needs to know by which tag. */
@@ -41,7 +42,7 @@ async function nameTakenError(
   operation: string,
   err: ConflictError,
 ): Promise<Error> {
-  const existing = (await listTags(client).catch(() => [])).find((t) => t.name === name);
+  const existing = await findTag(client, (t) => t.name === name).catch(() => undefined);
   const which = existing === undefined ? "" : ` (tag id ${existing.id})`;
   return operationError(
     operation,
@@ -59,8 +60,8 @@ async function nameTakenError(
 async function adoptTag(tag: TagInputs, adoptId: number) {
   const operation = describeAdoption(TAG, tag.name, adoptId);
   const client = apiClient();
-  const live = await findAdoptee(operation, TAG, adoptId, async () =>
-    (await listTags(client)).find((t) => t.id === adoptId),
+  const live = await findAdoptee(operation, TAG, adoptId, () =>
+    findTag(client, (t) => t.id === adoptId),
   );
   const current = fromApi(live, tag.serverIds !== undefined);
   if (diffInputs({ ...current }, { ...tag }, TAG_FIELDS).changes) {
@@ -97,7 +98,7 @@ export const implementation = {
         throw await nameTakenError(client, tag.name, operation, err);
       if (!isAmbiguousFailure(err)) throw operationError(operation, err);
       // The answer was lost: names are unique, so a tag with ours is the one that request made.
-      const made = (await listTags(client).catch(() => [])).find((t) => t.name === tag.name);
+      const made = await findTag(client, (t) => t.name === tag.name).catch(() => undefined);
       if (made === undefined) throw operationError(operation, err);
       try {
         await writeInvalidating(client, LIST, () => client.tags.update(made.id, toApi(tag)));
@@ -110,13 +111,12 @@ export const implementation = {
 
   async read(id, props) {
     const client = apiClient();
-    let tags: readonly Tag[];
+    let tag: Tag | undefined;
     try {
-      tags = await listTags(client);
+      tag = await findTag(client, (t) => String(t.id) === id);
     } catch (err) {
       throw operationError(describeOperation("reading", "Tag", id), err);
     }
-    const tag = tags.find((t) => String(t.id) === id);
     if (tag === undefined) return {};
     // Membership stays unmanaged unless the stored state says the program manages it. A lookup
     // (`Tag.get`) has no stored outputs at all, only `__provider`: it reports the membership.
