@@ -7,7 +7,8 @@ export default defineConfig({
     pool: "forks",
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    // Never let a stray network call leave the machine: tests only ever talk to 127.0.0.1.
+    // Tests that log turn debug logging on themselves: a CLOUDINFRA_LOG=debug in the developer's
+    // shell must not change what the others print or assert.
     env: { CLOUDINFRA_LOG: "" },
   },
 });
