@@ -353,9 +353,23 @@ export async function expectCleanRefresh(
 }
 
 /** Neither what the fixture's hosts wrote on stderr nor any error `failure()` saw holds `secret`. */
-export function expectNeverShown(fx: EngineFixture, secret: string): void {
+function expectNeverShown(fx: EngineFixture, secret: string): void {
   expect(fx.stderr()).not.toContain(secret);
   for (const message of fx.errors) expect(message).not.toContain(secret);
+}
+
+/**
+ * Closes the fixture's hosts, then checks what their debug log recorded: traffic (`logged`, a
+ * request line such as `GET /v1/tags`) and, there or in any error, none of `secrets`.
+ */
+export async function closeHostsCheckingLog(
+  fx: EngineFixture,
+  logged: string,
+  secrets: readonly string[],
+): Promise<void> {
+  await fx.closeHosts();
+  expect(fx.stderr()).toContain(logged);
+  for (const secret of secrets) expectNeverShown(fx, secret);
 }
 
 /**
