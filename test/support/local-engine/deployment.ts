@@ -1,0 +1,958 @@
+/**
+ * One operation of the local engine: the engine's steps for the resources a program registers
+ * (pkg/resource/deploy/step_generator.go, step.go, step_executor.go of pulumi/pulumi), refresh
+ * (RefreshStep), and the deletes after the program (GenerateDeletes, ScheduleDeletes), with the
+ * state checkpointed after each step. README.md beside this file lists where it differs.
+ */
+import { randomUUID } from "node:crypto";
+import type { HostError, ProviderHost } from "./provider-host.ts";
+import type { PendingOperationType, ResourceState, Snapshot, StateStore } from "./state.ts";
+import {
+  annotateSecrets,
+  applyAdditionalSecrets,
+  changedKeys,
+  containsUnknowns,
+  deepEqual,
+  makeSecret,
+  type PropertyMap,
+  stripSecretsMap,
+  UNKNOWN,
+  type Value,
+} from "./values.ts";
+
+export type StepOp =
+  | "same"
+  | "create"
+  | "update"
+  | "delete"
+  | "replace"
+  | "create-replacement"
+  | "delete-replaced"
+  | "read"
+  | "refresh"
+  | "discard";
+
+/** One step, as the CLI shows it (and as `--json` prints it in `steps[]`). */
+export interface StepRecord {
+  op: StepOp;
+  urn: string;
+  type: string;
+  oldState?: ResourceState;
+  newState?: ResourceState;
+  /** The properties that differ: from the provider's diff, else the inputs (outputs on refresh). */
+  diffReasons: string[];
+  /** The properties whose change forces the replacement (replace steps). */
+  replaceReasons: string[];
+  /** The step failed with this message. */
+  error?: string;
+}
+
+export interface Diagnostic {
+  severity: "debug" | "info" | "warning" | "error";
+  message: string;
+  urn?: string;
+}
+
+export const STACK_TYPE = "pulumi:pulumi:Stack";
+export const DEFAULT_PROVIDER_TYPE = "pulumi:providers:pulumi-nodejs";
+
+export interface DeploymentContext {
+  project: string;
+  stack: string;
+  dryRun: boolean;
+  parallel: number;
+  legacyRefreshDiff: boolean;
+  /** Namespaced stack config (`cloudinfra:endpoint`) and which keys are secret. */
+  config: Record<string, string>;
+  secretKeys: readonly string[];
+  store: StateStore;
+  host: () => Promise<ProviderHost>;
+}
+
+/** The registration of one resource, downgraded to the engine's values. */
+export interface Goal {
+  type: string;
+  name: string;
+  custom: boolean;
+  parent: string;
+  inputs: PropertyMap;
+  dependencies: string[];
+  propertyDependencies: Record<string, string[]>;
+  deleteBeforeReplace: boolean | undefined;
+  additionalSecretOutputs: string[];
+  aliases: string[];
+  /** `X.get(name, id)`: the resource is read, not managed. */
+  readId?: string;
+}
+
+export interface RegisterResult {
+  urn: string;
+  id: string;
+  outputs: PropertyMap;
+  failed: boolean;
+}
+
+class Semaphore {
+  private waiting: (() => void)[] = [];
+  private free: number;
+  constructor(free: number) {
+    this.free = free;
+  }
+  async run<T>(f: () => Promise<T>): Promise<T> {
+    if (this.free > 0) this.free--;
+    else await new Promise<void>((ok) => this.waiting.push(ok));
+    try {
+      return await f();
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.free++;
+    }
+  }
+}
+
+function hostMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+export function makeUrn(stack: string, project: string, qualifiedType: string, name: string) {
+  return `urn:pulumi:${stack}::${project}::${qualifiedType}::${name}`;
+}
+
+export function urnType(urn: string): string {
+  return urn.split("::")[2] ?? "";
+}
+
+/** Every resource `r` depends on: dependencies, property dependencies, parent and provider. */
+export function dependenciesOf(r: ResourceState): string[] {
+  const deps = new Set(r.dependencies ?? []);
+  for (const urns of Object.values(r.propertyDependencies ?? {})) for (const u of urns) deps.add(u);
+  if (r.parent) deps.add(r.parent);
+  if (r.provider) deps.add(r.provider.split("::").slice(0, -1).join("::"));
+  return [...deps];
+}
+
+export class Deployment {
+  readonly steps: StepRecord[] = [];
+  readonly diagnostics: Diagnostic[] = [];
+  stackOutputs: PropertyMap = {};
+  failed = false;
+  /** Set once a step fails: the engine stops taking registrations (cancelDueToError). */
+  canceled = false;
+
+  /** The state the operation started from, by URN (entries marked `delete` included). */
+  private readonly olds = new Map<string, ResourceState>();
+  private readonly oldOrder: string[] = [];
+  /** Old URNs a registration (or an alias of one) has claimed. */
+  private readonly claimed = new Set<string>();
+  /** New states in the order their steps completed. */
+  private readonly news: ResourceState[] = [];
+  /** Old states that stay in the state until deleted (replaced create-before-delete). */
+  private readonly pendingDeletes: ResourceState[] = [];
+  /** URNs deleted during the operation (delete-before-replace and its dependents). */
+  private readonly deleted = new Set<string>();
+  private pendingOperations: Snapshot["pendingOperations"];
+  private readonly inherited: Snapshot["pendingOperations"];
+  private readonly workers: Semaphore;
+  /** The step generator is one goroutine: Check and Diff of registrations run one at a time. */
+  private readonly generator = new Semaphore(1);
+  private defaultProvider: ResourceState | undefined;
+  private readonly inFlight = new Set<Promise<unknown>>();
+
+  private readonly ctx: DeploymentContext;
+
+  constructor(ctx: DeploymentContext, base: Snapshot) {
+    this.ctx = ctx;
+    for (const r of base.resources) {
+      if (r.delete) {
+        // Left by a replacement whose delete failed: deleted after the program, like the others.
+        this.pendingDeletes.push(r);
+        continue;
+      }
+      this.olds.set(r.urn, r);
+      this.oldOrder.push(r.urn);
+    }
+    this.inherited = base.pendingOperations;
+    this.pendingOperations = [];
+    this.workers = new Semaphore(ctx.parallel);
+    if (base.pendingOperations.length > 0) {
+      this.warn(
+        `Attempting to deploy or update resources with ${base.pendingOperations.length} pending operations from previous deployment.\n` +
+          base.pendingOperations
+            .map((op) => `  * ${op.resource.urn}, interrupted while ${op.type}`)
+            .join("\n") +
+          "\nThese resources are in an unknown state because the Pulumi CLI was interrupted while waiting for changes to these resources to complete. " +
+          "You should confirm whether or not the operations listed completed successfully by checking the state of the appropriate provider.\n\n" +
+          "Once you have confirmed the status of the interrupted operations, you can repair your stack using `pulumi refresh` which will refresh the state from the provider you are using and clear the pending operations if there are any.\n\n" +
+          "Note that `pulumi refresh` will need to be run interactively to clear pending CREATE operations.",
+      );
+    }
+  }
+
+  warn(message: string, urn?: string): void {
+    this.diagnostics.push(
+      urn === undefined ? { severity: "warning", message } : { severity: "warning", message, urn },
+    );
+  }
+
+  error(message: string, urn?: string): void {
+    this.failed = true;
+    this.diagnostics.push(
+      urn === undefined ? { severity: "error", message } : { severity: "error", message, urn },
+    );
+  }
+
+  get stackUrn(): string {
+    return makeUrn(
+      this.ctx.stack,
+      this.ctx.project,
+      STACK_TYPE,
+      `${this.ctx.project}-${this.ctx.stack}`,
+    );
+  }
+
+  /** The URN of a registration: children of a component carry its type chain (`parent$child`). */
+  urnOf(type: string, name: string, parent: string): string {
+    const parentType = parent && parent !== this.stackUrn ? urnType(parent) : "";
+    return makeUrn(
+      this.ctx.stack,
+      this.ctx.project,
+      parentType ? `${parentType}$${type}` : type,
+      name,
+    );
+  }
+
+  private track<T>(p: Promise<T>): Promise<T> {
+    this.inFlight.add(p);
+    void p.finally(() => this.inFlight.delete(p)).catch(() => undefined);
+    return p;
+  }
+
+  /** Resolves once no registration is in flight (SignalAndWaitForShutdown). */
+  async settled(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+  }
+
+  /** The current state: completed new states, then old states nothing has touched yet. */
+  snapshot(): Snapshot {
+    const newUrns = new Set(this.news.map((r) => r.urn));
+    const untouched = this.oldOrder
+      .filter((u) => !this.claimed.has(u) && !this.deleted.has(u) && !newUrns.has(u))
+      .map((u) => this.olds.get(u))
+      .filter((r): r is ResourceState => r !== undefined);
+    return {
+      resources: [...this.news, ...this.pendingDeletes, ...untouched],
+      pendingOperations: [...this.inherited, ...this.pendingOperations],
+    };
+  }
+
+  private checkpoint(): void {
+    if (!this.ctx.dryRun) this.ctx.store.save(this.snapshot());
+  }
+
+  /** Runs `f` as a step in flight: a pending operation in the state until it ends. */
+  private async pending<T>(
+    type: PendingOperationType,
+    resource: ResourceState,
+    f: () => Promise<T>,
+  ) {
+    if (this.ctx.dryRun) return f();
+    const op = { type, resource };
+    this.pendingOperations.push(op);
+    this.checkpoint();
+    try {
+      return await f();
+    } finally {
+      this.pendingOperations = this.pendingOperations.filter((o) => o !== op);
+    }
+  }
+
+  private record(step: StepRecord): void {
+    this.steps.push(step);
+  }
+
+  private now(): string {
+    return new Date().toISOString();
+  }
+
+  private configInputs(): PropertyMap {
+    const inputs: PropertyMap = {};
+    for (const [k, v] of Object.entries(this.ctx.config)) {
+      inputs[k] = this.ctx.secretKeys.includes(k) ? makeSecret(v) : v;
+    }
+    return inputs;
+  }
+
+  /** The default `pulumi-nodejs` provider, registered before the first custom resource. */
+  private ensureDefaultProvider(): ResourceState {
+    if (this.defaultProvider) return this.defaultProvider;
+    const urn = makeUrn(this.ctx.stack, this.ctx.project, DEFAULT_PROVIDER_TYPE, "default");
+    const old = this.olds.get(urn);
+    const inputs = this.configInputs();
+    const provider: ResourceState = {
+      urn,
+      custom: true,
+      id: old?.id ?? randomUUID(),
+      type: DEFAULT_PROVIDER_TYPE,
+      inputs,
+      outputs: inputs,
+      created: old?.created ?? this.now(),
+      modified: old && deepEqual(old.inputs, inputs) ? (old.modified ?? this.now()) : this.now(),
+    };
+    this.claimed.add(urn);
+    this.news.push(provider);
+    this.record({
+      op: old
+        ? deepEqual(stripSecretsMap(old.inputs ?? {}), stripSecretsMap(inputs))
+          ? "same"
+          : "update"
+        : "create",
+      urn,
+      type: DEFAULT_PROVIDER_TYPE,
+      ...(old ? { oldState: old } : {}),
+      newState: provider,
+      diffReasons: old ? changedKeys(old.inputs ?? {}, inputs) : [],
+      replaceReasons: [],
+    });
+    this.defaultProvider = provider;
+    this.checkpoint();
+    return provider;
+  }
+
+  private providerRef(): string {
+    const p = this.ensureDefaultProvider();
+    return `${p.urn}::${p.id}`;
+  }
+
+  private findOld(urn: string, aliases: string[]): ResourceState | undefined {
+    for (const candidate of [urn, ...aliases]) {
+      const old = this.olds.get(candidate);
+      if (old && !old.delete && !this.claimed.has(candidate)) {
+        this.claimed.add(candidate);
+        return old;
+      }
+    }
+    return undefined;
+  }
+
+  register(goal: Goal): Promise<RegisterResult> {
+    return this.track(this.registerNow(goal));
+  }
+
+  private async registerNow(goal: Goal): Promise<RegisterResult> {
+    const urn = this.urnOf(goal.type, goal.name, goal.parent);
+    if (this.canceled) throw new Error("the deployment was canceled after an earlier step failed");
+    if (goal.readId !== undefined) return this.read(urn, goal);
+    const old = this.findOld(urn, goal.aliases);
+    const base: ResourceState = {
+      urn,
+      custom: goal.custom,
+      type: goal.type,
+      inputs: goal.inputs,
+      ...(goal.parent ? { parent: goal.parent } : {}),
+      dependencies: goal.dependencies,
+      ...(Object.keys(goal.propertyDependencies).length > 0
+        ? { propertyDependencies: goal.propertyDependencies }
+        : {}),
+      ...(goal.additionalSecretOutputs.length > 0
+        ? { additionalSecretOutputs: goal.additionalSecretOutputs }
+        : {}),
+    };
+    if (!goal.custom) return this.component(urn, base, old);
+    base.provider = this.providerRef();
+    try {
+      return await this.customResource(urn, goal, base, old);
+    } catch (err) {
+      this.failStep(urn, goal.type, hostMessage(err));
+      return { urn, id: old?.id ?? "", outputs: old?.outputs ?? {}, failed: true };
+    }
+  }
+
+  private failStep(urn: string, type: string, message: string): void {
+    this.error(message, urn);
+    this.canceled = true;
+    const last = [...this.steps].reverse().find((s) => s.urn === urn);
+    if (last && last.error === undefined && last.op !== "same") last.error = message;
+    else
+      this.record({ op: "same", urn, type, diffReasons: [], replaceReasons: [], error: message });
+  }
+
+  private component(urn: string, base: ResourceState, old: ResourceState | undefined) {
+    const next: ResourceState = {
+      ...base,
+      outputs: old?.outputs ?? {},
+      created: old?.created ?? this.now(),
+      modified: old?.modified ?? this.now(),
+    };
+    const inputsChanged = old !== undefined && !deepEqual(old.inputs ?? {}, base.inputs ?? {});
+    this.news.push(next);
+    this.record({
+      op: old ? (inputsChanged ? "update" : "same") : "create",
+      urn,
+      type: base.type,
+      ...(old ? { oldState: old } : {}),
+      newState: next,
+      diffReasons: old ? changedKeys(old.inputs ?? {}, base.inputs ?? {}) : [],
+      replaceReasons: [],
+    });
+    this.checkpoint();
+    return Promise.resolve({ urn, id: "", outputs: {}, failed: false });
+  }
+
+  /** RegisterResourceOutputs: a component's (the stack's) outputs. */
+  registerOutputs(urn: string, outputs: PropertyMap): void {
+    const state = this.news.find((r) => r.urn === urn);
+    if (state) state.outputs = outputs;
+    if (urn === this.stackUrn) this.stackOutputs = outputs;
+    this.checkpoint();
+  }
+
+  private async check(urn: string, olds: PropertyMap, news: PropertyMap): Promise<PropertyMap> {
+    const host = await this.ctx.host();
+    const result = await this.generator.run(() =>
+      host.check(urn, stripSecretsMap(olds), stripSecretsMap(news)),
+    );
+    if (result.failures.length > 0) {
+      const lines = result.failures.map((f) => `  ${f.property}: ${f.reason}`).join("\n");
+      throw new Error(`${urn} has check errors:\n${lines}`);
+    }
+    return annotateSecrets(result.inputs as PropertyMap, news);
+  }
+
+  private async diff(old: ResourceState, urn: string, news: PropertyMap) {
+    const host = await this.ctx.host();
+    const result = await this.generator.run(() =>
+      host.diff(
+        urn,
+        old.id ?? "",
+        stripSecretsMap(old.outputs ?? {}),
+        stripSecretsMap(news),
+        stripSecretsMap(old.inputs ?? {}),
+      ),
+    );
+    const keys = changedKeys(old.inputs ?? {}, news);
+    // diffResource: an unknown answer is settled by comparing the inputs.
+    const changes =
+      result.changes === "unknown" ? (keys.length > 0 ? "some" : "none") : result.changes;
+    return { ...result, changes, keys };
+  }
+
+  private finishOutputs(outputs: PropertyMap, inputs: PropertyMap, goal: Goal): PropertyMap {
+    return applyAdditionalSecrets(annotateSecrets(outputs, inputs), goal.additionalSecretOutputs);
+  }
+
+  private async customResource(
+    urn: string,
+    goal: Goal,
+    base: ResourceState,
+    old: ResourceState | undefined,
+  ): Promise<RegisterResult> {
+    const inputs = { ...goal.inputs };
+    const recreating = this.deleted.has(urn);
+    if (!old && recreating) {
+      const gone = this.olds.get(urn);
+      if (gone) {
+        // Deleted earlier in this operation as a dependent of a delete-before-replace.
+        base.inputs = await this.check(urn, {}, inputs);
+        this.record({
+          op: "replace",
+          urn,
+          type: goal.type,
+          oldState: gone,
+          newState: base,
+          diffReasons: [],
+          replaceReasons: [],
+        });
+        return this.createResource(urn, goal, base, gone, "create-replacement");
+      }
+    }
+    if (!old) {
+      base.inputs = await this.check(urn, {}, inputs);
+      return this.createResource(urn, goal, base, undefined, "create");
+    }
+    base.inputs = await this.check(urn, old.inputs ?? {}, inputs);
+    const diff = await this.diff(old, urn, base.inputs);
+    const hasInitErrors = (old.initErrors ?? []).length > 0;
+    if (diff.changes === "some" && diff.replaces.length > 0) {
+      base.inputs = await this.check(urn, {}, inputs);
+      const dbr = goal.deleteBeforeReplace ?? diff.deleteBeforeReplace;
+      return dbr
+        ? this.deleteBeforeReplace(urn, goal, base, old, diff.replaces, diff.keys)
+        : this.createBeforeDelete(urn, goal, base, old, diff.replaces, diff.keys);
+    }
+    if (diff.changes === "some" || hasInitErrors)
+      return this.update(urn, goal, base, old, diff.keys);
+    const same: ResourceState = {
+      ...base,
+      id: old.id ?? "",
+      outputs: applyAdditionalSecrets(old.outputs ?? {}, goal.additionalSecretOutputs),
+      ...(old.created ? { created: old.created } : {}),
+      ...(old.modified ? { modified: old.modified } : {}),
+    };
+    this.news.push(same);
+    this.record({
+      op: "same",
+      urn,
+      type: goal.type,
+      oldState: old,
+      newState: same,
+      diffReasons: [],
+      replaceReasons: [],
+    });
+    return { urn, id: same.id ?? "", outputs: same.outputs ?? {}, failed: false };
+  }
+
+  private async createResource(
+    urn: string,
+    goal: Goal,
+    base: ResourceState,
+    replacing: ResourceState | undefined,
+    op: "create" | "create-replacement",
+  ): Promise<RegisterResult> {
+    const inputs = base.inputs ?? {};
+    const step: StepRecord = {
+      op,
+      urn,
+      type: goal.type,
+      ...(replacing ? { oldState: replacing } : {}),
+      diffReasons: replacing ? changedKeys(replacing.inputs ?? {}, inputs) : [],
+      replaceReasons: [],
+    };
+    this.record(step);
+    if (this.ctx.dryRun) {
+      // A provider without preview support answers a preview Create with its inputs.
+      step.newState = { ...base, outputs: inputs };
+      return { urn, id: "", outputs: inputs, failed: false };
+    }
+    const host = await this.ctx.host();
+    const created = await this.pending("creating", base, () =>
+      this.workers.run(() => host.create(urn, stripSecretsMap(inputs))),
+    ).catch((err: HostError) => {
+      if (err.initFailed?.id) {
+        // A partial failure: the resource exists; the state keeps it with its init errors.
+        const partial: ResourceState = {
+          ...base,
+          id: err.initFailed.id,
+          outputs: this.finishOutputs(err.initFailed.properties as PropertyMap, inputs, goal),
+          initErrors: err.initFailed.reasons,
+          created: this.now(),
+          modified: this.now(),
+        };
+        this.news.push(partial);
+        step.newState = partial;
+        this.checkpoint();
+      }
+      throw err;
+    });
+    const next: ResourceState = {
+      ...base,
+      id: created.id,
+      outputs: this.finishOutputs(created.properties as PropertyMap, inputs, goal),
+      created: this.now(),
+      modified: this.now(),
+    };
+    this.news.push(next);
+    step.newState = next;
+    if (replacing && op === "create-replacement" && !this.deleted.has(urn)) {
+      this.pendingDeletes.push({ ...replacing, delete: true });
+    }
+    this.deleted.delete(urn);
+    this.checkpoint();
+    return { urn, id: created.id, outputs: next.outputs ?? {}, failed: false };
+  }
+
+  private async createBeforeDelete(
+    urn: string,
+    goal: Goal,
+    base: ResourceState,
+    old: ResourceState,
+    replaces: string[],
+    keys: string[],
+  ): Promise<RegisterResult> {
+    this.record({
+      op: "replace",
+      urn,
+      type: goal.type,
+      oldState: old,
+      newState: base,
+      diffReasons: keys,
+      replaceReasons: replaces,
+    });
+    const result = await this.createResource(urn, goal, base, old, "create-replacement");
+    const step = [...this.steps]
+      .reverse()
+      .find((s) => s.urn === urn && s.op === "create-replacement");
+    if (step) step.replaceReasons = replaces;
+    return result;
+  }
+
+  /**
+   * calculateDependentReplacements: the old resources that depend on `root` and that a provider
+   * Diff, with the inputs that come from replaced resources unknown, says must be replaced too.
+   */
+  private async dependentReplacements(root: ResourceState): Promise<ResourceState[]> {
+    const replaceSet = new Set([root.urn]);
+    const toReplace: ResourceState[] = [];
+    const registered = new Set([...this.news.map((r) => r.urn), ...this.claimed]);
+    for (const u of this.oldOrder) {
+      const r = this.olds.get(u);
+      if (!r || u === root.urn || registered.has(u) || !r.custom || r.external || r.delete)
+        continue;
+      if (!dependenciesOf(r).some((d) => replaceSet.has(d))) continue;
+      let depends = false;
+      const inputsForDiff: PropertyMap = {};
+      for (const [k, v] of Object.entries(r.inputs ?? {})) {
+        const unknown = (r.propertyDependencies?.[k] ?? []).some((d) => replaceSet.has(d));
+        if (unknown) depends = true;
+        inputsForDiff[k] = unknown ? UNKNOWN : v;
+      }
+      if (!depends) continue;
+      const host = await this.ctx.host();
+      const diff = await host.diff(
+        r.urn,
+        r.id ?? "",
+        stripSecretsMap(r.outputs ?? {}),
+        stripSecretsMap(inputsForDiff),
+        stripSecretsMap(r.inputs ?? {}),
+      );
+      if (diff.replaces.length > 0) {
+        replaceSet.add(r.urn);
+        toReplace.push(r);
+      }
+    }
+    return toReplace;
+  }
+
+  private async deleteBeforeReplace(
+    urn: string,
+    goal: Goal,
+    base: ResourceState,
+    old: ResourceState,
+    replaces: string[],
+    keys: string[],
+  ): Promise<RegisterResult> {
+    const dependents = await this.dependentReplacements(old);
+    for (const dependent of [...dependents].reverse()) {
+      if (this.deleted.has(dependent.urn)) continue;
+      await this.deleteResource(dependent, "delete-replaced");
+    }
+    await this.deleteResource(old, "delete-replaced");
+    this.record({
+      op: "replace",
+      urn,
+      type: goal.type,
+      oldState: old,
+      newState: base,
+      diffReasons: keys,
+      replaceReasons: replaces,
+    });
+    const result = await this.createResource(urn, goal, base, old, "create-replacement");
+    const step = [...this.steps]
+      .reverse()
+      .find((s) => s.urn === urn && s.op === "create-replacement");
+    if (step) step.replaceReasons = replaces;
+    return result;
+  }
+
+  private async update(
+    urn: string,
+    goal: Goal,
+    base: ResourceState,
+    old: ResourceState,
+    keys: string[],
+  ): Promise<RegisterResult> {
+    const inputs = base.inputs ?? {};
+    const step: StepRecord = {
+      op: "update",
+      urn,
+      type: goal.type,
+      oldState: old,
+      diffReasons: keys,
+      replaceReasons: [],
+    };
+    this.record(step);
+    if (this.ctx.dryRun) {
+      step.newState = { ...base, id: old.id ?? "", outputs: inputs };
+      return { urn, id: old.id ?? "", outputs: inputs, failed: false };
+    }
+    const host = await this.ctx.host();
+    const updated = await this.pending("updating", old, () =>
+      this.workers.run(() =>
+        host.update(urn, old.id ?? "", stripSecretsMap(old.outputs ?? {}), stripSecretsMap(inputs)),
+      ),
+    );
+    const next: ResourceState = {
+      ...base,
+      id: old.id ?? "",
+      outputs: this.finishOutputs(updated.properties as PropertyMap, inputs, goal),
+      ...(old.created ? { created: old.created } : {}),
+      modified: this.now(),
+    };
+    this.news.push(next);
+    step.newState = next;
+    this.checkpoint();
+    return { urn, id: next.id ?? "", outputs: next.outputs ?? {}, failed: false };
+  }
+
+  /** `X.get(name, id)`: Read with the id and the registration's inputs; kept as external. */
+  private async read(urn: string, goal: Goal): Promise<RegisterResult> {
+    const host = await this.ctx.host();
+    const providerRef = this.providerRef();
+    const old = this.findOld(urn, goal.aliases);
+    try {
+      const answer = await this.workers.run(() =>
+        host.read(urn, goal.readId ?? "", {}, stripSecretsMap(goal.inputs)),
+      );
+      if (answer.id === "")
+        throw new Error(`reading resource ${urn}: resource '${goal.readId}' does not exist`);
+      const next: ResourceState = {
+        urn,
+        custom: true,
+        id: answer.id,
+        type: goal.type,
+        inputs: annotateSecrets((answer.inputs ?? goal.inputs) as PropertyMap, goal.inputs),
+        outputs: applyAdditionalSecrets(
+          answer.properties as PropertyMap,
+          goal.additionalSecretOutputs,
+        ),
+        ...(goal.parent ? { parent: goal.parent } : {}),
+        external: true,
+        dependencies: goal.dependencies,
+        provider: providerRef,
+      };
+      this.news.push(next);
+      this.record({
+        op: "read",
+        urn,
+        type: goal.type,
+        ...(old ? { oldState: old } : {}),
+        newState: next,
+        diffReasons: [],
+        replaceReasons: [],
+      });
+      this.checkpoint();
+      return { urn, id: answer.id, outputs: next.outputs ?? {}, failed: false };
+    } catch (err) {
+      this.failStep(urn, goal.type, hostMessage(err));
+      return { urn, id: "", outputs: {}, failed: true };
+    }
+  }
+
+  private async deleteResource(r: ResourceState, op: "delete" | "delete-replaced"): Promise<void> {
+    const step: StepRecord = {
+      op,
+      urn: r.urn,
+      type: r.type,
+      oldState: r,
+      diffReasons: [],
+      replaceReasons: [],
+    };
+    this.record(step);
+    if (!this.ctx.dryRun && r.custom && !r.external && r.type !== DEFAULT_PROVIDER_TYPE) {
+      const host = await this.ctx.host();
+      await this.pending("deleting", r, () =>
+        this.workers.run(() => host.delete(r.urn, r.id ?? "", stripSecretsMap(r.outputs ?? {}))),
+      ).catch((err: unknown) => {
+        step.error = hostMessage(err);
+        throw err;
+      });
+    }
+    this.deleted.add(r.urn);
+    const i = this.pendingDeletes.indexOf(r);
+    if (i >= 0) this.pendingDeletes.splice(i, 1);
+    const j = this.news.indexOf(r);
+    if (j >= 0) this.news.splice(j, 1);
+    this.checkpoint();
+  }
+
+  /**
+   * After the program: delete what it no longer registers and what replacements left behind, in
+   * reverse dependency order, each as soon as nothing left depends on it.
+   */
+  async deleteLeftovers(): Promise<void> {
+    if (this.failed) return;
+    const newUrns = new Set(this.news.map((r) => r.urn));
+    const leftovers = [
+      ...this.pendingDeletes,
+      ...this.oldOrder
+        .filter((u) => !this.claimed.has(u) && !this.deleted.has(u) && !newUrns.has(u))
+        .map((u) => this.olds.get(u))
+        .filter((r): r is ResourceState => r !== undefined),
+    ];
+    // The default provider goes only when no resource that needs it stays.
+    const stays = this.snapshot().resources.filter((r) => !leftovers.includes(r));
+    const remaining = new Set(
+      leftovers.filter(
+        (r) =>
+          r.type !== DEFAULT_PROVIDER_TYPE ||
+          !stays.some((s) => s.provider?.startsWith(`${r.urn}::`)),
+      ),
+    );
+    const blocked = (r: ResourceState) =>
+      [...remaining].some((other) => other !== r && dependenciesOf(other).includes(r.urn));
+    while (remaining.size > 0 && !this.failed) {
+      const wave = [...remaining].filter((r) => !blocked(r));
+      if (wave.length === 0) {
+        this.error(
+          `cycle among resources to delete: ${[...remaining].map((r) => r.urn).join(", ")}`,
+        );
+        return;
+      }
+      for (const r of wave) remaining.delete(r);
+      const results = await Promise.allSettled(
+        wave.map(async (r) => {
+          if (r.external) {
+            this.record({
+              op: "discard",
+              urn: r.urn,
+              type: r.type,
+              oldState: r,
+              diffReasons: [],
+              replaceReasons: [],
+            });
+            this.deleted.add(r.urn);
+            return;
+          }
+          await this.deleteResource(r, r.delete ? "delete-replaced" : "delete");
+        }),
+      );
+      for (const [i, result] of results.entries()) {
+        if (result.status === "rejected") this.error(hostMessage(result.reason), wave[i]?.urn);
+      }
+    }
+    this.checkpoint();
+  }
+
+  /**
+   * RefreshStep for every custom resource of the base state: Read with the old id, inputs and
+   * outputs; no id removes it; otherwise its diff (the provider's Diff run in reverse, or the
+   * outputs compared under the legacy refresh diff) decides whether it shows as a change.
+   */
+  async refresh(options: {
+    clearPendingCreates?: boolean;
+    importPendingCreates?: Record<string, string>;
+  }) {
+    const imported = options.importPendingCreates ?? {};
+    const keptPending = this.inherited.filter((op) => {
+      if (op.type !== "creating") return false;
+      if (imported[op.resource.urn] !== undefined) return false;
+      return options.clearPendingCreates !== true;
+    });
+    for (const op of this.inherited) {
+      const id = imported[op.resource.urn];
+      if (op.type === "creating" && id !== undefined) {
+        const r: ResourceState = { ...op.resource, id, outputs: op.resource.outputs ?? {} };
+        this.olds.set(r.urn, r);
+        this.oldOrder.push(r.urn);
+      }
+    }
+    this.inherited.length = 0;
+    this.inherited.push(...keptPending);
+    const host = await this.ctx.host();
+    const gone = new Set<string>();
+    await Promise.all(
+      this.oldOrder.map(async (u) => {
+        const old = this.olds.get(u);
+        if (!old?.custom || old.type === DEFAULT_PROVIDER_TYPE || old.delete) return;
+        const step: StepRecord = {
+          op: "refresh",
+          urn: u,
+          type: old.type,
+          oldState: old,
+          diffReasons: [],
+          replaceReasons: [],
+        };
+        this.record(step);
+        try {
+          const answer = await this.workers.run(() =>
+            host.read(
+              u,
+              old.id ?? "",
+              stripSecretsMap(old.outputs ?? {}),
+              stripSecretsMap(old.inputs ?? {}),
+            ),
+          );
+          if (answer.id === "") {
+            step.op = "delete";
+            gone.add(u);
+            return;
+          }
+          const outputs = applyAdditionalSecrets(
+            annotateSecrets(answer.properties as PropertyMap, old.outputs ?? {}),
+            old.additionalSecretOutputs ?? [],
+          );
+          const inputs = answer.inputs
+            ? annotateSecrets(answer.inputs as PropertyMap, old.inputs ?? {})
+            : (old.inputs ?? {});
+          const next: ResourceState = { ...old, id: answer.id, inputs, outputs };
+          let changed: boolean;
+          if (this.ctx.legacyRefreshDiff || old.external) {
+            changed = !deepEqual(old.outputs ?? {}, outputs);
+            step.diffReasons = changedKeys(old.outputs ?? {}, outputs);
+          } else {
+            const diff = await this.generator.run(() =>
+              host.diff(
+                u,
+                next.id ?? "",
+                stripSecretsMap(outputs),
+                stripSecretsMap(old.inputs ?? {}),
+                stripSecretsMap(inputs),
+              ),
+            );
+            const keys = changedKeys(old.inputs ?? {}, inputs);
+            changed = diff.changes === "unknown" ? keys.length > 0 : diff.changes === "some";
+            step.diffReasons = keys.length > 0 ? keys : changedKeys(old.outputs ?? {}, outputs);
+          }
+          if (
+            changed ||
+            !deepEqual(old.outputs ?? {}, outputs) ||
+            !deepEqual(old.inputs ?? {}, inputs)
+          ) {
+            next.modified = this.now();
+          }
+          step.newState = next;
+          step.op = changed ? "update" : "same";
+          this.olds.set(u, next);
+        } catch (err) {
+          step.error = hostMessage(err);
+          this.error(step.error, u);
+        }
+      }),
+    );
+    for (const u of gone) {
+      this.olds.delete(u);
+      for (const r of this.olds.values()) {
+        if (r.dependencies) r.dependencies = r.dependencies.filter((d) => d !== u);
+        if (r.propertyDependencies) {
+          for (const [k, v] of Object.entries(r.propertyDependencies))
+            r.propertyDependencies[k] = v.filter((d) => d !== u);
+        }
+      }
+    }
+    this.oldOrder.splice(0, this.oldOrder.length, ...this.oldOrder.filter((u) => !gone.has(u)));
+  }
+
+  /** The base state after a refresh, for an operation that follows it. */
+  refreshedSnapshot(): Snapshot {
+    return {
+      resources: this.oldOrder
+        .map((u) => this.olds.get(u))
+        .filter((r): r is ResourceState => r !== undefined),
+      pendingOperations: [...this.inherited],
+    };
+  }
+
+  saveRefreshed(): void {
+    if (!this.ctx.dryRun) this.ctx.store.save(this.refreshedSnapshot());
+  }
+
+  /** Steps that change something (what `--expect-no-changes` counts). */
+  changes(): StepRecord[] {
+    return this.steps.filter((s) => !["same", "read", "refresh"].includes(s.op));
+  }
+}
+
+/** Values in a RegisterResource answer: in preview, what is unknown stays unknown. */
+export function hasUnknowns(m: PropertyMap): boolean {
+  return Object.values(m).some((v: Value) => containsUnknowns(v));
+}

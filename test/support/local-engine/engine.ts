@@ -1,0 +1,427 @@
+/**
+ * The local engine: `pulumi preview | up | refresh | destroy` for one stack of a Pulumi project,
+ * without the CLI. The program runs through the real Node language runtime entry
+ * (`@pulumi/pulumi/cmd/run`) with the arguments and environment `pulumi-language-nodejs` gives
+ * it; every custom resource goes to a real dynamic-provider host; the state persists between
+ * runs in a `pulumi stack export` file. README.md beside this file lists every known deviation.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { availableParallelism } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import {
+  Deployment,
+  type DeploymentContext,
+  type Diagnostic,
+  STACK_TYPE,
+  type StepRecord,
+} from "./deployment.ts";
+import { MonitorServer } from "./monitor.ts";
+import { ProviderHost } from "./provider-host.ts";
+import { type ResourceState, type Snapshot, StateStore } from "./state.ts";
+import { maskSecrets, type PropertyMap, stripSecretsMap } from "./values.ts";
+
+const require = createRequire(import.meta.url);
+
+/** Exit codes of the CLI since 3.227. */
+export const EXIT_OK = 0;
+export const EXIT_ERROR = 1;
+export const EXIT_EXPECT_NO_CHANGES = 7;
+
+export interface LocalEngineOptions {
+  /** The directory holding Pulumi.yaml. */
+  projectDir: string;
+  stack?: string;
+  organization?: string;
+  /** Stack config by namespaced key (`cloudinfra:endpoint`). */
+  config?: Record<string, string>;
+  /** Secret stack config (`pulumi config set --secret`), by namespaced key. */
+  secretConfig?: Record<string, string>;
+  /** Where the stack's state lives between runs. */
+  stateFile: string;
+  /** The secrets passphrase of the stack. */
+  passphrase?: string;
+  /** `--parallel`: mutating steps at once; the CLI's default is 4 × CPUs. */
+  parallel?: number;
+  /** Environment of the program and the provider host; `process.env` by default. */
+  env?: NodeJS.ProcessEnv;
+  /** The longest a program may run before it is killed (a bound for tests). */
+  programTimeoutMs?: number;
+}
+
+export interface RunOptions {
+  /** `--refresh`: refresh the state before `up` or `preview`. */
+  refresh?: boolean;
+  /** `--expect-no-changes`: exit 7 when a step would change something. */
+  expectNoChanges?: boolean;
+  /** `refresh --preview-only`: compute, change neither state nor cloud. */
+  previewOnly?: boolean;
+  /** `refresh --clear-pending-creates`. */
+  clearPendingCreates?: boolean;
+  /** `refresh --import-pending-creates URN ID ...`. */
+  importPendingCreates?: Record<string, string>;
+  /** Called once the program's process is running (e.g. to interrupt it). */
+  onProgram?: (program: ChildProcess, host: () => ProviderHost | undefined) => void;
+}
+
+export interface RunResult {
+  operation: string;
+  exitCode: number;
+  /** Every step, in the order they started. */
+  steps: StepRecord[];
+  /** The steps that change something (what `--expect-no-changes` rejects). */
+  changes: StepRecord[];
+  /** How many steps of each kind, as the CLI's summary counts them. */
+  summary: Record<string, number>;
+  diagnostics: Diagnostic[];
+  /** Stack outputs (secrets in Pulumi's secret wrapper). */
+  outputs: PropertyMap;
+  programStdout: string;
+  programStderr: string;
+  hostStderr: string;
+  /** What `--json` prints: Pulumi's preview digest. */
+  digest(): PreviewDigest;
+}
+
+export interface PreviewDigest {
+  config: Record<string, string>;
+  steps: {
+    op: string;
+    urn: string;
+    provider?: string;
+    oldState?: Record<string, unknown>;
+    newState?: Record<string, unknown>;
+    diffReasons?: string[];
+    replaceReasons?: string[];
+    detailedDiff?: null;
+  }[];
+  diagnostics: { urn?: string; message: string; severity: string }[];
+  duration: number;
+  changeSummary: Record<string, number>;
+}
+
+interface Project {
+  name: string;
+  main: string;
+  typescript: boolean;
+}
+
+function readProject(projectDir: string): Project {
+  const { parse } = require("yaml") as typeof import("yaml");
+  const doc = parse(readFileSync(join(projectDir, "Pulumi.yaml"), "utf8")) as {
+    name: string;
+    main?: string;
+    runtime?: string | { name: string; options?: { typescript?: boolean } };
+  };
+  const options = typeof doc.runtime === "object" ? doc.runtime.options : undefined;
+  return { name: doc.name, main: doc.main ?? ".", typescript: options?.typescript !== false };
+}
+
+function stateForJson(r: ResourceState | undefined): Record<string, unknown> | undefined {
+  if (r === undefined) return undefined;
+  const out: Record<string, unknown> = { ...r };
+  if (r.inputs) out["inputs"] = maskSecrets(r.inputs);
+  if (r.outputs) out["outputs"] = maskSecrets(r.outputs);
+  return out;
+}
+
+export class LocalEngine {
+  readonly project: Project;
+  readonly store: StateStore;
+  readonly stack: string;
+
+  readonly options: LocalEngineOptions;
+
+  constructor(options: LocalEngineOptions) {
+    this.options = options;
+    this.project = readProject(options.projectDir);
+    this.stack = options.stack ?? "dev";
+    this.store = new StateStore(options.stateFile, options.passphrase ?? "local-engine");
+  }
+
+  get config(): Record<string, string> {
+    return { ...this.options.config, ...this.options.secretConfig };
+  }
+
+  get secretKeys(): string[] {
+    return Object.keys(this.options.secretConfig ?? {});
+  }
+
+  /** The stack's state as `pulumi stack export` prints it. */
+  export() {
+    return this.store.export();
+  }
+
+  /** The stack's resources with secrets decrypted (`pulumi stack export --show-secrets`). */
+  resources(): ResourceState[] {
+    return this.store.load().resources;
+  }
+
+  pendingOperations(): Snapshot["pendingOperations"] {
+    return this.store.load().pendingOperations;
+  }
+
+  private context(
+    dryRun: boolean,
+    legacyRefreshDiff: boolean,
+    host: () => Promise<ProviderHost>,
+  ): DeploymentContext {
+    return {
+      project: this.project.name,
+      stack: this.stack,
+      dryRun,
+      parallel: this.options.parallel ?? 4 * availableParallelism(),
+      legacyRefreshDiff,
+      config: this.config,
+      secretKeys: this.secretKeys,
+      store: this.store,
+      host,
+    };
+  }
+
+  preview(options: RunOptions = {}): Promise<RunResult> {
+    return this.run("preview", true, options);
+  }
+
+  up(options: RunOptions = {}): Promise<RunResult> {
+    return this.run("up", false, options);
+  }
+
+  refresh(options: RunOptions = {}): Promise<RunResult> {
+    return this.run("refresh", options.previewOnly === true, options);
+  }
+
+  destroy(options: RunOptions = {}): Promise<RunResult> {
+    return this.run("destroy", false, options);
+  }
+
+  private async run(operation: string, dryRun: boolean, options: RunOptions): Promise<RunResult> {
+    const started = Date.now();
+    const env = this.options.env ?? process.env;
+    const legacy = ["1", "true"].includes(
+      String(env["PULUMI_ENABLE_LEGACY_REFRESH_DIFF"]).toLowerCase(),
+    );
+    let host: ProviderHost | undefined;
+    let hostStarting: Promise<ProviderHost> | undefined;
+    const startHost = () => {
+      hostStarting ??= ProviderHost.start({
+        config: this.config,
+        cwd: resolve(this.options.projectDir),
+        project: this.project.name,
+        env,
+      }).then((h) => {
+        host = h;
+        return h;
+      });
+      return hostStarting;
+    };
+    const ctx = this.context(dryRun, legacy, startHost);
+    const steps: StepRecord[] = [];
+    const diagnostics: Diagnostic[] = [];
+    let outputs: PropertyMap = {};
+    let failed = false;
+    let programStdout = "";
+    let programStderr = "";
+    try {
+      let base = this.store.load();
+      if (operation === "refresh" || options.refresh === true) {
+        const refresh = new Deployment(ctx, base);
+        refresh.diagnostics.length = 0;
+        await refresh.refresh(options);
+        steps.push(...refresh.steps);
+        diagnostics.push(...refresh.diagnostics);
+        failed ||= refresh.failed;
+        if (!failed && !dryRun) refresh.saveRefreshed();
+        base = refresh.refreshedSnapshot();
+        if (operation === "refresh") {
+          outputs = base.resources.find((r) => r.type === STACK_TYPE)?.outputs ?? {};
+        }
+      }
+      if (!failed && operation === "destroy") {
+        const d = new Deployment(ctx, base);
+        await d.deleteLeftovers();
+        steps.push(...d.steps);
+        diagnostics.push(...d.diagnostics);
+        failed ||= d.failed;
+      } else if (!failed && operation !== "refresh") {
+        const d = new Deployment(ctx, base);
+        const result = await this.runProgram(d, dryRun, options, () => host);
+        programStdout = result.stdout;
+        programStderr = result.stderr;
+        await d.settled();
+        if (result.code !== 0 && !d.failed) {
+          d.error(
+            result.code === 32
+              ? "the program reported an error (exit code 32)"
+              : `Program exited with non-zero exit code: ${result.code}`,
+          );
+        }
+        if (!d.failed) await d.deleteLeftovers();
+        if (!dryRun) this.store.save(d.snapshot());
+        steps.push(...d.steps);
+        diagnostics.push(...d.diagnostics);
+        failed ||= d.failed;
+        outputs = d.stackOutputs;
+      }
+    } catch (err) {
+      failed = true;
+      diagnostics.push({
+        severity: "error",
+        message: err instanceof Error ? err.message : String(err),
+      });
+    } finally {
+      const h = host ?? (hostStarting ? await hostStarting.catch(() => undefined) : undefined);
+      await h?.close();
+    }
+    const changes = steps.filter((s) => !["same", "read", "refresh"].includes(s.op));
+    let exitCode = failed ? EXIT_ERROR : EXIT_OK;
+    if (!failed && options.expectNoChanges === true && changes.length > 0) {
+      exitCode = EXIT_EXPECT_NO_CHANGES;
+      diagnostics.push({
+        severity: "error",
+        message: "error: no changes were expected but changes occurred",
+      });
+    }
+    const summary: Record<string, number> = {};
+    for (const s of steps) summary[s.op] = (summary[s.op] ?? 0) + 1;
+    const duration = Date.now() - started;
+    const config = this.config;
+    const secretKeys = this.secretKeys;
+    return {
+      operation,
+      exitCode,
+      steps,
+      changes,
+      summary,
+      diagnostics,
+      outputs,
+      programStdout,
+      programStderr,
+      hostStderr: host?.stderr ?? "",
+      digest: () => ({
+        config: Object.fromEntries(
+          Object.entries(config).map(([k, v]) => [k, secretKeys.includes(k) ? "[secret]" : v]),
+        ),
+        steps: steps
+          .filter((s) => s.op !== "same" || s.type === STACK_TYPE)
+          .map((s) => {
+            // The dynamic-provider host answers Diff with neither `diffs` nor a detailed diff, so
+            // the engine's step metadata carries none; a refresh step keeps the state it started
+            // with (its JSON step is only rewritten when a detailed diff exists), except deletes.
+            const refreshed = operation === "refresh" || s.op === "refresh";
+            const isRefreshStep =
+              refreshed && (s.op === "update" || s.op === "refresh" || s.op === "same");
+            return {
+              op: isRefreshStep ? "refresh" : s.op,
+              urn: s.urn,
+              ...((s.newState?.provider ?? s.oldState?.provider)
+                ? { provider: s.newState?.provider ?? s.oldState?.provider ?? "" }
+                : {}),
+              ...(s.oldState ? { oldState: stateForJson(s.oldState) ?? {} } : {}),
+              ...(isRefreshStep
+                ? s.oldState
+                  ? { newState: stateForJson(s.oldState) ?? {} }
+                  : {}
+                : s.newState
+                  ? { newState: stateForJson(s.newState) ?? {} }
+                  : {}),
+              ...(s.replaceReasons.length > 0 ? { replaceReasons: s.replaceReasons } : {}),
+            };
+          }),
+        diagnostics: diagnostics.map((d) => ({
+          ...(d.urn ? { urn: d.urn } : {}),
+          message: d.message,
+          severity: d.severity,
+        })),
+        duration: duration * 1_000_000,
+        changeSummary: summary,
+      }),
+    };
+  }
+
+  /** `pulumi-language-nodejs`'s Run: node @pulumi/pulumi/cmd/run with the engine's arguments. */
+  private async runProgram(
+    d: Deployment,
+    dryRun: boolean,
+    options: RunOptions,
+    host: () => ProviderHost | undefined,
+  ): Promise<{ code: number; stdout: string; stderr: string }> {
+    const monitor = new MonitorServer(d, {
+      project: this.project.name,
+      stack: this.stack,
+      organization: this.options.organization ?? "organization",
+      dryRun,
+      parallel: this.options.parallel ?? 4 * availableParallelism(),
+      config: this.config,
+      secretKeys: this.secretKeys,
+    });
+    const address = await monitor.listen();
+    const root = resolve(this.options.projectDir);
+    const runPath = dirname(require.resolve("@pulumi/pulumi/cmd/run/index.js", { paths: [root] }));
+    const parallel = String(this.options.parallel ?? 4 * availableParallelism());
+    const args = [
+      runPath,
+      "--monitor",
+      address,
+      "--engine",
+      address,
+      "--organization",
+      this.options.organization ?? "organization",
+      "--project",
+      this.project.name,
+      "--root-directory",
+      root,
+      "--stack",
+      this.stack,
+      "--pwd",
+      root,
+      ...(dryRun ? ["--dry-run"] : []),
+      "--parallel",
+      parallel,
+      this.project.main,
+    ];
+    // constructConfig: `<namespace>:config:<name>` keys, as older SDKs expect them.
+    const pulumiConfig: Record<string, string> = {};
+    for (const [k, v] of Object.entries(this.config)) {
+      const i = k.indexOf(":");
+      pulumiConfig[`${k.slice(0, i)}:config:${k.slice(i + 1)}`] = v;
+    }
+    const env: NodeJS.ProcessEnv = {
+      ...(this.options.env ?? process.env),
+      PULUMI_CONFIG: JSON.stringify(pulumiConfig),
+      PULUMI_CONFIG_SECRET_KEYS: JSON.stringify(this.secretKeys),
+    };
+    if (this.project.typescript) env["PULUMI_NODEJS_TYPESCRIPT"] = "true";
+    const child = spawn(process.execPath, args, {
+      cwd: root,
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout?.on("data", (b: Buffer) => {
+      stdout += b.toString();
+    });
+    child.stderr?.on("data", (b: Buffer) => {
+      stderr += b.toString();
+    });
+    options.onProgram?.(child, host);
+    const timeout = setTimeout(
+      () => child.kill("SIGKILL"),
+      this.options.programTimeoutMs ?? 300_000,
+    );
+    const code = await new Promise<number>((ok) => {
+      child.once("exit", (c, signal) => ok(c ?? (signal ? 128 : 1)));
+    });
+    clearTimeout(timeout);
+    await monitor.close();
+    return { code, stdout, stderr };
+  }
+}
+
+/** Inputs without secrets and the serialized provider: what a test compares. */
+export function plainInputs(r: ResourceState): PropertyMap {
+  const { __provider: _, ...rest } = stripSecretsMap(r.inputs ?? {});
+  return rest;
+}

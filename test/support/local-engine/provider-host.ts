@@ -1,0 +1,276 @@
+/**
+ * Drives the real `@pulumi/pulumi` dynamic-provider host over gRPC, as the Pulumi engine does:
+ * the host runs as a separate Node process whose working directory is the Pulumi project (it
+ * resolves `require()` from there), prints its port, and serves ResourceProvider calls whose
+ * properties carry the serialized `__provider`.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { createRequire } from "node:module";
+import type * as grpcType from "@grpc/grpc-js";
+
+const require = createRequire(import.meta.url);
+const grpc = require("@grpc/grpc-js") as typeof grpcType;
+const provrpc =
+  require("@pulumi/pulumi/proto/provider_grpc_pb.js") as typeof import("@pulumi/pulumi/proto/provider_grpc_pb.js");
+const provproto =
+  require("@pulumi/pulumi/proto/provider_pb.js") as typeof import("@pulumi/pulumi/proto/provider_pb.js");
+const statusproto =
+  require("@pulumi/pulumi/proto/status_pb.js") as typeof import("@pulumi/pulumi/proto/status_pb.js");
+const { Struct } =
+  require("google-protobuf/google/protobuf/struct_pb.js") as typeof import("google-protobuf/google/protobuf/struct_pb.js");
+type StructType = InstanceType<typeof Struct>;
+
+export type Props = Record<string, unknown>;
+
+/** The host script of the @pulumi/pulumi that `projectDir` resolves, as the engine finds it. */
+export function dynamicProviderHostPath(projectDir: string): string {
+  return require.resolve("@pulumi/pulumi/cmd/dynamic-provider/index.js", { paths: [projectDir] });
+}
+
+/** A failure the host reported; `initFailed` is set when it reported a partially created resource. */
+export class HostError extends Error {
+  readonly code: number;
+  readonly initFailed: { id: string; properties: Props; reasons: string[] } | undefined;
+  constructor(
+    message: string,
+    code: number,
+    initFailed?: { id: string; properties: Props; reasons: string[] },
+  ) {
+    super(message);
+    this.code = code;
+    this.initFailed = initFailed;
+  }
+}
+
+export interface CheckResult {
+  inputs: Props;
+  failures: { property: string; reason: string }[];
+}
+export type DiffChanges = "none" | "some" | "unknown";
+export interface DiffResult {
+  changes: DiffChanges;
+  replaces: string[];
+  deleteBeforeReplace: boolean;
+}
+
+export function struct(value: Props): StructType {
+  return Struct.fromJavaScript(value as Parameters<typeof Struct.fromJavaScript>[0]);
+}
+
+export function toProps(value: StructType | undefined): Props {
+  return (value?.toJavaScript() ?? {}) as Props;
+}
+
+function decodeError(err: grpcType.ServiceError): HostError {
+  const details = err.metadata?.get("grpc-status-details-bin")[0];
+  if (details instanceof Buffer) {
+    const status = statusproto.Status.deserializeBinary(details);
+    for (const any of status.getDetailsList()) {
+      if (any.getTypeName() === "pulumirpc.ErrorResourceInitFailed") {
+        const init = provproto.ErrorResourceInitFailed.deserializeBinary(any.getValue_asU8());
+        return new HostError(err.details, err.code, {
+          id: init.getId(),
+          properties: toProps(init.getProperties()),
+          reasons: init.getReasonsList(),
+        });
+      }
+    }
+  }
+  return new HostError(err.details, err.code);
+}
+
+export interface ProviderHostOptions {
+  /** Stack configuration handed to Configure, namespaced (`{"cloudinfra:endpoint": ...}`). */
+  config: Record<string, string>;
+  /** The Pulumi project directory: the host's working directory. */
+  cwd: string;
+  /** The project's name, which the host reads for `config.get()`. */
+  project: string;
+  /** The host's environment; `process.env` by default. */
+  env?: NodeJS.ProcessEnv;
+}
+
+export class ProviderHost {
+  /** Everything the host wrote on stderr: checked by tests that secrets never appear in it. */
+  stderr = "";
+
+  private readonly child: ChildProcess;
+  private readonly client: InstanceType<typeof provrpc.ResourceProviderClient>;
+
+  private constructor(
+    child: ChildProcess,
+    client: InstanceType<typeof provrpc.ResourceProviderClient>,
+  ) {
+    this.child = child;
+    this.client = client;
+    child.stderr?.on("data", (d: Buffer) => {
+      this.stderr += d.toString();
+    });
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  static async start(options: ProviderHostOptions): Promise<ProviderHost> {
+    const env: NodeJS.ProcessEnv = { ...(options.env ?? process.env) };
+    env["PULUMI_NODEJS_PROJECT"] = options.project;
+    // The address argument is required but never dialled by the dynamic-provider host.
+    const child = spawn(process.execPath, [dynamicProviderHostPath(options.cwd), "127.0.0.1:1"], {
+      cwd: options.cwd,
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const port = await new Promise<string>((ok, fail) => {
+      let buffered = "";
+      const onData = (d: Buffer) => {
+        buffered += d.toString();
+        const line = buffered.split("\n")[0];
+        if (buffered.includes("\n") && line !== undefined) {
+          child.stdout?.off("data", onData);
+          ok(line.trim());
+        }
+      };
+      child.stdout?.on("data", onData);
+      child.once("exit", (code) =>
+        fail(new Error(`dynamic-provider host exited (${code}) before printing its port`)),
+      );
+      child.once("error", fail);
+    });
+    const client = new provrpc.ResourceProviderClient(
+      `127.0.0.1:${port}`,
+      grpc.credentials.createInsecure(),
+    );
+    const host = new ProviderHost(child, client);
+    await host.configure(options.config);
+    return host;
+  }
+
+  private call<Res>(
+    invoke: (cb: (err: grpcType.ServiceError | null, res: Res) => void) => unknown,
+  ): Promise<Res> {
+    return new Promise((ok, fail) => {
+      invoke((err, res) => (err ? fail(decodeError(err)) : ok(res)));
+    });
+  }
+
+  async configure(config: Record<string, string>): Promise<{ acceptSecrets: boolean }> {
+    const req = new provproto.ConfigureRequest();
+    req.setArgs(struct(config));
+    const res = await this.call<InstanceType<typeof provproto.ConfigureResponse>>((cb) =>
+      this.client.configure(req, cb),
+    );
+    return { acceptSecrets: res.getAcceptsecrets() };
+  }
+
+  async check(urn: string, olds: Props, news: Props): Promise<CheckResult> {
+    const req = new provproto.CheckRequest();
+    req.setUrn(urn);
+    req.setOlds(struct(olds));
+    req.setNews(struct(news));
+    const res = await this.call<InstanceType<typeof provproto.CheckResponse>>((cb) =>
+      this.client.check(req, cb),
+    );
+    return {
+      inputs: toProps(res.getInputs()),
+      failures: res
+        .getFailuresList()
+        .map((f) => ({ property: f.getProperty(), reason: f.getReason() })),
+    };
+  }
+
+  /** `olds` are the old outputs; `oldInputs`, when given, are sent as the engine sends them. */
+  async diff(
+    urn: string,
+    id: string,
+    olds: Props,
+    news: Props,
+    oldInputs?: Props,
+  ): Promise<DiffResult> {
+    const req = new provproto.DiffRequest();
+    req.setUrn(urn);
+    req.setId(id);
+    req.setOlds(struct(olds));
+    req.setNews(struct(news));
+    if (oldInputs !== undefined) req.setOldInputs(struct(oldInputs));
+    const res = await this.call<InstanceType<typeof provproto.DiffResponse>>((cb) =>
+      this.client.diff(req, cb),
+    );
+    const kinds: Record<number, DiffChanges> = {
+      [provproto.DiffResponse.DiffChanges.DIFF_NONE]: "none",
+      [provproto.DiffResponse.DiffChanges.DIFF_SOME]: "some",
+      [provproto.DiffResponse.DiffChanges.DIFF_UNKNOWN]: "unknown",
+    };
+    return {
+      changes: kinds[res.getChanges()] ?? "unknown",
+      replaces: res.getReplacesList(),
+      deleteBeforeReplace: res.getDeletebeforereplace(),
+    };
+  }
+
+  async create(urn: string, properties: Props): Promise<{ id: string; properties: Props }> {
+    const req = new provproto.CreateRequest();
+    req.setUrn(urn);
+    req.setProperties(struct(properties));
+    const res = await this.call<InstanceType<typeof provproto.CreateResponse>>((cb) =>
+      this.client.create(req, cb),
+    );
+    return { id: res.getId(), properties: toProps(res.getProperties()) };
+  }
+
+  /** A refresh: the engine passes the old outputs and inputs. An empty id means "gone". */
+  async read(
+    urn: string,
+    id: string,
+    properties: Props,
+    inputs?: Props,
+  ): Promise<{ id: string; properties: Props; inputs: Props | undefined }> {
+    const req = new provproto.ReadRequest();
+    req.setUrn(urn);
+    req.setId(id);
+    req.setProperties(struct(properties));
+    if (inputs !== undefined) req.setInputs(struct(inputs));
+    const res = await this.call<InstanceType<typeof provproto.ReadResponse>>((cb) =>
+      this.client.read(req, cb),
+    );
+    return {
+      id: res.getId(),
+      properties: toProps(res.getProperties()),
+      inputs: res.hasInputs() ? toProps(res.getInputs()) : undefined,
+    };
+  }
+
+  async update(urn: string, id: string, olds: Props, news: Props): Promise<{ properties: Props }> {
+    const req = new provproto.UpdateRequest();
+    req.setUrn(urn);
+    req.setId(id);
+    req.setOlds(struct(olds));
+    req.setNews(struct(news));
+    const res = await this.call<InstanceType<typeof provproto.UpdateResponse>>((cb) =>
+      this.client.update(req, cb),
+    );
+    return { properties: toProps(res.getProperties()) };
+  }
+
+  async delete(urn: string, id: string, properties: Props): Promise<void> {
+    const req = new provproto.DeleteRequest();
+    req.setUrn(urn);
+    req.setId(id);
+    req.setProperties(struct(properties));
+    await this.call((cb) => this.client.delete(req, cb));
+  }
+
+  /** Kills the host at once (SIGKILL), as a crash or an OOM kill would. */
+  kill(): void {
+    this.child.kill("SIGKILL");
+  }
+
+  async close(): Promise<void> {
+    this.client.close();
+    // A child killed by a signal has no exit code, only a signal code: closing twice is a no-op.
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
+    const exited = new Promise((ok) => this.child.once("exit", ok));
+    this.child.kill("SIGTERM");
+    await exited;
+  }
+}
