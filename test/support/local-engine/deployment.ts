@@ -151,6 +151,8 @@ export class Deployment {
   private readonly pendingDeletes: ResourceState[] = [];
   /** URNs deleted during the operation (delete-before-replace and its dependents). */
   private readonly deleted = new Set<string>();
+  /** The properties that made each dependent of a delete-before-replace go too. */
+  private readonly dependentReplaceKeys = new Map<string, string[]>();
   private pendingOperations: Snapshot["pendingOperations"];
   private readonly inherited: Snapshot["pendingOperations"];
   private readonly workers: Semaphore;
@@ -454,14 +456,15 @@ export class Deployment {
       if (gone) {
         // Deleted earlier in this operation as a dependent of a delete-before-replace.
         base.inputs = await this.check(urn, {}, inputs);
+        const keys = this.dependentReplaceKeys.get(urn) ?? [];
         this.record({
           op: "replace",
           urn,
           type: goal.type,
           oldState: gone,
           newState: base,
-          diffReasons: [],
-          replaceReasons: [],
+          diffReasons: keys,
+          replaceReasons: keys,
         });
         return this.createResource(urn, goal, base, gone, "create-replacement");
       }
@@ -618,6 +621,7 @@ export class Deployment {
       if (diff.replaces.length > 0) {
         replaceSet.add(r.urn);
         toReplace.push(r);
+        this.dependentReplaceKeys.set(r.urn, diff.replaces);
       }
     }
     return toReplace;
@@ -694,14 +698,26 @@ export class Deployment {
     return { urn, id: next.id ?? "", outputs: next.outputs ?? {}, failed: false };
   }
 
-  /** `X.get(name, id)`: Read with the id and the registration's inputs; kept as external. */
+  /**
+   * `X.get(name, id)` (ReadStep): Read with the id, the registration's inputs sent as both inputs
+   * and state; kept as an external resource. An id unknown in preview reads nothing.
+   */
   private async read(urn: string, goal: Goal): Promise<RegisterResult> {
-    const host = await this.ctx.host();
     const providerRef = this.providerRef();
     const old = this.findOld(urn, goal.aliases);
+    if (goal.readId === UNKNOWN) {
+      this.record({ op: "read", urn, type: goal.type, diffReasons: [], replaceReasons: [] });
+      return { urn, id: UNKNOWN, outputs: {}, failed: false };
+    }
+    const host = await this.ctx.host();
     try {
       const answer = await this.workers.run(() =>
-        host.read(urn, goal.readId ?? "", {}, stripSecretsMap(goal.inputs)),
+        host.read(
+          urn,
+          goal.readId ?? "",
+          stripSecretsMap(goal.inputs),
+          stripSecretsMap(goal.inputs),
+        ),
       );
       if (answer.id === "")
         throw new Error(`reading resource ${urn}: resource '${goal.readId}' does not exist`);
