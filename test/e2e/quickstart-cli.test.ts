@@ -1,32 +1,62 @@
 /**
  * The README's quick start through the real Pulumi CLI (Automation API): up, a preview that
  * shows no changes, refresh, drift detection, destroy — against an emulator on a random port.
- * The CLI cannot be installed on every machine (its installers download binaries), so these
- * tests run when `pulumi` is on PATH and are skipped with a printed reason otherwise. The same
- * behaviours are proven without the CLI by test/engine/, which drives the real provider host.
+ * The CLI is `pulumi` on PATH, or, with `CLOUDINFRA_E2E=1`, the official `pulumi` npm package
+ * (`npx pulumi`, which downloads the CLI on first use). Where neither can be had (no network
+ * beyond the npm registry), the tests are skipped with the printed reason; the same behaviours
+ * run through the local engine in test/programs/ on every machine.
  */
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { delimiter, join } from "node:path";
 import { LocalWorkspace, type Stack } from "@pulumi/pulumi/automation";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CloudInfraClient } from "../../src/api/client";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
-import { ROOT } from "../support/engine";
+import { ROOT } from "../support/programs";
 
-function pulumiVersion(): string | undefined {
+function versionOf(command: string, args: string[] = []): string | undefined {
   try {
-    return execFileSync("pulumi", ["version"], { encoding: "utf8" }).trim();
+    const out = execFileSync(command, [...args, "version"], {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "pipe"],
+      timeout: 300_000,
+    }).trim();
+    return /^v?\d+\.\d+/.test(out.split("\n").at(-1) ?? "") ? out.split("\n").at(-1) : undefined;
   } catch {
     return undefined;
   }
 }
 
-const version = pulumiVersion();
+/** The CLI's version, putting the npm package's CLI first on PATH when that is what runs. */
+function findCli(): { version?: string; reason?: string } {
+  const onPath = versionOf("pulumi");
+  if (onPath !== undefined) return { version: onPath };
+  if (process.env["CLOUDINFRA_E2E"] !== "1") {
+    return {
+      reason:
+        "`pulumi` is not on PATH; set CLOUDINFRA_E2E=1 to fetch it with the official npm package (npx pulumi)",
+    };
+  }
+  const fromNpm = versionOf("npx", ["--yes", "pulumi"]);
+  if (fromNpm === undefined) {
+    return {
+      reason:
+        "CLOUDINFRA_E2E=1, but `npx pulumi version` could not install the CLI (it downloads the binary, which needs network access beyond the npm registry)",
+    };
+  }
+  const bin = mkdtempSync(join(tmpdir(), "pulumi-npx-"));
+  writeFileSync(join(bin, "pulumi"), '#!/bin/sh\nexec npx --yes pulumi "$@"\n');
+  chmodSync(join(bin, "pulumi"), 0o755);
+  process.env["PATH"] = `${bin}${delimiter}${process.env["PATH"] ?? ""}`;
+  return { version: fromNpm };
+}
+
+const { version, reason } = findCli();
 if (version === undefined) {
   console.log(
-    "skipping the Pulumi CLI tests: `pulumi` is not on PATH (install the CLI to run them; test/engine/ covers the same behaviours through the real provider host)",
+    `skipping the Pulumi CLI tests: ${reason}; test/programs/ runs the same behaviours through the local engine`,
   );
 }
 
