@@ -67,6 +67,8 @@ export interface DeploymentContext {
   secretKeys: readonly string[];
   store: StateStore;
   host: () => Promise<ProviderHost>;
+  /** Told of every pending operation once it is in the state (for interruption tests). */
+  onPendingOperation?: (type: PendingOperationType, urn: string) => void;
 }
 
 /** The registration of one resource, downgraded to the engine's values. */
@@ -235,11 +237,12 @@ export class Deployment {
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
   }
 
-  /** The current state: completed new states, then old states nothing has touched yet. */
+  /** The current state: completed new states, then the old states no step has replaced yet. */
   snapshot(): Snapshot {
     const newUrns = new Set(this.news.map((r) => r.urn));
+    // An old state stays until its step records the new one (an update in flight included).
     const untouched = this.oldOrder
-      .filter((u) => !this.claimed.has(u) && !this.deleted.has(u) && !newUrns.has(u))
+      .filter((u) => !this.deleted.has(u) && !newUrns.has(u))
       .map((u) => this.olds.get(u))
       .filter((r): r is ResourceState => r !== undefined);
     return {
@@ -249,8 +252,11 @@ export class Deployment {
   }
 
   private checkpoint(): void {
-    if (!this.ctx.dryRun) this.ctx.store.save(this.snapshot());
+    if (!this.ctx.dryRun && !this.dead) this.ctx.store.save(this.snapshot());
   }
+
+  /** Set when the engine "dies" (a test's interruption): nothing is written any more. */
+  dead = false;
 
   /** Runs `f` as a step in flight: a pending operation in the state until it ends. */
   private async pending<T>(
@@ -262,6 +268,7 @@ export class Deployment {
     const op = { type, resource };
     this.pendingOperations.push(op);
     this.checkpoint();
+    this.ctx.onPendingOperation?.(type, resource.urn);
     try {
       return await f();
     } finally {

@@ -61,8 +61,12 @@ export interface RunOptions {
   clearPendingCreates?: boolean;
   /** `refresh --import-pending-creates URN ID ...`. */
   importPendingCreates?: Record<string, string>;
-  /** Called once the program's process is running (e.g. to interrupt it). */
-  onProgram?: (program: ChildProcess, host: () => ProviderHost | undefined) => void;
+  /**
+   * Told of each pending operation once the state records it, with `interrupt`: the engine
+   * dies there as a killed `pulumi up` would (program and provider host killed with SIGKILL,
+   * nothing more written to the state).
+   */
+  onPendingOperation?: (type: string, urn: string, interrupt: () => void) => void;
 }
 
 export interface RunResult {
@@ -217,6 +221,20 @@ export class LocalEngine {
       return hostStarting;
     };
     const ctx = this.context(dryRun, legacy, startHost);
+    let program: ChildProcess | undefined;
+    const deployments: Deployment[] = [];
+    const interrupt = () => {
+      for (const d of deployments) {
+        d.dead = true;
+        d.canceled = true;
+      }
+      program?.kill("SIGKILL");
+      host?.kill();
+    };
+    if (options.onPendingOperation) {
+      const listener = options.onPendingOperation;
+      ctx.onPendingOperation = (type, urn) => listener(type, urn, interrupt);
+    }
     const steps: StepRecord[] = [];
     const diagnostics: Diagnostic[] = [];
     let outputs: PropertyMap = {};
@@ -227,6 +245,7 @@ export class LocalEngine {
       let base = this.store.load();
       if (operation === "refresh" || options.refresh === true) {
         const refresh = new Deployment(ctx, base);
+        deployments.push(refresh);
         refresh.diagnostics.length = 0;
         await refresh.refresh(options);
         steps.push(...refresh.steps);
@@ -240,13 +259,17 @@ export class LocalEngine {
       }
       if (!failed && operation === "destroy") {
         const d = new Deployment(ctx, base);
+        deployments.push(d);
         await d.deleteLeftovers();
         steps.push(...d.steps);
         diagnostics.push(...d.diagnostics);
         failed ||= d.failed;
       } else if (!failed && operation !== "refresh") {
         const d = new Deployment(ctx, base);
-        const result = await this.runProgram(d, dryRun, options, () => host);
+        deployments.push(d);
+        const result = await this.runProgram(d, dryRun, (child) => {
+          program = child;
+        });
         programStdout = result.stdout;
         programStderr = result.stderr;
         await d.settled();
@@ -258,7 +281,7 @@ export class LocalEngine {
           );
         }
         if (!d.failed) await d.deleteLeftovers();
-        if (!dryRun) this.store.save(d.snapshot());
+        if (!dryRun && !d.dead) this.store.save(d.snapshot());
         steps.push(...d.steps);
         diagnostics.push(...d.diagnostics);
         failed ||= d.failed;
@@ -344,8 +367,7 @@ export class LocalEngine {
   private async runProgram(
     d: Deployment,
     dryRun: boolean,
-    options: RunOptions,
-    host: () => ProviderHost | undefined,
+    started: (child: ChildProcess) => void,
   ): Promise<{ code: number; stdout: string; stderr: string }> {
     const monitor = new MonitorServer(d, {
       project: this.project.name,
@@ -406,7 +428,7 @@ export class LocalEngine {
     child.stderr?.on("data", (b: Buffer) => {
       stderr += b.toString();
     });
-    options.onProgram?.(child, host);
+    started(child);
     const timeout = setTimeout(
       () => child.kill("SIGKILL"),
       this.options.programTimeoutMs ?? 300_000,
