@@ -226,6 +226,18 @@ describe("X.get through the Pulumi dynamic-provider host", () => {
     expect(await engine.value(resources.Tag["serverIds"] as Output<number[]>)).toEqual([server.id]);
     await engine.settled();
 
+    // Every output the Read reported reaches the program: no declared output stays undefined.
+    for (const kind of Object.keys(ids) as Kind[]) {
+      const read = engine.read.find((r) => r.type.endsWith(`:${kind}`));
+      const { __provider: _provider, ...reported } = read?.outputs ?? {};
+      const seen: Props = {};
+      for (const output of Object.keys(reported)) {
+        const value = resources[kind][output];
+        seen[output] = value === undefined ? "(no such output)" : await engine.value(value);
+      }
+      expect({ kind, ...seen }).toEqual({ kind, ...reported });
+    }
+
     expect(engine.deployed).toEqual([]);
     const reads = Object.fromEntries(engine.read.map((r) => [r.type.split(":").pop(), r]));
     for (const kind of Object.keys(ids) as Kind[]) {

@@ -1,4 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
+import { type EveryOutput, withEveryOutput } from "../outputs";
 import { providerShim } from "../shim";
 
 /**
@@ -126,28 +127,7 @@ export class Server extends pulumi.dynamic.Resource {
     super(
       providerShim("Server"),
       name,
-      {
-        // Every property, set or not, so that each declared output exists on the resource.
-        name: args.name,
-        planId: args.planId,
-        image: args.image,
-        sshKeyIds: args.sshKeyIds,
-        securityGroupIds: args.securityGroupIds,
-        firewallEnabled: args.firewallEnabled,
-        powerState: args.powerState,
-        timeouts: args.timeouts,
-        adoptId: args.adoptId,
-        serverId: undefined,
-        ip: undefined,
-        status: undefined,
-        statusDate: undefined,
-        os: undefined,
-        orderId: undefined,
-        vmId: undefined,
-        tags: undefined,
-        attachedSecurityGroupIds: undefined,
-        createdAt: undefined,
-      },
+      withEveryOutput(SERVER_OUTPUTS, args),
       opts,
       "cloudinfra",
       "Server",
@@ -178,3 +158,24 @@ export class Server extends pulumi.dynamic.Resource {
     return new Server(name, {} as ServerArgs, { ...opts, id });
   }
 }
+
+const SERVER_OUTPUTS: EveryOutput<Server> = {
+  name: true,
+  planId: true,
+  image: true,
+  sshKeyIds: true,
+  securityGroupIds: true,
+  firewallEnabled: true,
+  powerState: true,
+  timeouts: true,
+  serverId: true,
+  ip: true,
+  status: true,
+  statusDate: true,
+  os: true,
+  orderId: true,
+  vmId: true,
+  tags: true,
+  attachedSecurityGroupIds: true,
+  createdAt: true,
+};
