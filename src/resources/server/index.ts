@@ -40,7 +40,7 @@ export interface ServerArgs {
    * Security groups this resource keeps attached (`SecurityGroup` ids), in place: groups added
    * to the list are attached, groups removed from it are detached. Groups attached by other
    * means (a `SecurityGroupAttachment`, the console) are left alone and do not show as drift;
-   * `attachedSecurityGroupIds` lists all of them. Order does not matter.
+   * `getServer()` lists all of them. Order does not matter.
    */
   securityGroupIds?: pulumi.Input<pulumi.Input<number | string>[]>;
   /** Whether the server's firewall is on. Toggled in place. Default `false`. */
@@ -66,19 +66,13 @@ export interface ServerArgs {
   adoptId?: pulumi.Input<string | number>;
 }
 
-/** A tag carried by a server. */
-export interface ServerTag {
-  /** Tag id. */
-  id: number;
-  /** Tag name. */
-  name: string;
-  /** Colour as `#RRGGBB`. */
-  color: string;
-}
-
 /**
  * A VM or dedicated server. Creation waits until it runs; a server whose provisioning fails is
  * kept in the stack and replaced by the next `pulumi up`.
+ *
+ * The tags a server carries and the security groups attached to it by other means are not
+ * outputs: other resources change them after the server is made, so a refresh straight after
+ * `pulumi up` would report them as a change. Read them with `getServer()`.
  *
  * ```ts
  * const web = new cloudinfra.Server("web", { name: "web-1", planId: 1, image: "ubuntu-24.04" });
@@ -116,10 +110,6 @@ export class Server extends pulumi.dynamic.Resource {
   declare readonly orderId: pulumi.Output<number | undefined>;
   /** The VM id in the underlying infrastructure; absent for dedicated servers. */
   declare readonly vmId: pulumi.Output<number | undefined>;
-  /** The tags the server carries, by id. */
-  declare readonly tags: pulumi.Output<ServerTag[]>;
-  /** Every security group attached to the server, however it was attached, ascending. */
-  declare readonly attachedSecurityGroupIds: pulumi.Output<number[]>;
   /** When the server was created (RFC 3339). */
   declare readonly createdAt: pulumi.Output<string>;
 
@@ -137,8 +127,8 @@ export class Server extends pulumi.dynamic.Resource {
   /**
    * Reads an existing server by id without managing it: nothing is created, changed or deleted,
    * and every `pulumi up` reads it again. The outputs are the live server's (`sshKeyIds`,
-   * `securityGroupIds` and `timeouts` are not known from the server and stay unset; every attached
-   * group is in `attachedSecurityGroupIds`).
+   * `securityGroupIds` and `timeouts` are not known from the server and stay unset). Its tags and
+   * every attached group are in `getServer()`.
    *
    * ```ts
    * const web = cloudinfra.Server.get("web", "12");
@@ -175,7 +165,5 @@ const SERVER_OUTPUTS: EveryOutput<Server> = {
   os: true,
   orderId: true,
   vmId: true,
-  tags: true,
-  attachedSecurityGroupIds: true,
   createdAt: true,
 };
