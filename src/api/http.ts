@@ -191,7 +191,7 @@ export class HttpClient {
         this.#logAttempt(req, body, attempt, maxAttempts, started, {
           status: answer.status,
           requestId,
-          response: parsed.logView,
+          response: parsed.logShape,
         });
         if (!parsed.ok) throw parsed.error;
         return {
@@ -214,7 +214,13 @@ export class HttpClient {
       this.#logAttempt(req, body, attempt, maxAttempts, started, {
         status: answer.status,
         requestId,
-        response: failure.error.body,
+        // The code and the fields at fault; the service's text can echo what was sent.
+        response: {
+          code: failure.error.code,
+          ...(failure.error.fieldErrors.length > 0
+            ? { fields: failure.error.fieldErrors.map((f) => f.field) }
+            : {}),
+        },
         ...(delay !== undefined ? { retryInMs: delay } : {}),
       });
       if (delay === undefined) throw failure.error;
@@ -338,7 +344,7 @@ export class HttpClient {
       attempt,
       maxAttempts,
       requestId: outcome.requestId,
-      request: body.logView,
+      request: body.logShape,
       response: outcome.response,
       error: outcome.error,
       retryInMs: outcome.retryInMs,

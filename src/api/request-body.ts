@@ -3,7 +3,7 @@
  * sends the same bytes), and what the debug log may show of them.
  */
 import { randomBytes } from "node:crypto";
-import { redact } from "./redact";
+import { bodyShape } from "./log";
 
 /** One file of a multipart body. */
 export interface MultipartFile {
@@ -28,8 +28,8 @@ export interface MultipartBody {
 export interface EncodedBody {
   bytes: Buffer | undefined;
   contentType: string | undefined;
-  /** What the debug log shows of the body (redacted, files summarised). */
-  logView: unknown;
+  /** What the debug log shows of the body: its shape, never a value (see log.ts). */
+  logShape: unknown;
 }
 
 function encodeMultipart(body: MultipartBody): { bytes: Buffer; contentType: string } {
@@ -64,13 +64,10 @@ export function encodeBody(content: { body?: unknown; multipart?: MultipartBody 
     return {
       bytes,
       contentType,
-      logView: {
-        fields: redact(content.multipart.fields),
-        files: content.multipart.files.map((f) => ({
-          field: f.field,
-          filename: f.filename,
-          bytes: f.data.byteLength,
-        })),
+      logShape: {
+        fields: Object.keys(content.multipart.fields).sort(),
+        files: content.multipart.files.length,
+        fileBytes: content.multipart.files.reduce((sum, f) => sum + f.data.byteLength, 0),
       },
     };
   }
@@ -78,8 +75,8 @@ export function encodeBody(content: { body?: unknown; multipart?: MultipartBody 
     return {
       bytes: Buffer.from(JSON.stringify(content.body), "utf8"),
       contentType: "application/json",
-      logView: redact(content.body),
+      logShape: bodyShape(content.body),
     };
   }
-  return { bytes: undefined, contentType: undefined, logView: undefined };
+  return { bytes: undefined, contentType: undefined, logShape: undefined };
 }

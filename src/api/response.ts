@@ -10,6 +10,7 @@ import {
   type ResponseIssue,
   ResponseValidationError,
 } from "./errors";
+import { bodyShape } from "./log";
 import { redact, scrub, scrubDeep } from "./redact";
 import {
   type RequestSummary,
@@ -26,10 +27,10 @@ export interface RawAnswer {
   text: string;
 }
 
-/** A 2xx answer's outcome, and what the debug log shows of its body. */
+/** A 2xx answer's outcome, and what the debug log shows of its body (its shape, see log.ts). */
 export type ParsedSuccess<T> =
-  | { ok: true; data: T; logView: unknown }
-  | { ok: false; error: ResponseValidationError; logView: unknown };
+  | { ok: true; data: T; logShape: unknown }
+  | { ok: false; error: ResponseValidationError; logShape: unknown };
 
 /** `$.servers[0].id` from a zod issue path. */
 function jsonPath(path: readonly PropertyKey[]): string {
@@ -154,16 +155,16 @@ export function parseSuccess<T>(
           issues: [{ path: "$", message: "body is not JSON" }],
           detail: `body is not JSON (content-type ${answer.headers["content-type"] ?? "none"})`,
         }),
-        logView: `[${answer.text.length} characters of non-JSON]`,
+        logShape: `${answer.text.length} characters of non-JSON`,
       };
     }
   }
-  const logView = scrubDeep(redact(json), secrets);
+  const logShape = scrubDeep(bodyShape(json), secrets);
   const result = schema.safeParse(json);
-  if (result.success) return { ok: true, data: result.data, logView };
+  if (result.success) return { ok: true, data: result.data, logShape };
   const issues: ResponseIssue[] = result.error.issues.map((issue) => ({
     path: jsonPath(issue.path),
     message: scrub(issue.message, secrets),
   }));
-  return { ok: false, error: new ResponseValidationError({ ...base, issues }), logView };
+  return { ok: false, error: new ResponseValidationError({ ...base, issues }), logShape };
 }

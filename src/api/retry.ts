@@ -9,7 +9,9 @@
  *
  * - "idempotent" (reads, deletes, absolute-state updates): repeating changes nothing, so it is
  *   retried on connection failures (refused, reset, socket closed), on our own per-attempt
- *   timeout, and on 408, 429, 502, 503 and 504.
+ *   timeout, and on 408, 429, 500, 502, 503 and 504. A 500 is the most common transient failure
+ *   of a real service; for these requests its only risk is having been applied, which the repeat
+ *   makes true anyway (a repeated delete answers 404, which callers treat as done).
  *
  * - "non-idempotent" (creates, management actions, payments): repeating after the service acted
  *   would create a second server or a second charge. It is retried ONLY when the failure proves
@@ -74,7 +76,7 @@ export interface BackoffSettings {
   random: () => number;
 }
 
-const IDEMPOTENT_RETRY_STATUSES = new Set([408, 429, 502, 503, 504]);
+const IDEMPOTENT_RETRY_STATUSES = new Set([408, 429, 500, 502, 503, 504]);
 
 /** Whether the rule allows another attempt after this failure (retry budget aside). */
 export function shouldRetry(policy: RetryPolicy, failure: AttemptFailure): boolean {

@@ -55,7 +55,9 @@ export function parseArgs<S extends z.ZodType>(fn: string, schema: S, args: unkn
     const name = issue.path.map(String).join(".");
     if (name === "") return issue.message;
     const input = valueAt(args, issue.path);
-    const received = input === undefined ? "" : ` (got ${describeInput(input)})`;
+    // Shared schemas (an id reference) already say what they got.
+    const received =
+      input === undefined || /, got /.test(issue.message) ? "" : ` (got ${describeInput(input)})`;
     return `invalid argument ${name}: ${issue.message}${received}`;
   });
   throw new InvalidArgumentError(fn, problems.join("; "));

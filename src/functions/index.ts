@@ -1,5 +1,5 @@
 /**
- * Data sources: read the catalogues and the caller's identity from a Pulumi program. They run in
+ * Data sources: read the catalogues, the caller's identity and live servers from a Pulumi program. They run in
  * the program's process with the same settings as the resources (`cloudinfra:*` stack config,
  * then `CLOUDINFRA_*` variables). Each has a promise variant (`getPlan`) and an Output variant
  * (`getPlanOutput`) for arguments that are Outputs.
@@ -43,6 +43,13 @@ export type {
   PlanInfo,
 } from "./plans";
 export { getPlan, getPlanOutput, getPlans, getPlansOutput } from "./plans";
+export type {
+  GetServerArgs,
+  GetServerOutputArgs,
+  GetServerResult,
+  ServerTagInfo,
+} from "./servers";
+export { getServer, getServerOutput } from "./servers";
 export {
   AmbiguousMatchError,
   DataSourceError,

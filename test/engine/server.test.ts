@@ -10,6 +10,7 @@ import { stackConfigFor, type TestEmulator } from "../support/emulator";
 import {
   type EngineFixture,
   EngineHost,
+  expectCleanRefresh,
   type Props,
   startEngineFixture,
   UNKNOWN,
@@ -100,6 +101,35 @@ describe("Server through the Pulumi dynamic-provider host", () => {
 
     await host.delete(urn, id, olds);
     await expect(api.servers.get(id)).rejects.toBeInstanceOf(NotFoundError);
+  });
+
+  it("refreshes clean right after an up whose tag and group attachment came after the server", async () => {
+    // One `pulumi up`: the server first, then what depends on it and changes it on the service.
+    const server = await up("tagged", { name: "tagged", planId: 1, image: "ubuntu-24.04" });
+    const group = await fx.up("SecurityGroup", "tagged-ssh", { name: "tagged-ssh", rules: [] });
+    const tag = await fx.up("Tag", "tagged", {
+      name: "tagged",
+      color: "#000000",
+      serverIds: [server.id],
+    });
+    const attachment = await fx.up("SecurityGroupAttachment", "tagged-ssh", {
+      securityGroupId: group.id,
+      serverId: server.id,
+    });
+    const live = await api.servers.get(server.id);
+    expect([live.tags.length, live.security_groups.length]).toEqual([1, 1]);
+
+    // `pulumi refresh` in a new host. The default refresh diff is the provider's Diff with the
+    // refreshed outputs as olds and the stored inputs as news; the legacy one
+    // (PULUMI_ENABLE_LEGACY_REFRESH_DIFF=true) compares every stored output with the refreshed
+    // ones. expectCleanRefresh asserts both: the Read returns exactly the stored outputs and
+    // inputs, and the Diff plans nothing.
+    const refresher = await fx.startHost();
+    await expectCleanRefresh(refresher, server.urn, server, server.inputs);
+
+    for (const made of [attachment, tag, group])
+      await host.delete(made.urn, made.id, made.properties);
+    await host.delete(server.urn, server.id, server.properties);
   });
 
   it("survives preview: unknown values never fail check, and an unknown plan is a replacement", async () => {

@@ -22,6 +22,9 @@ let config: Record<string, string>;
 let host: EngineHost;
 let servers: [number, number, number];
 
+/** A Tag's `data` as a user marks it secret: the provider cannot know, so it must never log it. */
+const SECRET_DATA = "token=s3cr3t-in-tag-data";
+
 const program = (args: Props) => fx.withProvider("Tag", args);
 const up = (name: string, args: Props) => fx.up("Tag", name, args);
 
@@ -46,7 +49,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   // With the client's debug log on, every request of every host went to stderr: never the key.
-  await closeHostsCheckingLog(fx, "GET /v1/tags", [emulator.apiKey]);
+  await closeHostsCheckingLog(fx, "GET /v1/tags", [emulator.apiKey, SECRET_DATA]);
   await fx.close();
 });
 
@@ -283,6 +286,31 @@ describe("Tag through the Pulumi dynamic-provider host", () => {
     expect(
       await gone.read(created.urn, created.id, refreshed.properties, refreshed.inputs),
     ).toMatchObject({ id: "" });
+  });
+
+  it("never logs a tag's data, which the user may have made secret, on create, refresh, update or delete", async () => {
+    const created = await up("secret-data", {
+      name: "secret-data",
+      color: "#000000",
+      data: SECRET_DATA,
+    });
+    const refresher = await fx.startHost();
+    const refreshed = await refresher.read(
+      created.urn,
+      created.id,
+      created.properties,
+      created.inputs,
+    );
+    expect(refreshed.properties).toMatchObject({ data: SECRET_DATA });
+    const news = program({ name: "secret-data", color: "#000000", data: `${SECRET_DATA}-2` });
+    await refresher.update(created.urn, created.id, refreshed.properties, news);
+    await refresher.delete(created.urn, created.id, refreshed.properties);
+    await refresher.close();
+    // The debug log saw every call, by method, path and the names of the fields sent.
+    expect(refresher.stderr).toMatch(
+      /POST \/v1\/tags\/\d+ -> 200 .*"request":\{"fields":\["color","data","name"\]\}/,
+    );
+    expect(refresher.stderr).not.toContain(SECRET_DATA);
   });
 
   it("refreshes many tags in one host with one list request", async () => {

@@ -82,7 +82,7 @@ describe("idempotent requests", () => {
     expect(delays).toHaveLength(1);
   });
 
-  it.each([408, 429, 502, 503, 504])("are retried after %i", async (status) => {
+  it.each([408, 429, 500, 502, 503, 504])("are retried after %i", async (status) => {
     const scope = nock(ORIGIN)
       .get("/v1/servers")
       .reply(status, { success: false, message: "try later", code: "unavailable" })
@@ -94,7 +94,36 @@ describe("idempotent requests", () => {
   });
 
   it.each([
-    [500, ServerError],
+    ["DELETE", "/v1/tags/7"],
+    ["POST", "/v1/tags/7"],
+  ] as const)(
+    "are retried after 500 whatever the method: %s %s (a delete, an absolute update)",
+    async (method, path) => {
+      const scope = nock(ORIGIN)
+        .intercept(path, method)
+        .reply(500, { success: false, message: "boom", code: "internal" })
+        .intercept(path, method)
+        .reply(200, { success: true, message: "ok" });
+      const { client } = makeClient();
+      const request = { method, path, response: z.unknown(), retry: "idempotent" as const };
+      await expect(client.request(request)).resolves.toEqual({ success: true, message: "ok" });
+      expect(scope.isDone()).toBe(true);
+    },
+  );
+
+  it("give up after 500 once the retries are spent, with the last answer", async () => {
+    nock(ORIGIN)
+      .get("/v1/servers")
+      .times(3)
+      .reply(500, { success: false, message: "boom", code: "internal" });
+    const { client, delays } = makeClient({ maxRetries: 2 });
+    const err = await failure(client.request(listServers));
+    expect(err).toBeInstanceOf(ServerError);
+    expect((err as ApiError).message).toContain("gave up after 3 attempts");
+    expect(delays).toHaveLength(2);
+  });
+
+  it.each([
     [400, ValidationError],
     [404, ApiError],
     [409, ApiError],

@@ -1,4 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
+import { type EveryOutput, withEveryOutput } from "../outputs";
 import { providerShim } from "../shim";
 
 /** Arguments of a {@link Role}. */
@@ -53,8 +54,7 @@ export class Role extends pulumi.dynamic.Resource {
   declare readonly roleId: pulumi.Output<number>;
 
   constructor(name: string, args: RoleArgs, opts?: pulumi.CustomResourceOptions) {
-    // Outputs must be present, if only as `undefined`, or they do not exist on the resource.
-    const props = { description: undefined, ...args, permissionIds: undefined, roleId: undefined };
+    const props = withEveryOutput(ROLE_OUTPUTS, args);
     super(providerShim("Role"), name, props, opts, "cloudinfra", "Role");
   }
 
@@ -76,3 +76,11 @@ export class Role extends pulumi.dynamic.Resource {
     return new Role(name, {} as RoleArgs, { ...opts, id });
   }
 }
+
+const ROLE_OUTPUTS: EveryOutput<Role> = {
+  name: true,
+  description: true,
+  permissions: true,
+  permissionIds: true,
+  roleId: true,
+};

@@ -1,4 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
+import { type EveryOutput, withEveryOutput } from "../outputs";
 import { providerShim } from "../shim";
 
 /** Arguments of a {@link SecurityGroupAttachment}. */
@@ -36,7 +37,7 @@ export class SecurityGroupAttachment extends pulumi.dynamic.Resource {
     super(
       providerShim("SecurityGroupAttachment"),
       name,
-      { ...args },
+      withEveryOutput(ATTACHMENT_OUTPUTS, args),
       opts,
       "cloudinfra",
       "SecurityGroupAttachment",
@@ -65,3 +66,8 @@ export class SecurityGroupAttachment extends pulumi.dynamic.Resource {
     return new SecurityGroupAttachment(name, {} as SecurityGroupAttachmentArgs, { ...opts, id });
   }
 }
+
+const ATTACHMENT_OUTPUTS: EveryOutput<SecurityGroupAttachment> = {
+  securityGroupId: true,
+  serverId: true,
+};

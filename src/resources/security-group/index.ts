@@ -1,4 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
+import { type EveryOutput, withEveryOutput } from "../outputs";
 import { providerShim } from "../shim";
 
 /** One firewall rule of a {@link SecurityGroup}. */
@@ -78,8 +79,7 @@ export class SecurityGroup extends pulumi.dynamic.Resource {
   declare readonly securityGroupId: pulumi.Output<number>;
 
   constructor(name: string, args: SecurityGroupArgs, opts?: pulumi.CustomResourceOptions) {
-    // Outputs must be present, if only as `undefined`, or they do not exist on the resource.
-    const props = { description: undefined, ...args, securityGroupId: undefined };
+    const props = withEveryOutput(SECURITY_GROUP_OUTPUTS, args);
     super(providerShim("SecurityGroup"), name, props, opts, "cloudinfra", "SecurityGroup");
   }
 
@@ -105,3 +105,10 @@ export class SecurityGroup extends pulumi.dynamic.Resource {
     return new SecurityGroup(name, {} as SecurityGroupArgs, { ...opts, id });
   }
 }
+
+const SECURITY_GROUP_OUTPUTS: EveryOutput<SecurityGroup> = {
+  name: true,
+  description: true,
+  rules: true,
+  securityGroupId: true,
+};

@@ -1,4 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
+import { type EveryOutput, withEveryOutput } from "../outputs";
 import { providerShim } from "../shim";
 
 /**
@@ -39,7 +40,7 @@ export interface ServerArgs {
    * Security groups this resource keeps attached (`SecurityGroup` ids), in place: groups added
    * to the list are attached, groups removed from it are detached. Groups attached by other
    * means (a `SecurityGroupAttachment`, the console) are left alone and do not show as drift;
-   * `attachedSecurityGroupIds` lists all of them. Order does not matter.
+   * `getServer()` lists all of them. Order does not matter.
    */
   securityGroupIds?: pulumi.Input<pulumi.Input<number | string>[]>;
   /** Whether the server's firewall is on. Toggled in place. Default `false`. */
@@ -65,19 +66,13 @@ export interface ServerArgs {
   adoptId?: pulumi.Input<string | number>;
 }
 
-/** A tag carried by a server. */
-export interface ServerTag {
-  /** Tag id. */
-  id: number;
-  /** Tag name. */
-  name: string;
-  /** Colour as `#RRGGBB`. */
-  color: string;
-}
-
 /**
  * A VM or dedicated server. Creation waits until it runs; a server whose provisioning fails is
  * kept in the stack and replaced by the next `pulumi up`.
+ *
+ * The tags a server carries and the security groups attached to it by other means are not
+ * outputs: other resources change them after the server is made, so a refresh straight after
+ * `pulumi up` would report them as a change. Read them with `getServer()`.
  *
  * ```ts
  * const web = new cloudinfra.Server("web", { name: "web-1", planId: 1, image: "ubuntu-24.04" });
@@ -115,10 +110,6 @@ export class Server extends pulumi.dynamic.Resource {
   declare readonly orderId: pulumi.Output<number | undefined>;
   /** The VM id in the underlying infrastructure; absent for dedicated servers. */
   declare readonly vmId: pulumi.Output<number | undefined>;
-  /** The tags the server carries, by id. */
-  declare readonly tags: pulumi.Output<ServerTag[]>;
-  /** Every security group attached to the server, however it was attached, ascending. */
-  declare readonly attachedSecurityGroupIds: pulumi.Output<number[]>;
   /** When the server was created (RFC 3339). */
   declare readonly createdAt: pulumi.Output<string>;
 
@@ -126,28 +117,7 @@ export class Server extends pulumi.dynamic.Resource {
     super(
       providerShim("Server"),
       name,
-      {
-        // Every property, set or not, so that each declared output exists on the resource.
-        name: args.name,
-        planId: args.planId,
-        image: args.image,
-        sshKeyIds: args.sshKeyIds,
-        securityGroupIds: args.securityGroupIds,
-        firewallEnabled: args.firewallEnabled,
-        powerState: args.powerState,
-        timeouts: args.timeouts,
-        adoptId: args.adoptId,
-        serverId: undefined,
-        ip: undefined,
-        status: undefined,
-        statusDate: undefined,
-        os: undefined,
-        orderId: undefined,
-        vmId: undefined,
-        tags: undefined,
-        attachedSecurityGroupIds: undefined,
-        createdAt: undefined,
-      },
+      withEveryOutput(SERVER_OUTPUTS, args),
       opts,
       "cloudinfra",
       "Server",
@@ -157,8 +127,8 @@ export class Server extends pulumi.dynamic.Resource {
   /**
    * Reads an existing server by id without managing it: nothing is created, changed or deleted,
    * and every `pulumi up` reads it again. The outputs are the live server's (`sshKeyIds`,
-   * `securityGroupIds` and `timeouts` are not known from the server and stay unset; every attached
-   * group is in `attachedSecurityGroupIds`).
+   * `securityGroupIds` and `timeouts` are not known from the server and stay unset). Its tags and
+   * every attached group are in `getServer()`.
    *
    * ```ts
    * const web = cloudinfra.Server.get("web", "12");
@@ -178,3 +148,22 @@ export class Server extends pulumi.dynamic.Resource {
     return new Server(name, {} as ServerArgs, { ...opts, id });
   }
 }
+
+const SERVER_OUTPUTS: EveryOutput<Server> = {
+  name: true,
+  planId: true,
+  image: true,
+  sshKeyIds: true,
+  securityGroupIds: true,
+  firewallEnabled: true,
+  powerState: true,
+  timeouts: true,
+  serverId: true,
+  ip: true,
+  status: true,
+  statusDate: true,
+  os: true,
+  orderId: true,
+  vmId: true,
+  createdAt: true,
+};

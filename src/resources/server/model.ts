@@ -124,8 +124,6 @@ export interface ServerOutputs extends Omit<ServerInputs, "adoptId"> {
   os?: string;
   orderId?: number;
   vmId?: number;
-  tags: { id: number; name: string; color: string }[];
-  attachedSecurityGroupIds: number[];
   createdAt: string;
 }
 
@@ -249,16 +247,19 @@ export function liveInputs(server: Server, stored: Partial<ServerInputs>): Parti
   return out;
 }
 
-/** Pulumi outputs from the service's answer; never holds `undefined` (the host cannot send it). */
+/**
+ * Pulumi outputs from the service's answer; never holds `undefined` (the host cannot send it).
+ *
+ * Only what this resource itself decides, or the service alone changes, is an output: the tags
+ * and the attachments that other resources make after the server (`getServer` reports them)
+ * would make the first refresh after an `up` differ from what the create recorded, which the
+ * engine's legacy refresh diff (`PULUMI_ENABLE_LEGACY_REFRESH_DIFF`) reports as a change.
+ */
 export function fromApi(server: Server, stored: Partial<ServerInputs>): Props {
   const out: Props = {
     ...liveInputs(server, stored),
     serverId: server.id,
     status: server.status,
-    tags: [...server.tags]
-      .sort((a, b) => a.id - b.id)
-      .map((t) => ({ id: t.id, name: t.name, color: t.color })),
-    attachedSecurityGroupIds: server.security_groups.map((g) => g.id).sort((a, b) => a - b),
     createdAt: server.created_at,
   };
   if (server.ip !== undefined && server.ip !== null && server.ip !== "") out["ip"] = server.ip;

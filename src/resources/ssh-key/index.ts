@@ -1,4 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
+import { type EveryOutput, withEveryOutput } from "../outputs";
 import { providerShim } from "../shim";
 
 /** Arguments of an {@link SshKey}: set exactly one of `publicKey` and `generate: true`. */
@@ -58,16 +59,7 @@ export class SshKey extends pulumi.dynamic.Resource {
   declare readonly privateKey: pulumi.Output<string | undefined>;
 
   constructor(name: string, args: SshKeyArgs, opts?: pulumi.CustomResourceOptions) {
-    // Outputs must be present, if only as `undefined`, or they do not exist on the resource.
-    const props = {
-      publicKey: undefined,
-      generate: undefined,
-      ...args,
-      fingerprint: undefined,
-      keyId: undefined,
-      createdAt: undefined,
-      privateKey: undefined,
-    };
+    const props = withEveryOutput(SSH_KEY_OUTPUTS, args);
     // The engine stores and shows the generated private key as a secret; the provider host
     // cannot return secrets itself.
     const options = pulumi.mergeOptions(opts, { additionalSecretOutputs: ["privateKey"] });
@@ -97,3 +89,13 @@ export class SshKey extends pulumi.dynamic.Resource {
     return new SshKey(name, {} as SshKeyArgs, { ...opts, id });
   }
 }
+
+const SSH_KEY_OUTPUTS: EveryOutput<SshKey> = {
+  name: true,
+  publicKey: true,
+  generate: true,
+  fingerprint: true,
+  keyId: true,
+  createdAt: true,
+  privateKey: true,
+};

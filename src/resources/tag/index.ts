@@ -1,4 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
+import { type EveryOutput, withEveryOutput } from "../outputs";
 import { providerShim } from "../shim";
 
 /** Arguments of a {@link Tag}. */
@@ -55,8 +56,7 @@ export class Tag extends pulumi.dynamic.Resource {
   declare readonly tagId: pulumi.Output<number>;
 
   constructor(name: string, args: TagArgs, opts?: pulumi.CustomResourceOptions) {
-    // Outputs must be present, if only as `undefined`, or they do not exist on the resource.
-    const props = { data: undefined, serverIds: undefined, ...args, tagId: undefined };
+    const props = withEveryOutput(TAG_OUTPUTS, args);
     super(providerShim("Tag"), name, props, opts, "cloudinfra", "Tag");
   }
 
@@ -77,3 +77,11 @@ export class Tag extends pulumi.dynamic.Resource {
     return new Tag(name, {} as TagArgs, { ...opts, id });
   }
 }
+
+const TAG_OUTPUTS: EveryOutput<Tag> = {
+  name: true,
+  color: true,
+  data: true,
+  serverIds: true,
+  tagId: true,
+};

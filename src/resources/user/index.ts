@@ -1,4 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
+import { type EveryOutput, withEveryOutput } from "../outputs";
 import { providerShim } from "../shim";
 
 /** Arguments of a {@link User}. */
@@ -62,8 +63,7 @@ export class User extends pulumi.dynamic.Resource {
   declare readonly userId: pulumi.Output<number>;
 
   constructor(name: string, args: UserArgs, opts?: pulumi.CustomResourceOptions) {
-    // Outputs must be present, if only as `undefined`, or they do not exist on the resource.
-    const props = { did: undefined, ...args, apiKey: undefined, userId: undefined };
+    const props = withEveryOutput(USER_OUTPUTS, args);
     super(
       providerShim("User"),
       name,
@@ -74,3 +74,12 @@ export class User extends pulumi.dynamic.Resource {
     );
   }
 }
+
+const USER_OUTPUTS: EveryOutput<User> = {
+  name: true,
+  type: true,
+  roleId: true,
+  did: true,
+  apiKey: true,
+  userId: true,
+};
