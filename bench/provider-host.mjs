@@ -1,5 +1,5 @@
 // 4. Provider host round trip: the real @pulumi/pulumi dynamic-provider host, spawned and driven
-// over gRPC the way the engine does it (and test/support/engine.ts does), Check + Create + Read +
+// over gRPC the way the engine does it (and test/support/provider-fixture.ts does), Check + Create + Read +
 // Delete of tags whose calls carry the `__provider` serialized from the built package's Tag class.
 // Baseline: the same calls in-process through dist/provider.js (no host, no gRPC, no
 // deserialization of `__provider`). Also: the serialized `__provider` size of every class.
@@ -19,10 +19,10 @@ import {
 } from "./support.mjs";
 
 const TAGS = 20;
-const FIXTURE_PROJECT = join(ROOT, "test", "engine", "fixture");
+const FIXTURE_PROJECT = join(ROOT, "test", "provider-host", "fixture");
 const FIXTURE_PROJECT_NAME = "engine-fixture";
 const HOST = join(ROOT, "node_modules", "@pulumi", "pulumi", "cmd", "dynamic-provider", "index.js");
-/** The budget of a serialized shim, from src/resources/shim.ts (guarded by test/engine). */
+/** The budget of a serialized shim, from src/resources/shim.ts (guarded by test/provider-host). */
 const SHIM_BUDGET_BYTES = 2560;
 
 const grpc = require("@grpc/grpc-js");
@@ -30,7 +30,7 @@ const provrpc = require("@pulumi/pulumi/proto/provider_grpc_pb");
 const provproto = require("@pulumi/pulumi/proto/provider_pb");
 const { Struct } = require("google-protobuf/google/protobuf/struct_pb");
 
-/** As test/support/engine.ts prepareFixtureProject: the fixture depends on the package root. */
+/** As test/support/provider-fixture.ts prepareFixtureProject: the fixture depends on the package root. */
 function prepareFixtureProject() {
   const modules = join(FIXTURE_PROJECT, "node_modules");
   const link = join(modules, "pulumi-cloudinfra");
@@ -53,7 +53,7 @@ function hostEnv() {
   return env;
 }
 
-/** The capture script of test/support/engine.ts (it moved into the fixture project once). */
+/** The capture script of test/support/provider-fixture.ts (it moved into the fixture project once). */
 function captureScript() {
   const candidates = [
     join(FIXTURE_PROJECT, "capture-providers.cjs"),
@@ -293,7 +293,7 @@ export async function benchProviderHost() {
       "baseline for ops: the same four calls in this process through dist/provider.js (no host,\n" +
         `no gRPC); per-op figures are medians, ratios host / in-process. Sizes: ratio vs the ${SHIM_BUDGET_BYTES}-byte\n` +
         "budget of a shim (src/resources/shim.ts). Host: node_modules/@pulumi/pulumi/cmd/\n" +
-        "dynamic-provider, cwd test/engine/fixture, driven like test/support/engine.ts.",
+        "dynamic-provider, cwd test/provider-host/fixture, driven like test/support/local-engine/provider-host.ts.",
     );
   } finally {
     await host?.close();

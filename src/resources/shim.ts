@@ -7,7 +7,7 @@ import type { ResourceKind } from "./kinds";
  * host process later loads, possibly after this package was upgraded. It must stay a thin, stable
  * shim: each method requires the package's stable entry point at call time and delegates, so it
  * captures nothing but `kind` (no client, agent, class or secret), old state runs the installed
- * code, and the serialized text stays small (~2.2 KB; budget 2.5 KiB, guarded by test/engine).
+ * code, and the serialized text stays small (~2.2 KB; budget 2.5 KiB, guarded by test/provider-host).
  *
  * The serializer wraps every function in ~190 bytes of scaffolding, so the methods are one-line
  * calls to one captured helper. This module must import nothing at run time: the serializer would

@@ -2,13 +2,13 @@
  * examples/iam-firewall runs as a Pulumi program under the SDK's mocks: it loads, its data
  * sources answer from an in-process emulator, and the resources it registers are wired to each
  * other as the example promises. No CLI is needed; the providers themselves are proven by
- * test/engine/.
+ * test/provider-host/ and test/programs/.
  */
 import { join } from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
-import { ROOT } from "../support/engine";
+import { ROOT } from "../support/provider-fixture";
 
 interface Registered {
   type: string;

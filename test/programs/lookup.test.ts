@@ -64,6 +64,62 @@ it("reads every kind by id, with every reported output in the program, and destr
     }
   }
 
+  // What each read reports, from the id alone.
+  const read = (kind: string) => {
+    const outputs = stripSecretsMap(
+      engine.resources().find((r) => r.urn.endsWith(`::get-${kind}`))?.outputs ?? {},
+    );
+    delete outputs["__provider"];
+    return outputs;
+  };
+  expect(read("Server")).toMatchObject({
+    serverId: server.id,
+    name: "looked-up",
+    planId: 1,
+    image: "ubuntu-24.04",
+    firewallEnabled: false,
+    powerState: "running",
+    status: "running",
+    ip: server.ip,
+  });
+  // What other resources change on a server is getServer's, not an output (see Server).
+  expect(read("Server")).not.toHaveProperty("tags");
+  expect(read("Server")).not.toHaveProperty("attachedSecurityGroupIds");
+  expect(read("Tag")).toEqual({
+    tagId: tag.id,
+    name: "looked-up",
+    color: "#abcdef",
+    data: "",
+    serverIds: [server.id],
+  });
+  expect(read("SshKey")).toEqual({
+    keyId: key.id,
+    name: "looked-up",
+    publicKey: key.public_key,
+    fingerprint: key.fingerprint,
+    createdAt: key.created_at,
+    generate: false,
+  });
+  expect(read("Role")).toEqual({
+    roleId: role.id,
+    name: "looked-up",
+    description: "",
+    permissions: [],
+    permissionIds: [],
+  });
+  expect(read("SecurityGroup")).toEqual({
+    securityGroupId: group.id,
+    name: "looked-up",
+    description: "",
+    rules: [{ action: "ACCEPT", proto: "tcp", dport: "443" }],
+  });
+  expect(read("SecurityGroupAttachment")).toEqual({
+    securityGroupId: group.id,
+    serverId: server.id,
+  });
+  // A lookup never changes anything.
+  expect((await client.servers.get(server.id)).user_defined_name).toBe("looked-up");
+
   // Read resources are only dropped from the state: destroy deletes nothing in the service.
   const destroy = await engine.destroy();
   expectExit(destroy, EXIT_OK);

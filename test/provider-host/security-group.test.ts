@@ -5,23 +5,22 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { CloudInfraClient } from "../../src/api/client";
 import type { TestEmulator } from "../support/emulator";
+import { closeHostsCheckingLog, expectCleanRefresh } from "../support/provider-assertions";
 import {
-  closeHostsCheckingLog,
-  type EngineFixture,
-  type EngineHost,
-  expectCleanRefresh,
   type Props,
-  startEngineFixture,
+  type ProviderFixture,
+  type ProviderHost,
+  startProviderFixture,
   UNKNOWN,
   urnOf,
-} from "../support/engine";
+} from "../support/provider-fixture";
 
 const SSH = { action: "ACCEPT", proto: "tcp", dport: "22", source: "10.0.0.0/8" };
 const HTTPS = { action: "ACCEPT", proto: "tcp", dport: "443" };
 
-let fx: EngineFixture;
+let fx: ProviderFixture;
 let emulator: TestEmulator;
-let host: EngineHost;
+let host: ProviderHost;
 let api: CloudInfraClient;
 
 const program = (args: Props) => fx.withProvider("SecurityGroup", args);
@@ -32,7 +31,7 @@ async function groupsNamed(name: string) {
 }
 
 beforeAll(async () => {
-  fx = await startEngineFixture({ debugLog: true });
+  fx = await startProviderFixture({ debugLog: true });
   ({ emulator, host, client: api } = fx);
 });
 

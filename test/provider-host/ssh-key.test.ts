@@ -8,20 +8,20 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateEd25519KeyPair } from "../../src/lib/sshkeys";
 import type { TestEmulator } from "../support/emulator";
+import { closeHostsCheckingLog } from "../support/provider-assertions";
 import {
-  closeHostsCheckingLog,
-  type EngineFixture,
-  type EngineHost,
   type Props,
+  type ProviderFixture,
+  type ProviderHost,
   registeredSecretOutputs,
-  startEngineFixture,
+  startProviderFixture,
   UNKNOWN,
   urnOf,
-} from "../support/engine";
+} from "../support/provider-fixture";
 
-let fx: EngineFixture;
+let fx: ProviderFixture;
 let emulator: TestEmulator;
-let host: EngineHost;
+let host: ProviderHost;
 /** Every generated private key, checked at the end against logs and errors. */
 const privateKeys: string[] = [];
 
@@ -37,7 +37,7 @@ async function liveKeys(): Promise<{ id: number; name: string; fingerprint: stri
 }
 
 beforeAll(async () => {
-  fx = await startEngineFixture({ debugLog: true });
+  fx = await startProviderFixture({ debugLog: true });
   ({ emulator, host } = fx);
 });
 

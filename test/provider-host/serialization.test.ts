@@ -3,7 +3,7 @@
  * and of paths of the machine that ran `pulumi up` (state moves between machines and CI runners).
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { captureProviders, ROOT } from "../support/engine";
+import { captureProviders, ROOT } from "../support/provider-fixture";
 
 const CLASSES = [
   "Server",

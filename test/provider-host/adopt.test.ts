@@ -2,8 +2,8 @@
  * Adoption (`adoptId`) and read-only lookups (`X.get`) through the real dynamic-provider host,
  * as the Pulumi engine drives them: Check → Create with `adoptId` takes over an object made
  * outside Pulumi, a refresh finds no drift, Delete removes it; a replacement that would adopt and
- * then delete the same object fails the plan; and `X.get(name, id)` registers a read whose Read
- * carries empty properties and only `__provider` as inputs, as a user-driven Get does.
+ * then delete the same object fails the plan. `X.get(name, id)` in a whole program:
+ * test/programs/lookup.test.ts.
  */
 import { join } from "node:path";
 import type { Output } from "@pulumi/pulumi";
@@ -13,25 +13,25 @@ import { NotFoundError } from "../../src/api/errors";
 import { generateEd25519KeyPair } from "../../src/lib/sshkeys";
 import { drivingTransitions, existingServerIn, type TestEmulator } from "../support/emulator";
 import {
-  type EngineFixture,
-  EngineHost,
   type Props,
+  type ProviderFixture,
+  type ProviderHost,
   ROOT,
-  startEngineFixture,
+  startFixtureHost,
+  startProviderFixture,
   urnOf,
-} from "../support/engine";
-import { MiniEngine } from "../support/mini-engine";
+} from "../support/provider-fixture";
 
 type Kind = "Server" | "Tag" | "SshKey" | "Role" | "SecurityGroup" | "SecurityGroupAttachment";
 
-let fx: EngineFixture;
+let fx: ProviderFixture;
 let emulator: TestEmulator;
 let client: CloudInfraClient;
-let host: EngineHost;
+let host: ProviderHost;
 let providers: Record<string, string>;
 
 beforeAll(async () => {
-  fx = await startEngineFixture({ emulator: { lifecycle: { mode: "manual" } } });
+  fx = await startProviderFixture({ emulator: { lifecycle: { mode: "manual" } } });
   ({ emulator, client, host, providers } = fx);
 }, 60_000);
 
@@ -49,7 +49,7 @@ const driving = <T>(id: number, work: Promise<T>) => drivingTransitions(emulator
 async function adoptThroughHost(kind: Kind, name: string, args: Props) {
   const created = await fx.up(kind, name, args);
   const { urn, inputs } = created;
-  const refresher = await EngineHost.start({ config: fx.config });
+  const refresher = await startFixtureHost({ config: fx.config });
   try {
     const refreshed = await refresher.read(urn, created.id, created.properties, inputs);
     expect(refreshed.id).toBe(created.id);
@@ -172,143 +172,5 @@ describe("adoptId through the Pulumi dynamic-provider host", () => {
       'adopting Tag "g" (adoptId 99) failed: there is no tag with id 99 to adopt; nothing was created',
     );
     expect(await client.tags.list()).toEqual([]);
-  });
-});
-
-describe("X.get through the Pulumi dynamic-provider host", () => {
-  let engine: MiniEngine;
-
-  beforeAll(async () => {
-    engine = await MiniEngine.start(fx.config);
-  }, 60_000);
-
-  afterAll(async () => {
-    await engine?.close();
-  });
-
-  it("reads every kind by id alone: the Read has empty properties and only __provider as inputs", async () => {
-    const server = await existingServer("looked-up");
-    const tag = await client.tags.create({
-      name: "looked-up",
-      color: "#ABCDEF",
-      server_ids: [server.id],
-    });
-    const { key } = await client.keys.create({ name: "looked-up", type: "generate" });
-    const role = await client.iam.createRole({ name: "looked-up", permission_ids: [] });
-    await client.firewall.create({
-      name: "looked-up",
-      rules: [{ action: "ACCEPT", proto: "tcp", dport: "443" }],
-    });
-    const group = (await client.firewall.listAll()).find((g) => g.name === "looked-up");
-    const groupId = group?.id ?? 0;
-    await client.firewall.attachServer(groupId, server.id);
-
-    const cloudinfra = require(join(ROOT, "dist", "index.js")) as Record<
-      Kind,
-      { get(name: string, id: string): Record<string, Output<unknown>> }
-    >;
-    const ids: Record<Kind, string> = {
-      Server: String(server.id),
-      Tag: String(tag.id),
-      SshKey: String(key.id),
-      Role: String(role.id),
-      SecurityGroup: String(groupId),
-      SecurityGroupAttachment: `${groupId}/${server.id}`,
-    };
-    const resources = Object.fromEntries(
-      (Object.keys(ids) as Kind[]).map((kind) => [
-        kind,
-        cloudinfra[kind].get(`get-${kind}`, ids[kind]),
-      ]),
-    ) as Record<Kind, Record<string, Output<unknown>>>;
-    // Values flow into the program like any resource's outputs.
-    expect(await engine.value(resources.Server["ip"] as Output<string>)).toBe(server.ip);
-    expect(await engine.value(resources.Tag["serverIds"] as Output<number[]>)).toEqual([server.id]);
-    await engine.settled();
-
-    // Every output the Read reported reaches the program: no declared output stays undefined.
-    for (const kind of Object.keys(ids) as Kind[]) {
-      const read = engine.read.find((r) => r.type.endsWith(`:${kind}`));
-      const { __provider: _provider, ...reported } = read?.outputs ?? {};
-      const seen: Props = {};
-      for (const output of Object.keys(reported)) {
-        const value = resources[kind][output];
-        seen[output] = value === undefined ? "(no such output)" : await engine.value(value);
-      }
-      expect({ kind, ...seen }).toEqual({ kind, ...reported });
-    }
-
-    expect(engine.deployed).toEqual([]);
-    const reads = Object.fromEntries(engine.read.map((r) => [r.type.split(":").pop(), r]));
-    for (const kind of Object.keys(ids) as Kind[]) {
-      const read = reads[kind];
-      expect(read?.id).toBe(ids[kind]);
-      expect(read?.inputs).toEqual({ __provider: providers[kind] });
-      expect(read?.outputs["__provider"]).toBe(providers[kind]);
-    }
-    expect(reads["Server"]?.outputs).toMatchObject({
-      serverId: server.id,
-      name: "looked-up",
-      planId: 1,
-      image: "ubuntu-24.04",
-      firewallEnabled: false,
-      powerState: "running",
-      status: "running",
-      ip: server.ip,
-      createdAt: server.created_at,
-    });
-    // What other resources change on a server is getServer's, not an output (see Server).
-    expect(reads["Server"]?.outputs).not.toHaveProperty("tags");
-    expect(reads["Server"]?.outputs).not.toHaveProperty("attachedSecurityGroupIds");
-    expect(reads["Tag"]?.outputs).toEqual({
-      tagId: tag.id,
-      name: "looked-up",
-      color: "#abcdef",
-      data: "",
-      serverIds: [server.id],
-      __provider: providers["Tag"],
-    });
-    expect(reads["SshKey"]?.outputs).toEqual({
-      keyId: key.id,
-      name: "looked-up",
-      publicKey: key.public_key,
-      fingerprint: key.fingerprint,
-      createdAt: key.created_at,
-      generate: false,
-      __provider: providers["SshKey"],
-    });
-    expect(reads["Role"]?.outputs).toEqual({
-      roleId: role.id,
-      name: "looked-up",
-      description: "",
-      permissions: [],
-      permissionIds: [],
-      __provider: providers["Role"],
-    });
-    expect(reads["SecurityGroup"]?.outputs).toEqual({
-      securityGroupId: groupId,
-      name: "looked-up",
-      description: "",
-      rules: [{ action: "ACCEPT", proto: "tcp", dport: "443" }],
-      __provider: providers["SecurityGroup"],
-    });
-    expect(reads["SecurityGroupAttachment"]?.outputs).toEqual({
-      securityGroupId: groupId,
-      serverId: server.id,
-      __provider: providers["SecurityGroupAttachment"],
-    });
-
-    // Straight to the host, as the engine sends a Get: nothing but the id and `__provider`.
-    const direct = await host.read(
-      urnOf("Tag", "direct"),
-      String(tag.id),
-      {},
-      {
-        __provider: providers["Tag"],
-      },
-    );
-    expect(direct.properties).toEqual(reads["Tag"]?.outputs);
-    // A lookup never changes anything.
-    expect((await client.servers.get(server.id)).user_defined_name).toBe("looked-up");
   });
 });

@@ -12,12 +12,12 @@ import type { CloudInfraClient } from "../../src/api/client";
 import { NotFoundError } from "../../src/api/errors";
 import type { TestEmulator } from "../support/emulator";
 import {
-  type EngineFixture,
-  type EngineHost,
   type Props,
-  startEngineFixture,
+  type ProviderFixture,
+  type ProviderHost,
+  startProviderFixture,
   urnOf,
-} from "../support/engine";
+} from "../support/provider-fixture";
 
 interface OldResource {
   provider: string;
@@ -29,13 +29,13 @@ const fixture = JSON.parse(
   readFileSync(join(__dirname, "fixtures", "state-0.1.0-pre-run.json"), "utf8"),
 ) as { resources: Record<"Tag" | "Server", OldResource> };
 
-let fx: EngineFixture;
+let fx: ProviderFixture;
 let emulator: TestEmulator;
 let client: CloudInfraClient;
-let host: EngineHost;
+let host: ProviderHost;
 
 beforeAll(async () => {
-  fx = await startEngineFixture({ emulator: { lifecycle: { mode: "manual" } } });
+  fx = await startProviderFixture({ emulator: { lifecycle: { mode: "manual" } } });
   ({ emulator, client, host } = fx);
 }, 60_000);
 

@@ -7,22 +7,22 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CloudInfraClient } from "../../src/api/client";
 import type { TestEmulator } from "../support/emulator";
+import { closeHostsCheckingLog } from "../support/provider-assertions";
 import {
-  closeHostsCheckingLog,
-  type EngineFixture,
-  type EngineHost,
   type Props,
+  type ProviderFixture,
+  type ProviderHost,
   registeredSecretOutputs,
-  startEngineFixture,
+  startProviderFixture,
   UNKNOWN,
   urnOf,
-} from "../support/engine";
+} from "../support/provider-fixture";
 
 const DID = "did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK";
 
-let fx: EngineFixture;
+let fx: ProviderFixture;
 let emulator: TestEmulator;
-let host: EngineHost;
+let host: ProviderHost;
 let api: CloudInfraClient;
 let serversRole: number;
 let tagsRole: number;
@@ -44,7 +44,7 @@ async function statusWithKey(key: string, path: string): Promise<number> {
 }
 
 beforeAll(async () => {
-  fx = await startEngineFixture({ debugLog: true });
+  fx = await startProviderFixture({ debugLog: true });
   ({ emulator, host, client: api } = fx);
   serversRole = (await api.iam.createRole({ name: "servers-ro", permission_ids: [1] })).id;
   tagsRole = (await api.iam.createRole({ name: "tags-ro", permission_ids: [3] })).id;

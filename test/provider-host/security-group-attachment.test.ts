@@ -5,20 +5,19 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CloudInfraClient } from "../../src/api/client";
 import type { TestEmulator } from "../support/emulator";
+import { closeHostsCheckingLog, expectCleanRefresh } from "../support/provider-assertions";
 import {
-  closeHostsCheckingLog,
-  type EngineFixture,
-  type EngineHost,
-  expectCleanRefresh,
   type Props,
-  startEngineFixture,
+  type ProviderFixture,
+  type ProviderHost,
+  startProviderFixture,
   UNKNOWN,
   urnOf,
-} from "../support/engine";
+} from "../support/provider-fixture";
 
-let fx: EngineFixture;
+let fx: ProviderFixture;
 let emulator: TestEmulator;
-let host: EngineHost;
+let host: ProviderHost;
 let api: CloudInfraClient;
 let servers: [number, number];
 let groups: [number, number];
@@ -30,7 +29,7 @@ async function attachedTo(groupId: number): Promise<number[]> {
 }
 
 beforeAll(async () => {
-  fx = await startEngineFixture({ debugLog: true });
+  fx = await startProviderFixture({ debugLog: true });
   ({ emulator, host, client: api } = fx);
   await emulator.admin.seed({ servers: 2 });
   servers = (await api.servers.list()).map((s) => s.id).sort((a, b) => a - b) as [number, number];

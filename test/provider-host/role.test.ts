@@ -7,28 +7,27 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CloudInfraClient } from "../../src/api/client";
 import type { TestEmulator } from "../support/emulator";
+import { closeHostsCheckingLog, expectCleanRefresh } from "../support/provider-assertions";
 import {
-  closeHostsCheckingLog,
-  type EngineFixture,
-  type EngineHost,
-  expectCleanRefresh,
   type Props,
-  startEngineFixture,
+  type ProviderFixture,
+  type ProviderHost,
+  startProviderFixture,
   UNKNOWN,
   urnOf,
-} from "../support/engine";
+} from "../support/provider-fixture";
 
-let fx: EngineFixture;
+let fx: ProviderFixture;
 let emulator: TestEmulator;
 let config: Record<string, string>;
-let host: EngineHost;
+let host: ProviderHost;
 let api: CloudInfraClient;
 
 const program = (args: Props) => fx.withProvider("Role", args);
 const up = (name: string, args: Props) => fx.up("Role", name, args);
 
 beforeAll(async () => {
-  fx = await startEngineFixture({ debugLog: true });
+  fx = await startProviderFixture({ debugLog: true });
   ({ emulator, config, host, client: api } = fx);
 });
 

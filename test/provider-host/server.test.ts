@@ -7,26 +7,27 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CloudInfraClient } from "../../src/api/client";
 import { NotFoundError } from "../../src/api/errors";
 import { stackConfigFor, type TestEmulator } from "../support/emulator";
+import { expectCleanRefresh } from "../support/provider-assertions";
 import {
-  type EngineFixture,
-  EngineHost,
-  expectCleanRefresh,
   type Props,
-  startEngineFixture,
+  type ProviderFixture,
+  type ProviderHost,
+  startFixtureHost,
+  startProviderFixture,
   UNKNOWN,
   urnOf,
-} from "../support/engine";
+} from "../support/provider-fixture";
 
 const FAST = { provisioning: 30, starting: 30, stopping: 30, rebooting: 30, deleting: 30 };
 
-let fx: EngineFixture;
+let fx: ProviderFixture;
 let emulator: TestEmulator;
-let host: EngineHost;
+let host: ProviderHost;
 let api: CloudInfraClient;
 let provider: string;
 
 beforeAll(async () => {
-  fx = await startEngineFixture({ emulator: { lifecycle: { mode: "auto", durations: FAST } } });
+  fx = await startProviderFixture({ emulator: { lifecycle: { mode: "auto", durations: FAST } } });
   ({ emulator, host, client: api } = fx);
   provider = fx.provider("Server");
 });
@@ -246,7 +247,7 @@ describe("Server through the Pulumi dynamic-provider host", () => {
 
   it("never shows an API key in an error or on the host's stderr", async () => {
     const wrongKey = "ci_wrong_key_0123456789abcdef0123456789";
-    const denied = await EngineHost.start({ config: stackConfigFor(emulator, wrongKey) });
+    const denied = await startFixtureHost({ config: stackConfigFor(emulator, wrongKey) });
     try {
       const urn = urnOf("Server", "denied");
       const checked = await denied.check(

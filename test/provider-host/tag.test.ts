@@ -6,20 +6,20 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TestEmulator } from "../support/emulator";
+import { closeHostsCheckingLog } from "../support/provider-assertions";
 import {
-  closeHostsCheckingLog,
-  type EngineFixture,
-  type EngineHost,
   type Props,
-  startEngineFixture,
+  type ProviderFixture,
+  type ProviderHost,
+  startProviderFixture,
   UNKNOWN,
   urnOf,
-} from "../support/engine";
+} from "../support/provider-fixture";
 
-let fx: EngineFixture;
+let fx: ProviderFixture;
 let emulator: TestEmulator;
 let config: Record<string, string>;
-let host: EngineHost;
+let host: ProviderHost;
 let servers: [number, number, number];
 
 /** A Tag's `data` as a user marks it secret: the provider cannot know, so it must never log it. */
@@ -40,7 +40,7 @@ async function liveTag(id: string) {
 
 beforeAll(async () => {
   // Every host runs with the client's debug log on, so that stderr has content.
-  fx = await startEngineFixture({ debugLog: true });
+  fx = await startProviderFixture({ debugLog: true });
   ({ emulator, config, host } = fx);
   await emulator.call("POST", "/_emulator/seed", { json: { servers: 3 } });
   const { body } = await emulator.call("GET", "/v1/servers");
