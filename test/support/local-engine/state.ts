@@ -5,7 +5,8 @@
  * as the passphrase secrets provider does; the exact cipher text layout is ours).
  */
 import { createCipheriv, createDecipheriv, randomBytes, scryptSync } from "node:crypto";
-import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
 import { isSecret, type PropertyMap, SECRET_SIG, SIG, type Value } from "./values.ts";
 
 export interface ResourceState {
@@ -225,6 +226,7 @@ export class StateStore {
   save(snapshot: Snapshot): void {
     const crypter = this.crypterCache ?? this.crypter(this.export());
     const checkpoint = serializeCheckpoint(snapshot, crypter);
+    mkdirSync(dirname(this.path), { recursive: true });
     const tmp = `${this.path}.${process.pid}.tmp`;
     writeFileSync(tmp, `${JSON.stringify(checkpoint, null, 2)}\n`);
     renameSync(tmp, this.path);
