@@ -3,6 +3,7 @@
 // (requests, polls, connections, bytes), which do not depend on timing. Only 127.0.0.1 is used.
 //
 //   node bench/run.mjs [name ...]   run only some: keepalive shared-list server-wait host durable
+//                                   fleet tags rate-limit (whole programs through the local engine)
 //
 // Each benchmark runs in a Node process of its own: garbage one leaves behind must not stall the
 // next (300 closed TLS connections cost a ~0.5 s garbage collection later, which would land in
@@ -18,9 +19,12 @@ const BENCHMARKS = {
   "server-wait": ["./server-wait.mjs", "benchServerWait"],
   host: ["./provider-host.mjs", "benchProviderHost"],
   durable: ["./durable-write.mjs", "benchDurableWrite"],
+  fleet: ["./fleet.mjs", "benchFleet", 600_000],
+  tags: ["./fleet.mjs", "benchTags", 600_000],
+  "rate-limit": ["./fleet.mjs", "benchRateLimit", 900_000],
 };
 
-/** One benchmark must end well within the ~2 minute budget of the whole run. */
+/** A benchmark's time limit, unless its entry sets one (the whole-program ones take minutes). */
 const BENCHMARK_TIMEOUT_MS = 90_000;
 
 /** In a child: runs one benchmark, then makes sure nothing keeps the process alive. */
@@ -44,10 +48,11 @@ function runChild(name) {
     const proc = spawn(process.execPath, [fileURLToPath(import.meta.url), "--child", name], {
       stdio: "inherit",
     });
+    const limit = BENCHMARKS[name][2] ?? BENCHMARK_TIMEOUT_MS;
     const timer = setTimeout(() => {
-      process.stderr.write(`bench ${name}: still running after ${BENCHMARK_TIMEOUT_MS / 1000} s\n`);
+      process.stderr.write(`bench ${name}: still running after ${limit / 1000} s\n`);
       proc.kill("SIGKILL");
-    }, BENCHMARK_TIMEOUT_MS);
+    }, limit);
     proc.once("error", (err) => {
       clearTimeout(timer);
       process.stderr.write(`bench ${name}: ${err.message}\n`);

@@ -1,0 +1,281 @@
+// Fleets through the local engine (test/support/local-engine): whole programs run as `pulumi up`
+// runs them, each resource through the real dynamic-provider host, against an emulator with 20 ms
+// added to every request and 2 s server provisioning.
+//
+//   fleet       40 keys, 40 servers, 10 groups, 40 attachments, 10 tags: up, no-op up, refresh,
+//               destroy, at --parallel 16
+//   tags        programs of 100 and 1000 tags: up and no-op up, with peak memory
+//   rate-limit  the fleet under a 10 req/s limit (burst 10): runs that fail, and wall time
+//               against requests admitted ÷ rate; BENCH_RATE_RUNS (default 2) up/destroy runs of
+//               a fleet of BENCH_RATE_SIZE (default 10) servers
+//
+// Every bound is computed in the same run from the same settings: the lower bound of an `up`
+// with P workers, latency L and provisioning T is the longer of the dependency chain
+// (key → server → attachment/tag: L + (T + L) + L) and the waves of servers P allows
+// (L + ⌈servers ÷ P⌉ (T + L) + L).
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { LocalEngine } from "../test/support/local-engine/engine.ts";
+import { num, ROOT, ratio, stackConfig, startBenchEmulator, table } from "./support.mjs";
+
+const L = 20;
+const T = 2000;
+const P = 16;
+const SERVERS = 40;
+
+function lowerBound(servers, provisioning) {
+  const chain = L + (provisioning + L) + L;
+  const waves = L + Math.ceil(servers / P) * (provisioning + L) + L;
+  return Math.max(chain, waves);
+}
+
+async function startEmulator(extra = {}) {
+  return startBenchEmulator({
+    lifecycle: {
+      durations: { provisioning: T, deleting: T, starting: 100, stopping: 100, rebooting: 100 },
+    },
+    faults: { seed: 1, rules: [{ path: "/v1/*", latency_ms: [L, L] }] },
+    requestLogSize: 100_000,
+    ...extra,
+  });
+}
+
+/** An engine for `project` against `emulator`, its state in a temp dir, memory reported. */
+function engineFor(project, emulator, config, dir) {
+  const { "cloudinfra:apiKey": apiKey, ...plain } = stackConfig(emulator);
+  const rssFile = join(dir, "rss.jsonl");
+  const env = { ...process.env };
+  for (const k of Object.keys(env)) if (k.startsWith("CLOUDINFRA_")) delete env[k];
+  env.BENCH_RSS_FILE = rssFile;
+  env.NODE_OPTIONS = `${env.NODE_OPTIONS ?? ""} --require ${join(ROOT, "bench", "support", "report-rss.cjs")}`;
+  const engine = new LocalEngine({
+    projectDir: join(ROOT, "bench", "programs", project),
+    stateFile: join(dir, "state.json"),
+    config: { ...plain, ...config },
+    secretConfig: { "cloudinfra:apiKey": apiKey },
+    parallel: P,
+    env,
+    programTimeoutMs: 600_000,
+  });
+  return { engine, rssFile };
+}
+
+/** Peak memory (MB) of the program and the provider host of the runs since `from` lines. */
+function peaks(rssFile) {
+  let lines = [];
+  try {
+    lines = readFileSync(rssFile, "utf8")
+      .trim()
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
+  } catch {
+    return { program: NaN, host: NaN };
+  }
+  const max = (role) =>
+    Math.max(...lines.filter((l) => l.role === role).map((l) => l.maxRssKb / 1024));
+  return { program: max("program"), host: max("host") };
+}
+
+/** Runs `operation`, measuring wall time and what the emulator saw while it ran. */
+async function measure(emulator, operation) {
+  const before = emulator.admin.requests(100_000).length;
+  const started = Date.now();
+  const result = await operation();
+  const wall = Date.now() - started;
+  const requests = emulator.admin.requests(100_000).slice(before);
+  const times = requests.map((r) => Date.parse(r.time));
+  const first = times.length > 0 ? Math.min(...times) : NaN;
+  const last =
+    requests.length > 0
+      ? Math.max(...requests.map((r) => Date.parse(r.time) + r.duration_ms))
+      : NaN;
+  const byRoute = {};
+  for (const r of requests) {
+    const key = `${r.method} ${r.route ?? r.path}${r.status === 429 ? " (429)" : ""}`;
+    byRoute[key] = (byRoute[key] ?? 0) + 1;
+  }
+  if (result.exitCode !== 0) {
+    const errors = result.diagnostics.filter((d) => d.severity === "error").map((d) => d.message);
+    process.stdout.write(
+      `  run failed (exit ${result.exitCode}): ${errors.slice(0, 2).join(" | ")}\n`,
+    );
+  }
+  return {
+    result,
+    wall,
+    startToFirst: first - started,
+    span: last - first,
+    count: requests.length,
+    admitted: requests.filter((r) => r.status !== 429).length,
+    byRoute,
+  };
+}
+
+function routes(title, byRoute) {
+  const rows = Object.entries(byRoute)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([route, n]) => `${route}: ${n}`);
+  process.stdout.write(`\n  ${title}\n${rows.map((r) => `    ${r}`).join("\n")}\n`);
+}
+
+export async function benchFleet() {
+  const emulator = await startEmulator();
+  const dir = mkdtempSync(join(tmpdir(), "bench-fleet-"));
+  try {
+    const { engine, rssFile } = engineFor(
+      "fleet",
+      emulator,
+      { "fleet:size": String(SERVERS) },
+      dir,
+    );
+    const up = await measure(emulator, () => engine.up());
+    const noop = await measure(emulator, () => engine.up());
+    const refresh = await measure(emulator, () => engine.refresh());
+    const destroy = await measure(emulator, () => engine.destroy());
+    const bound = lowerBound(SERVERS, T);
+    const resources = SERVERS * 3 + 10 + 10;
+    // One create per object, one list per group create (its id is not in the answer), one GET
+    // per server (its final state), and the plan lookup.
+    const minimum = SERVERS + SERVERS + 10 + SERVERS + 10 + 10 + SERVERS + 1;
+    const mem = peaks(rssFile);
+    table(
+      `Fleet through the local engine: ${SERVERS} keys, ${SERVERS} servers, 10 groups, ${SERVERS} attachments, 10 tags (--parallel ${P}, ${L} ms per request, ${T / 1000} s provisioning and deletion)`,
+      [
+        ["program start → first API request", num(up.startToFirst, " ms"), "goal ≤ 2000 ms"],
+        ["lower bound of up and destroy", num(bound, " ms"), ""],
+        ["up: wall", num(up.wall, " ms"), `${ratio(up.wall, bound)} of bound (goal ≤ 1.4)`],
+        [
+          "up: API span (first request → last answer)",
+          num(up.span, " ms"),
+          `${ratio(up.span, bound)} of bound (goal ≤ 1.10)`,
+        ],
+        [
+          "up: API requests",
+          num(up.count),
+          `${ratio(up.count, minimum)} of minimum ${minimum} (goal ≤ 1.25)`,
+        ],
+        ["no-op up: wall / API requests", `${num(noop.wall, " ms")} / ${num(noop.count)}`, ""],
+        [
+          `refresh of ${resources} resources: API requests`,
+          num(refresh.count),
+          `goal ≤ 10; wall ${num(refresh.wall, " ms")}`,
+        ],
+        [
+          "destroy: wall",
+          num(destroy.wall, " ms"),
+          `${ratio(destroy.wall, bound)} of bound (goal ≤ 1.3)`,
+        ],
+        [
+          "peak memory: program / provider host",
+          `${num(mem.program, " MB")} / ${num(mem.host, " MB")}`,
+          "",
+        ],
+        [
+          "runs that failed",
+          num([up, noop, refresh, destroy].filter((m) => m.result.exitCode !== 0).length),
+          "of 4",
+        ],
+      ],
+      "Bounds and minimums are computed from this run's settings; ratios compare figures of this run.",
+    );
+    routes("up: requests by route", up.byRoute);
+    routes("refresh: requests by route", refresh.byRoute);
+  } finally {
+    await emulator.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export async function benchTags() {
+  const rows = [];
+  const figures = {};
+  for (const count of [100, 1000]) {
+    const emulator = await startEmulator();
+    const dir = mkdtempSync(join(tmpdir(), "bench-tags-"));
+    try {
+      const { engine, rssFile } = engineFor("tags", emulator, { "tags:count": String(count) }, dir);
+      const up = await measure(emulator, () => engine.up());
+      const noop = await measure(emulator, () => engine.up());
+      await engine.destroy();
+      const mem = peaks(rssFile);
+      figures[count] = { up, noop };
+      rows.push(
+        [
+          `${count} tags: up wall (start → first request)`,
+          `${num(up.wall, " ms")} (${num(up.startToFirst, " ms")})`,
+          count === 1000 ? "goal ≤ 10000 ms" : "",
+        ],
+        [`${count} tags: no-op up wall`, num(noop.wall, " ms"), ""],
+        [`${count} tags: API requests up / no-op`, `${num(up.count)} / ${num(noop.count)}`, ""],
+        [
+          `${count} tags: peak memory program / host`,
+          `${num(mem.program, " MB")} / ${num(mem.host, " MB")}`,
+          count === 1000 ? "goal ≤ 300 MB (program)" : "",
+        ],
+      );
+    } finally {
+      await emulator.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  const r = (op, exclude) => {
+    const big = figures[1000][op];
+    const small = figures[100][op];
+    return exclude
+      ? (big.wall - big.startToFirst) / (small.wall - small.startToFirst)
+      : big.wall / small.wall;
+  };
+  rows.push(
+    [
+      "t(1000) ÷ t(100): up, no-op up",
+      `${r("up", false).toFixed(2)}, ${r("noop", false).toFixed(2)}`,
+      "goal ≤ 4",
+    ],
+    [
+      "same, start-up excluded",
+      `${r("up", true).toFixed(2)}, ${r("noop", true).toFixed(2)}`,
+      "goal ≤ 3",
+    ],
+  );
+  table("Programs of 100 and 1000 tags through the local engine", rows);
+}
+
+export async function benchRateLimit() {
+  const runs = Number(process.env.BENCH_RATE_RUNS ?? 2);
+  const size = Number(process.env.BENCH_RATE_SIZE ?? 10);
+  const rate = 10;
+  const emulator = await startEmulator({
+    rateLimit: { enabled: true, rate_per_second: rate, burst: 10 },
+  });
+  const dir = mkdtempSync(join(tmpdir(), "bench-rate-"));
+  const rows = [];
+  let failed = 0;
+  const byRoute = {};
+  try {
+    const { engine } = engineFor("fleet", emulator, { "fleet:size": String(size) }, dir);
+    for (let i = 0; i < runs; i++) {
+      const op = i % 2 === 0 ? "up" : "destroy";
+      const m = await measure(emulator, () => (op === "up" ? engine.up() : engine.destroy()));
+      if (m.result.exitCode !== 0) failed++;
+      const floor = (m.admitted / rate) * 1000;
+      rows.push([
+        `run ${i + 1} (${op}): wall ÷ (admitted ÷ rate)`,
+        `${num(m.wall, " ms")} ÷ ${num(floor, " ms")}`,
+        `${ratio(m.wall, floor)} (goal ≤ 1.10); ${m.count - m.admitted} answered 429`,
+      ]);
+      for (const [k, n] of Object.entries(m.byRoute)) byRoute[k] = (byRoute[k] ?? 0) + n;
+    }
+    rows.push(["runs that failed", `${failed} of ${runs}`, "goal 0"]);
+    table(
+      `A fleet of ${size} servers under a ${rate} req/s limit (burst 10), through the local engine`,
+      rows,
+      "BENCH_RATE_SIZE=40 BENCH_RATE_RUNS=10 for the issue's full figure (about 15 minutes).",
+    );
+    routes("requests by route (429 answers apart)", byRoute);
+  } finally {
+    await emulator.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
