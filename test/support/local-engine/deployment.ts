@@ -473,7 +473,7 @@ export class Deployment {
           diffReasons: keys,
           replaceReasons: keys,
         });
-        return this.createResource(urn, goal, base, gone, "create-replacement");
+        return this.createResource(urn, goal, base, gone, "create-replacement", keys);
       }
     }
     if (!old) {
@@ -486,9 +486,7 @@ export class Deployment {
     if (diff.changes === "some" && diff.replaces.length > 0) {
       base.inputs = await this.check(urn, {}, inputs);
       const dbr = goal.deleteBeforeReplace ?? diff.deleteBeforeReplace;
-      return dbr
-        ? this.deleteBeforeReplace(urn, goal, base, old, diff.replaces, diff.keys)
-        : this.createBeforeDelete(urn, goal, base, old, diff.replaces, diff.keys);
+      return this.replace(urn, goal, base, old, diff, dbr);
     }
     if (diff.changes === "some" || hasInitErrors)
       return this.update(urn, goal, base, old, diff.keys);
@@ -518,6 +516,7 @@ export class Deployment {
     base: ResourceState,
     replacing: ResourceState | undefined,
     op: "create" | "create-replacement",
+    replaceReasons: string[] = [],
   ): Promise<RegisterResult> {
     const inputs = base.inputs ?? {};
     const step: StepRecord = {
@@ -526,7 +525,7 @@ export class Deployment {
       type: goal.type,
       ...(replacing ? { oldState: replacing } : {}),
       diffReasons: replacing ? changedKeys(replacing.inputs ?? {}, inputs) : [],
-      replaceReasons: [],
+      replaceReasons,
     };
     this.record(step);
     if (this.ctx.dryRun) {
@@ -571,31 +570,6 @@ export class Deployment {
     return { urn, id: created.id, outputs: next.outputs ?? {}, failed: false };
   }
 
-  private async createBeforeDelete(
-    urn: string,
-    goal: Goal,
-    base: ResourceState,
-    old: ResourceState,
-    replaces: string[],
-    keys: string[],
-  ): Promise<RegisterResult> {
-    this.record({
-      op: "replace",
-      urn,
-      type: goal.type,
-      oldState: old,
-      newState: base,
-      diffReasons: keys,
-      replaceReasons: replaces,
-    });
-    const result = await this.createResource(urn, goal, base, old, "create-replacement");
-    const step = [...this.steps]
-      .reverse()
-      .find((s) => s.urn === urn && s.op === "create-replacement");
-    if (step) step.replaceReasons = replaces;
-    return result;
-  }
-
   /**
    * calculateDependentReplacements: the old resources that depend on `root` and that a provider
    * Diff, with the inputs that come from replaced resources unknown, says must be replaced too.
@@ -634,35 +608,36 @@ export class Deployment {
     return toReplace;
   }
 
-  private async deleteBeforeReplace(
+  /**
+   * A replacement: create-before-delete (the old is deleted after the program), or, when
+   * `deleteFirst`, the old and the dependents that must go with it are deleted before the create.
+   */
+  private async replace(
     urn: string,
     goal: Goal,
     base: ResourceState,
     old: ResourceState,
-    replaces: string[],
-    keys: string[],
+    diff: { replaces: string[]; keys: string[] },
+    deleteFirst: boolean,
   ): Promise<RegisterResult> {
-    const dependents = await this.dependentReplacements(old);
-    for (const dependent of [...dependents].reverse()) {
-      if (this.deleted.has(dependent.urn)) continue;
-      await this.deleteResource(dependent, "delete-replaced");
+    if (deleteFirst) {
+      const dependents = await this.dependentReplacements(old);
+      for (const dependent of [...dependents].reverse()) {
+        if (this.deleted.has(dependent.urn)) continue;
+        await this.deleteResource(dependent, "delete-replaced");
+      }
+      await this.deleteResource(old, "delete-replaced");
     }
-    await this.deleteResource(old, "delete-replaced");
     this.record({
       op: "replace",
       urn,
       type: goal.type,
       oldState: old,
       newState: base,
-      diffReasons: keys,
-      replaceReasons: replaces,
+      diffReasons: diff.keys,
+      replaceReasons: diff.replaces,
     });
-    const result = await this.createResource(urn, goal, base, old, "create-replacement");
-    const step = [...this.steps]
-      .reverse()
-      .find((s) => s.urn === urn && s.op === "create-replacement");
-    if (step) step.replaceReasons = replaces;
-    return result;
+    return this.createResource(urn, goal, base, old, "create-replacement", diff.replaces);
   }
 
   private async update(
