@@ -74,7 +74,7 @@ describe("runs that die, and what the next runs do", () => {
   it("leaves a pending update when killed mid-update; the next up warns, refresh clears it", async () => {
     const renamed = fx.engineWith({ config: { "single:name": "solo-renamed" } });
     const killed = await renamed.up({
-      onPendingOperation: (type, urn, interrupt) => {
+      onPendingOperation: (type, urn, { interrupt }) => {
         if (type === "updating" && urn.endsWith("::server")) interrupt();
       },
     });
@@ -100,7 +100,7 @@ describe("runs that die, and what the next runs do", () => {
   it("keeps an interrupted create through refresh until it is imported with the id it got", async () => {
     expectExit(await fx.engine.destroy(), EXIT_OK);
     const killed = await fx.engine.up({
-      onPendingOperation: (type, urn, interrupt) => {
+      onPendingOperation: (type, urn, { interrupt }) => {
         // Die once the service has the server, while the provider waits for it to run.
         if (type === "creating" && urn.endsWith("::server")) void serverMade().then(interrupt);
       },
@@ -129,7 +129,7 @@ describe("runs that die, and what the next runs do", () => {
   it("drops an interrupted create with clearPendingCreates", async () => {
     expectExit(await fx.engine.destroy(), EXIT_OK);
     await fx.engine.up({
-      onPendingOperation: (type, _urn, interrupt) => {
+      onPendingOperation: (type, _urn, { interrupt }) => {
         if (type === "creating") interrupt();
       },
     });

@@ -61,12 +61,19 @@ export interface RunOptions {
   clearPendingCreates?: boolean;
   /** `refresh --import-pending-creates URN ID ...`. */
   importPendingCreates?: Record<string, string>;
+  /** Told of each pending operation once the state records it, with ways to break the run. */
+  onPendingOperation?: (type: string, urn: string, control: RunControl) => void;
+}
+
+/** Ways a test breaks a run in progress. */
+export interface RunControl {
   /**
-   * Told of each pending operation once the state records it, with `interrupt`: the engine
-   * dies there as a killed `pulumi up` would (program and provider host killed with SIGKILL,
-   * nothing more written to the state).
+   * The engine dies here, as a killed `pulumi up` would: program and provider host killed with
+   * SIGKILL, nothing more written to the state.
    */
-  onPendingOperation?: (type: string, urn: string, interrupt: () => void) => void;
+  interrupt(): void;
+  /** Only the provider host dies (SIGKILL); the engine records the steps in flight as failed. */
+  killProviderHost(): void;
 }
 
 export interface RunResult {
@@ -233,7 +240,8 @@ export class LocalEngine {
     };
     if (options.onPendingOperation) {
       const listener = options.onPendingOperation;
-      ctx.onPendingOperation = (type, urn) => listener(type, urn, interrupt);
+      const control: RunControl = { interrupt, killProviderHost: () => host?.kill() };
+      ctx.onPendingOperation = (type, urn) => listener(type, urn, control);
     }
     const steps: StepRecord[] = [];
     const diagnostics: Diagnostic[] = [];
