@@ -32,5 +32,9 @@ export class ManifestError extends pulumi.RunError {
     );
     this.file = file;
     this.issues = sorted;
+    // The problems are in the YAML, located above; a JavaScript stack would only bury them. The
+    // program runner prints a RunError's message alone, but an error that arrives after the
+    // program's module finished (the catalogue check is asynchronous) is printed by its stack.
+    this.stack = this.message;
   }
 }
