@@ -134,9 +134,14 @@ function valueAt(props: Record<string, unknown>, path: readonly Segment[]): unkn
   return current;
 }
 
-/** Paths at which two property maps differ: into maps always, into lists of equal length. */
+/**
+ * Paths at which two property maps differ: into maps always, into lists of equal length. A
+ * number and its decimal text are the same value (an id before and after a provider's check).
+ */
 function differingPaths(a: unknown, b: unknown, prefix: Segment[] = []): Segment[][] {
   if (isDeepStrictEqual(a, b)) return [];
+  const scalar = (v: unknown) => typeof v === "number" || typeof v === "string";
+  if (scalar(a) && scalar(b) && String(a) === String(b)) return [];
   if (isObject(a) && isObject(b)) {
     const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])];
     return keys.flatMap((k) =>
@@ -257,7 +262,12 @@ export function analyse(run: PulumiRun, kind: DriftReport["kind"] = run.kind): D
     const { type } = parseUrn(s.urn);
     return type !== "pulumi:pulumi:Stack" && !type.startsWith("pulumi:providers:");
   });
-  const rows = steps.flatMap((s) => rowOf(s, kind) ?? []);
+  // `--show-replacement-steps` adds the two halves of a replacement; its `replace` step says it all.
+  const replaced = new Set(steps.filter((s) => s.op === "replace").map((s) => s.urn));
+  const halves = new Set(["create-replacement", "delete-replaced"]);
+  const rows = steps
+    .filter((s) => !(halves.has(s.op) && replaced.has(s.urn)))
+    .flatMap((s) => rowOf(s, kind) ?? []);
   const counted =
     kind === "refresh"
       ? CHANGED_IN_REFRESH.reduce((sum, op) => sum + (run.changeSummary[op] ?? 0), 0)

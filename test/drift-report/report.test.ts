@@ -170,6 +170,54 @@ describe("a preview of a code change", () => {
   });
 });
 
+describe("replacements and ids", () => {
+  it("show a replacement once, and an id as a number or its text as the same value", () => {
+    const urn = URN("Server", "web-2");
+    const tag = URN("Tag", "web");
+    const state = (u: string, inputs: Record<string, unknown>) => ({
+      urn: u,
+      custom: true,
+      id: "2",
+      type: "t",
+      inputs,
+    });
+    const digest = JSON.stringify({
+      steps: [
+        {
+          op: "replace",
+          urn,
+          oldState: state(urn, { planId: 2 }),
+          newState: state(urn, { planId: 3 }),
+          replaceReasons: ["planId"],
+          detailedDiff: null,
+        },
+        {
+          op: "create-replacement",
+          urn,
+          oldState: state(urn, { planId: 2 }),
+          newState: state(urn, { planId: 3 }),
+          detailedDiff: null,
+        },
+        { op: "delete-replaced", urn, oldState: state(urn, { planId: 2 }), detailedDiff: null },
+        {
+          op: "update",
+          urn: tag,
+          oldState: state(tag, { serverIds: [1, 2], color: "#000000" }),
+          newState: state(tag, { serverIds: ["1", "2"], color: "#ffffff" }),
+          detailedDiff: null,
+        },
+      ],
+    });
+    const table = driftReport(digest)
+      .split("\n")
+      .filter((l) => l.startsWith("| ") && !l.startsWith("| Resource"));
+    expect(table).toEqual([
+      "| Server `web-2` | replace | `planId` (replaces) | `3` | `2` |",
+      "| Tag `web` | update | `color` | `#ffffff` | `#000000` |",
+    ]);
+  });
+});
+
 describe("secrets", () => {
   it("never show, in either spelling, even when --show-secrets put the plaintext in the JSON", () => {
     const shown = { [SIG]: SECRET_SIG, plaintext: '"ck_live_rotated_key_0123456789"' };
