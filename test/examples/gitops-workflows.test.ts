@@ -9,7 +9,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseDocument } from "yaml";
-import { ROOT } from "../support/engine";
+import { ROOT } from "../support/programs";
 import { ACTION_INPUTS, PULUMI_ACTION_COMMANDS, PULUMI_FLAGS } from "./documented-interfaces";
 
 const EXAMPLE = join(ROOT, "examples", "gitops");
@@ -152,6 +152,7 @@ describe("GitHub Actions workflows", () => {
     expect(refresh?.env?.["PULUMI_ENABLE_STREAMING_JSON_PREVIEW"]).toBe("true");
     const report = all.find((s) => s.run?.includes("cloudinfra-drift-report"));
     expect(report?.if).toBe("steps.refresh.outputs.exit-code == '7'");
+    expect(report?.run).toContain("npx cloudinfra-drift-report --kind refresh refresh.json");
     expect(report?.run).toContain('>> "$GITHUB_STEP_SUMMARY"');
   });
 });
@@ -180,7 +181,9 @@ describe("GitLab CI", () => {
     expect(script("drift")).toMatch(
       /pulumi refresh --stack "\$STACK" --preview-only --expect-no-changes --json/,
     );
-    expect(script("drift")).toMatch(/7\)[\s\S]+npx cloudinfra-drift-report refresh\.json/);
+    expect(script("drift")).toMatch(
+      /7\)[\s\S]+npx cloudinfra-drift-report --kind refresh refresh\.json/,
+    );
     expect(script("preview")).toContain("npx cloudinfra-drift-report --kind preview preview.json");
   });
 });

@@ -12,7 +12,7 @@ import { formatIssue } from "../../src/lib/yaml-document";
 import { validateManifest } from "../../src/manifest";
 import { startEmulatorForFunctions, stopAll, useEnv } from "../functions/helpers";
 import type { TestEmulator } from "../support/emulator";
-import { ROOT } from "../support/engine";
+import { ROOT } from "../support/programs";
 
 let emulator: TestEmulator;
 const dir = mkdtempSync(join(tmpdir(), "manifest-catalogue-"));

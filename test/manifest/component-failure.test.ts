@@ -12,7 +12,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulatorForFunctions, stopAll } from "../functions/helpers";
 import type { TestEmulator } from "../support/emulator";
-import { ROOT } from "../support/engine";
+import { ROOT } from "../support/programs";
 
 let emulator: TestEmulator;
 const dir = mkdtempSync(join(tmpdir(), "manifest-failure-"));

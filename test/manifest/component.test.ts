@@ -16,7 +16,7 @@ import { generateEd25519KeyPair } from "../../src/lib/sshkeys";
 import { Manifest } from "../../src/manifest";
 import { startEmulatorForFunctions, stopAll } from "../functions/helpers";
 import type { TestEmulator } from "../support/emulator";
-import { ROOT } from "../support/engine";
+import { ROOT } from "../support/programs";
 
 interface Registration {
   type: string;

@@ -10,7 +10,7 @@ import { formatIssue } from "../../src/lib/yaml-document";
 import { validateManifest } from "../../src/manifest";
 import { startEmulatorForFunctions, stopAll } from "../functions/helpers";
 import type { TestEmulator } from "../support/emulator";
-import { ROOT } from "../support/engine";
+import { ROOT } from "../support/programs";
 
 let emulator: TestEmulator;
 const dir = mkdtempSync(join(tmpdir(), "manifest-docs-"));

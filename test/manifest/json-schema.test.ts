@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { z } from "zod";
 import { MANIFEST_SCHEMA_FILE, manifestJsonSchema } from "../../src/manifest/json-schema";
-import { ROOT } from "../support/engine";
+import { ROOT } from "../support/programs";
 
 const shipped = JSON.parse(readFileSync(join(ROOT, MANIFEST_SCHEMA_FILE), "utf8")) as Record<
   string,

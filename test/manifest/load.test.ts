@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { generateEd25519KeyPair } from "../../src/lib/sshkeys";
 import { formatIssue } from "../../src/lib/yaml-document";
 import { loadManifest } from "../../src/manifest/load";
-import { ROOT } from "../support/engine";
+import { ROOT } from "../support/programs";
 
 const dir = mkdtempSync(join(tmpdir(), "manifest-load-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
