@@ -4,27 +4,17 @@
  * ones, every problem of the file is reported together, and a fleet on a few plans costs a few
  * catalogue requests.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { formatIssue } from "../../src/lib/yaml-document";
 import { validateManifest } from "../../src/manifest";
-import { startEmulatorForFunctions, stopAll, useEnv } from "../functions/helpers";
-import type { TestEmulator } from "../support/emulator";
+import { useEnv } from "../functions/helpers";
 import { ROOT } from "../support/programs";
+import { useCatalogueEmulator } from "./catalogue-fixture";
 
-let emulator: TestEmulator;
-const dir = mkdtempSync(join(tmpdir(), "manifest-catalogue-"));
-
-beforeAll(async () => {
-  emulator = await startEmulatorForFunctions();
-});
-
-afterAll(async () => {
-  await stopAll(emulator);
-  rmSync(dir, { recursive: true, force: true });
-});
+const fx = useCatalogueEmulator("catalogue");
+const { dir } = fx;
 
 let counter = 0;
 async function validate(lines: string[]) {
@@ -38,7 +28,7 @@ async function validate(lines: string[]) {
 }
 
 async function planId(name: string): Promise<number> {
-  const plans = (await emulator.call("GET", "/v1/plans")).body as { id: number; name: string }[];
+  const plans = (await fx.emulator.call("GET", "/v1/plans")).body as { id: number; name: string }[];
   const plan = plans.find((p) => p.name === name);
   if (plan === undefined) throw new Error(`no plan ${name} in the emulator`);
   return plan.id;
@@ -95,10 +85,10 @@ describe("plans and images", () => {
       `    plan: ${i % 2 === 0 ? "VPS S" : "VPS M"}`,
       "    image: {nameRegex: '^ubuntu-', mostRecent: true}",
     ]).flat();
-    await emulator.call("DELETE", "/_emulator/requests");
+    await fx.emulator.call("DELETE", "/_emulator/requests");
     const { result } = await validate(["servers:", ...servers]);
     expect(result.ok).toBe(true);
-    const { body } = await emulator.call("GET", "/_emulator/counters");
+    const { body } = await fx.emulator.call("GET", "/_emulator/counters");
     const totals = Object.fromEntries(
       (body as { routes: { method: string; route: string; total: number }[] }).routes
         .filter((r) => r.route.startsWith("/v1/"))
@@ -145,7 +135,7 @@ describe("all problems at once", () => {
 
 describe("a service that cannot be reached", () => {
   it("is one problem at the top of the file, naming the cause and never the API key", async () => {
-    useEnv(emulator, "ck_wrong_key_that_must_not_show_0123456789");
+    useEnv(fx.emulator, "ck_wrong_key_that_must_not_show_0123456789");
     try {
       const { messages } = await validate([
         "roles: {r: {permissions: [servers:read]}}",
@@ -159,7 +149,7 @@ describe("a service that cannot be reached", () => {
       );
       expect(messages[0]).not.toContain("ck_wrong_key");
     } finally {
-      useEnv(emulator);
+      useEnv(fx.emulator);
     }
   });
 });

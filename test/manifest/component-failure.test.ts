@@ -5,26 +5,15 @@
  * error object), with the built package and Pulumi's mocks, against an in-process emulator.
  */
 import { execFile } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startEmulatorForFunctions, stopAll } from "../functions/helpers";
-import type { TestEmulator } from "../support/emulator";
+import { describe, expect, it } from "vitest";
 import { ROOT } from "../support/programs";
+import { useCatalogueEmulator } from "./catalogue-fixture";
 
-let emulator: TestEmulator;
-const dir = mkdtempSync(join(tmpdir(), "manifest-failure-"));
-
-beforeAll(async () => {
-  emulator = await startEmulatorForFunctions();
-});
-
-afterAll(async () => {
-  await stopAll(emulator);
-  rmSync(dir, { recursive: true, force: true });
-});
+const fx = useCatalogueEmulator("failure");
+const { dir } = fx;
 
 const PROGRAM = `
 const { createRequire } = require("node:module");

@@ -2,27 +2,16 @@
  * The manifests the documentation shows are valid: every YAML block of README.md and
  * docs/manifest.md passes the whole validation, catalogue included (an in-process emulator).
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { formatIssue } from "../../src/lib/yaml-document";
 import { validateManifest } from "../../src/manifest";
-import { startEmulatorForFunctions, stopAll } from "../functions/helpers";
-import type { TestEmulator } from "../support/emulator";
 import { ROOT } from "../support/programs";
+import { useCatalogueEmulator } from "./catalogue-fixture";
 
-let emulator: TestEmulator;
-const dir = mkdtempSync(join(tmpdir(), "manifest-docs-"));
-
-beforeAll(async () => {
-  emulator = await startEmulatorForFunctions();
-});
-
-afterAll(async () => {
-  await stopAll(emulator);
-  rmSync(dir, { recursive: true, force: true });
-});
+const fx = useCatalogueEmulator("docs");
+const { dir } = fx;
 
 function yamlBlocks(file: string): string[] {
   const text = readFileSync(join(ROOT, file), "utf8");
