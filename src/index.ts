@@ -1,4 +1,5 @@
 export * from "./functions";
+export * from "./manifest";
 export { Role, type RoleArgs } from "./resources/role";
 export {
   SecurityGroup,

@@ -1,0 +1,370 @@
+/**
+ * The drift report: which resource, which field, what the state (or the code) says and what
+ * runs, as a Markdown table for a job summary, a pull-request comment or an issue body.
+ *
+ * Sides: in a refresh the old state is what Pulumi last applied and the new one is what the read
+ * found (live); in a preview the new state is what the code asks for and the old one is the
+ * state. Fields come from the engine's detailed diff when it gives one, else from the changed
+ * properties it names, else from comparing the two states (dynamic providers report no paths).
+ *
+ * Secrets never show: Pulumi already masks them (`"[secret]"`, or the secret signature object
+ * even when it carries `plaintext`), and the report prints `[secret]` for both.
+ */
+import { isDeepStrictEqual } from "node:util";
+import type { PulumiRun, ResourceState, Step } from "./pulumi-json";
+
+/** One differing field of one resource. */
+export interface FieldRow {
+  /** Property path, `rules[0].dport`; `""` for the resource as a whole. */
+  field: string;
+  /** What the state (refresh) or the code (preview) says, as Markdown. */
+  expected: string;
+  /** What runs (refresh) or what the state says (preview), as Markdown. */
+  actual: string;
+  /** A change of this field replaces the resource. */
+  replaces: boolean;
+}
+
+/** One changed resource. */
+export interface ResourceRow {
+  urn: string;
+  /** The type's last part: `Server`. */
+  type: string;
+  /** The resource name (the manifest name, for resources of a manifest). */
+  name: string;
+  /** The engine's operation: `update`, `delete`, `create`, `replace`, ... */
+  op: string;
+  fields: FieldRow[];
+}
+
+/** What a Pulumi JSON output says changed, ready to render. */
+export interface DriftReport {
+  kind: "refresh" | "preview";
+  stack?: string;
+  project?: string;
+  /** Resources looked at (the stack and providers left out). */
+  resources: number;
+  rows: ResourceRow[];
+  /** Resources the engine counted as changed but the JSON does not say how (see pulumi-json.ts). */
+  unexplained: number;
+  errors: string[];
+}
+
+const SECRET_SIG_KEY = "4dabf18193072939515e22adb298388d";
+const SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270";
+const BYTES_SIG = "803fd3297a5875dc03ca845dda5d2a98";
+const RESOURCE_SIG = "5cf8f73096256a8f31e491e813e4eb8e";
+const OUTPUT_SIG = "d0e6a833031e9bbcd3f4e8bde6ca49a4";
+/** How Pulumi serializes a value not known until the update runs. */
+const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+const SECRET = "[secret]";
+/** How the report shows an unknown value. */
+const UNKNOWN_SHOWN = "(known after the update)";
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/**
+ * The value as a reader may see it: secrets (both spellings) become `"[secret]"`, byte strings
+ * `b"<base64>"`, resource references their URN, output values their value, values unknown before
+ * the update `"(known after the update)"`; nothing else changes.
+ */
+export function displayable(value: unknown): unknown {
+  if (value === UNKNOWN) return UNKNOWN_SHOWN;
+  if (Array.isArray(value)) return value.map(displayable);
+  if (!isObject(value)) return value;
+  switch (value[SECRET_SIG_KEY]) {
+    case SECRET_SIG:
+      return SECRET;
+    case BYTES_SIG:
+      return `b"${String(value["value"] ?? "")}"`;
+    case RESOURCE_SIG:
+      return value["urn"];
+    case OUTPUT_SIG:
+      return value["secret"] === true ? SECRET : displayable(value["value"] ?? UNKNOWN);
+    case undefined:
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, displayable(v)]));
+    default:
+      return `[${String(value[SECRET_SIG_KEY]).slice(0, 8)}]`; // assets and archives
+  }
+}
+
+type Segment = string | number;
+
+/** Parses a Pulumi property path: `rules[0].dport`, `tags["a.b"]`. */
+export function parsePath(path: string): Segment[] {
+  const segments: Segment[] = [];
+  const pattern = /\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\]|\.?([^.[\]]+)/g;
+  for (const match of path.matchAll(pattern)) {
+    if (match[1] !== undefined) segments.push(Number(match[1]));
+    else if (match[2] !== undefined) segments.push(JSON.parse(match[2]) as string);
+    else if (match[3] !== undefined) segments.push(match[3]);
+  }
+  return segments;
+}
+
+function formatPropertyPath(segments: readonly Segment[]): string {
+  return segments
+    .map((s, i) => {
+      if (typeof s === "number") return `[${s}]`;
+      if (/^[A-Za-z_$][\w$-]*$/.test(s)) return i === 0 ? s : `.${s}`;
+      return `[${JSON.stringify(s)}]`;
+    })
+    .join("");
+}
+
+const ABSENT = Symbol("absent");
+
+function valueAt(props: Record<string, unknown>, path: readonly Segment[]): unknown {
+  let current: unknown = props;
+  for (const segment of path) {
+    if (Array.isArray(current) && typeof segment === "number" && segment < current.length) {
+      current = current[segment];
+    } else if (
+      isObject(current) &&
+      typeof segment === "string" &&
+      Object.hasOwn(current, segment)
+    ) {
+      current = current[segment];
+    } else {
+      return ABSENT;
+    }
+  }
+  return current;
+}
+
+/**
+ * Paths at which two property maps differ: into maps always, into lists of equal length. A
+ * number and its decimal text are the same value (an id before and after a provider's check).
+ */
+function differingPaths(a: unknown, b: unknown, prefix: Segment[] = []): Segment[][] {
+  if (isDeepStrictEqual(a, b)) return [];
+  const scalar = (v: unknown) => typeof v === "number" || typeof v === "string";
+  if (scalar(a) && scalar(b) && String(a) === String(b)) return [];
+  if (isObject(a) && isObject(b)) {
+    const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])];
+    return keys.flatMap((k) =>
+      differingPaths(Object.hasOwn(a, k) ? a[k] : ABSENT, Object.hasOwn(b, k) ? b[k] : ABSENT, [
+        ...prefix,
+        k,
+      ]),
+    );
+  }
+  if (Array.isArray(a) && Array.isArray(b) && a.length === b.length) {
+    return a.flatMap((item, i) => differingPaths(item, b[i], [...prefix, i]));
+  }
+  return [prefix];
+}
+
+/** The serialized dynamic provider is plumbing, never a field a person changed. */
+const HIDDEN = new Set(["__provider"]);
+
+const MAX_SHOWN = 80;
+
+/** A value as one table cell: in a code span, shortened, with pipes escaped. */
+function cell(value: unknown): string {
+  if (value === ABSENT || value === undefined) return "*absent*";
+  if (value === UNKNOWN_SHOWN) return `*${UNKNOWN_SHOWN.slice(1, -1)}*`;
+  let text =
+    typeof value === "string" && /^[^\s"`|][^\n\r\t]*$/.test(value) && !/\s$/.test(value)
+      ? value
+      : JSON.stringify(value);
+  if (text.length > MAX_SHOWN) text = `${text.slice(0, MAX_SHOWN - 1)}…`;
+  const fence = text.includes("`") ? "``" : "`";
+  return `${fence}${text.replaceAll("|", "\\|")}${fence}`;
+}
+
+function fieldsOf(step: Step, kind: DriftReport["kind"]): FieldRow[] {
+  const [expected, actual] = kind === "refresh" ? [step.old, step.new] : [step.new, step.old];
+  const want: ResourceState = expected ?? { inputs: {}, outputs: {} };
+  const have: ResourceState = actual ?? { inputs: {}, outputs: {} };
+  const visible = (path: Segment[]) => !HIDDEN.has(String(path[0]));
+  const clean = (state: ResourceState, side: "inputs" | "outputs") =>
+    displayable(state[side]) as Record<string, unknown>;
+
+  let side: "inputs" | "outputs" = "inputs";
+  const reported = step.detailedPaths.length > 0 ? step.detailedPaths : step.diffReasons;
+  let paths = reported.map(parsePath).filter(visible);
+  if (paths.length === 0) {
+    paths = differingPaths(clean(want, "inputs"), clean(have, "inputs")).filter(visible);
+  }
+  // A refresh that changed only what the service reports (no input) shows in the outputs.
+  if (paths.length === 0 && kind === "refresh") {
+    side = "outputs";
+    paths = differingPaths(clean(want, "outputs"), clean(have, "outputs")).filter(visible);
+  }
+  const replacing = new Set(step.replaceReasons);
+  return paths.map((path) => {
+    let from = side;
+    // Paths the engine named may be outputs only.
+    if (valueAt(want.inputs, path) === ABSENT && valueAt(have.inputs, path) === ABSENT) {
+      from = "outputs";
+    }
+    return {
+      field: formatPropertyPath(path),
+      expected: cell(valueAt(clean(want, from), path)),
+      actual: cell(valueAt(clean(have, from), path)),
+      replaces: replacing.has(String(path[0])),
+    };
+  });
+}
+
+/** `urn:pulumi:prod::gitops::cloudinfra:index:Manifest$pulumi-nodejs:dynamic/cloudinfra:Server::web-1`. */
+function parseUrn(urn: string): { stack?: string; project?: string; type: string; name: string } {
+  const parts = urn.split("::");
+  if (parts.length < 4 || !parts[0]?.startsWith("urn:pulumi:")) return { type: "?", name: urn };
+  const qualified = parts[2] ?? "";
+  const type = qualified.slice(qualified.lastIndexOf("$") + 1);
+  return {
+    stack: parts[0].slice("urn:pulumi:".length),
+    project: parts[1] ?? "",
+    type,
+    name: parts.slice(3).join("::"),
+  };
+}
+
+function shortType(type: string): string {
+  return type.slice(type.lastIndexOf(":") + 1);
+}
+
+const UNCHANGED = new Set(["same", "refresh", "read", "discard", "discard-replaced"]);
+const CHANGED_IN_REFRESH = ["update", "delete"];
+
+function describeState(state: ResourceState | undefined): string {
+  return state?.id === undefined ? "exists" : `exists (id \`${state.id.replaceAll("|", "\\|")}\`)`;
+}
+
+/** The rows of one changed step, or none for a step that changes nothing. */
+function rowOf(step: Step, kind: DriftReport["kind"]): ResourceRow | undefined {
+  if (UNCHANGED.has(step.op)) return undefined;
+  const { type, name } = parseUrn(step.urn);
+  const row: ResourceRow = { urn: step.urn, type: shortType(type), name, op: step.op, fields: [] };
+  const whole = (expected: string, actual: string): FieldRow[] => [
+    { field: "", expected, actual, replaces: false },
+  ];
+  if (kind === "refresh" && step.op === "delete") {
+    row.fields = whole(describeState(step.old), "*deleted outside Pulumi*");
+  } else if (step.op === "create" || step.op === "create-replacement" || step.op === "import") {
+    row.fields = whole("*declared*", "*absent*");
+  } else if (step.op === "delete" || step.op === "delete-replaced") {
+    row.fields = whole("*absent*", describeState(step.old));
+  } else {
+    row.fields = fieldsOf(step, kind);
+    if (row.fields.length === 0) row.fields = whole("*changed*", "*the JSON does not say how*");
+  }
+  return row;
+}
+
+/** Reads what changed out of a parsed Pulumi JSON output. */
+export function analyse(run: PulumiRun, kind: DriftReport["kind"] = run.kind): DriftReport {
+  const steps = run.steps.filter((s) => {
+    const { type } = parseUrn(s.urn);
+    return type !== "pulumi:pulumi:Stack" && !type.startsWith("pulumi:providers:");
+  });
+  // `--show-replacement-steps` adds the two halves of a replacement; its `replace` step says it all.
+  const replaced = new Set(steps.filter((s) => s.op === "replace").map((s) => s.urn));
+  const halves = new Set(["create-replacement", "delete-replaced"]);
+  const rows = steps
+    .filter((s) => !(halves.has(s.op) && replaced.has(s.urn)))
+    .flatMap((s) => rowOf(s, kind) ?? []);
+  const counted =
+    kind === "refresh"
+      ? CHANGED_IN_REFRESH.reduce((sum, op) => sum + (run.changeSummary[op] ?? 0), 0)
+      : 0;
+  const report: DriftReport = {
+    kind,
+    resources: steps.length,
+    rows,
+    unexplained: Math.max(0, counted - rows.length),
+    errors: run.errors,
+  };
+  const first = steps[0] ?? run.steps[0];
+  if (first !== undefined) {
+    const { stack, project } = parseUrn(first.urn);
+    if (stack !== undefined) report.stack = stack;
+    if (project !== undefined) report.project = project;
+  }
+  return report;
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
+
+function where(report: DriftReport): string {
+  if (report.stack === undefined) return "";
+  return ` of stack \`${report.stack}\`${report.project ? ` (project \`${report.project}\`)` : ""}`;
+}
+
+function opCounts(rows: ResourceRow[]): string {
+  const counts = new Map<string, number>();
+  for (const row of rows) counts.set(row.op, (counts.get(row.op) ?? 0) + 1);
+  return [...counts].map(([op, n]) => `${n} to ${op}`).join(", ");
+}
+
+/** The report as Markdown: a heading, a table of every differing field, and what to do. */
+export function renderMarkdown(report: DriftReport): string {
+  const lines: string[] = [];
+  const resourceCell = (row: ResourceRow) => `${row.type} \`${row.name.replaceAll("|", "\\|")}\``;
+  const fieldCell = (f: FieldRow) =>
+    (f.field === "" ? "*(resource)*" : `\`${f.field}\``) + (f.replaces ? " (replaces)" : "");
+  const changed = report.rows.length + report.unexplained;
+  if (report.kind === "refresh") {
+    lines.push(
+      changed === 0
+        ? `### No drift`
+        : `### Drift: ${changed} of ${plural(report.resources, "resource")} changed outside Pulumi`,
+      "",
+      changed === 0
+        ? `All ${plural(report.resources, "resource")}${where(report)} match what runs.`
+        : `What runs differs from the state${where(report)}.`,
+    );
+    if (report.rows.length > 0) {
+      lines.push("", "| Resource | Field | In the state | Live |", "|---|---|---|---|");
+      for (const row of report.rows) {
+        for (const f of row.fields) {
+          lines.push(`| ${resourceCell(row)} | ${fieldCell(f)} | ${f.expected} | ${f.actual} |`);
+        }
+      }
+    }
+    if (report.unexplained > 0) {
+      lines.push(
+        "",
+        `${plural(report.unexplained, "more resource")} changed, but this JSON does not say which: Pulumi's preview digest leaves out what a refresh of a dynamic provider's resource found. Set \`PULUMI_ENABLE_STREAMING_JSON_PREVIEW=true\` for \`pulumi refresh --preview-only --json\` to get every field.`,
+      );
+    }
+    if (changed > 0) {
+      lines.push(
+        "",
+        "`pulumi up` puts each of them back as the state and the code say; `pulumi refresh` accepts what runs into the state instead (then change the code to match).",
+      );
+    }
+  } else {
+    lines.push(
+      report.rows.length === 0 ? "### No changes" : `### Planned changes: ${opCounts(report.rows)}`,
+      "",
+      report.rows.length === 0
+        ? `The code matches the state${where(report)}.`
+        : `What \`pulumi up\` would change${where(report)}.`,
+    );
+    if (report.rows.length > 0) {
+      lines.push(
+        "",
+        "| Resource | Change | Field | In the code | In the state |",
+        "|---|---|---|---|---|",
+      );
+      for (const row of report.rows) {
+        for (const f of row.fields) {
+          lines.push(
+            `| ${resourceCell(row)} | ${row.op} | ${fieldCell(f)} | ${f.expected} | ${f.actual} |`,
+          );
+        }
+      }
+    }
+  }
+  if (report.errors.length > 0) {
+    lines.push("", "**Errors**", "", ...report.errors.map((e) => `- ${e.replaceAll("\n", " ")}`));
+  }
+  return `${lines.join("\n")}\n`;
+}

@@ -1,0 +1,208 @@
+/**
+ * Reading a manifest file: YAML, the schema, and what the schema cannot see on its own (entry
+ * names, references between entries, names the service keeps unique, public keys). Synchronous
+ * and offline; the catalogue (plans, images, permissions) is checked by catalogue.ts.
+ *
+ * Every check reads the document leniently, entry by entry, so that one mistake never hides
+ * another: a manifest with a bad key, a dangling reference and a misspelt field reports all three.
+ */
+import { readFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { parsePublicKey } from "../lib/sshkeys";
+import { didYouMean, type LocatedIssue, YamlSource } from "../lib/yaml-document";
+import { closestNames } from "../resources/role/permissions";
+import {
+  ENTRY_NAME,
+  ENTRY_NAME_RULE,
+  type ManifestDocument,
+  ManifestSchema,
+  SECTIONS,
+  type Section,
+} from "./schema";
+
+/** A manifest read from a file: the validated document when there is no problem, and the problems. */
+export interface LoadedManifest {
+  /** The file as the caller named it (messages use it). */
+  file: string;
+  /** The parsed YAML, for locating later problems; absent when the file cannot be parsed. */
+  source?: YamlSource;
+  /** The validated manifest; present only when `issues` is empty. */
+  document?: ManifestDocument;
+  /** The public keys of `publicKeyFile` entries, read, by entry name. */
+  publicKeyFiles: Map<string, string>;
+  /** Everything wrong, in no particular order. */
+  issues: LocatedIssue[];
+}
+
+type Entries = Record<string, Record<string, unknown>>;
+
+/** The entries of a section that are maps, whatever else is wrong with the document. */
+export function entriesOf(value: unknown, section: Section): Entries {
+  if (value === null || typeof value !== "object") return {};
+  const entries = (value as Record<string, unknown>)[section];
+  if (entries === null || typeof entries !== "object" || Array.isArray(entries)) return {};
+  const out: Entries = {};
+  for (const [key, entry] of Object.entries(entries)) {
+    if (entry !== null && typeof entry === "object" && !Array.isArray(entry)) {
+      out[key] = entry as Record<string, unknown>;
+    }
+  }
+  return out;
+}
+
+/** The keys a section declares (whether or not their entries are valid). */
+function keysOf(value: unknown, section: Section): string[] {
+  if (value === null || typeof value !== "object") return [];
+  const entries = (value as Record<string, unknown>)[section];
+  return entries !== null && typeof entries === "object" && !Array.isArray(entries)
+    ? Object.keys(entries)
+    : [];
+}
+
+/**
+ * Reads and checks the manifest at `file` (relative to the working directory, where Pulumi runs
+ * the program). Never throws: problems come back as issues.
+ */
+export function loadManifest(file: string): LoadedManifest {
+  const parsed = YamlSource.read(resolve(file), file);
+  const publicKeyFiles = new Map<string, string>();
+  if (Array.isArray(parsed)) return { file, publicKeyFiles, issues: parsed };
+  const source = parsed;
+  // An empty file declares nothing (every section may be left out).
+  const value = source.value ?? {};
+  const validated = source.validate(ManifestSchema.nullable(), { suggest: closestNames });
+  const issues = validated.ok ? [] : [...validated.issues];
+  issues.push(
+    ...checkEntryNames(source, value),
+    ...checkReferences(source, value),
+    ...checkUniqueNames(source, value),
+    ...checkPublicKeys(source, value, dirname(resolve(file)), publicKeyFiles),
+  );
+  const document = validated.ok && issues.length === 0 ? (validated.data ?? {}) : undefined;
+  return document === undefined
+    ? { file, source, publicKeyFiles, issues }
+    : { file, source, document, publicKeyFiles, issues };
+}
+
+function checkEntryNames(source: YamlSource, value: unknown): LocatedIssue[] {
+  const issues: LocatedIssue[] = [];
+  for (const section of SECTIONS) {
+    for (const key of keysOf(value, section)) {
+      if (!ENTRY_NAME.test(key)) {
+        issues.push(
+          source.issue(
+            [section, key],
+            `${JSON.stringify(key)} is not a valid manifest name: use ${ENTRY_NAME_RULE}`,
+            "key",
+          ),
+        );
+      }
+    }
+  }
+  return issues;
+}
+
+/** Which section each referring field points into. */
+const REFERENCES: { from: Section; field: string; to: Section; list: boolean }[] = [
+  { from: "servers", field: "sshKeys", to: "sshKeys", list: true },
+  { from: "servers", field: "securityGroups", to: "securityGroups", list: true },
+  { from: "tags", field: "servers", to: "servers", list: true },
+  { from: "users", field: "role", to: "roles", list: false },
+];
+
+function checkReferences(source: YamlSource, value: unknown): LocatedIssue[] {
+  const issues: LocatedIssue[] = [];
+  for (const { from, field, to, list } of REFERENCES) {
+    const targets = keysOf(value, to);
+    for (const [key, entry] of Object.entries(entriesOf(value, from))) {
+      const given = entry[field];
+      const names = list ? (Array.isArray(given) ? given : []) : [given];
+      const seen = new Set<string>();
+      names.forEach((name, index) => {
+        if (typeof name !== "string") return; // the schema reports the type
+        const path = list ? [from, key, field, index] : [from, key, field];
+        if (seen.has(name)) {
+          issues.push(source.issue(path, `${JSON.stringify(name)} is listed twice`));
+        }
+        seen.add(name);
+        if (targets.includes(name)) return;
+        const hint =
+          targets.length === 0
+            ? `; ${to} declares no entries`
+            : didYouMean(closestNames(name, targets)) || `; ${to} has: ${targets.join(", ")}`;
+        issues.push(source.issue(path, `no entry ${JSON.stringify(name)} in ${to}${hint}`));
+      });
+    }
+  }
+  return issues;
+}
+
+/**
+ * Sections whose objects the service keeps unique by name (spec and wire contract: tags, security
+ * groups, roles regardless of case). Two entries with one name would fail at `up`, half applied.
+ */
+const UNIQUE_NAMES: { section: Section; fold: (name: string) => string }[] = [
+  { section: "tags", fold: (n) => n },
+  { section: "securityGroups", fold: (n) => n },
+  { section: "roles", fold: (n) => n.toLowerCase() },
+];
+
+function checkUniqueNames(source: YamlSource, value: unknown): LocatedIssue[] {
+  const issues: LocatedIssue[] = [];
+  for (const { section, fold } of UNIQUE_NAMES) {
+    const owner = new Map<string, string>();
+    for (const [key, entry] of Object.entries(entriesOf(value, section))) {
+      const name = typeof entry["name"] === "string" ? entry["name"] : key;
+      const first = owner.get(fold(name));
+      if (first === undefined) {
+        owner.set(fold(name), key);
+        continue;
+      }
+      const path = entry["name"] === undefined ? [section, key] : [section, key, "name"];
+      issues.push(
+        source.issue(
+          path,
+          `the name ${JSON.stringify(name)} is already used by ${section}.${first}; ${section} need distinct names at the service (set name: to tell them apart)`,
+        ),
+      );
+    }
+  }
+  return issues;
+}
+
+/** Public keys are checked here, where a bad one can be pointed at, and key files are read. */
+function checkPublicKeys(
+  source: YamlSource,
+  value: unknown,
+  manifestDir: string,
+  publicKeyFiles: Map<string, string>,
+): LocatedIssue[] {
+  const issues: LocatedIssue[] = [];
+  const check = (path: (string | number)[], text: string): boolean => {
+    try {
+      parsePublicKey(text);
+      return true;
+    } catch (err) {
+      issues.push(source.issue(path, err instanceof Error ? err.message : String(err)));
+      return false;
+    }
+  };
+  for (const [key, entry] of Object.entries(entriesOf(value, "sshKeys"))) {
+    const inline = entry["publicKey"];
+    if (typeof inline === "string") check(["sshKeys", key, "publicKey"], inline);
+    const file = entry["publicKeyFile"];
+    if (typeof file !== "string") continue;
+    const path = ["sshKeys", key, "publicKeyFile"];
+    let text: string;
+    try {
+      text = readFileSync(resolve(manifestDir, file), "utf8");
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      const why = code === "ENOENT" ? "no such file" : String(err);
+      issues.push(source.issue(path, `cannot read ${JSON.stringify(file)}: ${why}`));
+      continue;
+    }
+    if (check(path, text)) publicKeyFiles.set(key, text.trim());
+  }
+  return issues;
+}

@@ -1,0 +1,150 @@
+/**
+ * The generic YAML reader: syntax problems and schema problems come back all at once, each at
+ * the line and column a person would look at, with the path of the value and what is allowed.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { formatIssue, keysAt, type LocatedIssue, YamlSource } from "../../src/lib/yaml-document";
+import { closestNames } from "../../src/resources/role/permissions";
+
+function parse(text: string): YamlSource {
+  const source = YamlSource.parse(text, "seed.yaml");
+  if (Array.isArray(source)) throw new Error(`unexpected syntax issues: ${JSON.stringify(source)}`);
+  return source;
+}
+
+const Seed = z.strictObject({
+  servers: z.record(
+    z.string(),
+    z.strictObject({
+      status: z.enum(["running", "stopped"]),
+      tags: z.array(z.string()).optional(),
+      size: z.number().optional(),
+    }),
+  ),
+});
+
+describe("YamlSource.parse", () => {
+  it("reports every syntax problem with its line and column, and nothing else", () => {
+    const issues = YamlSource.parse(
+      "servers:\n  a:\n    status: running\n    status: stopped\n  b: [1, 2\n",
+      "seed.yaml",
+    );
+    expect(Array.isArray(issues)).toBe(true);
+    expect((issues as LocatedIssue[]).map(formatIssue)).toEqual([
+      "seed.yaml:4:5: YAML syntax: map keys must be unique",
+      // The parser notices the unclosed list where the file ends.
+      "seed.yaml:6:1: YAML syntax: flow sequence in block collection must be sufficiently indented and end with a ]",
+    ]);
+  });
+
+  it("refuses an alias to an anchor that does not exist", () => {
+    const issues = YamlSource.parse("a: *missing\n", "seed.yaml") as LocatedIssue[];
+    expect(issues).toHaveLength(1);
+    expect(issues[0]?.message).toMatch(/missing/);
+  });
+
+  it("reads an unreadable file as one issue at its first line", () => {
+    const issues = YamlSource.read("/nonexistent/seed.yaml", "seed.yaml") as LocatedIssue[];
+    expect(issues.map(formatIssue)).toEqual(["seed.yaml:1:1: cannot read: no such file"]);
+  });
+
+  it("gives the plain value of the document", () => {
+    expect(parse("servers:\n  a: {status: running, tags: [x]}\n").value).toEqual({
+      servers: { a: { status: "running", tags: ["x"] } },
+    });
+  });
+});
+
+describe("YamlSource.locate", () => {
+  const source = parse(
+    [
+      "servers:", //                 1
+      "  web-1:", //                 2
+      "    status: running", //      3
+      "    tags: [a, b]", //         4
+      "    size:", //                5
+      "  web-2: {status: stopped}", // 6
+    ].join("\n"),
+  );
+
+  it("points at a value", () => {
+    expect(source.locate(["servers", "web-1", "status"])).toEqual({ line: 3, column: 13 });
+    expect(source.locate(["servers", "web-1", "tags", 1])).toEqual({ line: 4, column: 15 });
+    expect(source.locate(["servers", "web-2", "status"])).toEqual({ line: 6, column: 19 });
+  });
+
+  it("points at the key of a field that has no value, and of a key problem", () => {
+    expect(source.locate(["servers", "web-1", "size"])).toEqual({ line: 5, column: 5 });
+    expect(source.locate(["servers", "web-1"], "key")).toEqual({ line: 2, column: 3 });
+  });
+
+  it("points at the entry that lacks a field, and at the deepest entry that exists", () => {
+    expect(source.locate(["servers", "web-1", "color"])).toEqual({ line: 2, column: 3 });
+    expect(source.locate(["servers", "web-9", "status"])).toEqual({ line: 1, column: 1 });
+    expect(source.locate(["servers", "web-1", "tags", 7])).toEqual({ line: 4, column: 5 });
+  });
+});
+
+describe("YamlSource.validate", () => {
+  it("reports every schema problem at once, each located, with what is allowed", () => {
+    const source = parse(
+      [
+        "servers:",
+        "  web-1:",
+        "    status: runing",
+        "    tagz: [a]",
+        "    size: big",
+        "  web-2:",
+        "    tags: [a]",
+      ].join("\n"),
+    );
+    const result = source.validate(Seed, { suggest: closestNames });
+    expect(result.ok).toBe(false);
+    const issues = result.ok ? [] : result.issues;
+    expect(issues.map(formatIssue).sort()).toEqual(
+      [
+        'seed.yaml:3:13: servers.web-1.status: expected "running" or "stopped" (got "runing"); did you mean "running"?',
+        'seed.yaml:4:5: servers.web-1.tagz: unknown field "tagz"; did you mean "tags"? (allowed: status, tags, size)',
+        'seed.yaml:5:11: servers.web-1.size: expected a number (got "big")',
+        'seed.yaml:6:3: servers.web-2.status: is required: "running" or "stopped"',
+      ].sort(),
+    );
+  });
+
+  it("returns the parsed data when the document is valid", () => {
+    const result = parse("servers:\n  a: {status: stopped}\n").validate(Seed);
+    expect(result).toEqual({ ok: true, data: { servers: { a: { status: "stopped" } } } });
+  });
+});
+
+describe("keysAt", () => {
+  it("reads the allowed keys through records, lists, optionals and unions", () => {
+    const schema = z.strictObject({
+      a: z
+        .record(
+          z.string(),
+          z.array(z.union([z.string(), z.strictObject({ x: z.int(), y: z.int() })])),
+        )
+        .optional(),
+    });
+    expect(keysAt(schema, [])).toEqual(["a"]);
+    expect(keysAt(schema, ["a", "k", 0])).toEqual(["x", "y"]);
+    expect(keysAt(schema, ["nope"])).toEqual([]);
+  });
+});
+
+describe("YamlSource.read", () => {
+  const dir = mkdtempSync(join(tmpdir(), "yaml-document-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("names the file as the caller did", () => {
+    writeFileSync(join(dir, "seed.yaml"), "servers: {}\n");
+    const source = YamlSource.read(join(dir, "seed.yaml"), "seed.yaml");
+    expect(Array.isArray(source)).toBe(false);
+    expect((source as YamlSource).issue(["servers"], "x").file).toBe("seed.yaml");
+  });
+});
