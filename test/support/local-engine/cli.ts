@@ -54,6 +54,7 @@ function print(result: RunResult, json: boolean): void {
     if (d.severity === "debug") continue;
     console.error(`${d.severity}: ${d.urn ? `${d.urn}: ` : ""}${d.message}`);
   }
+  if (result.exitCode === 7) console.error("error: no changes were expected but changes occurred");
   const summary = Object.entries(result.summary)
     .map(([op, n]) => `${n} ${op}`)
     .join(", ");

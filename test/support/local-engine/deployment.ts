@@ -45,6 +45,8 @@ export interface StepRecord {
   replaceReasons: string[];
   /** The step failed with this message. */
   error?: string;
+  /** A refresh step (its `op` says what the read found: same, update or delete). */
+  refresh?: true;
 }
 
 export interface Diagnostic {
@@ -854,6 +856,7 @@ export class Deployment {
         if (!old?.custom || old.type === DEFAULT_PROVIDER_TYPE || old.delete) return;
         const step: StepRecord = {
           op: "refresh",
+          refresh: true,
           urn: u,
           type: old.type,
           oldState: old,

@@ -309,10 +309,6 @@ export class LocalEngine {
     let exitCode = failed ? EXIT_ERROR : EXIT_OK;
     if (!failed && options.expectNoChanges === true && changes.length > 0) {
       exitCode = EXIT_EXPECT_NO_CHANGES;
-      diagnostics.push({
-        severity: "error",
-        message: "error: no changes were expected but changes occurred",
-      });
     }
     const summary: Record<string, number> = {};
     for (const s of steps) summary[s.op] = (summary[s.op] ?? 0) + 1;
@@ -335,14 +331,12 @@ export class LocalEngine {
           Object.entries(config).map(([k, v]) => [k, secretKeys.includes(k) ? "[secret]" : v]),
         ),
         steps: steps
-          .filter((s) => s.op !== "same" || s.type === STACK_TYPE)
+          .filter((s) => s.op !== "same" || s.type === STACK_TYPE || s.refresh === true)
           .map((s) => {
             // The dynamic-provider host answers Diff with neither `diffs` nor a detailed diff, so
             // the engine's step metadata carries none; a refresh step keeps the state it started
             // with (its JSON step is only rewritten when a detailed diff exists), except deletes.
-            const refreshed = operation === "refresh" || s.op === "refresh";
-            const isRefreshStep =
-              refreshed && (s.op === "update" || s.op === "refresh" || s.op === "same");
+            const isRefreshStep = s.refresh === true && s.op !== "delete";
             return {
               op: isRefreshStep ? "refresh" : s.op,
               urn: s.urn,
