@@ -36,7 +36,8 @@ describe("User check", () => {
         { property: "type", reason: 'type: expected "api" or "did"' },
         {
           property: "roleId",
-          reason: 'roleId: expected a role id (a positive integer), got "admin"',
+          reason:
+            'roleId: expected a role id (a positive integer, or its decimal text), got "admin"',
         },
         {
           property: "did",
