@@ -4,6 +4,7 @@
  * resource in the process so that keep-alive connections are shared.
  */
 import { CloudInfraClient } from "../api/client";
+import type { HttpClientOptions } from "../api/http";
 import {
   type ConfigSource,
   clientOptions,
@@ -16,6 +17,7 @@ const KEYS = ["cloudinfra:endpoint", "cloudinfra:apiKey", "cloudinfra:caCert"] a
 
 let configured: Map<string, string> | undefined;
 let cached: { fingerprint: string; client: CloudInfraClient } | undefined;
+let overrides: Pick<HttpClientOptions, "retryBaseDelayMs" | "retryMaxDelayMs"> = {};
 
 /** Records the stack configuration; only our own keys are kept. */
 export function configureSession(config: ConfigSource): void {
@@ -43,17 +45,30 @@ export function apiClient(): CloudInfraClient {
     const previous = cached?.client;
     cached = {
       fingerprint,
-      client: new CloudInfraClient(clientOptions(settings)),
+      client: new CloudInfraClient({ ...clientOptions(settings), ...overrides }),
     };
     void previous?.close();
   }
   return cached.client;
 }
 
-/** For tests that run providers in-process: forget the configuration and the client. */
+/** For tests that run providers in-process: forget the configuration, the client and the overrides. */
 export async function resetSession(): Promise<void> {
   const client = cached?.client;
   configured = undefined;
   cached = undefined;
+  overrides = {};
   await client?.close();
+}
+
+/**
+ * For tests that run providers in-process against injected faults: the retry backoff of the
+ * clients built from now on (retries stay as many, only the waits between them shrink).
+ */
+export function setRetryBackoffForTests(
+  backoff: Pick<HttpClientOptions, "retryBaseDelayMs" | "retryMaxDelayMs">,
+): void {
+  overrides = { ...backoff };
+  void cached?.client.close();
+  cached = undefined;
 }

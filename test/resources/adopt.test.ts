@@ -519,7 +519,8 @@ describe("check", () => {
     expect(result.failures).toEqual([
       {
         property: "adoptId",
-        reason: 'adoptId: expected the id of an existing object (a positive integer), got "web-1"',
+        reason:
+          'adoptId: expected the id of an existing object to adopt (a positive integer, or its decimal text), got "web-1"',
       },
     ]);
   });
