@@ -19,10 +19,21 @@
  * Within one provider host (one `pulumi up`), creates of a kind that run concurrently do not
  * claim each other's objects: ids answered or found are recorded, sends still in flight are
  * waited for before a lookup, and lookups of one kind run one at a time.
+ *
+ * Across hosts, a journal on disk (journal.ts) remembers each create until it returned to the
+ * engine. A create of the same request that a host killed mid-way left open is taken over first:
+ * the object its answer named, or the one new matching object since its own look before, unless
+ * a finished create handed that id to the engine.
  */
 import { isAmbiguousFailure } from "../api/errors";
 import type { RequestOptions } from "../api/http";
 import { aNoun, type KindNames } from "./common";
+import {
+  type CreateJournal,
+  type JournalEntry,
+  type JournalTicket,
+  requestDigest,
+} from "./journal";
 import { readSharedList, writeInvalidating } from "./shared-list";
 
 /** Create requests sent at most, while each one provably made nothing. */
@@ -72,16 +83,32 @@ export interface CreateRecipe<Answer, Live> {
   lookup: Lookup<Live> | undefined;
   /** Advice when the outcome cannot be looked up. */
   unlistable?: string;
+  /**
+   * Where creates are written down (journal.ts), with what identifies this request (its body):
+   * a create of the same request that a dead host left open is taken over.
+   */
+  journal?: { journal: CreateJournal; request: unknown };
+  /**
+   * The create goes on after this function returns (a server waits until it runs): the caller
+   * calls the outcome's `close()` once it returns to the engine, so that a host killed meanwhile
+   * leaves the entry open for the next one to take over.
+   */
+  closesLater?: boolean;
   /** Requests sent at most; default {@link DEFAULT_MAX_SENDS}. */
   maxSends?: number;
   /** Wait before the second look; default {@link DEFAULT_SETTLE_MS}. */
   settleMs?: number;
 }
 
-/** What a create made: from the answer, or found after a lost answer or an answer without id. */
-export type CreateOutcome<Answer, Live> =
+/**
+ * What a create made: from the answer, or found (after a lost answer, an answer without id, or
+ * left by a dead host). `close()` records that the create returned to the engine; it is done
+ * already unless the recipe `closesLater`.
+ */
+export type CreateOutcome<Answer, Live> = (
   | { id: number; answer: Answer; found?: undefined }
-  | { id: number; found: Live; answer?: undefined };
+  | { id: number; found: Live; answer?: undefined }
+) & { close(): void };
 
 /** What this process knows of the creates of one kind through one client. */
 class CreateRecord {
@@ -152,8 +179,48 @@ export async function createExactlyOnce<Answer, Live>(
 ): Promise<CreateOutcome<Answer, Live>> {
   const { what, lookup } = recipe;
   const record = recordFor(recipe.owner, lookup?.key ?? what.kind);
-  const maxSends = recipe.maxSends ?? DEFAULT_MAX_SENDS;
   const before = lookup === undefined ? undefined : await idsBefore(recipe, lookup);
+  const digest =
+    recipe.journal === undefined ? undefined : requestDigest(what.kind, recipe.journal.request);
+  const journal = recipe.journal?.journal;
+  let ticket: JournalTicket | undefined;
+  const done = <T extends { id: number }>(outcome: T): T & { close(): void } => {
+    const close = () => ticket?.close();
+    if (recipe.closesLater !== true) close();
+    return { ...outcome, close };
+  };
+  try {
+    if (journal !== undefined && digest !== undefined && lookup !== undefined) {
+      const left = await record.exclusive(() => takeOver(recipe, lookup, journal, digest, record));
+      if (left !== undefined) {
+        ticket = journal.open(digest, before ?? []);
+        ticket.made(lookup.idOf(left));
+        if (lookup.discard === undefined) return done({ id: lookup.idOf(left), found: left });
+        await discard(recipe, lookup, left, undefined);
+        ticket.close();
+      }
+    }
+    if (journal !== undefined && digest !== undefined) ticket = journal.open(digest, before ?? []);
+    const outcome = await sendAndFind(recipe, record, before);
+    ticket?.made(outcome.id);
+    return done(outcome);
+  } catch (err) {
+    ticket?.close();
+    throw err;
+  }
+}
+
+/** Sends until the request made something, and finds it when the answer does not say. */
+async function sendAndFind<Answer, Live>(
+  recipe: CreateRecipe<Answer, Live>,
+  record: CreateRecord,
+  before: Set<number> | undefined,
+): Promise<
+  | { id: number; answer: Answer; found?: undefined }
+  | { id: number; found: Live; answer?: undefined }
+> {
+  const { what, lookup } = recipe;
+  const maxSends = recipe.maxSends ?? DEFAULT_MAX_SENDS;
   let failures = 0;
   let lastFailure: unknown;
   const discarded: number[] = [];
@@ -206,6 +273,69 @@ export async function createExactlyOnce<Answer, Live>(
     [],
     { cause: lastFailure },
   );
+}
+
+/**
+ * The object a create of the same request made in a host that died before the create returned
+ * to the engine (see journal.ts): the id its answer named, or else the one new matching object
+ * since its look before that no finished create handed to the engine. Orphans that made nothing
+ * are forgotten.
+ */
+async function takeOver<Answer, Live>(
+  recipe: CreateRecipe<Answer, Live>,
+  lookup: Lookup<Live>,
+  journal: CreateJournal,
+  digest: string,
+  record: CreateRecord,
+): Promise<Live | undefined> {
+  const orphans = journal.orphans(digest);
+  if (orphans.length === 0) return undefined;
+  let live: readonly Live[];
+  try {
+    live = await lookup.read({ maxRetries: LOOKUP_MAX_RETRIES });
+  } catch (err) {
+    throw new CreateFailedError(
+      `a create of this ${recipe.what.noun} was cut short (its provider process died), and looking for what it made failed (${messageOf(err)}); nothing was sent: run pulumi up again`,
+      [],
+      { cause: err },
+    );
+  }
+  const claimed = journal.claimedIds();
+  const free = (item: Live) => {
+    const id = lookup.idOf(item);
+    return !claimed.has(id) && !record.claimed.has(id) && lookup.matches(item);
+  };
+  for (const orphan of orphans) {
+    const made = madeBy(orphan, live, lookup, free);
+    if (made.length > 1) {
+      const ids = made.map((item) => lookup.idOf(item));
+      throw new CreateFailedError(
+        `a create of this ${recipe.what.noun} was cut short (its provider process died), and ${made.length} ${recipe.what.noun}s ${recipe.describe} appeared since (ids ${ids.join(", ")}); the provider cannot tell which it made: adopt it with adoptId and delete the others, then run pulumi up again`,
+        ids,
+      );
+    }
+    journal.forget(orphan);
+    const [one] = made;
+    if (one !== undefined) {
+      record.claimed.add(lookup.idOf(one));
+      return one;
+    }
+  }
+  return undefined;
+}
+
+/** What an orphan's create made: the object its answer named, or new objects since its look. */
+function madeBy<Live>(
+  orphan: JournalEntry,
+  live: readonly Live[],
+  lookup: Lookup<Live>,
+  free: (item: Live) => boolean,
+): Live[] {
+  if (orphan.id !== undefined) {
+    return live.filter((item) => lookup.idOf(item) === orphan.id && lookup.matches(item));
+  }
+  const before = new Set(orphan.before);
+  return live.filter((item) => !before.has(lookup.idOf(item)) && free(item));
 }
 
 /** Ids of the kind's live objects before the first request. */
@@ -308,8 +438,10 @@ async function discard<Answer, Live>(
   try {
     await lookup.discard?.(made);
   } catch (err) {
+    const first =
+      failure === undefined ? "a create cut short by a dead provider process" : summaryOf(failure);
     throw new CreateFailedError(
-      `${summaryOf(failure)}; the request made ${recipe.what.noun} ${id}, which is useless without the lost answer, and deleting it failed (${messageOf(err)}): delete ${recipe.what.noun} ${id}, then run pulumi up again`,
+      `${first}; the request made ${recipe.what.noun} ${id}, which is useless without the lost answer, and deleting it failed (${messageOf(err)}): delete ${recipe.what.noun} ${id}, then run pulumi up again`,
       [id],
       { cause: err },
     );

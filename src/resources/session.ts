@@ -12,6 +12,7 @@ import {
   type Settings,
   settingsFingerprint,
 } from "../config";
+import { CreateJournal } from "./journal";
 
 const KEYS = ["cloudinfra:endpoint", "cloudinfra:apiKey", "cloudinfra:caCert"] as const;
 
@@ -35,6 +36,15 @@ export function currentSettings(env: NodeJS.ProcessEnv = process.env): Settings 
     configured === undefined ? undefined : { get: (k) => configured?.get(k) },
     env,
   );
+}
+
+/**
+ * The journal of this project's creates against the current account (journal.ts): the host runs
+ * in the project's directory.
+ */
+export function createJournal(): CreateJournal {
+  const { endpoint, apiKey } = currentSettings();
+  return CreateJournal.forProject(process.cwd(), endpoint, apiKey);
 }
 
 /** The shared client for the current settings; a settings change (tests) builds a new one. */

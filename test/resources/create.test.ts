@@ -2,6 +2,10 @@
  * createExactlyOnce (src/resources/create.ts) against a scripted service: every way a create's
  * answer can go missing, and what the helper concludes from what the list shows.
  */
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ConflictError, createApiError } from "../../src/api/errors";
 import {
@@ -9,6 +13,7 @@ import {
   type CreateRecipe,
   createExactlyOnce,
 } from "../../src/resources/create";
+import { CreateJournal, type JournalEntry, requestDigest } from "../../src/resources/journal";
 
 interface Thing {
   id: number;
@@ -78,14 +83,14 @@ describe("createExactlyOnce", () => {
   it("answers what the service answered, after one send", async () => {
     const svc = service();
     const made = await createExactlyOnce(svc.recipe("a", ["ok"]));
-    expect(made).toEqual({ id: 100, answer: { id: 100, name: "a" } });
+    expect(made).toMatchObject({ id: 100, answer: { id: 100, name: "a" } });
     expect(svc.calls.sends).toBe(1);
   });
 
   it("takes the object a lost answer made, without sending again", async () => {
     const svc = service();
     const made = await createExactlyOnce(svc.recipe("a", ["lost"]));
-    expect(made).toEqual({ id: 100, found: { id: 100, name: "a" } });
+    expect(made).toMatchObject({ id: 100, found: { id: 100, name: "a" } });
     expect(svc.calls.sends).toBe(1);
     expect(svc.things).toHaveLength(1);
   });
@@ -168,14 +173,14 @@ describe("createExactlyOnce", () => {
       };
     }
     const made = await createExactlyOnce(recipe);
-    expect(made).toEqual({ id: 100, found: { id: 100, name: "a" } });
+    expect(made).toMatchObject({ id: 100, found: { id: 100, name: "a" } });
     expect(svc.calls.sends).toBe(1);
   });
 
   it("finds the object a success made when the answer names no id", async () => {
     const svc = service([{ id: 1, name: "a" }]);
     const made = await createExactlyOnce(svc.recipe("a", ["ok"], { idInAnswer: () => undefined }));
-    expect(made).toEqual({ id: 100, found: { id: 100, name: "a" } });
+    expect(made).toMatchObject({ id: 100, found: { id: 100, name: "a" } });
   });
 
   it("deletes a useless object a lost answer made, then sends again", async () => {
@@ -191,7 +196,7 @@ describe("createExactlyOnce", () => {
       };
     }
     const made = await createExactlyOnce(recipe);
-    expect(made).toEqual({ id: 101, answer: { id: 101, name: "a" } });
+    expect(made).toMatchObject({ id: 101, answer: { id: 101, name: "a" } });
     expect(svc.calls.discarded).toEqual([100]);
     expect(svc.things.map((t) => t.id)).toEqual([101]);
   });
@@ -246,7 +251,99 @@ describe("createExactlyOnce", () => {
     while (answerB === undefined) await new Promise((ok) => setImmediate(ok));
     const [madeA, madeB] = await Promise.all([createExactlyOnce(a), startedB]);
     expect(madeB.id).toBe(100);
-    expect(madeA).toEqual({ id: 101, found: { id: 101, name: "a" } });
+    expect(madeA).toMatchObject({ id: 101, found: { id: 101, name: "a" } });
     expect(svc.things).toHaveLength(2);
+  });
+});
+
+describe("createExactlyOnce with a journal (a host killed mid-create)", () => {
+  /** The pid of a process that has exited. */
+  function deadPid(): number {
+    const { pid } = spawnSync(process.execPath, ["-e", ""]);
+    if (pid === undefined) throw new Error("no child process");
+    return pid;
+  }
+
+  /** A journal in a new directory, with `entries` left by other processes. */
+  function journalWith(entries: Partial<JournalEntry>[]): { journal: CreateJournal; dir: string } {
+    const dir = mkdtempSync(join(tmpdir(), "journal-test-"));
+    entries.forEach((entry, i) => {
+      const full = {
+        name: `e${i}`,
+        pid: deadPid(),
+        process: "gone",
+        at: Date.now(),
+        before: [],
+        ...entry,
+      };
+      writeFileSync(join(dir, `${full.name}.json`), JSON.stringify(full));
+    });
+    return { journal: new CreateJournal(dir), dir };
+  }
+
+  const request = { name: "a" };
+  const digest = requestDigest("Thing", request);
+
+  it("takes over the object a dead host's create made, without sending", async () => {
+    const svc = service([{ id: 7, name: "a" }]);
+    const { journal, dir } = journalWith([{ digest, id: 7, before: [] }]);
+    const made = await createExactlyOnce(svc.recipe("a", [], { journal: { journal, request } }));
+    expect(made).toMatchObject({ id: 7, found: { id: 7, name: "a" } });
+    expect(svc.calls.sends).toBe(0);
+    // The orphan is gone; this create's closed entry keeps the id from any later take-over.
+    expect(readdirSync(dir)).toHaveLength(1);
+    expect(journal.orphans(digest)).toEqual([]);
+    expect(journal.claimedIds()).toEqual(new Set([7]));
+  });
+
+  it("takes over the one new matching object when the dead host never heard the answer", async () => {
+    const svc = service([
+      { id: 1, name: "a" },
+      { id: 7, name: "a" },
+    ]);
+    const { journal } = journalWith([{ digest, before: [1] }]);
+    const made = await createExactlyOnce(svc.recipe("a", [], { journal: { journal, request } }));
+    expect(made.id).toBe(7);
+    expect(svc.calls.sends).toBe(0);
+  });
+
+  it("never takes over an id a finished create handed to the engine, nor one of a live host", async () => {
+    const svc = service([
+      { id: 7, name: "a" },
+      { id: 8, name: "a" },
+    ]);
+    const { journal } = journalWith([
+      { digest, before: [] },
+      { digest: "other", id: 7, closedAt: Date.now() },
+      { digest: "other", id: 8, pid: process.pid, process: "another live one" },
+    ]);
+    const made = await createExactlyOnce(
+      svc.recipe("a", ["ok"], { journal: { journal, request } }),
+    );
+    expect(made.id).toBe(100);
+    expect(svc.calls.sends).toBe(1);
+    expect(journal.orphans(digest)).toEqual([]);
+  });
+
+  it("leaves the entry open until the caller closes it, when the create goes on after it", async () => {
+    const svc = service();
+    const { journal } = journalWith([]);
+    const made = await createExactlyOnce(
+      svc.recipe("a", ["ok"], { journal: { journal, request }, closesLater: true }),
+    );
+    const open = journal.entries().filter((e) => e.closedAt === undefined);
+    expect(open.map((e) => e.id)).toEqual([made.id]);
+    made.close();
+    expect(journal.entries().every((e) => e.closedAt !== undefined)).toBe(true);
+  });
+
+  it("forgets a dead host's create that made nothing, and sends", async () => {
+    const svc = service([{ id: 1, name: "a" }]);
+    const { journal, dir } = journalWith([{ digest, before: [1] }]);
+    const made = await createExactlyOnce(
+      svc.recipe("a", ["ok"], { journal: { journal, request } }),
+    );
+    expect(made.id).toBe(100);
+    expect(readdirSync(dir)).toHaveLength(1);
   });
 });

@@ -22,7 +22,7 @@ import {
 } from "../common";
 import { alreadyExistsError, explainConflict } from "../conflict";
 import { createExactlyOnce } from "../create";
-import { apiClient } from "../session";
+import { apiClient, createJournal } from "../session";
 import { findInSharedList, readSharedList, writeInvalidating } from "../shared-list";
 import {
   fromApi,
@@ -200,6 +200,7 @@ export const implementation = {
         },
         send: () => client.iam.createRole(toApi(role, ids)),
         idInAnswer: (r) => r.id,
+        journal: { journal: createJournal(), request: toApi(role, ids) },
       });
       return { id: String(made.id), outs: { ...outputsFromInputs(made.id, role, ids) } };
     } catch (err) {

@@ -21,7 +21,7 @@ import {
 } from "../common";
 import { alreadyExistsError, explainConflict } from "../conflict";
 import { createExactlyOnce } from "../create";
-import { apiClient } from "../session";
+import { apiClient, createJournal } from "../session";
 import { deleteWhenDetached } from "./delete";
 import {
   fromApi,
@@ -116,6 +116,7 @@ export const implementation = {
         },
         send: () => client.firewall.create(toApi(group)),
         idInAnswer: () => undefined,
+        journal: { journal: createJournal(), request: toApi(group) },
       });
       return { id: String(made.id), outs: { ...outputsFromInputs(made.id, group) } };
     } catch (err) {

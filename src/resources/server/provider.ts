@@ -27,7 +27,7 @@ import {
   unlessNotFound,
 } from "../common";
 import { createExactlyOnce } from "../create";
-import { apiClient } from "../session";
+import { apiClient, createJournal } from "../session";
 import {
   diffServer,
   fromApi,
@@ -90,8 +90,15 @@ export function isServerFor(live: Server, inputs: ServerInputs): boolean {
   );
 }
 
-/** POST /v1/servers for exactly one server, through the toolkit (a lost answer makes no second). */
-async function createOne(client: CloudInfraClient, inputs: ServerInputs): Promise<Server> {
+/**
+ * POST /v1/servers for exactly one server, through the toolkit (a lost answer makes no second; a
+ * host killed while the server provisioned leaves it for the next create to take over). Call
+ * `close()` once the create returns to the engine.
+ */
+async function createOne(
+  client: CloudInfraClient,
+  inputs: ServerInputs,
+): Promise<{ server: Server; close(): void }> {
   const made = await createExactlyOnce({
     what: SERVER,
     describe: `named ${JSON.stringify(inputs.name)} on plan ${inputs.planId} with image ${JSON.stringify(inputs.image)}`,
@@ -104,11 +111,15 @@ async function createOne(client: CloudInfraClient, inputs: ServerInputs): Promis
     },
     send: () => client.servers.create(toApi(inputs)),
     idInAnswer: (servers) => servers[0]?.id,
+    journal: { journal: createJournal(), request: toApi(inputs) },
+    closesLater: true,
   });
   const server = made.answer === undefined ? made.found : made.answer[0];
-  if (server === undefined)
+  if (server === undefined) {
+    made.close();
     throw new Error(`POST /v1/servers answered no server for id ${made.id}`);
-  return server;
+  }
+  return { server, close: made.close };
 }
 
 /**
@@ -331,8 +342,9 @@ export const implementation = {
     const deadline = deadlineFor(inputs, "create");
     const client = apiClient();
     let created: Server;
+    let close: () => void;
     try {
-      created = await createOne(client, inputs);
+      ({ server: created, close } = await createOne(client, inputs));
     } catch (err) {
       throw operationError(operation, err);
     }
@@ -365,6 +377,9 @@ export const implementation = {
           cause: err,
         }),
       );
+    } finally {
+      // Returned to the engine either way, with the id: no later create may take it over.
+      close();
     }
   },
 

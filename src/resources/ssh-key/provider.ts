@@ -23,7 +23,7 @@ import {
 } from "../common";
 import { alreadyExistsError, explainConflict } from "../conflict";
 import { createExactlyOnce } from "../create";
-import { apiClient } from "../session";
+import { apiClient, createJournal } from "../session";
 import {
   fromApi,
   keySourceFailures,
@@ -63,6 +63,7 @@ async function importKey(client: CloudInfraClient, inputs: SshKeyInputs): Promis
       },
       send: () => client.keys.create(toApi(inputs)),
       idInAnswer: (answer) => answer.key.id,
+      journal: { journal: createJournal(), request: toApi(inputs) },
     });
     return made.found ?? made.answer.key;
   } catch (err) {
@@ -106,6 +107,7 @@ async function generateKey(client: CloudInfraClient, inputs: SshKeyInputs) {
     },
     send: () => client.keys.create(toApi(inputs)),
     idInAnswer: (answer) => answer.key.id,
+    journal: { journal: createJournal(), request: toApi(inputs) },
   });
   const answer = made.answer;
   if (answer === undefined || typeof answer.private_key !== "string" || answer.private_key === "") {

@@ -20,7 +20,7 @@ import {
 } from "../common";
 import { alreadyExistsError, explainConflict } from "../conflict";
 import { createExactlyOnce } from "../create";
-import { apiClient } from "../session";
+import { apiClient, createJournal } from "../session";
 import { findInSharedList, writeInvalidating } from "../shared-list";
 import {
   fromApi,
@@ -117,6 +117,7 @@ export const implementation = {
         lookup: { ...tagList(client), idOf: (t) => t.id, matches: (t) => isTagFor(t, tag) },
         send: () => client.tags.create(toApi(tag)),
         idInAnswer: (t) => t.id,
+        journal: { journal: createJournal(), request: toApi(tag) },
       });
       return { id: String(made.id), outs: { ...outputsFromInputs(made.id, tag) } };
     } catch (err) {
