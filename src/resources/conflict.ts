@@ -63,3 +63,58 @@ export async function explainConflict<Live>(
   const existing = await lookup().catch(() => undefined);
   return (existing === undefined ? undefined : explain(existing)) ?? err;
 }
+
+/** An object with a name that is unique in an account. */
+export interface NamedObject {
+  id: number;
+  name: string;
+}
+
+/**
+ * The error for a 409 on a name that must be unique (a tag, a role, a security group): the
+ * object that holds the name, from `list`, with its id and `adoptId`; the service's 409 when no
+ * such object is found.
+ */
+export function nameTakenError<Live extends NamedObject>(
+  what: KindNames,
+  err: ConflictError,
+  options: {
+    /** The name the program asks for. */
+    name: string;
+    /** Every live object of the kind. */
+    list(): Promise<readonly Live[]>;
+    /** The object being changed (an update, an adoption): it never takes its own name. */
+    self?: number | string;
+    /** How names compare; exactly, by default. */
+    sameName?(a: string, b: string): boolean;
+    /** What must be unique, when it is not just the name (letter case, say). */
+    rule?: string;
+    /** More about the existing object, after its id: `, attached to server 6`. */
+    detail?(existing: Live): string | undefined;
+    /** The whole explanation instead, for objects that need another one (a system role). */
+    special?(existing: Live): Error | undefined;
+  },
+): Promise<Error> {
+  const same = options.sameName ?? ((a: string, b: string) => a === b);
+  return explainConflict(
+    err,
+    async () =>
+      (await options.list()).find(
+        (o) => same(o.name, options.name) && String(o.id) !== String(options.self),
+      ),
+    (existing) => {
+      const special = options.special?.(existing);
+      if (special !== undefined) return special;
+      const detail = options.detail?.(existing);
+      return alreadyExistsError(
+        what,
+        {
+          id: existing.id,
+          holding: `named ${JSON.stringify(existing.name)}`,
+          ...(detail === undefined ? {} : { detail }),
+        },
+        { ...(options.rule === undefined ? {} : { rule: options.rule }), cause: err },
+      );
+    },
+  );
+}

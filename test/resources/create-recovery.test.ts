@@ -8,7 +8,6 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { CloudInfraClient } from "../../src/api/client";
 import type { FaultRule } from "../../src/emulator";
 import { generateEd25519KeyPair } from "../../src/lib/sshkeys";
-import type { Props, ResourceImplementation } from "../../src/resources/common";
 import { implementation as securityGroup } from "../../src/resources/security-group/provider";
 import { implementation as server } from "../../src/resources/server/provider";
 import { resetSession, setRetryBackoffForTests } from "../../src/resources/session";
@@ -21,9 +20,9 @@ import {
   type TestEmulator,
 } from "../support/emulator";
 import { seedGiving } from "../support/fault-seeds";
+import { checkedInputs, rejection } from "../support/implementations";
 
 const FAST = { provisioning: 20, starting: 20, stopping: 20, rebooting: 20, deleting: 20 };
-const PROVIDER = "serialized shim";
 
 let emulator: TestEmulator;
 let api: CloudInfraClient;
@@ -51,22 +50,6 @@ afterAll(async () => {
   await resetSession();
   await emulator?.close();
 });
-
-/** Inputs as the engine hands them to create: checked, with the serialized provider. */
-async function checked(impl: ResourceImplementation, args: Props): Promise<Props> {
-  const result = await impl.check({}, { ...args, __provider: PROVIDER });
-  expect(result.failures ?? []).toEqual([]);
-  return { ...result.inputs, __provider: PROVIDER };
-}
-
-async function failure(promise: Promise<unknown>): Promise<Error> {
-  const err = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(Error);
-  return err as Error;
-}
 
 /** Requests of `method` to `route` the emulator received since the log was last cleared. */
 function requestsTo(method: string, route: string): number {
@@ -108,7 +91,7 @@ describe("defect 1: a replacement never claims the server it replaces", () => {
       rules: [{ method: "POST", path: "/v1/servers", status_502: 1, limit: 1 }],
     });
     const replacement = await server.create(
-      await checked(server, { name: "web", planId: old.plan_id, image: "ubuntu-24.04" }),
+      await checkedInputs(server, { name: "web", planId: old.plan_id, image: "ubuntu-24.04" }),
     );
     expect(replacement.id).not.toBe(String(old.id));
     expect(requestsTo("POST", "/v1/servers")).toBe(2);
@@ -125,7 +108,7 @@ describe("defect 1: a replacement never claims the server it replaces", () => {
       rules: [{ method: "POST", path: "/v1/servers", answer_lost: 1, limit: 1 }],
     });
     const replacement = await server.create(
-      await checked(server, { name: "api", planId: old.plan_id, image: "ubuntu-24.04" }),
+      await checkedInputs(server, { name: "api", planId: old.plan_id, image: "ubuntu-24.04" }),
     );
     const named = (await api.servers.list()).filter((s) => s.user_defined_name === "api");
     expect(named).toHaveLength(2);
@@ -138,7 +121,7 @@ describe("defect 2: a failed read right after a create leaks nothing", () => {
   it("a security group answered 201 is found although the list fails five times after it", async () => {
     await listFailingAfterFirst("/v1/firewall/groups", 5);
     const created = await securityGroup.create(
-      await checked(securityGroup, { name: "sg", rules: [] }),
+      await checkedInputs(securityGroup, { name: "sg", rules: [] }),
     );
     emulator.admin.clearFaults();
     const groups = (await api.firewall.listAll()).filter((g) => g.name === "sg");
@@ -147,7 +130,7 @@ describe("defect 2: a failed read right after a create leaks nothing", () => {
 
   it("a tag whose answer was lost is found although the list fails five times around it", async () => {
     listFailing("/v1/tags", 5, [{ method: "POST", path: "/v1/tags", answer_lost: 1, limit: 1 }]);
-    const created = await tag.create(await checked(tag, { name: "lost", color: "#000000" }));
+    const created = await tag.create(await checkedInputs(tag, { name: "lost", color: "#000000" }));
     emulator.admin.clearFaults();
     const tags = (await api.tags.list()).filter((t) => t.name === "lost");
     expect(tags.map((t) => String(t.id))).toEqual([created.id]);
@@ -160,7 +143,7 @@ describe("defect 2: a failed read right after a create leaks nothing", () => {
       { method: "POST", path: "/v1/servers", answer_lost: 1, limit: 1 },
     ]);
     const created = await server.create(
-      await checked(server, {
+      await checkedInputs(server, {
         name: "holder",
         planId: 1,
         image: "ubuntu-24.04",
@@ -179,8 +162,8 @@ describe("defect 2: a failed read right after a create leaks nothing", () => {
   it("an object left by an earlier failed run is named with its id and adoptId", async () => {
     await api.tags.create({ name: "left-behind", color: "#000000" });
     const existing = (await api.tags.list()).find((t) => t.name === "left-behind");
-    const err = await failure(
-      tag.create(await checked(tag, { name: "left-behind", color: "#000000" })),
+    const err = await rejection(
+      tag.create(await checkedInputs(tag, { name: "left-behind", color: "#000000" })),
     );
     expect(err.message).toContain(
       `a tag named "left-behind" already exists (tag id ${existing?.id}); tag names are unique in an account: choose another name, or delete or rename the existing tag, or adopt it with adoptId: ${existing?.id}`,
@@ -196,7 +179,9 @@ describe("defect 3: a create is sent again when the lookup proved nothing was ma
   it("for a tag", async () => {
     emulator.admin.setFaults({ seed: 1, rules: notApplied("/v1/tags") });
     await emulator.call("DELETE", "/_emulator/requests");
-    const created = await tag.create(await checked(tag, { name: "resent", color: "#00ff00" }));
+    const created = await tag.create(
+      await checkedInputs(tag, { name: "resent", color: "#00ff00" }),
+    );
     expect(requestsTo("POST", "/v1/tags")).toBe(2);
     expect(
       (await api.tags.list()).filter((t) => t.name === "resent").map((t) => String(t.id)),
@@ -208,7 +193,7 @@ describe("defect 3: a create is sent again when the lookup proved nothing was ma
     await emulator.call("DELETE", "/_emulator/requests");
     const pair = generateEd25519KeyPair();
     const created = await sshKey.create(
-      await checked(sshKey, { name: "imported", publicKey: pair.publicKey }),
+      await checkedInputs(sshKey, { name: "imported", publicKey: pair.publicKey }),
     );
     expect(requestsTo("POST", "/v1/keys")).toBe(2);
     expect(
@@ -220,7 +205,7 @@ describe("defect 3: a create is sent again when the lookup proved nothing was ma
     emulator.admin.setFaults({ seed: 1, rules: notApplied("/v1/keys") });
     await emulator.call("DELETE", "/_emulator/requests");
     const created = await sshKey.create(
-      await checked(sshKey, { name: "generated", generate: true }),
+      await checkedInputs(sshKey, { name: "generated", generate: true }),
     );
     expect(created.outs?.["privateKey"]).toMatch(/PRIVATE KEY/);
     expect(requestsTo("POST", "/v1/keys")).toBe(2);
@@ -234,7 +219,9 @@ describe("defect 6: messages say what the provider found", () => {
       seed: 1,
       rules: [{ method: "POST", path: "/v1/tags", status_502: 1 }],
     });
-    const err = await failure(tag.create(await checked(tag, { name: "never", color: "#000000" })));
+    const err = await rejection(
+      tag.create(await checkedInputs(tag, { name: "never", color: "#000000" })),
+    );
     expect(err.message).toMatch(
       /^cloudinfra: creating Tag "never" failed: POST \/v1\/tags failed: 502 unavailable: .*; the request was sent 3 times and each time it failed, the tag was looked for and not found: nothing was made; run pulumi up again$/,
     );
@@ -248,8 +235,8 @@ describe("defect 6: messages say what the provider found", () => {
     await listFailingAfterFirst("/v1/tags", 9, [
       { method: "POST", path: "/v1/tags", answer_lost: 1, limit: 1 },
     ]);
-    const err = await failure(
-      tag.create(await checked(tag, { name: "unfound", color: "#000000" })),
+    const err = await rejection(
+      tag.create(await checkedInputs(tag, { name: "unfound", color: "#000000" })),
     );
     expect(err.message).toMatch(
       /^cloudinfra: creating Tag "unfound" failed: POST \/v1\/tags failed: 502 .*; looking for the tag it may have made failed too \(GET \/v1\/tags failed: 500 internal.*\): look for a tag named "unfound", then delete it or adopt it with adoptId before running pulumi up again$/,

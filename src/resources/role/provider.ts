@@ -20,7 +20,7 @@ import {
   parseChecked,
   type ResourceImplementation,
 } from "../common";
-import { alreadyExistsError, explainConflict } from "../conflict";
+import { nameTakenError } from "../conflict";
 import { createExactlyOnce } from "../create";
 import { apiClient, createJournal } from "../session";
 import { findInSharedList, readSharedList, writeInvalidating } from "../shared-list";
@@ -92,30 +92,22 @@ function systemRoleError(role: Role, err?: unknown): Error {
  * The 409 says only that the name is taken; the user needs to know by which role, and whether it
  * is a system role. `self` is the role being changed, which may itself be a system role.
  */
-function nameTaken(
+async function nameTaken(
   client: CloudInfraClient,
   name: string,
   err: ConflictError,
   self?: string,
 ): Promise<Error> {
-  return explainConflict(
-    err,
-    async () => {
-      const roles = await listRoles(client);
-      return (
-        roles.find((r) => String(r.id) === self && r.system_role) ??
-        roles.find((r) => sameRoleName(r.name, name) && String(r.id) !== self)
-      );
-    },
-    (existing) =>
-      existing.system_role
-        ? systemRoleError(existing, err)
-        : alreadyExistsError(
-            ROLE,
-            { id: existing.id, holding: `named ${JSON.stringify(existing.name)}` },
-            { rule: "role names are unique in an account regardless of case", cause: err },
-          ),
-  );
+  const me = (await listRoles(client).catch(() => [])).find((r) => String(r.id) === self);
+  if (me?.system_role === true) return systemRoleError(me, err);
+  return nameTakenError(ROLE, err, {
+    name,
+    list: () => listRoles(client),
+    ...(self === undefined ? {} : { self }),
+    sameName: sameRoleName,
+    rule: "role names are unique in an account regardless of case",
+    special: (existing) => (existing.system_role ? systemRoleError(existing, err) : undefined),
+  });
 }
 
 /** Nothing about a role needs a replacement; a system role cannot be adopted. */

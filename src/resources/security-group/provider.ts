@@ -19,7 +19,7 @@ import {
   type ResourceImplementation,
   unlessNotFound,
 } from "../common";
-import { alreadyExistsError, explainConflict } from "../conflict";
+import { nameTakenError } from "../conflict";
 import { createExactlyOnce } from "../create";
 import { apiClient, createJournal } from "../session";
 import { deleteWhenDetached } from "./delete";
@@ -51,23 +51,15 @@ function nameTaken(
   err: ConflictError,
   self?: string,
 ): Promise<Error> {
-  return explainConflict(
-    err,
-    async () =>
-      (await groupList(client).read()).find((g) => g.name === name && String(g.id) !== self),
-    (existing) => {
+  return nameTakenError(GROUP, err, {
+    name,
+    list: () => groupList(client).read(),
+    ...(self === undefined ? {} : { self }),
+    detail: (existing) => {
       const servers = existing.servers.map((s) => s.id);
-      return alreadyExistsError(
-        GROUP,
-        {
-          id: existing.id,
-          holding: `named ${JSON.stringify(existing.name)}`,
-          ...(servers.length > 0 ? { detail: `, attached to server ${servers.join(", ")}` } : {}),
-        },
-        { cause: err },
-      );
+      return servers.length > 0 ? `, attached to server ${servers.join(", ")}` : undefined;
     },
-  );
+  });
 }
 
 /** Nothing about a group needs a replacement; the servers it is attached to stay attached. */

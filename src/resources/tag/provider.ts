@@ -18,7 +18,7 @@ import {
   parseChecked,
   type ResourceImplementation,
 } from "../common";
-import { alreadyExistsError, explainConflict } from "../conflict";
+import { nameTakenError } from "../conflict";
 import { createExactlyOnce } from "../create";
 import { apiClient, createJournal } from "../session";
 import { findInSharedList, writeInvalidating } from "../shared-list";
@@ -53,16 +53,7 @@ function writeTags<T>(client: CloudInfraClient, write: () => Promise<T>): Promis
 
 /** The 409 says only that the name is taken; the user needs to know by which tag. */
 function nameTaken(client: CloudInfraClient, name: string, err: ConflictError): Promise<Error> {
-  return explainConflict(
-    err,
-    () => findTag(client, (t) => t.name === name),
-    (existing) =>
-      alreadyExistsError(
-        TAG,
-        { id: existing.id, holding: `named ${JSON.stringify(existing.name)}` },
-        { cause: err },
-      ),
-  );
+  return nameTakenError(TAG, err, { name, list: () => tagList(client).read() });
 }
 
 /** Whether a live tag is what these inputs make. */
