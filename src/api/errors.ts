@@ -82,7 +82,8 @@ function defaultHint(status: number, mayHaveBeenApplied: boolean): string | unde
   }
 }
 
-function formatApiMessage(init: ApiErrorInit, code: string): string {
+/** What failed, the status, code, service message and details: the message before any advice. */
+function formatApiSummary(init: ApiErrorInit, code: string): string {
   let text = `${init.method} ${init.path} failed: ${init.status} ${code}`;
   if (init.serviceMessage !== undefined && init.serviceMessage.trim() !== "") {
     text += `: ${oneLine(init.serviceMessage)}`;
@@ -96,9 +97,13 @@ function formatApiMessage(init: ApiErrorInit, code: string): string {
     details.push(`retry after ${Math.ceil(init.retryAfterMs / 1000)}s`);
   }
   if (details.length > 0) text += ` (${details.join("; ")})`;
-  const hint = init.hint ?? defaultHint(init.status, init.mayHaveBeenApplied === true);
-  if (hint !== undefined) text += `; ${hint}`;
   return text;
+}
+
+function formatApiMessage(init: ApiErrorInit, code: string): string {
+  const hint = init.hint ?? defaultHint(init.status, init.mayHaveBeenApplied === true);
+  const summary = formatApiSummary(init, code);
+  return hint === undefined ? summary : `${summary}; ${hint}`;
 }
 
 /** The service answered with a non-2xx status. Subclasses narrow the status family. */
@@ -127,10 +132,16 @@ export class ApiError extends CloudInfraError {
    * requests: repeating those is safe, so there is nothing to reconcile.
    */
   readonly mayHaveBeenApplied: boolean;
+  /**
+   * The message without its advice (such as "the request may have been applied; check for the
+   * resource"), for a caller that acted on the advice and says what it found instead.
+   */
+  readonly summary: string;
 
   constructor(init: ApiErrorInit) {
     const code = init.code !== undefined && init.code !== "" ? init.code : `http_${init.status}`;
     super(formatApiMessage(init, code));
+    this.summary = formatApiSummary(init, code);
     this.status = init.status;
     this.code = code;
     this.requestId = init.requestId;
@@ -268,16 +279,20 @@ export class ConnectionError extends CloudInfraError {
    * request was sent). Always false for idempotent requests.
    */
   readonly mayHaveBeenApplied: boolean;
+  /** The message without its advice; see {@link ApiError.summary}. */
+  readonly summary: string;
 
   constructor(init: ConnectionErrorInit) {
     const what = init.detail ?? "connection failed";
     const code = init.causeCode !== undefined ? ` (${init.causeCode})` : "";
-    let text = `${init.method} ${init.path} failed: ${what}${code}`;
+    const summary = `${init.method} ${init.path} failed: ${what}${code}`;
+    let text = summary;
     if (init.hint !== undefined) text += `; ${init.hint}`;
     else if (init.mayHaveBeenApplied) {
       text += "; the request may have been applied; check for the resource before trying again";
     }
     super(text, init.cause === undefined ? undefined : { cause: init.cause });
+    this.summary = summary;
     this.method = init.method;
     this.path = init.path;
     this.causeCode = init.causeCode;
@@ -316,15 +331,19 @@ export class TimeoutError extends CloudInfraError {
    * Always false for idempotent requests.
    */
   readonly mayHaveBeenApplied: boolean;
+  /** The message without its advice; see {@link ApiError.summary}. */
+  readonly summary: string;
 
   constructor(init: TimeoutErrorInit) {
     const attempts =
       init.attempts !== undefined && init.attempts > 1 ? ` (${init.attempts} attempts)` : "";
-    let text = `${init.method} ${init.path} failed: no answer within ${init.timeoutMs} ms${attempts}`;
+    const summary = `${init.method} ${init.path} failed: no answer within ${init.timeoutMs} ms${attempts}`;
+    let text = summary;
     text += init.mayHaveBeenApplied
       ? "; the request may have been applied; check for the resource before trying again"
       : "; raise the timeout (timeoutMs) if the service is slow";
     super(text);
+    this.summary = summary;
     this.method = init.method;
     this.path = init.path;
     this.timeoutMs = init.timeoutMs;
@@ -470,7 +489,9 @@ export class ConfigurationError extends CloudInfraError {
  * True when a non-idempotent request failed in a way that does not prove the service did
  * nothing: the caller should look for the resource before creating it again.
  */
-export function isAmbiguousFailure(err: unknown): boolean {
+export function isAmbiguousFailure(
+  err: unknown,
+): err is (ApiError | ConnectionError | TimeoutError) & { mayHaveBeenApplied: true } {
   return (
     (err instanceof ApiError || err instanceof ConnectionError || err instanceof TimeoutError) &&
     err.mayHaveBeenApplied

@@ -2,6 +2,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import type { Plan } from "../api/schemas/catalogue";
+import { idReference } from "../resources/ids";
 import {
   type DataSourceOutputOptions,
   definedOnly,
@@ -107,18 +108,9 @@ const filterShape = {
 
 const GetPlansArgsSchema = z.strictObject(filterShape);
 
-const PlanIdArg = z
-  .union([z.number(), z.string()], { error: "expected a positive integer plan id" })
-  .transform((input, ctx) => {
-    const id = typeof input === "number" ? input : /^\s*\d+\s*$/.test(input) ? Number(input) : 0;
-    if (Number.isSafeInteger(id) && id > 0) return id;
-    ctx.addIssue({ code: "custom", message: "expected a positive integer plan id" });
-    return z.NEVER;
-  });
-
 const GetPlanArgsSchema = z
   .strictObject({
-    id: PlanIdArg.optional(),
+    id: idReference("a plan id").optional(),
     name: z.string({ error: "expected a string" }).optional(),
     ...filterShape,
   })

@@ -1,5 +1,5 @@
 /**
- * Adopting an existing object at creation (`adoptId`), shared by the resources that support it.
+ * The one adoption flow (`adoptId`), shared by the resources that support it: {@link adopt}.
  *
  * `pulumi import` and the `import` option cannot work for dynamic providers (the engine's import
  * Read carries no `__provider`), so a program adopts instead: `create` with `adoptId` reads the
@@ -8,25 +8,11 @@
  * creation `adoptId` means nothing: `diff` never compares it, and it is not an output.
  */
 import type * as pulumi from "@pulumi/pulumi";
-import { z } from "zod";
-import { expected } from "../api/schemas/common";
-import { containsUnknown, operationError, type Props } from "./common";
+import { containsUnknown, type KindNames, operationError, type Props } from "./common";
+import { idReference } from "./ids";
 
 /** `adoptId` as `check` stores it: a positive integer (a number or its decimal text). */
-export const AdoptIdSchema = z
-  .union([z.number(), z.string()], { error: expected("an id to adopt (a number or its text)") })
-  .transform((value, ctx) => {
-    const id =
-      typeof value === "number" ? value : /^\s*\d+\s*$/.test(value) ? Number(value) : Number.NaN;
-    if (!Number.isSafeInteger(id) || id <= 0) {
-      ctx.addIssue({
-        code: "custom",
-        message: `expected the id of an existing object (a positive integer), got ${JSON.stringify(value)}`,
-      });
-      return z.NEVER;
-    }
-    return id;
-  });
+export const AdoptIdSchema = idReference("the id of an existing object to adopt");
 
 /** The `adoptId` of a property bag, or `undefined` when there is none (or it is not known yet). */
 export function adoptIdOf(props: Props): number | undefined {
@@ -36,61 +22,10 @@ export function adoptIdOf(props: Props): number | undefined {
   return parsed.success ? parsed.data : undefined;
 }
 
-/** How a resource kind is named in adoption messages. */
-export interface AdoptedKind {
-  /** The class name: `"Server"`. */
-  kind: string;
-  /** The object in prose: `"server"`, `"SSH key"`. */
-  noun: string;
-}
-
 /** `adopting Server "web" (adoptId 12)`: the first words of every adoption error. */
-export function describeAdoption(what: AdoptedKind, name: string | undefined, id: number): string {
+export function describeAdoption(what: KindNames, name: string | undefined, id: number): string {
   const label = name === undefined || name === "" ? "" : ` ${JSON.stringify(name)}`;
   return `adopting ${what.kind}${label} (adoptId ${id})`;
-}
-
-/** The object to adopt does not exist: nothing was created. */
-export function adoptNotFoundError(
-  operation: string,
-  what: AdoptedKind,
-  id: number,
-  cause?: unknown,
-) {
-  const detail = cause instanceof Error ? ` (${cause.message})` : "";
-  return operationError(
-    operation,
-    new Error(
-      `there is no ${what.noun} with id ${id} to adopt${detail}; nothing was created: correct adoptId, or remove it to create a new ${what.noun}`,
-      cause === undefined ? undefined : { cause },
-    ),
-  );
-}
-
-/**
- * The live object that `adoptId` names, found by `lookup`, which answers `undefined` when there
- * is no such object. Throws {@link adoptNotFoundError} when there is none, and the operation's
- * error (with the cause) when `lookup` fails.
- */
-export async function findAdoptee<T>(
-  operation: string,
-  what: AdoptedKind,
-  adoptId: number,
-  lookup: () => Promise<T | undefined>,
-): Promise<T> {
-  let live: T | undefined;
-  try {
-    live = await lookup();
-  } catch (err) {
-    throw operationError(operation, err);
-  }
-  if (live === undefined) throw adoptNotFoundError(operation, what, adoptId);
-  return live;
-}
-
-/** An object that cannot be adopted at all (a system role, a failed server): nothing was changed. */
-export function adoptRefusedError(operation: string, reason: string): Error {
-  return operationError(operation, new Error(`${reason}; nothing was changed`));
 }
 
 /** One field whose live value differs from the program's and cannot change in place. */
@@ -107,23 +42,72 @@ export function shown(value: unknown): string {
   return value === undefined ? "(none)" : JSON.stringify(value);
 }
 
+/** What a kind declares to be adoptable: how to read the object, and its own rules. */
+export interface Adoption<Inputs, Live> {
+  what: KindNames;
+  /** The live object with this id, or `undefined` when there is none. */
+  read(id: number): Promise<Live | undefined>;
+  /** The fields that differ and cannot change in place; none when left out. */
+  mismatches?(live: Live, inputs: Inputs): Mismatch[];
+  /** Why this object can never be adopted (a system role, a failed server), or `undefined`. */
+  refusal?(live: Live): string | undefined;
+  /** Applies the in-place differences and returns the resource's outputs. */
+  converge(live: Live, inputs: Inputs): Promise<Props>;
+}
+
 /**
- * The adopted object differs in fields that would need a replacement: fail before changing
- * anything, naming each field with its live and wanted values.
+ * `create` with `adoptId`: reads the object (failing when there is none, with nothing created),
+ * refuses replace-forcing differences and objects the kind cannot adopt (changing nothing), then
+ * converges it in place. A failure while converging leaves the object unadopted: the next `up`
+ * tries again.
  */
-export function adoptMismatchError(
-  operation: string,
-  what: AdoptedKind,
-  id: number,
-  mismatches: readonly Mismatch[],
-): Error {
-  const fields = mismatches.map((m) => `${m.field} is ${m.live}, the program wants ${m.wanted}`);
-  return operationError(
-    operation,
-    new Error(
-      `${what.noun} ${id} differs in what cannot change in place: ${fields.join("; ")}. Nothing was changed: make the program match the live ${what.noun}, or remove adoptId to create a new ${what.noun}`,
-    ),
-  );
+export async function adopt<Inputs extends { name: string }, Live>(
+  adoption: Adoption<Inputs, Live>,
+  inputs: Inputs,
+  adoptId: number,
+): Promise<pulumi.dynamic.CreateResult> {
+  const { what } = adoption;
+  const operation = describeAdoption(what, inputs.name, adoptId);
+  let live: Live | undefined;
+  try {
+    live = await adoption.read(adoptId);
+  } catch (err) {
+    throw operationError(operation, err);
+  }
+  if (live === undefined) {
+    throw operationError(
+      operation,
+      new Error(
+        `there is no ${what.noun} with id ${adoptId} to adopt; nothing was created: correct adoptId, or remove it to create a new ${what.noun}`,
+      ),
+    );
+  }
+  const mismatches = adoption.mismatches?.(live, inputs) ?? [];
+  if (mismatches.length > 0) {
+    const fields = mismatches.map((m) => `${m.field} is ${m.live}, the program wants ${m.wanted}`);
+    throw operationError(
+      operation,
+      new Error(
+        `${what.noun} ${adoptId} differs in what cannot change in place: ${fields.join("; ")}. Nothing was changed: make the program match the live ${what.noun}, or remove adoptId to create a new ${what.noun}`,
+      ),
+    );
+  }
+  const refusal = adoption.refusal?.(live);
+  if (refusal !== undefined) {
+    throw operationError(operation, new Error(`${refusal}; nothing was changed`));
+  }
+  try {
+    return { id: String(adoptId), outs: await adoption.converge(live, inputs) };
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    throw operationError(
+      operation,
+      new Error(
+        `${message}; ${what.noun} ${adoptId} is not adopted: the next pulumi up tries again`,
+        { cause: err },
+      ),
+    );
+  }
 }
 
 /**
@@ -132,7 +116,7 @@ export function adoptMismatchError(
  * which is the same object. Returns the diff unchanged otherwise.
  */
 export function guardAdoptedReplacement(
-  what: AdoptedKind,
+  what: KindNames,
   id: string,
   news: Props,
   result: pulumi.dynamic.DiffResult,

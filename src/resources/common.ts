@@ -139,6 +139,19 @@ export function compact<T extends Props>(value: T): T {
   return out as T;
 }
 
+/** How a resource kind is named in messages. */
+export interface KindNames {
+  /** The class name: `"Server"`. */
+  kind: string;
+  /** The object in prose: `"server"`, `"SSH key"`. */
+  noun: string;
+}
+
+/** `"a tag"`, `"an SSH key"`: a kind's noun with its article, as a sentence says it. */
+export function aNoun(what: KindNames): string {
+  return `${/^(?:[aeiou]|SSH\b)/i.test(what.noun) ? "an" : "a"} ${what.noun}`;
+}
+
 /** `"creating Server \"web\""`: what was being done, for the first words of an error. */
 export function describeOperation(verb: string, kind: string, label: string | undefined): string {
   return label === undefined || label === ""

@@ -6,6 +6,7 @@
  * the same words.
  */
 import { z } from "zod";
+import { expected } from "../api/schemas/common";
 
 /**
  * A schema for an id reference, normalised to a number. `what` names the object with its
@@ -13,16 +14,14 @@ import { z } from "zod";
  */
 export function idReference(what: string) {
   const allowed = `${what} (a positive integer, or its decimal text)`;
-  return z
-    .union([z.number(), z.string()], { error: `expected ${allowed}` })
-    .transform((value, ctx) => {
-      const id =
-        typeof value === "number" ? value : /^\s*\d+\s*$/.test(value) ? Number(value) : Number.NaN;
-      if (Number.isSafeInteger(id) && id > 0) return id;
-      ctx.addIssue({
-        code: "custom",
-        message: `expected ${allowed}, got ${JSON.stringify(value)}`,
-      });
-      return z.NEVER;
+  return z.union([z.number(), z.string()], { error: expected(allowed) }).transform((value, ctx) => {
+    const id =
+      typeof value === "number" ? value : /^\s*\d+\s*$/.test(value) ? Number(value) : Number.NaN;
+    if (Number.isSafeInteger(id) && id > 0) return id;
+    ctx.addIssue({
+      code: "custom",
+      message: `expected ${allowed}, got ${JSON.stringify(value)}`,
     });
+    return z.NEVER;
+  });
 }

@@ -4,6 +4,7 @@
  * resource in the process so that keep-alive connections are shared.
  */
 import { CloudInfraClient } from "../api/client";
+import type { HttpClientOptions } from "../api/http";
 import {
   type ConfigSource,
   clientOptions,
@@ -11,11 +12,13 @@ import {
   type Settings,
   settingsFingerprint,
 } from "../config";
+import { CreateJournal } from "./journal";
 
 const KEYS = ["cloudinfra:endpoint", "cloudinfra:apiKey", "cloudinfra:caCert"] as const;
 
 let configured: Map<string, string> | undefined;
 let cached: { fingerprint: string; client: CloudInfraClient } | undefined;
+let overrides: Pick<HttpClientOptions, "retryBaseDelayMs" | "retryMaxDelayMs"> = {};
 
 /** Records the stack configuration; only our own keys are kept. */
 export function configureSession(config: ConfigSource): void {
@@ -35,6 +38,15 @@ export function currentSettings(env: NodeJS.ProcessEnv = process.env): Settings 
   );
 }
 
+/**
+ * The journal of this project's creates against the current account (journal.ts): the host runs
+ * in the project's directory.
+ */
+export function createJournal(): CreateJournal {
+  const { endpoint, apiKey } = currentSettings();
+  return CreateJournal.forProject(process.cwd(), endpoint, apiKey);
+}
+
 /** The shared client for the current settings; a settings change (tests) builds a new one. */
 export function apiClient(): CloudInfraClient {
   const settings = currentSettings();
@@ -43,17 +55,30 @@ export function apiClient(): CloudInfraClient {
     const previous = cached?.client;
     cached = {
       fingerprint,
-      client: new CloudInfraClient(clientOptions(settings)),
+      client: new CloudInfraClient({ ...clientOptions(settings), ...overrides }),
     };
     void previous?.close();
   }
   return cached.client;
 }
 
-/** For tests that run providers in-process: forget the configuration and the client. */
+/** For tests that run providers in-process: forget the configuration, the client and the overrides. */
 export async function resetSession(): Promise<void> {
   const client = cached?.client;
   configured = undefined;
   cached = undefined;
+  overrides = {};
   await client?.close();
+}
+
+/**
+ * For tests that run providers in-process against injected faults: the retry backoff of the
+ * clients built from now on (retries stay as many, only the waits between them shrink).
+ */
+export function setRetryBackoffForTests(
+  backoff: Pick<HttpClientOptions, "retryBaseDelayMs" | "retryMaxDelayMs">,
+): void {
+  overrides = { ...backoff };
+  void cached?.client.close();
+  cached = undefined;
 }

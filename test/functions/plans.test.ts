@@ -145,7 +145,7 @@ describe("getPlan", () => {
     const badId = await failureOf(getPlan({ id: -2 }));
     expect(badId).toBeInstanceOf(InvalidArgumentError);
     expect(badId.message).toBe(
-      "getPlan: invalid argument id: expected a positive integer plan id (got -2)",
+      "getPlan: invalid argument id: expected a plan id (a positive integer, or its decimal text), got -2",
     );
     expect((await failureOf(getPlan({ maxPrice: Number.NaN }))).message).toBe(
       "getPlan: invalid argument maxPrice: expected a number (got NaN)",

@@ -125,7 +125,7 @@ describe("SshKey through the Pulumi dynamic-provider host", () => {
     // Creating first would indeed fail, naming the key in the way.
     const refused = await fx.failure(host.create(created.urn, renamed.inputs));
     expect(refused.message).toContain(
-      `the service already holds a key with fingerprint ${pair.fingerprint} (id ${created.id}, name "laptop")`,
+      `an SSH key with fingerprint ${pair.fingerprint} already exists (SSH key id ${created.id}, name "laptop")`,
     );
     // The engine's order for deleteBeforeReplace works.
     await host.delete(created.urn, created.id, refreshed.properties);

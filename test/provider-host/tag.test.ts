@@ -236,7 +236,8 @@ describe("Tag through the Pulumi dynamic-provider host", () => {
       { property: "color", reason: "color: expected a colour of the form #RRGGBB, like #ff00aa" },
       {
         property: "serverIds",
-        reason: 'serverIds[0]: expected a server id (a positive integer), got "srv-1"',
+        reason:
+          'serverIds[0]: expected a server id (a positive integer, or its decimal text), got "srv-1"',
       },
     ]);
   });

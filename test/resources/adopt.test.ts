@@ -8,7 +8,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { CloudInfraClient } from "../../src/api/client";
 import { generateEd25519KeyPair, parsePublicKey } from "../../src/lib/sshkeys";
-import type { Props, ResourceImplementation } from "../../src/resources/common";
 import { implementation as role } from "../../src/resources/role/provider";
 import { implementation as securityGroup } from "../../src/resources/security-group/provider";
 import { implementation as server } from "../../src/resources/server/provider";
@@ -22,8 +21,7 @@ import {
   startTestEmulator,
   type TestEmulator,
 } from "../support/emulator";
-
-const PROVIDER = "serialized shim";
+import { checkedInputs, PROVIDER, rejection } from "../support/implementations";
 
 let emulator: TestEmulator;
 let api: CloudInfraClient;
@@ -47,23 +45,6 @@ afterAll(async () => {
   await emulator?.close();
 });
 
-/** Inputs as the engine hands them to create: checked, with the serialized provider. */
-async function checked(impl: ResourceImplementation, args: Props): Promise<Props> {
-  const result = await impl.check({}, { ...args, __provider: PROVIDER });
-  expect(result.failures ?? []).toEqual([]);
-  return { ...result.inputs, __provider: PROVIDER };
-}
-
-/** The error a promise rejects with. */
-async function failure(promise: Promise<unknown>): Promise<Error> {
-  const err = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(Error);
-  return err as Error;
-}
-
 /** The API calls other than reads that `work` made (what it changed, or tried to). */
 async function writesDuring(work: () => Promise<unknown>): Promise<string[]> {
   await emulator.call("DELETE", "/_emulator/requests");
@@ -84,7 +65,7 @@ describe("Server adoption", () => {
     const group = (await api.firewall.listAll()).find((g) => g.name === "adopt-ssh");
     const serversBefore = (await api.servers.list()).length;
 
-    const props = await checked(server, {
+    const props = await checkedInputs(server, {
       name: "web",
       planId: 1,
       image: "ubuntu-24.04",
@@ -125,7 +106,7 @@ describe("Server adoption", () => {
 
   it("adopting a server that already matches changes nothing", async () => {
     const live = await existingServer("as-is");
-    const props = await checked(server, {
+    const props = await checkedInputs(server, {
       name: "as-is",
       planId: 1,
       image: "ubuntu-24.04",
@@ -136,7 +117,7 @@ describe("Server adoption", () => {
 
   it("refuses a different plan and image, naming both, and changes nothing", async () => {
     const live = await existingServer("wrong-plan");
-    const props = await checked(server, {
+    const props = await checkedInputs(server, {
       name: "renamed-never",
       planId: 2,
       image: "debian-13",
@@ -145,7 +126,7 @@ describe("Server adoption", () => {
     });
     let err: Error | undefined;
     const writes = await writesDuring(async () => {
-      err = await failure(server.create(props));
+      err = await rejection(server.create(props));
     });
     expect(err?.message).toBe(
       `cloudinfra: adopting Server "renamed-never" (adoptId ${live.id}) failed: server ${live.id} differs in what cannot change in place: planId is 1, the program wants 2; image is "ubuntu-24.04", the program wants "debian-13". Nothing was changed: make the program match the live server, or remove adoptId to create a new server`,
@@ -156,7 +137,7 @@ describe("Server adoption", () => {
   });
 
   it("fails for a server id that does not exist, creating nothing", async () => {
-    const props = await checked(server, {
+    const props = await checkedInputs(server, {
       name: "ghost",
       planId: 1,
       image: "ubuntu-24.04",
@@ -164,7 +145,7 @@ describe("Server adoption", () => {
     });
     let err: Error | undefined;
     const writes = await writesDuring(async () => {
-      err = await failure(server.create(props));
+      err = await rejection(server.create(props));
     });
     expect(err?.message).toBe(
       'cloudinfra: adopting Server "ghost" (adoptId 987654) failed: there is no server with id 987654 to adopt; nothing was created: correct adoptId, or remove it to create a new server',
@@ -182,13 +163,13 @@ describe("Server adoption", () => {
     const id = made?.id ?? 0;
     await emulator.admin.advance({ server_id: id });
     expect((await api.servers.get(id)).status).toBe("error");
-    const props = await checked(server, {
+    const props = await checkedInputs(server, {
       name: "broken",
       planId: 1,
       image: "ubuntu-24.04",
       adoptId: id,
     });
-    const err = await failure(server.create(props));
+    const err = await rejection(server.create(props));
     expect(err.message).toContain(
       `server ${id} is in status "error" and cannot be adopted: its provisioning failed`,
     );
@@ -197,7 +178,7 @@ describe("Server adoption", () => {
 
   it("diff ignores adoptId, but refuses a replacement that would adopt the server it replaces", async () => {
     const live = await existingServer("guarded");
-    const props = await checked(server, {
+    const props = await checkedInputs(server, {
       name: "guarded",
       planId: 1,
       image: "ubuntu-24.04",
@@ -217,7 +198,7 @@ describe("Server adoption", () => {
       replaces: [],
     });
 
-    const err = await failure(server.diff(id, stored, { ...props, image: "debian-13" }));
+    const err = await rejection(server.diff(id, stored, { ...props, image: "debian-13" }));
     expect(err.message).toBe(
       `cloudinfra: cannot replace Server ${id} while adoptId is ${id}: the replacement would adopt and then delete the same server; remove adoptId from the program first (the replacement is needed for: image)`,
     );
@@ -234,7 +215,7 @@ describe("Tag adoption", () => {
   it("adopts a tag and renames, recolours, describes and re-tags it in place", async () => {
     const [s1, s2] = [await existingServer("tag-a"), await existingServer("tag-b")];
     const made = await api.tags.create({ name: "old-tag", color: "#112233", server_ids: [s1.id] });
-    const props = await checked(tag, {
+    const props = await checkedInputs(tag, {
       name: "team-web",
       color: "#ABCDEF",
       data: "owner=web",
@@ -259,7 +240,7 @@ describe("Tag adoption", () => {
   it("leaves the tag's servers alone when serverIds is left out", async () => {
     const s1 = await existingServer("tag-keep");
     const made = await api.tags.create({ name: "keep", color: "#000000", server_ids: [s1.id] });
-    const props = await checked(tag, { name: "keep", color: "#ffffff", adoptId: made.id });
+    const props = await checkedInputs(tag, { name: "keep", color: "#ffffff", adoptId: made.id });
     const { outs } = await tag.create(props);
     expect(outs).not.toHaveProperty("serverIds");
     const live = (await api.tags.list()).find((t) => t.id === made.id);
@@ -268,10 +249,10 @@ describe("Tag adoption", () => {
   });
 
   it("fails for a tag id that does not exist, creating nothing", async () => {
-    const props = await checked(tag, { name: "ghost", color: "#000000", adoptId: 424242 });
+    const props = await checkedInputs(tag, { name: "ghost", color: "#000000", adoptId: 424242 });
     let err: Error | undefined;
     const writes = await writesDuring(async () => {
-      err = await failure(tag.create(props));
+      err = await rejection(tag.create(props));
     });
     expect(err?.message).toBe(
       'cloudinfra: adopting Tag "ghost" (adoptId 424242) failed: there is no tag with id 424242 to adopt; nothing was created: correct adoptId, or remove it to create a new tag',
@@ -281,7 +262,11 @@ describe("Tag adoption", () => {
 
   it("diff ignores adoptId", async () => {
     const made = await api.tags.create({ name: "diff-tag", color: "#010101" });
-    const props = await checked(tag, { name: "diff-tag", color: "#010101", adoptId: made.id });
+    const props = await checkedInputs(tag, {
+      name: "diff-tag",
+      color: "#010101",
+      adoptId: made.id,
+    });
     const { id, outs } = await tag.create(props);
     for (const adoptId of [made.id, 1, undefined]) {
       expect((await tag.diff(id, { ...outs }, { ...props, adoptId })).changes).toBe(false);
@@ -300,7 +285,7 @@ describe("SshKey adoption", () => {
       public_key: pair.publicKey,
     });
     const [type, data] = pair.publicKey.split(" ");
-    const props = await checked(sshKey, {
+    const props = await checkedInputs(sshKey, {
       name: "bastion",
       publicKey: `${type} ${data} another-comment`,
       adoptId: key.id,
@@ -324,7 +309,11 @@ describe("SshKey adoption", () => {
 
   it("adopts a generated key without its private half, which the service no longer shows", async () => {
     const made = await api.keys.create({ name: "gen", type: "generate" });
-    const props = await checked(sshKey, { name: "gen", generate: true, adoptId: made.key.id });
+    const props = await checkedInputs(sshKey, {
+      name: "gen",
+      generate: true,
+      adoptId: made.key.id,
+    });
     const { outs } = await sshKey.create(props);
     expect(outs).toMatchObject({
       keyId: made.key.id,
@@ -340,14 +329,14 @@ describe("SshKey adoption", () => {
       type: "import",
       public_key: other.publicKey,
     });
-    const props = await checked(sshKey, {
+    const props = await checkedInputs(sshKey, {
       name: "deploy",
       publicKey: pair.publicKey,
       adoptId: key.id,
     });
     let err: Error | undefined;
     const writes = await writesDuring(async () => {
-      err = await failure(sshKey.create(props));
+      err = await rejection(sshKey.create(props));
     });
     expect(err?.message).toBe(
       `cloudinfra: adopting SshKey "deploy" (adoptId ${key.id}) failed: SSH key ${key.id} differs in what cannot change in place: name is "mismatch", the program wants "deploy"; publicKey is the key ${key.fingerprint}, the program wants the key ${parsePublicKey(pair.publicKey).fingerprint}. Nothing was changed: make the program match the live SSH key, or remove adoptId to create a new SSH key`,
@@ -357,10 +346,10 @@ describe("SshKey adoption", () => {
   });
 
   it("fails for a key id that does not exist, creating nothing", async () => {
-    const props = await checked(sshKey, { name: "ghost", generate: true, adoptId: 777 });
+    const props = await checkedInputs(sshKey, { name: "ghost", generate: true, adoptId: 777 });
     let err: Error | undefined;
     const writes = await writesDuring(async () => {
-      err = await failure(sshKey.create(props));
+      err = await rejection(sshKey.create(props));
     });
     expect(err?.message).toMatch(
       /^cloudinfra: adopting SshKey "ghost" \(adoptId 777\) failed: there is no SSH key with id 777 to adopt; nothing was created/,
@@ -371,13 +360,13 @@ describe("SshKey adoption", () => {
   it("diff ignores adoptId, but refuses a replacement that would adopt the key it replaces", async () => {
     const made = await api.keys.create({ name: "guard-key", type: "generate" });
     const id = String(made.key.id);
-    const props = await checked(sshKey, { name: "guard-key", generate: true, adoptId: id });
+    const props = await checkedInputs(sshKey, { name: "guard-key", generate: true, adoptId: id });
     const { outs } = await sshKey.create(props);
     const stored = { ...outs, __provider: PROVIDER };
     for (const adoptId of [made.key.id, undefined]) {
       expect((await sshKey.diff(id, stored, { ...props, adoptId })).changes).toBe(false);
     }
-    const err = await failure(sshKey.diff(id, stored, { ...props, name: "guard-key-2" }));
+    const err = await rejection(sshKey.diff(id, stored, { ...props, name: "guard-key-2" }));
     expect(err.message).toBe(
       `cloudinfra: cannot replace SshKey ${id} while adoptId is ${id}: the replacement would adopt and then delete the same SSH key; remove adoptId from the program first (the replacement is needed for: name)`,
     );
@@ -395,7 +384,7 @@ describe("Role adoption", () => {
       name: "legacy-ops",
       permission_ids: [idOf("servers:read")],
     });
-    const props = await checked(role, {
+    const props = await checkedInputs(role, {
       name: "ops",
       description: "operators",
       permissions: ["tags:write", "Tags:Read"],
@@ -421,10 +410,10 @@ describe("Role adoption", () => {
   it("refuses a system role, changing nothing", async () => {
     const system = (await api.iam.listRoles()).find((r) => r.system_role);
     if (system === undefined) throw new Error("the emulator has no system role");
-    const props = await checked(role, { name: "mine", permissions: [], adoptId: system.id });
+    const props = await checkedInputs(role, { name: "mine", permissions: [], adoptId: system.id });
     let err: Error | undefined;
     const writes = await writesDuring(async () => {
-      err = await failure(role.create(props));
+      err = await rejection(role.create(props));
     });
     expect(err?.message).toBe(
       `cloudinfra: adopting Role "mine" (adoptId ${system.id}) failed: ${JSON.stringify(system.name)} is a system role (role id ${system.id}): the service defines it and a Role resource cannot adopt, change or delete it; give users the system role by passing its id as a User's roleId; nothing was changed`,
@@ -433,10 +422,10 @@ describe("Role adoption", () => {
   });
 
   it("fails for a role id that does not exist, creating nothing", async () => {
-    const props = await checked(role, { name: "ghost", permissions: [], adoptId: 5555 });
+    const props = await checkedInputs(role, { name: "ghost", permissions: [], adoptId: 5555 });
     let err: Error | undefined;
     const writes = await writesDuring(async () => {
-      err = await failure(role.create(props));
+      err = await rejection(role.create(props));
     });
     expect(err?.message).toMatch(
       /^cloudinfra: adopting Role "ghost" \(adoptId 5555\) failed: there is no role with id 5555 to adopt; nothing was created/,
@@ -446,7 +435,11 @@ describe("Role adoption", () => {
 
   it("diff ignores adoptId", async () => {
     const made = await api.iam.createRole({ name: "diff-role", permission_ids: [] });
-    const props = await checked(role, { name: "diff-role", permissions: [], adoptId: made.id });
+    const props = await checkedInputs(role, {
+      name: "diff-role",
+      permissions: [],
+      adoptId: made.id,
+    });
     const { id, outs } = await role.create(props);
     for (const adoptId of [made.id, 3, undefined]) {
       expect((await role.diff(id, { ...outs }, { ...props, adoptId })).changes).toBe(false);
@@ -466,7 +459,7 @@ describe("SecurityGroup adoption", () => {
     const groupId = made?.id ?? 0;
     await api.firewall.attachServer(groupId, attachedTo.id);
 
-    const props = await checked(securityGroup, {
+    const props = await checkedInputs(securityGroup, {
       name: "ssh-only",
       rules: [{ action: "accept", proto: "TCP", dport: 22, source: "10.0.0.0/8" }],
       adoptId: groupId,
@@ -489,10 +482,10 @@ describe("SecurityGroup adoption", () => {
   });
 
   it("fails for a group id that does not exist, creating nothing", async () => {
-    const props = await checked(securityGroup, { name: "ghost", rules: [], adoptId: 31337 });
+    const props = await checkedInputs(securityGroup, { name: "ghost", rules: [], adoptId: 31337 });
     let err: Error | undefined;
     const writes = await writesDuring(async () => {
-      err = await failure(securityGroup.create(props));
+      err = await rejection(securityGroup.create(props));
     });
     expect(err?.message).toMatch(
       /^cloudinfra: adopting SecurityGroup "ghost" \(adoptId 31337\) failed: there is no security group with id 31337 to adopt; nothing was created/,
@@ -503,7 +496,11 @@ describe("SecurityGroup adoption", () => {
   it("diff ignores adoptId", async () => {
     await api.firewall.create({ name: "diff-fw", rules: [] });
     const made = (await api.firewall.listAll()).find((g) => g.name === "diff-fw");
-    const props = await checked(securityGroup, { name: "diff-fw", rules: [], adoptId: made?.id });
+    const props = await checkedInputs(securityGroup, {
+      name: "diff-fw",
+      rules: [],
+      adoptId: made?.id,
+    });
     const { id, outs } = await securityGroup.create(props);
     for (const adoptId of [made?.id, 2, undefined]) {
       expect((await securityGroup.diff(id, { ...outs }, { ...props, adoptId })).changes).toBe(
@@ -519,7 +516,8 @@ describe("check", () => {
     expect(result.failures).toEqual([
       {
         property: "adoptId",
-        reason: 'adoptId: expected the id of an existing object (a positive integer), got "web-1"',
+        reason:
+          'adoptId: expected the id of an existing object to adopt (a positive integer, or its decimal text), got "web-1"',
       },
     ]);
   });

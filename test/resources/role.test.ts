@@ -190,14 +190,23 @@ describe("Role against the emulator", () => {
     expect(result).toEqual({ inputs: { name: UNKNOWN, permissions: ["servers:read", UNKNOWN] } });
   });
 
-  it("check says why the names could not be checked when the catalogue cannot be read", async () => {
+  it("check fails as an operation, not as invalid inputs, when the catalogue cannot be read", async () => {
     configureSessionFor(emulator, "not-a-valid-key");
-    const result = await role.check({}, { name: "r", permissions: ["servers:read"] });
-    expect(result.failures).toHaveLength(1);
-    expect(result.failures?.[0]?.reason).toMatch(
-      /could not be checked against the catalogue: .*401 unauthorized/,
+    const unauthorized = await role.check({}, { name: "r", permissions: ["servers:read"] }).then(
+      () => undefined,
+      (e: unknown) => e as Error,
     );
-    expect(JSON.stringify(result)).not.toContain("not-a-valid-key");
+    expect(unauthorized?.message).toMatch(
+      /^cloudinfra: checking Role "r" failed: the permission names could not be checked: reading the permission catalogue failed \(.*401 unauthorized.*\); nothing was changed$/,
+    );
+    expect(unauthorized?.message).not.toContain("not-a-valid-key");
+
+    // A service failing longer than the client retries reads the same way, not as a bad name.
+    await newSessionFor(emulator);
+    await setFaults([{ path: "/v1/account/permissions", status_500: 1 }]);
+    await expect(role.check({}, { name: "r", permissions: ["servers:read"] })).rejects.toThrow(
+      /could not be checked: reading the permission catalogue failed \(.*500 /,
+    );
   });
 
   it("creates, reads, updates and deletes a role", async () => {

@@ -19,11 +19,12 @@ describe("SecurityGroupAttachment check and diff", () => {
     expect(result.failures).toEqual([
       {
         property: "securityGroupId",
-        reason: 'securityGroupId: expected a security group id (a positive integer), got "web"',
+        reason:
+          'securityGroupId: expected a security group id (a positive integer, or its decimal text), got "web"',
       },
       {
         property: "serverId",
-        reason: "serverId: expected a server id (a positive integer), got 0",
+        reason: "serverId: expected a server id (a positive integer, or its decimal text), got 0",
       },
     ]);
   });

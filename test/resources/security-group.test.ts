@@ -321,16 +321,43 @@ describe("SecurityGroup against the emulator", () => {
     emulator.admin.setRateLimit({ enabled: true });
   });
 
-  it("says a group still attached cannot be deleted, naming the server", async () => {
+  it("says a group still attached cannot be deleted, naming the server and why it stays", async () => {
     await emulator.call("POST", "/_emulator/seed", { json: { servers: 1 } });
     const { body } = await emulator.call("GET", "/v1/servers");
-    const server = (body as { id: number }[])[0]?.id;
+    const server = (body as { id: number; user_defined_name: string }[])[0];
     const created = await group.create({ name: "attached", rules: [] });
-    await emulator.call("POST", `/v1/firewall/groups/${created.id}/servers/${server}`);
+    await emulator.call("POST", `/v1/firewall/groups/${created.id}/servers/${server?.id}`);
     await expect(group.delete(created.id, created.outs)).rejects.toThrow(
-      new RegExp(`deleting SecurityGroup "attached" failed: .*409 conflict.*server ${server}`),
+      `deleting SecurityGroup "attached" failed: security group ${created.id} is still attached to server ${server?.id} (${JSON.stringify(server?.user_defined_name)}, running), which nothing in this operation is deleting: a server this stack does not manage (made outside it, or left behind by an earlier failed run), or one that does not depend on this group.`,
     );
-    await emulator.call("DELETE", `/v1/firewall/groups/${created.id}/servers/${server}`);
+    await emulator.call("DELETE", `/v1/firewall/groups/${created.id}/servers/${server?.id}`);
     await group.delete(created.id, created.outs);
+  });
+
+  it("waits for an attached server that is being deleted, then deletes the group", async () => {
+    emulator.admin.setLifecycle({ mode: "manual" });
+    try {
+      await emulator.call("POST", "/_emulator/seed", { json: { servers: 1 } });
+      const { body } = await emulator.call("GET", "/v1/servers");
+      const server = (body as { id: number }[]).at(-1)?.id ?? 0;
+      const created = await group.create({ name: "held-while-deleting", rules: [] });
+      await emulator.call("POST", `/v1/firewall/groups/${created.id}/servers/${server}`);
+      // The server's delete is under way (the engine deletes it in parallel with the group).
+      await emulator.call("POST", `/v1/servers/${server}/management`, {
+        json: { action: "delete" },
+      });
+      const deleting = group.delete(created.id, created.outs);
+      // The group delete waits; once the server is gone, the group goes too.
+      while (
+        emulator.admin.requests(50).filter((r) => r.path === `/v1/servers/${server}`).length === 0
+      ) {
+        await new Promise((ok) => setImmediate(ok));
+      }
+      await emulator.admin.advance({ server_id: server });
+      await deleting;
+      expect(await groupsNamed("held-while-deleting")).toEqual([]);
+    } finally {
+      emulator.admin.setLifecycle({ mode: "auto" });
+    }
   });
 });

@@ -103,9 +103,7 @@ describe("check", () => {
       timeouts: { delete: "0s", update: "5d" },
     });
     const reasons = (result.failures ?? []).map((f) => `${f.property}: ${f.reason}`);
-    expect(reasons).toContain(
-      "planId: planId: expected a positive integer plan id (a number or its decimal text)",
-    );
+    expect(reasons).toContain("planId: planId: is required");
     expect(reasons.some((r) => r.includes("timeouts.delete: must be longer than zero"))).toBe(true);
     expect(
       reasons.some((r) => r.startsWith("timeouts: timeouts.update: expected a duration")),

@@ -205,7 +205,7 @@ describe("SshKey against the emulator", () => {
         generate: false,
       }),
     ).rejects.toThrow(
-      `creating SshKey "copy" failed: the service already holds a key with fingerprint ${pair.fingerprint} (id ${first.id}, name "original")`,
+      `creating SshKey "copy" failed: an SSH key with fingerprint ${pair.fingerprint} already exists (SSH key id ${first.id}, name "original"); the service holds each public key once: reference that key's id instead of importing it again, or delete it first, or adopt it with adoptId: ${first.id} (POST /v1/keys failed: 409 conflict`,
     );
   });
 
@@ -237,13 +237,26 @@ describe("SshKey against the emulator", () => {
     expect((body as { name: string }[]).filter((k) => k.name === "flaky")).toHaveLength(1);
   });
 
-  it("points at the orphan when a generated key's answer (and private key) was lost", async () => {
+  it("deletes the key a lost answer made (its private key went with the answer) and generates another", async () => {
     await emulator.call("PUT", "/_emulator/faults", {
       json: { seed: 1, rules: [{ method: "POST", path: "/v1/keys", answer_lost: 1, limit: 1 }] },
     });
-    const failure = sshKey.create({ name: "lost-pair", generate: true });
-    await expect(failure).rejects.toThrow(
-      /creating SshKey "lost-pair" failed: .*502.*its private key is lost: delete the key among \(id \d+, name "lost-pair", created /,
-    );
+    await emulator.call("DELETE", "/_emulator/requests");
+    const created = await sshKey.create({ name: "lost-pair", generate: true });
+    expect(created.outs?.["privateKey"]).toMatch(/^-----BEGIN OPENSSH PRIVATE KEY-----\n/);
+    const { body } = await emulator.call("GET", "/v1/keys");
+    const named = (body as { id: number; name: string }[]).filter((k) => k.name === "lost-pair");
+    // One key, the one whose private half the program holds: the first is gone.
+    expect(named.map((k) => String(k.id))).toEqual([created.id]);
+    const posts = emulator.admin
+      .requests(1000)
+      .filter((r) => r.path === "/v1/keys" && r.method !== "GET")
+      .map((r) => r.method);
+    expect(posts).toEqual(["POST", "POST"]);
+    expect(
+      emulator.admin
+        .requests(1000)
+        .filter((r) => r.method === "DELETE" && r.path.startsWith("/v1/keys/")),
+    ).toHaveLength(1);
   });
 });

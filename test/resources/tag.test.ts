@@ -23,11 +23,13 @@ describe("Tag check", () => {
         { property: "color", reason: "color: expected a colour of the form #RRGGBB, like #ff00aa" },
         {
           property: "serverIds",
-          reason: 'serverIds[1]: expected a server id (a positive integer), got "web-1"',
+          reason:
+            'serverIds[1]: expected a server id (a positive integer, or its decimal text), got "web-1"',
         },
         {
           property: "serverIds",
-          reason: "serverIds[2]: expected a server id (a positive integer), got -2",
+          reason:
+            "serverIds[2]: expected a server id (a positive integer, or its decimal text), got -2",
         },
       ]),
     );

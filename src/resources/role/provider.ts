@@ -4,27 +4,25 @@
  * Permission names are resolved against the catalogue in `check`, so a typo fails the preview.
  */
 import type { CloudInfraClient } from "../../api/client";
-import { ConflictError, isAmbiguousFailure, NotFoundError } from "../../api/errors";
+import { ConflictError, NotFoundError } from "../../api/errors";
+import type { RequestOptions } from "../../api/http";
 import type { Permission, Role } from "../../api/schemas/iam";
-import {
-  type AdoptedKind,
-  adoptRefusedError,
-  describeAdoption,
-  findAdoptee,
-  guardAdoptedReplacement,
-} from "../adopt";
+import { type Adoption, adopt, guardAdoptedReplacement } from "../adopt";
 import {
   checkInputs,
   containsUnknown,
   deletedOutsidePulumiError,
   describeOperation,
   diffInputs,
+  type KindNames,
   labelOf,
   operationError,
   parseChecked,
   type ResourceImplementation,
 } from "../common";
-import { apiClient } from "../session";
+import { nameTakenError } from "../conflict";
+import { createExactlyOnce } from "../create";
+import { apiClient, createJournal } from "../session";
 import { findInSharedList, readSharedList, writeInvalidating } from "../shared-list";
 import {
   fromApi,
@@ -39,14 +37,17 @@ import {
 } from "./model";
 import { resolvePermissions } from "./permissions";
 
-const ROLES = "roles";
+const ROLE: KindNames = { kind: "Role", noun: "role" };
 const PERMISSIONS = "permissions";
-const ROLE: AdoptedKind = { kind: "Role", noun: "role" };
-/** Create requests sent at most, when answers are lost and no role shows up. */
-const CREATE_ATTEMPTS = 3;
+
+/** The role list in the shared-list cache. */
+function roleList(client: CloudInfraClient) {
+  return { key: "roles", read: (options?: RequestOptions) => client.iam.listRoles(options) };
+}
 
 function listRoles(client: CloudInfraClient): Promise<readonly Role[]> {
-  return readSharedList(client, ROLES, () => client.iam.listRoles());
+  const list = roleList(client);
+  return readSharedList(client, list.key, () => list.read());
 }
 
 /** The role `match` accepts; "none" only from a list asked for after this call (see findInSharedList). */
@@ -54,7 +55,13 @@ function findRole(
   client: CloudInfraClient,
   match: (role: Role) => boolean,
 ): Promise<Role | undefined> {
-  return findInSharedList(client, ROLES, () => client.iam.listRoles(), match);
+  const list = roleList(client);
+  return findInSharedList(client, list.key, () => list.read(), match);
+}
+
+/** Sends a write of roles, forgetting the shared list whatever the outcome. */
+function writeRoles<T>(client: CloudInfraClient, write: () => Promise<T>): Promise<T> {
+  return writeInvalidating(client, roleList(client).key, write);
 }
 
 function listPermissions(client: CloudInfraClient): Promise<readonly Permission[]> {
@@ -66,94 +73,66 @@ function sameRoleName(a: string, b: string): boolean {
   return a.trim().toLowerCase() === b.trim().toLowerCase();
 }
 
-async function findByName(client: CloudInfraClient, name: string): Promise<Role | undefined> {
-  return findRole(client, (r) => sameRoleName(r.name, name));
-}
-
 /** The ids of the checked permission names; a name the catalogue lost since `check` fails here. */
-async function permissionIds(
-  client: CloudInfraClient,
-  role: RoleInputs,
-  operation: string,
-): Promise<number[]> {
-  let catalogue: readonly Permission[];
-  try {
-    catalogue = await listPermissions(client);
-  } catch (err) {
-    throw operationError(operation, err);
-  }
-  const resolution = resolvePermissions(role.permissions, catalogue);
-  if (!resolution.ok) {
-    throw operationError(operation, new Error(resolution.problems.map((p) => p.reason).join("; ")));
-  }
+async function permissionIds(client: CloudInfraClient, role: RoleInputs): Promise<number[]> {
+  const resolution = resolvePermissions(role.permissions, await listPermissions(client));
+  if (!resolution.ok) throw new Error(resolution.problems.map((p) => p.reason).join("; "));
   return resolution.ids;
 }
 
 /** A system role is the service's own: explain that instead of the bare 409. */
-function systemRoleError(operation: string, role: Role, err: unknown): Error {
-  return operationError(
-    operation,
-    new Error(
-      `${JSON.stringify(role.name)} is a system role (role id ${role.id}): the service defines it and it cannot be created, changed or deleted by a Role resource; choose another name, or give users the system role by passing its id as a User's roleId`,
-      { cause: err },
-    ),
-  );
-}
-
-/** The 409 says only that the name is taken; the user needs to know by which role. */
-async function conflictError(
-  client: CloudInfraClient,
-  name: string,
-  operation: string,
-  err: unknown,
-  exceptId?: string,
-): Promise<Error> {
-  const roles = await listRoles(client).catch(() => []);
-  const self = roles.find((r) => String(r.id) === exceptId);
-  if (self?.system_role === true) return systemRoleError(operation, self, err);
-  const existing = roles.find((r) => sameRoleName(r.name, name) && String(r.id) !== exceptId);
-  if (existing === undefined) return operationError(operation, err);
-  if (existing.system_role) return systemRoleError(operation, existing, err);
-  return operationError(
-    operation,
-    new Error(
-      `a role named ${JSON.stringify(existing.name)} already exists (role id ${existing.id}); role names are unique in an account regardless of case: choose another name, or delete or rename the existing role (${err instanceof Error ? err.message : String(err)})`,
-      { cause: err },
-    ),
+function systemRoleError(role: Role, err?: unknown): Error {
+  return new Error(
+    `${JSON.stringify(role.name)} is a system role (role id ${role.id}): the service defines it and it cannot be created, changed or deleted by a Role resource; choose another name, or give users the system role by passing its id as a User's roleId`,
+    err === undefined ? undefined : { cause: err },
   );
 }
 
 /**
- * `create` with `adoptId`: finds the role and updates it in place when its name, description or
- * permissions differ. Nothing about a role needs a replacement; a system role cannot be adopted.
+ * The 409 says only that the name is taken; the user needs to know by which role, and whether it
+ * is a system role. `self` is the role being changed, which may itself be a system role.
  */
-async function adoptRole(role: RoleInputs, adoptId: number) {
-  const operation = describeAdoption(ROLE, role.name, adoptId);
-  const client = apiClient();
-  const live = await findAdoptee(operation, ROLE, adoptId, () =>
-    findRole(client, (r) => r.id === adoptId),
-  );
-  if (live.system_role) {
-    throw adoptRefusedError(
-      operation,
-      `${JSON.stringify(live.name)} is a system role (role id ${live.id}): the service defines it and a Role resource cannot adopt, change or delete it; give users the system role by passing its id as a User's roleId`,
-    );
-  }
-  const ids = await permissionIds(client, role, operation);
-  if (live.name !== role.name || !matches(live, role, ids)) {
-    try {
-      await writeInvalidating(client, ROLES, () =>
-        client.iam.updateRole(adoptId, toApi(role, ids)),
-      );
-    } catch (err) {
-      if (err instanceof ConflictError) {
-        throw await conflictError(client, role.name, operation, err, String(adoptId));
-      }
-      throw operationError(operation, err);
-    }
-  }
-  return { id: String(adoptId), outs: { ...outputsFromInputs(adoptId, role, ids) } };
+async function nameTaken(
+  client: CloudInfraClient,
+  name: string,
+  err: ConflictError,
+  self?: string,
+): Promise<Error> {
+  const me = (await listRoles(client).catch(() => [])).find((r) => String(r.id) === self);
+  if (me?.system_role === true) return systemRoleError(me, err);
+  return nameTakenError(ROLE, err, {
+    name,
+    list: () => listRoles(client),
+    ...(self === undefined ? {} : { self }),
+    sameName: sameRoleName,
+    rule: "role names are unique in an account regardless of case",
+    special: (existing) => (existing.system_role ? systemRoleError(existing, err) : undefined),
+  });
 }
+
+/** Nothing about a role needs a replacement; a system role cannot be adopted. */
+const ADOPTION: Adoption<RoleInputs, Role> = {
+  what: ROLE,
+  read: (id) => findRole(apiClient(), (r) => r.id === id),
+  refusal: (live) =>
+    live.system_role
+      ? `${JSON.stringify(live.name)} is a system role (role id ${live.id}): the service defines it and a Role resource cannot adopt, change or delete it; give users the system role by passing its id as a User's roleId`
+      : undefined,
+  async converge(live, role) {
+    const client = apiClient();
+    const ids = await permissionIds(client, role);
+    if (live.name !== role.name || !matches(live, role, ids)) {
+      try {
+        await writeRoles(client, () => client.iam.updateRole(live.id, toApi(role, ids)));
+      } catch (err) {
+        if (err instanceof ConflictError)
+          throw await nameTaken(client, role.name, err, String(live.id));
+        throw err;
+      }
+    }
+    return { ...outputsFromInputs(live.id, role, ids) };
+  },
+};
 
 export const implementation = {
   async check(_olds, news) {
@@ -166,9 +145,16 @@ export const implementation = {
     try {
       catalogue = await listPermissions(apiClient());
     } catch (err) {
+      // Not a failure of the inputs: an operation error, so Pulumi does not call them invalid.
+      const label = typeof news["name"] === "string" ? news["name"] : undefined;
       const message = err instanceof Error ? err.message : String(err);
-      const reason = `the permission names could not be checked against the catalogue: ${message}`;
-      return { inputs: news, failures: [{ property: "permissions", reason }] };
+      throw operationError(
+        describeOperation("checking", "Role", label),
+        new Error(
+          `the permission names could not be checked: reading the permission catalogue failed (${message}); nothing was changed`,
+          { cause: err },
+        ),
+      );
     }
     // Resolved in the program's order, so a failure names the position the user wrote.
     const resolution = resolvePermissions(names.map(String), catalogue);
@@ -190,35 +176,30 @@ export const implementation = {
 
   async create(inputs) {
     const role = parseChecked(RoleInputsSchema, inputs);
-    if (role.adoptId !== undefined) return adoptRole(role, role.adoptId);
+    if (role.adoptId !== undefined) return adopt(ADOPTION, role, role.adoptId);
     const operation = describeOperation("creating", "Role", role.name);
     const client = apiClient();
-    const ids = await permissionIds(client, role, operation);
-    const body = toApi(role, ids);
-    let lostAnswer = false;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        const created = await writeInvalidating(client, ROLES, () => client.iam.createRole(body));
-        return { id: String(created.id), outs: { ...outputsFromInputs(created.id, role, ids) } };
-      } catch (err) {
-        if (err instanceof ConflictError && !lostAnswer) {
-          throw await conflictError(client, role.name, operation, err);
-        }
-        if (!isAmbiguousFailure(err) && !(err instanceof ConflictError)) {
-          throw operationError(operation, err);
-        }
-        // An earlier answer was lost: names are unique, so a role with ours that holds exactly
-        // what we asked for is the one that request made.
-        const made = await findByName(client, role.name).catch(() => undefined);
-        if (made !== undefined && !made.system_role && matches(made, role, ids)) {
-          return { id: String(made.id), outs: { ...outputsFromInputs(made.id, role, ids) } };
-        }
-        if (made !== undefined || err instanceof ConflictError) {
-          throw await conflictError(client, role.name, operation, err);
-        }
-        if (attempt >= CREATE_ATTEMPTS) throw operationError(operation, err);
-        lostAnswer = true;
+    try {
+      const ids = await permissionIds(client, role);
+      const made = await createExactlyOnce({
+        what: ROLE,
+        describe: `named ${JSON.stringify(role.name)}`,
+        owner: client,
+        lookup: {
+          ...roleList(client),
+          idOf: (r) => r.id,
+          matches: (r) => !r.system_role && r.name === role.name && matches(r, role, ids),
+        },
+        send: () => client.iam.createRole(toApi(role, ids)),
+        idInAnswer: (r) => r.id,
+        journal: { journal: createJournal(), request: toApi(role, ids) },
+      });
+      return { id: String(made.id), outs: { ...outputsFromInputs(made.id, role, ids) } };
+    } catch (err) {
+      if (err instanceof ConflictError) {
+        throw operationError(operation, await nameTaken(client, role.name, err));
       }
+      throw operationError(operation, err);
     }
   },
 
@@ -240,32 +221,31 @@ export const implementation = {
     const role = parseChecked(RoleInputsSchema, news);
     const operation = describeOperation("updating", "Role", role.name);
     const client = apiClient();
-    const ids = await permissionIds(client, role, operation);
     try {
-      await writeInvalidating(client, ROLES, () => client.iam.updateRole(id, toApi(role, ids)));
+      const ids = await permissionIds(client, role);
+      await writeRoles(client, () => client.iam.updateRole(id, toApi(role, ids)));
+      return { outs: { ...outputsFromInputs(Number(id), role, ids) } };
     } catch (err) {
       if (err instanceof ConflictError) {
-        throw await conflictError(client, role.name, operation, err, id);
+        throw operationError(operation, await nameTaken(client, role.name, err, id));
       }
       if (err instanceof NotFoundError) {
         throw deletedOutsidePulumiError(operation, "role", id, err);
       }
       throw operationError(operation, err);
     }
-    return { outs: { ...outputsFromInputs(Number(id), role, ids) } };
   },
 
   async delete(id, props) {
     const client = apiClient();
-    const label = labelOf(props, id);
-    const operation = describeOperation("deleting", "Role", label);
+    const operation = describeOperation("deleting", "Role", labelOf(props, id));
     try {
-      await writeInvalidating(client, ROLES, () => client.iam.deleteRole(id));
+      await writeRoles(client, () => client.iam.deleteRole(id));
     } catch (err) {
       if (err instanceof NotFoundError) return;
       if (err instanceof ConflictError) {
         const self = (await listRoles(client).catch(() => [])).find((r) => String(r.id) === id);
-        if (self?.system_role === true) throw systemRoleError(operation, self, err);
+        if (self?.system_role === true) throw operationError(operation, systemRoleError(self, err));
       }
       throw operationError(operation, err);
     }

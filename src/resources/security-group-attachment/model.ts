@@ -2,30 +2,13 @@
  * SecurityGroupAttachment inputs and its id, `<securityGroupId>/<serverId>`. Pure.
  */
 import { z } from "zod";
-import { expected } from "../../api/schemas/common";
 import type { FieldRule } from "../common";
-
-function idReference(what: string) {
-  return z
-    .union([z.number(), z.string()], { error: expected(`a ${what} (number or numeric string)`) })
-    .transform((value, ctx) => {
-      const id =
-        typeof value === "number" ? value : /^\s*\d+\s*$/.test(value) ? Number(value) : Number.NaN;
-      if (!Number.isSafeInteger(id) || id <= 0) {
-        ctx.addIssue({
-          code: "custom",
-          message: `expected a ${what} (a positive integer), got ${JSON.stringify(value)}`,
-        });
-        return z.NEVER;
-      }
-      return id;
-    });
-}
+import { idReference } from "../ids";
 
 /** What `check` accepts and stores: both ids as numbers. */
 export const AttachmentInputsSchema = z.object({
-  securityGroupId: idReference("security group id"),
-  serverId: idReference("server id"),
+  securityGroupId: idReference("a security group id"),
+  serverId: idReference("a server id"),
 });
 export type AttachmentInputs = z.output<typeof AttachmentInputsSchema>;
 

@@ -1,23 +1,28 @@
 /**
- * The SecurityGroup implementation. Creation answers no id (as the spec says), so `create` finds
- * the new group by its name, which is unique in the account, in the paged list.
+ * The SecurityGroup implementation. Creation answers no id (as the spec says), so the toolkit
+ * finds the new group in the paged list: the group with our name that was not there before.
  */
 import type { CloudInfraClient } from "../../api/client";
-import { ConflictError, isAmbiguousFailure, NotFoundError } from "../../api/errors";
+import { ConflictError, NotFoundError } from "../../api/errors";
+import type { RequestOptions } from "../../api/http";
 import type { SecurityGroup } from "../../api/schemas/firewall";
-import { type AdoptedKind, describeAdoption, findAdoptee, guardAdoptedReplacement } from "../adopt";
+import { type Adoption, adopt, guardAdoptedReplacement } from "../adopt";
 import {
   checkInputs,
   deletedOutsidePulumiError,
   describeOperation,
   diffInputs,
+  type KindNames,
   labelOf,
   operationError,
   parseChecked,
   type ResourceImplementation,
   unlessNotFound,
 } from "../common";
-import { apiClient } from "../session";
+import { nameTakenError } from "../conflict";
+import { createExactlyOnce } from "../create";
+import { apiClient, createJournal } from "../session";
+import { deleteWhenDetached } from "./delete";
 import {
   fromApi,
   liveInputs,
@@ -29,87 +34,53 @@ import {
   toApi,
 } from "./model";
 
-const GROUP: AdoptedKind = { kind: "SecurityGroup", noun: "security group" };
-/** Create requests sent at most, when answers are lost and no group shows up. */
-const CREATE_ATTEMPTS = 3;
+const GROUP: KindNames = { kind: "SecurityGroup", noun: "security group" };
 
-async function findByName(
+/** Every group, all pages (the toolkit's lookups and the name-taken explanation read it). */
+function groupList(client: CloudInfraClient) {
+  return {
+    key: "security-groups",
+    read: (options?: RequestOptions) => client.firewall.listAll({ limit: 100 }, options),
+  };
+}
+
+/** The 409 says only that the name is taken; the user needs to know by which group. */
+function nameTaken(
   client: CloudInfraClient,
   name: string,
-): Promise<SecurityGroup | undefined> {
-  for await (const group of client.firewall.iterate({ limit: 100 })) {
-    if (group.name === name) return group;
-  }
-  return undefined;
+  err: ConflictError,
+  self?: string,
+): Promise<Error> {
+  return nameTakenError(GROUP, err, {
+    name,
+    list: () => groupList(client).read(),
+    ...(self === undefined ? {} : { self }),
+    detail: (existing) => {
+      const servers = existing.servers.map((s) => s.id);
+      return servers.length > 0 ? `, attached to server ${servers.join(", ")}` : undefined;
+    },
+  });
 }
 
-function nameTakenError(operation: string, existing: SecurityGroup, cause?: unknown): Error {
-  const servers = existing.servers.map((s) => s.id);
-  const attached = servers.length > 0 ? `, attached to server ${servers.join(", ")}` : "";
-  const detail = cause instanceof Error ? ` (${cause.message})` : "";
-  return operationError(
-    operation,
-    new Error(
-      `a security group named ${JSON.stringify(existing.name)} already exists (security group id ${existing.id}${attached}); group names are unique in an account: choose another name, or delete or rename the existing group${detail}`,
-      cause === undefined ? undefined : { cause },
-    ),
-  );
-}
-
-/** The new group's id: the answer to a create has none, so the list is searched by name. */
-async function idOfCreated(
-  client: CloudInfraClient,
-  group: SecurityGroupInputs,
-  operation: string,
-): Promise<number> {
-  let made: SecurityGroup | undefined;
-  try {
-    made = await findByName(client, group.name);
-  } catch (err) {
-    throw operationError(
-      operation,
-      new Error(
-        `the group was created, but reading the list to learn its id failed; the next \`pulumi up\` will report the existing group and its id: delete it and run again (${err instanceof Error ? err.message : String(err)})`,
-        { cause: err },
-      ),
-    );
-  }
-  if (made === undefined) {
-    throw operationError(
-      operation,
-      new Error(
-        `the service accepted the group, but no group named ${JSON.stringify(group.name)} is in the list (deleted at once by someone else?)`,
-      ),
-    );
-  }
-  return made.id;
-}
-
-/**
- * `create` with `adoptId`: reads the group and updates it in place when its name, description or
- * rules differ. Nothing about a group needs a replacement; the servers it is attached to stay.
- */
-async function adoptGroup(group: SecurityGroupInputs, adoptId: number) {
-  const operation = describeAdoption(GROUP, group.name, adoptId);
-  const client = apiClient();
-  const live = await findAdoptee(operation, GROUP, adoptId, () =>
-    unlessNotFound(client.firewall.get(adoptId)),
-  );
-  if (live.name !== group.name || !matches(live, group)) {
-    try {
-      await client.firewall.update(adoptId, toApi(group));
-    } catch (err) {
-      if (err instanceof ConflictError) {
-        const other = await findByName(client, group.name).catch(() => undefined);
-        if (other !== undefined && other.id !== adoptId) {
-          throw nameTakenError(operation, other, err);
+/** Nothing about a group needs a replacement; the servers it is attached to stay attached. */
+const ADOPTION: Adoption<SecurityGroupInputs, SecurityGroup> = {
+  what: GROUP,
+  read: (id) => unlessNotFound(apiClient().firewall.get(id)),
+  async converge(live, group) {
+    if (live.name !== group.name || !matches(live, group)) {
+      const client = apiClient();
+      try {
+        await client.firewall.update(live.id, toApi(group));
+      } catch (err) {
+        if (err instanceof ConflictError) {
+          throw await nameTaken(client, group.name, err, String(live.id));
         }
+        throw err;
       }
-      throw operationError(operation, err);
     }
-  }
-  return { id: String(adoptId), outs: { ...outputsFromInputs(adoptId, group) } };
-}
+    return { ...outputsFromInputs(live.id, group) };
+  },
+};
 
 export const implementation = {
   async check(_olds, news) {
@@ -122,46 +93,29 @@ export const implementation = {
 
   async create(inputs) {
     const group = parseChecked(SecurityGroupInputsSchema, inputs);
-    if (group.adoptId !== undefined) return adoptGroup(group, group.adoptId);
+    if (group.adoptId !== undefined) return adopt(ADOPTION, group, group.adoptId);
     const operation = describeOperation("creating", "SecurityGroup", group.name);
     const client = apiClient();
-    const body = toApi(group);
-    // Checked first so that a group made by an earlier, lost answer below can be told from one
-    // that was already there.
-    let existing: SecurityGroup | undefined;
     try {
-      existing = await findByName(client, group.name);
+      const made = await createExactlyOnce({
+        what: GROUP,
+        describe: `named ${JSON.stringify(group.name)}`,
+        owner: client,
+        lookup: {
+          ...groupList(client),
+          idOf: (g) => g.id,
+          matches: (g) => g.name === group.name && matches(g, group),
+        },
+        send: () => client.firewall.create(toApi(group)),
+        idInAnswer: () => undefined,
+        journal: { journal: createJournal(), request: toApi(group) },
+      });
+      return { id: String(made.id), outs: { ...outputsFromInputs(made.id, group) } };
     } catch (err) {
-      throw operationError(operation, err);
-    }
-    if (existing !== undefined) throw nameTakenError(operation, existing);
-    let lostAnswer = false;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await client.firewall.create(body);
-      } catch (err) {
-        if (!isAmbiguousFailure(err) && !(err instanceof ConflictError && lostAnswer)) {
-          if (err instanceof ConflictError) {
-            const other = await findByName(client, group.name).catch(() => undefined);
-            if (other !== undefined) throw nameTakenError(operation, other, err);
-          }
-          throw operationError(operation, err);
-        }
-        // The request may have been applied: a group with our name that was not there before
-        // and holds exactly our rules is the one it made.
-        const made = await findByName(client, group.name).catch(() => undefined);
-        if (made !== undefined && matches(made, group)) {
-          return { id: String(made.id), outs: { ...outputsFromInputs(made.id, group) } };
-        }
-        if (made !== undefined) throw nameTakenError(operation, made, err);
-        if (err instanceof ConflictError || attempt >= CREATE_ATTEMPTS) {
-          throw operationError(operation, err);
-        }
-        lostAnswer = true;
-        continue;
+      if (err instanceof ConflictError) {
+        throw operationError(operation, await nameTaken(client, group.name, err));
       }
-      const id = await idOfCreated(client, group, operation);
-      return { id: String(id), outs: { ...outputsFromInputs(id, group) } };
+      throw operationError(operation, err);
     }
   },
 
@@ -184,10 +138,7 @@ export const implementation = {
       await client.firewall.update(id, toApi(group));
     } catch (err) {
       if (err instanceof ConflictError) {
-        const other = await findByName(client, group.name).catch(() => undefined);
-        if (other !== undefined && String(other.id) !== id) {
-          throw nameTakenError(operation, other, err);
-        }
+        throw operationError(operation, await nameTaken(client, group.name, err, id));
       }
       if (err instanceof NotFoundError) {
         throw deletedOutsidePulumiError(operation, "security group", id, err);
@@ -198,12 +149,11 @@ export const implementation = {
   },
 
   async delete(id, props) {
-    const label = labelOf(props, id);
+    const operation = describeOperation("deleting", "SecurityGroup", labelOf(props, id));
     try {
-      await apiClient().firewall.delete(id);
+      await deleteWhenDetached(apiClient(), Number(id));
     } catch (err) {
-      if (err instanceof NotFoundError) return;
-      throw operationError(describeOperation("deleting", "SecurityGroup", label), err);
+      throw operationError(operation, err);
     }
   },
 } satisfies ResourceImplementation;

@@ -9,6 +9,7 @@ import { NameInputSchema } from "../../api/schemas/common";
 import type { CreateServerRequest, Server } from "../../api/schemas/servers";
 import { AdoptIdSchema } from "../adopt";
 import { diffInputs, type FieldRule, type Props } from "../common";
+import { idReference } from "../ids";
 
 /** The power states a program can ask for. */
 export const POWER_STATES = ["running", "stopped"] as const;
@@ -57,31 +58,10 @@ const DurationSchema = z
     error: "must be at most 24h",
   });
 
-/**
- * A reference to something with an integer id (a plan, an SSH key, a security group): a number,
- * or its decimal text as Pulumi resource ids are (`key.id`). Normalised to a number.
- */
-function idReference(what: string) {
-  const message = `expected a positive integer ${what} (a number or its decimal text)`;
-  return z.union([z.number(), z.string()], { error: message }).transform((value, ctx) => {
-    const n =
-      typeof value === "number" ? value : /^\s*\d+\s*$/.test(value) ? Number(value) : Number.NaN;
-    if (!Number.isSafeInteger(n) || n <= 0) {
-      ctx.issues.push({
-        code: "custom",
-        message: `${message}, got ${JSON.stringify(value)}`,
-        input: value,
-      });
-      return z.NEVER;
-    }
-    return n;
-  });
-}
-
 /** Ids in ascending order: the order of a set never causes a diff. */
-function idSet(what: string) {
+function idSet(what: string, article: "a" | "an") {
   return z
-    .array(idReference(what), { error: `expected a list of ${what}s` })
+    .array(idReference(`${article} ${what}`), { error: `expected a list of ${what}s` })
     .refine((ids) => new Set(ids).size === ids.length, { error: "must not contain duplicates" })
     .transform((ids) => [...ids].sort((a, b) => a - b));
 }
@@ -89,13 +69,13 @@ function idSet(what: string) {
 /** Inputs as Pulumi stores them: validated and normalised by `check`. */
 export const ServerInputsSchema = z.object({
   name: NameInputSchema,
-  planId: idReference("plan id"),
+  planId: idReference("a plan id"),
   image: z
     .string({ error: 'expected an image name such as "ubuntu-24.04"' })
     .trim()
     .min(1, { error: 'must not be empty: give an image name such as "ubuntu-24.04"' }),
-  sshKeyIds: idSet("SSH key id").optional(),
-  securityGroupIds: idSet("security group id").optional(),
+  sshKeyIds: idSet("SSH key id", "an").optional(),
+  securityGroupIds: idSet("security group id", "a").optional(),
   firewallEnabled: z.boolean({ error: "expected true or false" }).default(false),
   powerState: z.enum(POWER_STATES, { error: 'expected "running" or "stopped"' }).default("running"),
   timeouts: z

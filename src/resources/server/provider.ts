@@ -8,32 +8,26 @@
 import type * as pulumi from "@pulumi/pulumi";
 import type { CloudInfraClient } from "../../api/client";
 import { isAmbiguousFailure, NotFoundError } from "../../api/errors";
+import type { RequestOptions } from "../../api/http";
 import {
   MANAGEMENT_TRANSITIONS,
   type ManagementAction,
   type Server,
 } from "../../api/schemas/servers";
-import {
-  type AdoptedKind,
-  adoptMismatchError,
-  adoptRefusedError,
-  describeAdoption,
-  findAdoptee,
-  guardAdoptedReplacement,
-  type Mismatch,
-  shown,
-} from "../adopt";
+import { type Adoption, adopt, guardAdoptedReplacement, type Mismatch, shown } from "../adopt";
 import {
   checkInputs,
   describeOperation,
   failuresFromZod,
+  type KindNames,
   operationError,
   type Props,
   partialCreateError,
   type ResourceImplementation,
   unlessNotFound,
 } from "../common";
-import { apiClient } from "../session";
+import { createExactlyOnce } from "../create";
+import { apiClient, createJournal } from "../session";
 import {
   diffServer,
   fromApi,
@@ -50,15 +44,9 @@ import {
 } from "./model";
 import { ServerWaitError, settlesIn, waitForServerStatus } from "./wait";
 
-/**
- * How far before the create request a server found after an ambiguous failure may have been
- * created and still count as that request's, to allow for the service's clock being behind ours.
- */
-export const CREATE_LOOKUP_CLOCK_SKEW_MS = 60_000;
-
 const ANSWER_LOST = "unknown (its answer was lost)";
 
-const SERVER: AdoptedKind = { kind: "Server", noun: "server" };
+const SERVER: KindNames = { kind: "Server", noun: "server" };
 
 /** The validated inputs of a create or update; `check` has normalised them already. */
 function parseInputs(props: Props, operation: string): ServerInputs {
@@ -86,65 +74,52 @@ function getOrGone(client: CloudInfraClient, id: number): Promise<Server | undef
 }
 
 /**
- * After a create whose answer was lost: the server that request made, if it made one. It has
- * the requested name and plan (and image, when the service reports it) and was created no
- * earlier than just before the request was sent.
+ * Whether a live server is what this create request makes: its name, plan, image (when the
+ * service reports it), firewall and requested security groups. Names are not unique, so only a
+ * server that did not exist before the request can be taken for its (see ../create.ts).
  */
-async function findCreatedServer(
-  client: CloudInfraClient,
-  inputs: ServerInputs,
-  sentAt: number,
-  createError: unknown,
-): Promise<Server | undefined> {
-  let servers: Server[];
-  try {
-    servers = await client.servers.list();
-  } catch (listError) {
-    const first = createError instanceof Error ? createError.message : String(createError);
-    throw new Error(
-      `${first}; looking for the server failed too (${listError instanceof Error ? listError.message : String(listError)}): look for a server named ${JSON.stringify(inputs.name)} and delete it before running pulumi up again`,
-      { cause: createError },
-    );
-  }
-  const since = sentAt - CREATE_LOOKUP_CLOCK_SKEW_MS;
-  const candidates = servers.filter(
-    (s) =>
-      s.user_defined_name === inputs.name &&
-      s.plan_id === inputs.planId &&
-      Date.parse(s.created_at) >= since &&
-      (s.data.every((d) => d.name !== "os") ||
-        s.data.some((d) => d.name === "os" && d.value === inputs.image)),
+export function isServerFor(live: Server, inputs: ServerInputs): boolean {
+  const os = osOf(live);
+  const attached = new Set(live.security_groups.map((g) => g.id));
+  return (
+    live.user_defined_name === inputs.name &&
+    live.plan_id === inputs.planId &&
+    (os === undefined || os === inputs.image) &&
+    live.firewall_enabled === inputs.firewallEnabled &&
+    (inputs.securityGroupIds ?? []).every((id) => attached.has(id))
   );
-  if (candidates.length > 1) {
-    throw new Error(
-      `the create request's answer was lost and ${candidates.length} servers named ${JSON.stringify(inputs.name)} on plan ${inputs.planId} appeared since (ids ${candidates.map((s) => s.id).join(", ")}); cannot tell which one it made: delete the ones you do not want, then run pulumi up again`,
-      { cause: createError },
-    );
-  }
-  return candidates[0];
 }
 
 /**
- * POST /v1/servers for one server. When the call fails in a way that may have been applied, the
- * server it made (if any) is looked up and used instead of creating a second one; when none
- * exists, the request was not applied and is sent once more.
+ * POST /v1/servers for exactly one server, through the toolkit (a lost answer makes no second; a
+ * host killed while the server provisioned leaves it for the next create to take over). Call
+ * `close()` once the create returns to the engine.
  */
-async function createOne(client: CloudInfraClient, inputs: ServerInputs): Promise<Server> {
-  const body = toApi(inputs);
-  for (let attempt = 1; ; attempt++) {
-    const sentAt = Date.now();
-    try {
-      const created = await client.servers.create(body);
-      const server = created[0];
-      if (server === undefined) throw new Error("POST /v1/servers answered an empty list");
-      return server;
-    } catch (err) {
-      if (!isAmbiguousFailure(err)) throw err;
-      const found = await findCreatedServer(client, inputs, sentAt, err);
-      if (found !== undefined) return found;
-      if (attempt >= 2) throw err;
-    }
+async function createOne(
+  client: CloudInfraClient,
+  inputs: ServerInputs,
+): Promise<{ server: Server; close(): void }> {
+  const made = await createExactlyOnce({
+    what: SERVER,
+    describe: `named ${JSON.stringify(inputs.name)} on plan ${inputs.planId} with image ${JSON.stringify(inputs.image)}`,
+    owner: client,
+    lookup: {
+      key: "servers",
+      read: (options?: RequestOptions) => client.servers.list(options),
+      idOf: (server) => server.id,
+      matches: (server) => isServerFor(server, inputs),
+    },
+    send: () => client.servers.create(toApi(inputs)),
+    idInAnswer: (servers) => servers[0]?.id,
+    journal: { journal: createJournal(), request: toApi(inputs) },
+    closesLater: true,
+  });
+  const server = made.answer === undefined ? made.found : made.answer[0];
+  if (server === undefined) {
+    made.close();
+    throw new Error(`POST /v1/servers answered no server for id ${made.id}`);
   }
+  return { server, close: made.close };
 }
 
 /**
@@ -265,55 +240,39 @@ async function converge(
 }
 
 /**
- * What of an adopted server differs from the program and cannot change in place. The plan is
- * always checked; the image only when the service reports it (the `os` entry); the SSH keys
- * never, because the API does not report them: they are taken as the program says.
+ * Adopting a server: the plan is always checked; the image only when the service reports it (the
+ * `os` entry); the SSH keys never, because the API does not report them: they are taken as the
+ * program says. A server that failed or is being deleted is refused. Then the name, firewall,
+ * listed groups and power state converge in place.
  */
-export function serverMismatches(live: Server, inputs: ServerInputs): Mismatch[] {
-  const out: Mismatch[] = [];
-  if (live.plan_id !== inputs.planId) {
-    out.push({ field: "planId", live: shown(live.plan_id), wanted: shown(inputs.planId) });
-  }
-  const os = osOf(live);
-  if (os !== undefined && os !== inputs.image) {
-    out.push({ field: "image", live: shown(os), wanted: shown(inputs.image) });
-  }
-  return out;
-}
-
-/**
- * `create` with `adoptId`: reads the server, refuses a plan or image that differs (changing
- * nothing), then renames, toggles the firewall, attaches the listed groups and starts or stops it
- * as the program says. A failure leaves the server unadopted: the next `up` tries again.
- */
-async function adoptServer(
-  inputs: ServerInputs,
-  adoptId: number,
-): Promise<pulumi.dynamic.CreateResult> {
-  const operation = describeAdoption(SERVER, inputs.name, adoptId);
-  const client = apiClient();
-  const live = await findAdoptee(operation, SERVER, adoptId, () => getOrGone(client, adoptId));
-  const mismatches = serverMismatches(live, inputs);
-  if (mismatches.length > 0) throw adoptMismatchError(operation, SERVER, adoptId, mismatches);
-  if (live.status === "error" || settlesIn(live.status) === "gone") {
-    throw adoptRefusedError(
-      operation,
-      `server ${adoptId} is in status ${JSON.stringify(live.status)} and cannot be adopted: ${live.status === "error" ? "its provisioning failed; delete it, or adopt another server" : "it is being deleted"}`,
-    );
-  }
-  try {
-    const server = await converge(client, live, [], inputs, deadlineFor(inputs, "create"));
-    return { id: String(adoptId), outs: fromApi(server, inputs) };
-  } catch (err) {
-    throw operationError(
-      operation,
-      new Error(
-        `${err instanceof Error ? err.message : String(err)}; server ${adoptId} is not adopted: the next pulumi up tries again`,
-        { cause: err },
-      ),
-    );
-  }
-}
+const ADOPTION: Adoption<ServerInputs, Server> = {
+  what: SERVER,
+  read: (id) => getOrGone(apiClient(), id),
+  mismatches(live, inputs) {
+    const out: Mismatch[] = [];
+    if (live.plan_id !== inputs.planId) {
+      out.push({ field: "planId", live: shown(live.plan_id), wanted: shown(inputs.planId) });
+    }
+    const os = osOf(live);
+    if (os !== undefined && os !== inputs.image) {
+      out.push({ field: "image", live: shown(os), wanted: shown(inputs.image) });
+    }
+    return out;
+  },
+  refusal(live) {
+    if (live.status === "error") {
+      return `server ${live.id} is in status "error" and cannot be adopted: its provisioning failed; delete it, or adopt another server`;
+    }
+    if (settlesIn(live.status) === "gone") {
+      return `server ${live.id} is in status ${JSON.stringify(live.status)} and cannot be adopted: it is being deleted`;
+    }
+    return undefined;
+  },
+  async converge(live, inputs) {
+    const server = await converge(apiClient(), live, [], inputs, deadlineFor(inputs, "create"));
+    return fromApi(server, inputs);
+  },
+};
 
 /** Deletes a server and waits until it answers 404; a server already gone is success. */
 async function deleteServer(client: CloudInfraClient, id: number, deadline: Deadline) {
@@ -379,12 +338,13 @@ export const implementation = {
       typeof props["name"] === "string" ? props["name"] : undefined,
     );
     const inputs = parseInputs(props, operation);
-    if (inputs.adoptId !== undefined) return adoptServer(inputs, inputs.adoptId);
+    if (inputs.adoptId !== undefined) return adopt(ADOPTION, inputs, inputs.adoptId);
     const deadline = deadlineFor(inputs, "create");
     const client = apiClient();
     let created: Server;
+    let close: () => void;
     try {
-      created = await createOne(client, inputs);
+      ({ server: created, close } = await createOne(client, inputs));
     } catch (err) {
       throw operationError(operation, err);
     }
@@ -417,6 +377,9 @@ export const implementation = {
           cause: err,
         }),
       );
+    } finally {
+      // Returned to the engine either way, with the id: no later create may take it over.
+      close();
     }
   },
 

@@ -40,6 +40,10 @@ export function sameKeyMaterial(a: unknown, b: unknown): boolean {
   return left !== undefined ? left === keyMaterial(b) : a === b;
 }
 
+/** What a public key may be, for messages. */
+const PUBLIC_KEY_ALLOWED =
+  "expected one line of a .pub file: ssh-ed25519, ssh-rsa (2048 bits or more) or ecdsa-sha2-nistp256/384/521, then the base64 key data and an optional comment";
+
 /** What `check` accepts and stores; `generate` is always a boolean once checked. */
 export const SshKeyInputsSchema = z.object({
   name: NameInputSchema,
@@ -49,7 +53,10 @@ export const SshKeyInputsSchema = z.object({
       try {
         return canonicalPublicKey(text);
       } catch (err) {
-        ctx.addIssue({ code: "custom", message: err instanceof Error ? err.message : String(err) });
+        const why = err instanceof Error ? err.message : String(err);
+        // The parser says what is wrong; the user also needs to hear what would be right.
+        const allowed = /expected/.test(why) ? "" : `; ${PUBLIC_KEY_ALLOWED}`;
+        ctx.addIssue({ code: "custom", message: `${why}${allowed}` });
         return z.NEVER;
       }
     })

@@ -4,22 +4,16 @@
  * carries it forward from the stored state.
  */
 import type { CloudInfraClient } from "../../api/client";
-import { ConflictError, isAmbiguousFailure, NotFoundError } from "../../api/errors";
+import { ConflictError, NotFoundError } from "../../api/errors";
+import type { RequestOptions } from "../../api/http";
 import type { Key } from "../../api/schemas/keys";
 import { parsePublicKey } from "../../lib/sshkeys";
-import {
-  type AdoptedKind,
-  adoptMismatchError,
-  describeAdoption,
-  findAdoptee,
-  guardAdoptedReplacement,
-  type Mismatch,
-  shown,
-} from "../adopt";
+import { type Adoption, adopt, guardAdoptedReplacement, type Mismatch, shown } from "../adopt";
 import {
   checkInputs,
   describeOperation,
   diffInputs,
+  type KindNames,
   labelOf,
   operationError,
   type Props,
@@ -27,7 +21,9 @@ import {
   type ResourceImplementation,
   unlessNotFound,
 } from "../common";
-import { apiClient } from "../session";
+import { alreadyExistsError, explainConflict } from "../conflict";
+import { createExactlyOnce } from "../create";
+import { apiClient, createJournal } from "../session";
 import {
   fromApi,
   keySourceFailures,
@@ -40,76 +36,85 @@ import {
   toApi,
 } from "./model";
 
-const SSH_KEY: AdoptedKind = { kind: "SshKey", noun: "SSH key" };
+const SSH_KEY: KindNames = { kind: "SshKey", noun: "SSH key" };
 
-function describeKey(key: Key): string {
-  return `id ${key.id}, name ${JSON.stringify(key.name)}`;
+/** The key list, for the toolkit's lookups. */
+function keyList(client: CloudInfraClient) {
+  return { key: "keys", read: (options?: RequestOptions) => client.keys.list(options) };
 }
 
 /**
- * The key the service already holds with this fingerprint. The create call comes first and its
- * 409 is the verdict (no check-then-create race); this lookup only names the key for the user.
+ * Imports a public key. The service holds each key once, so a key with our fingerprint and name
+ * that was not there before is the one a request whose answer was lost made. The create call
+ * comes first and its 409 is the verdict (no check-then-create race); the lookup then only names
+ * the key that holds the material.
  */
-async function keyWithFingerprint(
-  client: CloudInfraClient,
-  fingerprint: string,
-): Promise<Key | undefined> {
-  const keys = await client.keys.list().catch(() => []);
-  return keys.find((k) => k.fingerprint === fingerprint);
-}
-
-async function importKey(client: CloudInfraClient, inputs: SshKeyInputs, operation: string) {
+async function importKey(client: CloudInfraClient, inputs: SshKeyInputs): Promise<Key> {
   const { fingerprint } = parsePublicKey(inputs.publicKey ?? "");
   try {
-    return (await client.keys.create(toApi(inputs))).key;
+    const made = await createExactlyOnce({
+      what: SSH_KEY,
+      describe: `named ${JSON.stringify(inputs.name)} with fingerprint ${fingerprint}`,
+      owner: client,
+      lookup: {
+        ...keyList(client),
+        idOf: (k) => k.id,
+        matches: (k) => k.fingerprint === fingerprint && k.name === inputs.name,
+      },
+      send: () => client.keys.create(toApi(inputs)),
+      idInAnswer: (answer) => answer.key.id,
+      journal: { journal: createJournal(), request: toApi(inputs) },
+    });
+    return made.found ?? made.answer.key;
   } catch (err) {
-    if (err instanceof ConflictError) {
-      const existing = await keyWithFingerprint(client, fingerprint);
-      const which = existing === undefined ? "" : ` (${describeKey(existing)})`;
-      throw operationError(
-        operation,
-        new Error(
-          `the service already holds a key with fingerprint ${fingerprint}${which} and stores each public key once: reference that key's id instead of importing it again, or delete it first (${err.message})`,
-          { cause: err },
+    if (!(err instanceof ConflictError)) throw err;
+    throw await explainConflict(
+      err,
+      async () => (await client.keys.list()).find((k) => k.fingerprint === fingerprint),
+      (existing) =>
+        alreadyExistsError(
+          SSH_KEY,
+          {
+            id: existing.id,
+            holding: `with fingerprint ${fingerprint}`,
+            detail: `, name ${JSON.stringify(existing.name)}`,
+          },
+          {
+            rule: "the service holds each public key once",
+            remedy: "reference that key's id instead of importing it again, or delete it first",
+            cause: err,
+          },
         ),
-      );
-    }
-    if (!isAmbiguousFailure(err)) throw operationError(operation, err);
-    // The answer was lost. The service holds a key once, so our name on our fingerprint is the
-    // key this request made.
-    const made = await keyWithFingerprint(client, fingerprint);
-    if (made?.name !== inputs.name) throw operationError(operation, err);
-    return made;
+    );
   }
 }
 
-async function generateKey(client: CloudInfraClient, inputs: SshKeyInputs, operation: string) {
-  let answer: Awaited<ReturnType<CloudInfraClient["keys"]["create"]>>;
-  try {
-    answer = await client.keys.create(toApi(inputs));
-  } catch (err) {
-    if (!isAmbiguousFailure(err)) throw operationError(operation, err);
-    // A key made by the lost request is useless: its private half was only in that answer. It
-    // cannot be told apart from another key of the same name with certainty, so the user decides.
-    const namesakes = (await client.keys.list().catch(() => [])).filter(
-      (k) => k.name === inputs.name,
-    );
-    const hint =
-      namesakes.length === 0
-        ? ""
-        : `; if the service made the key anyway its private key is lost: delete the key among ${namesakes
-            .map((k) => `(${describeKey(k)}, created ${k.created_at})`)
-            .join(", ")} that was made just now`;
-    throw operationError(operation, new Error(`${(err as Error).message}${hint}`, { cause: err }));
-  }
-  if (typeof answer.private_key !== "string" || answer.private_key === "") {
+/**
+ * Generates a key pair. A key made by a request whose answer was lost is useless: its private
+ * half was only in that answer. It is the one new key with our name, which is deleted before the
+ * create is sent again.
+ */
+async function generateKey(client: CloudInfraClient, inputs: SshKeyInputs) {
+  const made = await createExactlyOnce({
+    what: SSH_KEY,
+    describe: `named ${JSON.stringify(inputs.name)}`,
+    owner: client,
+    lookup: {
+      ...keyList(client),
+      idOf: (k) => k.id,
+      matches: (k) => k.name === inputs.name,
+      discard: (k) => client.keys.delete(k.id).then(() => undefined),
+    },
+    send: () => client.keys.create(toApi(inputs)),
+    idInAnswer: (answer) => answer.key.id,
+    journal: { journal: createJournal(), request: toApi(inputs) },
+  });
+  const answer = made.answer;
+  if (answer === undefined || typeof answer.private_key !== "string" || answer.private_key === "") {
     // Without its private half the key is useless to the user; leave nothing behind.
-    await client.keys.delete(answer.key.id).catch(() => undefined);
-    throw operationError(
-      operation,
-      new Error(
-        `the service generated key id ${answer.key.id} but did not return its private key; the key was deleted again`,
-      ),
+    await client.keys.delete(made.id).catch(() => undefined);
+    throw new Error(
+      `the service generated key id ${made.id} but did not return its private key; the key was deleted again`,
     );
   }
   return { key: answer.key, privateKey: answer.private_key };
@@ -135,31 +140,33 @@ function fingerprintOf(text: string): string {
 }
 
 /**
- * `create` with `adoptId`. A key cannot change at all, so adopting one only checks it: a
- * different name, or (for `publicKey`) different key material, fails and nothing is changed.
- * With `generate: true` any key material is accepted, but the private half is not recoverable:
- * the service shows it only in the answer that created the key, so `privateKey` stays unset.
+ * A key cannot change at all, so adopting one only checks it: a different name, or (for
+ * `publicKey`) different key material, fails and nothing is changed. With `generate: true` any
+ * key material is accepted, but the private half is not recoverable: the service shows it only in
+ * the answer that created the key, so `privateKey` stays unset.
  */
-async function adoptKey(key: SshKeyInputs, adoptId: number) {
-  const operation = describeAdoption(SSH_KEY, key.name, adoptId);
-  const live = await findAdoptee(operation, SSH_KEY, adoptId, () =>
-    unlessNotFound(apiClient().keys.get(adoptId)),
-  );
-  const mismatches: Mismatch[] = [];
-  if (live.name !== key.name) {
-    mismatches.push({ field: "name", live: shown(live.name), wanted: shown(key.name) });
-  }
-  if (!key.generate && !sameKeyMaterial(live.public_key, key.publicKey)) {
-    mismatches.push({
-      field: "publicKey",
-      live: `the key ${live.fingerprint}`,
-      wanted: `the key ${fingerprintOf(key.publicKey ?? "")}`,
-    });
-  }
-  if (mismatches.length > 0) throw adoptMismatchError(operation, SSH_KEY, adoptId, mismatches);
-  const outs: SshKeyOutputs = { ...fromApi(live), generate: key.generate };
-  return { id: String(adoptId), outs: { ...outs } };
-}
+const ADOPTION: Adoption<SshKeyInputs, Key> = {
+  what: SSH_KEY,
+  read: (id) => unlessNotFound(apiClient().keys.get(id)),
+  mismatches(live, key) {
+    const out: Mismatch[] = [];
+    if (live.name !== key.name) {
+      out.push({ field: "name", live: shown(live.name), wanted: shown(key.name) });
+    }
+    if (!key.generate && !sameKeyMaterial(live.public_key, key.publicKey)) {
+      out.push({
+        field: "publicKey",
+        live: `the key ${live.fingerprint}`,
+        wanted: `the key ${fingerprintOf(key.publicKey ?? "")}`,
+      });
+    }
+    return out;
+  },
+  async converge(live, key) {
+    const outs: SshKeyOutputs = { ...fromApi(live), generate: key.generate };
+    return { ...outs };
+  },
+};
 
 export const implementation = {
   async check(_olds, news) {
@@ -184,21 +191,25 @@ export const implementation = {
 
   async create(inputs) {
     const key = parseChecked(SshKeyInputsSchema, inputs);
-    if (key.adoptId !== undefined) return adoptKey(key, key.adoptId);
+    if (key.adoptId !== undefined) return adopt(ADOPTION, key, key.adoptId);
     const operation = describeOperation("creating", "SshKey", key.name);
     const client = apiClient();
-    if (key.generate) {
-      const made = await generateKey(client, key, operation);
-      const outs: SshKeyOutputs = {
-        ...fromApi(made.key),
-        generate: true,
-        privateKey: made.privateKey,
-      };
-      return { id: String(made.key.id), outs: { ...outs } };
+    try {
+      if (key.generate) {
+        const made = await generateKey(client, key);
+        const outs: SshKeyOutputs = {
+          ...fromApi(made.key),
+          generate: true,
+          privateKey: made.privateKey,
+        };
+        return { id: String(made.key.id), outs: { ...outs } };
+      }
+      const made = await importKey(client, key);
+      const outs: SshKeyOutputs = { ...fromApi(made), generate: false };
+      return { id: String(made.id), outs: { ...outs } };
+    } catch (err) {
+      throw operationError(operation, err);
     }
-    const made = await importKey(client, key, operation);
-    const outs: SshKeyOutputs = { ...fromApi(made), generate: false };
-    return { id: String(made.id), outs: { ...outs } };
   },
 
   async read(id, props) {

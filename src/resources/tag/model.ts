@@ -6,24 +6,7 @@ import { DescriptionInputSchema, expected, NameInputSchema } from "../../api/sch
 import type { CreateTagRequest, Tag } from "../../api/schemas/tags";
 import { AdoptIdSchema } from "../adopt";
 import type { FieldRule, Props } from "../common";
-
-/**
- * A reference to a server: a number, or the string Pulumi gives as `server.id`. Always a
- * positive integer once checked.
- */
-export const ServerRefSchema = z
-  .union([z.number(), z.string()], { error: expected("a server id (number or numeric string)") })
-  .transform((value, ctx) => {
-    const id = typeof value === "number" ? value : /^\d+$/.test(value.trim()) ? Number(value) : NaN;
-    if (!Number.isSafeInteger(id) || id <= 0) {
-      ctx.addIssue({
-        code: "custom",
-        message: `expected a server id (a positive integer), got ${JSON.stringify(value)}`,
-      });
-      return z.NEVER;
-    }
-    return id;
-  });
+import { idReference } from "../ids";
 
 /** Sorted and without repeats: the order of a membership list carries no meaning. */
 export function normaliseIds(ids: readonly number[]): number[] {
@@ -43,7 +26,7 @@ export const TagInputsSchema = z.object({
     .transform((color) => color.toLowerCase()),
   data: DescriptionInputSchema.optional(),
   serverIds: z
-    .array(ServerRefSchema, { error: expected("a list of server ids") })
+    .array(idReference("a server id"), { error: expected("a list of server ids") })
     .transform(normaliseIds)
     .optional(),
   adoptId: AdoptIdSchema.optional(),

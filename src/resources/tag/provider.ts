@@ -3,23 +3,29 @@
  * which every read in this process shares (see ../shared-list.ts); every write invalidates it.
  */
 import type { CloudInfraClient } from "../../api/client";
-import { ConflictError, isAmbiguousFailure, NotFoundError } from "../../api/errors";
+import { ConflictError, NotFoundError } from "../../api/errors";
+import type { RequestOptions } from "../../api/http";
 import type { Tag } from "../../api/schemas/tags";
-import { type AdoptedKind, describeAdoption, findAdoptee, guardAdoptedReplacement } from "../adopt";
+import { type Adoption, adopt, guardAdoptedReplacement } from "../adopt";
 import {
   checkInputs,
+  deletedOutsidePulumiError,
   describeOperation,
   diffInputs,
+  type KindNames,
   labelOf,
   operationError,
   parseChecked,
   type ResourceImplementation,
 } from "../common";
-import { apiClient } from "../session";
+import { nameTakenError } from "../conflict";
+import { createExactlyOnce } from "../create";
+import { apiClient, createJournal } from "../session";
 import { findInSharedList, writeInvalidating } from "../shared-list";
 import {
   fromApi,
   liveInputs,
+  normaliseIds,
   outputsFromInputs,
   TAG_FIELDS,
   type TagInputs,
@@ -27,54 +33,58 @@ import {
   toApi,
 } from "./model";
 
-const LIST = "tags";
-const TAG: AdoptedKind = { kind: "Tag", noun: "tag" };
+const TAG: KindNames = { kind: "Tag", noun: "tag" };
+
+/** The tag list in the shared-list cache. */
+function tagList(client: CloudInfraClient) {
+  return { key: "tags", read: (options?: RequestOptions) => client.tags.list(options) };
+}
 
 /** The tag `match` accepts; "none" only from a list asked for after this call (see findInSharedList). */
 function findTag(client: CloudInfraClient, match: (tag: Tag) => boolean): Promise<Tag | undefined> {
-  return findInSharedList(client, LIST, () => client.tags.list(), match);
+  const list = tagList(client);
+  return findInSharedList(client, list.key, () => list.read(), match);
+}
+
+/** Sends a write of tags, forgetting the shared list whatever the outcome. */
+function writeTags<T>(client: CloudInfraClient, write: () => Promise<T>): Promise<T> {
+  return writeInvalidating(client, tagList(client).key, write);
 }
 
 /** The 409 says only that the name is taken; the user needs to know by which tag. */
-async function nameTakenError(
-  client: CloudInfraClient,
-  name: string,
-  operation: string,
-  err: ConflictError,
-): Promise<Error> {
-  const existing = await findTag(client, (t) => t.name === name).catch(() => undefined);
-  const which = existing === undefined ? "" : ` (tag id ${existing.id})`;
-  return operationError(
-    operation,
-    new Error(
-      `a tag named ${JSON.stringify(name)} already exists${which}; tag names are unique in an account: choose another name, or delete or rename the existing tag (${err.message})`,
-      { cause: err },
-    ),
+function nameTaken(client: CloudInfraClient, name: string, err: ConflictError): Promise<Error> {
+  return nameTakenError(TAG, err, { name, list: () => tagList(client).read() });
+}
+
+/** Whether a live tag is what these inputs make. */
+function isTagFor(live: Tag, tag: TagInputs): boolean {
+  const servers = normaliseIds(live.servers.map((s) => s.id));
+  return (
+    live.name === tag.name &&
+    live.color.toLowerCase() === tag.color &&
+    (live.data ?? "") === (tag.data ?? "") &&
+    (tag.serverIds === undefined || servers.join() === tag.serverIds.join())
   );
 }
 
-/**
- * `create` with `adoptId`: finds the tag and updates it in place when its name, colour, data or
- * (when the program lists it) membership differ. Nothing about a tag needs a replacement.
- */
-async function adoptTag(tag: TagInputs, adoptId: number) {
-  const operation = describeAdoption(TAG, tag.name, adoptId);
-  const client = apiClient();
-  const live = await findAdoptee(operation, TAG, adoptId, () =>
-    findTag(client, (t) => t.id === adoptId),
-  );
-  const current = fromApi(live, tag.serverIds !== undefined);
-  if (diffInputs({ ...current }, { ...tag }, TAG_FIELDS).changes) {
-    try {
-      await writeInvalidating(client, LIST, () => client.tags.update(adoptId, toApi(tag)));
-    } catch (err) {
-      if (err instanceof ConflictError)
-        throw await nameTakenError(client, tag.name, operation, err);
-      throw operationError(operation, err);
+/** Nothing about a tag needs a replacement: name, colour, data and membership change in place. */
+const ADOPTION: Adoption<TagInputs, Tag> = {
+  what: TAG,
+  read: (id) => findTag(apiClient(), (t) => t.id === id),
+  async converge(live, tag) {
+    const client = apiClient();
+    const current = fromApi(live, tag.serverIds !== undefined);
+    if (diffInputs({ ...current }, { ...tag }, TAG_FIELDS).changes) {
+      try {
+        await writeTags(client, () => client.tags.update(live.id, toApi(tag)));
+      } catch (err) {
+        if (err instanceof ConflictError) throw await nameTaken(client, tag.name, err);
+        throw err;
+      }
     }
-  }
-  return { id: String(adoptId), outs: { ...outputsFromInputs(adoptId, tag) } };
-}
+    return { ...outputsFromInputs(live.id, tag) };
+  },
+};
 
 export const implementation = {
   async check(_olds, news) {
@@ -87,25 +97,25 @@ export const implementation = {
 
   async create(inputs) {
     const tag = parseChecked(TagInputsSchema, inputs);
-    if (tag.adoptId !== undefined) return adoptTag(tag, tag.adoptId);
+    if (tag.adoptId !== undefined) return adopt(ADOPTION, tag, tag.adoptId);
     const operation = describeOperation("creating", "Tag", tag.name);
     const client = apiClient();
     try {
-      const created = await writeInvalidating(client, LIST, () => client.tags.create(toApi(tag)));
-      return { id: String(created.id), outs: { ...outputsFromInputs(created.id, tag) } };
-    } catch (err) {
-      if (err instanceof ConflictError)
-        throw await nameTakenError(client, tag.name, operation, err);
-      if (!isAmbiguousFailure(err)) throw operationError(operation, err);
-      // The answer was lost: names are unique, so a tag with ours is the one that request made.
-      const made = await findTag(client, (t) => t.name === tag.name).catch(() => undefined);
-      if (made === undefined) throw operationError(operation, err);
-      try {
-        await writeInvalidating(client, LIST, () => client.tags.update(made.id, toApi(tag)));
-      } catch (retryErr) {
-        throw operationError(operation, retryErr);
-      }
+      const made = await createExactlyOnce({
+        what: TAG,
+        describe: `named ${JSON.stringify(tag.name)}`,
+        owner: client,
+        lookup: { ...tagList(client), idOf: (t) => t.id, matches: (t) => isTagFor(t, tag) },
+        send: () => client.tags.create(toApi(tag)),
+        idInAnswer: (t) => t.id,
+        journal: { journal: createJournal(), request: toApi(tag) },
+      });
       return { id: String(made.id), outs: { ...outputsFromInputs(made.id, tag) } };
+    } catch (err) {
+      if (err instanceof ConflictError) {
+        throw operationError(operation, await nameTaken(client, tag.name, err));
+      }
+      throw operationError(operation, err);
     }
   },
 
@@ -132,10 +142,12 @@ export const implementation = {
     const operation = describeOperation("updating", "Tag", tag.name);
     const client = apiClient();
     try {
-      await writeInvalidating(client, LIST, () => client.tags.update(id, toApi(tag)));
+      await writeTags(client, () => client.tags.update(id, toApi(tag)));
     } catch (err) {
-      if (err instanceof ConflictError)
-        throw await nameTakenError(client, tag.name, operation, err);
+      if (err instanceof ConflictError) {
+        throw operationError(operation, await nameTaken(client, tag.name, err));
+      }
+      if (err instanceof NotFoundError) throw deletedOutsidePulumiError(operation, "tag", id, err);
       throw operationError(operation, err);
     }
     return { outs: { ...outputsFromInputs(Number(id), tag) } };
@@ -144,11 +156,10 @@ export const implementation = {
   async delete(id, props) {
     const client = apiClient();
     try {
-      await writeInvalidating(client, LIST, () => client.tags.delete(id));
+      await writeTags(client, () => client.tags.delete(id));
     } catch (err) {
       if (err instanceof NotFoundError) return;
-      const label = labelOf(props, id);
-      throw operationError(describeOperation("deleting", "Tag", label), err);
+      throw operationError(describeOperation("deleting", "Tag", labelOf(props, id)), err);
     }
   },
 } satisfies ResourceImplementation;

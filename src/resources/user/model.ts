@@ -8,26 +8,11 @@ import { z } from "zod";
 import { expected, NameInputSchema } from "../../api/schemas/common";
 import { type CreateUserRequest, DidInputSchema } from "../../api/schemas/iam";
 import { containsUnknown, type FieldRule, type Props } from "../common";
+import { idReference } from "../ids";
 
 /** How a user authenticates. */
 export const USER_TYPES = ["api", "did"] as const;
 export type UserType = (typeof USER_TYPES)[number];
-
-/** A role reference: a number, or its decimal text as Pulumi ids are (`role.id`). */
-export const RoleRefSchema = z
-  .union([z.number(), z.string()], { error: expected("a role id (number or numeric string)") })
-  .transform((value, ctx) => {
-    const id =
-      typeof value === "number" ? value : /^\s*\d+\s*$/.test(value) ? Number(value) : Number.NaN;
-    if (!Number.isSafeInteger(id) || id <= 0) {
-      ctx.addIssue({
-        code: "custom",
-        message: `expected a role id (a positive integer), got ${JSON.stringify(value)}`,
-      });
-      return z.NEVER;
-    }
-    return id;
-  });
 
 /**
  * What `check` accepts and stores: `type` in lower case, `roleId` a number, the DID trimmed.
@@ -39,7 +24,7 @@ export const UserInputsSchema = z.object({
     .string({ error: expected('"api" or "did"') })
     .transform((t) => t.trim().toLowerCase())
     .pipe(z.enum(USER_TYPES, { error: 'expected "api" or "did"' })),
-  roleId: RoleRefSchema,
+  roleId: idReference("a role id"),
   did: z
     .string({ error: expected("a DID such as did:key:z6Mk...") })
     .trim()

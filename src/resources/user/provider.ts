@@ -4,7 +4,7 @@
  * only in the creation answer, is never lost). Update and delete still reach the service and say
  * clearly when the user is gone.
  */
-import { ConflictError, isAmbiguousFailure, NotFoundError } from "../../api/errors";
+import { ConflictError, NotFoundError } from "../../api/errors";
 import {
   checkInputs,
   compact,
@@ -15,6 +15,7 @@ import {
   parseChecked,
   type ResourceImplementation,
 } from "../common";
+import { createExactlyOnce } from "../create";
 import { apiClient } from "../session";
 import {
   outputsFromInputs,
@@ -44,22 +45,23 @@ export const implementation = {
     const operation = describeOperation("creating", "User", user.name);
     const client = apiClient();
     try {
-      const created = await client.iam.createUser(toApi(user));
+      // No call lists users: a lost answer cannot be looked up, and sending again could make a
+      // second user, so the toolkit fails with the advice instead.
+      const { answer } = await createExactlyOnce({
+        what: { kind: "User", noun: "user" },
+        describe: `named ${JSON.stringify(user.name)}`,
+        owner: client,
+        lookup: undefined,
+        unlistable: `look for a user named ${JSON.stringify(user.name)} in the account and delete it (its id${user.type === "api" ? " and its API key, which is shown only once," : ""} were only in the lost answer), then run \`pulumi up\` again`,
+        send: () => client.iam.createUser(toApi(user)),
+        idInAnswer: (created) => created.user_id,
+      });
+      if (answer === undefined) throw new Error("the create answered no user");
       return {
-        id: String(created.user_id),
-        outs: { ...outputsFromInputs(created.user_id, user, created.api_key) },
+        id: String(answer.user_id),
+        outs: { ...outputsFromInputs(answer.user_id, user, answer.api_key) },
       };
     } catch (err) {
-      if (isAmbiguousFailure(err)) {
-        // Retrying would make a second user; the first cannot be found (no call lists users).
-        throw operationError(
-          operation,
-          new Error(
-            `the service may have created the user, but its answer (with the user's id${user.type === "api" ? " and its API key, which is shown only once" : ""}) was lost and the API cannot list users to find it; look for a user named ${JSON.stringify(user.name)} in the account and delete it, then run \`pulumi up\` again (${err instanceof Error ? err.message : String(err)})`,
-            { cause: err },
-          ),
-        );
-      }
       if (err instanceof ConflictError && user.type === "did") {
         throw operationError(
           operation,

@@ -1,0 +1,449 @@
+/**
+ * The one way a resource sends a create: {@link createExactlyOnce}.
+ *
+ * Pulumi's contract is that a resource is in the state or does not exist. A create whose answer
+ * is lost (a 502 or a reset after the service acted, a timeout) breaks it twice over: sending it
+ * again makes a duplicate, giving up leaks the object the first request made. So:
+ *
+ * 1. Before the first request, the ids of every live object of the kind are noted. An object
+ *    that existed before the request is never taken for one it made, however alike (a
+ *    replacement's create must not claim the server it replaces).
+ * 2. After a failure that may have been applied, the list is read again (its reads retried
+ *    patiently: a lookup that fails is what leaks objects) and the new objects that match the
+ *    request, and that no other create in this process has claimed, are what this request made:
+ *    one is the result; several cannot be told apart and fail naming every id; none proves that
+ *    nothing was made (after a second look, for a service still working on it), and the request
+ *    is sent again, up to {@link DEFAULT_MAX_SENDS} times.
+ * 3. A success whose answer names no id (a security group) is found the same way.
+ *
+ * Within one provider host (one `pulumi up`), creates of a kind that run concurrently do not
+ * claim each other's objects: ids answered or found are recorded, sends still in flight are
+ * waited for before a lookup, and lookups of one kind run one at a time.
+ *
+ * Across hosts, a journal on disk (journal.ts) remembers each create until it returned to the
+ * engine. A create of the same request that a host killed mid-way left open is taken over first:
+ * the object its answer named, or the one new matching object since its own look before, unless
+ * a finished create handed that id to the engine.
+ */
+import { isAmbiguousFailure } from "../api/errors";
+import type { RequestOptions } from "../api/http";
+import { aNoun, type KindNames } from "./common";
+import {
+  type CreateJournal,
+  type JournalEntry,
+  type JournalTicket,
+  requestDigest,
+} from "./journal";
+import { readSharedList, writeInvalidating } from "./shared-list";
+
+/** Create requests sent at most, while each one provably made nothing. */
+export const DEFAULT_MAX_SENDS = 3;
+/**
+ * Retries of each list read of a create (the look before it, the lookups after it), beyond the
+ * client's default: a lookup that gives up early leaks what the create made.
+ */
+export const LOOKUP_MAX_RETRIES = 8;
+/** How long to wait before looking a second time when a lookup found nothing. */
+export const DEFAULT_SETTLE_MS = 500;
+
+/** How to find what a create made, in the kind's list of live objects. */
+export interface Lookup<Live> {
+  /** The kind's name in the shared-list cache (`"servers"`, `"tags"`): one per API list. */
+  key: string;
+  /** Reads every live object of the kind (every page). */
+  read(options?: RequestOptions): Promise<readonly Live[]>;
+  /** The id of a live object. */
+  idOf(live: Live): number;
+  /** Whether a live object is what this request asks for (name, plan, rules, ...). */
+  matches(live: Live): boolean;
+  /**
+   * Deletes an object a lost answer made that is useless without that answer (a generated key,
+   * whose private half was only in it); the create is then sent again. Without it, such an object
+   * is the result.
+   */
+  discard?(live: Live): Promise<void>;
+}
+
+/** What {@link createExactlyOnce} needs to know of one create. */
+export interface CreateRecipe<Answer, Live> {
+  /** The kind, for messages. */
+  what: KindNames;
+  /** What the request asks for, as messages say it after the noun: `named "web"`. */
+  describe: string;
+  /** The API client: creates through different clients never share a record. */
+  owner: object;
+  /** Sends the create request, once. */
+  send(): Promise<Answer>;
+  /** The id the answer names, or `undefined` when it names none (then the object is found). */
+  idInAnswer(answer: Answer): number | undefined;
+  /**
+   * How to find what a request made, or `undefined` when the API cannot list the kind (a user):
+   * then a create that may have been applied fails, with {@link CreateRecipe.unlistable} as advice.
+   */
+  lookup: Lookup<Live> | undefined;
+  /** Advice when the outcome cannot be looked up. */
+  unlistable?: string;
+  /**
+   * Where creates are written down (journal.ts), with what identifies this request (its body):
+   * a create of the same request that a dead host left open is taken over.
+   */
+  journal?: { journal: CreateJournal; request: unknown };
+  /**
+   * The create goes on after this function returns (a server waits until it runs): the caller
+   * calls the outcome's `close()` once it returns to the engine, so that a host killed meanwhile
+   * leaves the entry open for the next one to take over.
+   */
+  closesLater?: boolean;
+  /** Requests sent at most; default {@link DEFAULT_MAX_SENDS}. */
+  maxSends?: number;
+  /** Wait before the second look; default {@link DEFAULT_SETTLE_MS}. */
+  settleMs?: number;
+}
+
+/**
+ * What a create made: from the answer, or found (after a lost answer, an answer without id, or
+ * left by a dead host). `close()` records that the create returned to the engine; it is done
+ * already unless the recipe `closesLater`.
+ */
+export type CreateOutcome<Answer, Live> = (
+  | { id: number; answer: Answer; found?: undefined }
+  | { id: number; found: Live; answer?: undefined }
+) & { close(): void };
+
+/** What this process knows of the creates of one kind through one client. */
+class CreateRecord {
+  /** Ids that a create in this process answered or found: never another create's. */
+  readonly claimed = new Set<number>();
+  readonly inFlight = new Set<Promise<unknown>>();
+  #lookups: Promise<unknown> = Promise.resolve();
+
+  /** Runs `lookup` after every lookup started before it has finished. */
+  exclusive<T>(lookup: () => Promise<T>): Promise<T> {
+    const run = this.#lookups.then(lookup, lookup);
+    this.#lookups = run.catch(() => undefined);
+    return run;
+  }
+}
+
+const records = new WeakMap<object, Map<string, CreateRecord>>();
+
+function recordFor(owner: object, key: string): CreateRecord {
+  let byKind = records.get(owner);
+  if (byKind === undefined) {
+    byKind = new Map();
+    records.set(owner, byKind);
+  }
+  let record = byKind.get(key);
+  if (record === undefined) {
+    record = new CreateRecord();
+    byKind.set(key, record);
+  }
+  return record;
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** An ambiguous failure in words, without the client's advice to go and look: we looked. */
+function summaryOf(err: unknown): string {
+  if (isAmbiguousFailure(err)) return err.summary;
+  return messageOf(err);
+}
+
+/** A create that failed after the toolkit acted on it; the message says what it found. */
+export class CreateFailedError extends Error {
+  override readonly name = "CreateFailedError";
+  constructor(
+    message: string,
+    /** Ids of objects the request may have made, when there are any: for the user to check. */
+    readonly ids: readonly number[] = [],
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
+ * Sends a create and returns what it made, never a second object and never one that existed
+ * before it (see the rule at the top of this module). Failures that prove nothing was applied
+ * (a 409, a 400) are thrown as the client threw them, for the caller to explain; everything this
+ * function decides is a {@link CreateFailedError} whose message says what it found.
+ */
+export async function createExactlyOnce<Answer, Live>(
+  recipe: CreateRecipe<Answer, Live>,
+): Promise<CreateOutcome<Answer, Live>> {
+  const { what, lookup } = recipe;
+  const record = recordFor(recipe.owner, lookup?.key ?? what.kind);
+  const before = lookup === undefined ? undefined : await idsBefore(recipe, lookup);
+  const digest =
+    recipe.journal === undefined ? undefined : requestDigest(what.kind, recipe.journal.request);
+  const journal = recipe.journal?.journal;
+  let ticket: JournalTicket | undefined;
+  const done = <T extends { id: number }>(outcome: T): T & { close(): void } => {
+    const close = () => ticket?.close();
+    if (recipe.closesLater !== true) close();
+    return { ...outcome, close };
+  };
+  try {
+    if (journal !== undefined && digest !== undefined && lookup !== undefined) {
+      const left = await record.exclusive(() => takeOver(recipe, lookup, journal, digest, record));
+      if (left !== undefined) {
+        ticket = journal.open(digest, before ?? []);
+        ticket.made(lookup.idOf(left));
+        if (lookup.discard === undefined) return done({ id: lookup.idOf(left), found: left });
+        await discard(recipe, lookup, left, undefined);
+        ticket.close();
+      }
+    }
+    if (journal !== undefined && digest !== undefined) ticket = journal.open(digest, before ?? []);
+    const outcome = await sendAndFind(recipe, record, before);
+    ticket?.made(outcome.id);
+    return done(outcome);
+  } catch (err) {
+    ticket?.close();
+    throw err;
+  }
+}
+
+/** Sends until the request made something, and finds it when the answer does not say. */
+async function sendAndFind<Answer, Live>(
+  recipe: CreateRecipe<Answer, Live>,
+  record: CreateRecord,
+  before: Set<number> | undefined,
+): Promise<
+  | { id: number; answer: Answer; found?: undefined }
+  | { id: number; found: Live; answer?: undefined }
+> {
+  const { what, lookup } = recipe;
+  const maxSends = recipe.maxSends ?? DEFAULT_MAX_SENDS;
+  let failures = 0;
+  let lastFailure: unknown;
+  const discarded: number[] = [];
+
+  for (let sent = 1; sent <= maxSends; sent++) {
+    let answer: Answer;
+    try {
+      answer = await track(recipe, record);
+    } catch (err) {
+      if (!isAmbiguousFailure(err)) throw err;
+      if (lookup === undefined || before === undefined) {
+        throw new CreateFailedError(
+          `${summaryOf(err)}; the service may have made the ${what.noun}, and the API cannot list ${what.noun}s to find it${recipe.unlistable === undefined ? "" : `: ${recipe.unlistable}`}`,
+          [],
+          { cause: err },
+        );
+      }
+      const made = await record.exclusive(() => findMade(recipe, lookup, before, record, err));
+      if (made === undefined) {
+        failures++;
+        lastFailure = err;
+        continue;
+      }
+      if (lookup.discard === undefined) return { id: lookup.idOf(made), found: made };
+      await discard(recipe, lookup, made, err);
+      discarded.push(lookup.idOf(made));
+      failures++;
+      lastFailure = err;
+      continue;
+    }
+    const id = recipe.idInAnswer(answer);
+    if (id !== undefined) return { id, answer };
+    if (lookup === undefined || before === undefined) {
+      throw new CreateFailedError(`the service made the ${what.noun} but did not say its id`);
+    }
+    const made = await record.exclusive(() => findMade(recipe, lookup, before, record, undefined));
+    if (made === undefined) {
+      throw new CreateFailedError(
+        `the service accepted the ${what.noun}, but no new ${what.noun} ${recipe.describe} is in its list (deleted at once by someone else?)`,
+      );
+    }
+    return { id: lookup.idOf(made), found: made };
+  }
+  const cleaned =
+    discarded.length === 0
+      ? "not found: nothing was made"
+      : `found useless without the lost answer and deleted (${what.noun} ${discarded.join(", ")}): nothing is left`;
+  throw new CreateFailedError(
+    `${summaryOf(lastFailure)}; the request was sent ${failures} times and each time it failed, the ${what.noun} was looked for and ${cleaned}; run pulumi up again`,
+    [],
+    { cause: lastFailure },
+  );
+}
+
+/**
+ * The object a create of the same request made in a host that died before the create returned
+ * to the engine (see journal.ts): the id its answer named, or else the one new matching object
+ * since its look before that no finished create handed to the engine. Orphans that made nothing
+ * are forgotten.
+ */
+async function takeOver<Answer, Live>(
+  recipe: CreateRecipe<Answer, Live>,
+  lookup: Lookup<Live>,
+  journal: CreateJournal,
+  digest: string,
+  record: CreateRecord,
+): Promise<Live | undefined> {
+  const orphans = journal.orphans(digest);
+  if (orphans.length === 0) return undefined;
+  let live: readonly Live[];
+  try {
+    live = await lookup.read({ maxRetries: LOOKUP_MAX_RETRIES });
+  } catch (err) {
+    throw new CreateFailedError(
+      `a create of this ${recipe.what.noun} was cut short (its provider process died), and looking for what it made failed (${messageOf(err)}); nothing was sent: run pulumi up again`,
+      [],
+      { cause: err },
+    );
+  }
+  const claimed = journal.claimedIds();
+  const free = (item: Live) => {
+    const id = lookup.idOf(item);
+    return !claimed.has(id) && !record.claimed.has(id) && lookup.matches(item);
+  };
+  for (const orphan of orphans) {
+    const made = madeBy(orphan, live, lookup, free);
+    if (made.length > 1) {
+      const ids = made.map((item) => lookup.idOf(item));
+      throw new CreateFailedError(
+        `a create of this ${recipe.what.noun} was cut short (its provider process died), and ${made.length} ${recipe.what.noun}s ${recipe.describe} appeared since (ids ${ids.join(", ")}); the provider cannot tell which it made: adopt it with adoptId and delete the others, then run pulumi up again`,
+        ids,
+      );
+    }
+    journal.forget(orphan);
+    const [one] = made;
+    if (one !== undefined) {
+      record.claimed.add(lookup.idOf(one));
+      return one;
+    }
+  }
+  return undefined;
+}
+
+/** What an orphan's create made: the object its answer named, or new objects since its look. */
+function madeBy<Live>(
+  orphan: JournalEntry,
+  live: readonly Live[],
+  lookup: Lookup<Live>,
+  free: (item: Live) => boolean,
+): Live[] {
+  if (orphan.id !== undefined) {
+    return live.filter((item) => lookup.idOf(item) === orphan.id && lookup.matches(item));
+  }
+  const before = new Set(orphan.before);
+  return live.filter((item) => !before.has(lookup.idOf(item)) && free(item));
+}
+
+/** Ids of the kind's live objects before the first request. */
+async function idsBefore<Answer, Live>(
+  recipe: CreateRecipe<Answer, Live>,
+  lookup: Lookup<Live>,
+): Promise<Set<number>> {
+  try {
+    const live = await readSharedList(recipe.owner, lookup.key, () =>
+      lookup.read({ maxRetries: LOOKUP_MAX_RETRIES }),
+    );
+    return new Set(live.map((item) => lookup.idOf(item)));
+  } catch (err) {
+    throw new CreateFailedError(
+      `reading the ${recipe.what.noun}s before sending the create failed (${messageOf(err)}); nothing was sent`,
+      [],
+      { cause: err },
+    );
+  }
+}
+
+/** Sends once, recording the request while it is in flight and the id its answer names. */
+function track<Answer, Live>(
+  recipe: CreateRecipe<Answer, Live>,
+  record: CreateRecord,
+): Promise<Answer> {
+  const send = () => recipe.send();
+  const { lookup } = recipe;
+  const request = lookup === undefined ? send() : writeInvalidating(recipe.owner, lookup.key, send);
+  const tracked = request.then((answer) => {
+    const id = recipe.idInAnswer(answer);
+    if (id !== undefined) record.claimed.add(id);
+    return answer;
+  });
+  record.inFlight.add(tracked);
+  const settled = () => record.inFlight.delete(tracked);
+  tracked.then(settled, settled);
+  return tracked;
+}
+
+/**
+ * The object this request made: new since `before`, matching, claimed by no other create. Runs
+ * inside the record's lock; claims what it returns. `failure` is the ambiguous failure being
+ * resolved (`undefined` for a success whose answer named no id). Looks a second time before
+ * concluding that nothing was made: the service may still be working on a request whose answer
+ * timed out.
+ */
+async function findMade<Answer, Live>(
+  recipe: CreateRecipe<Answer, Live>,
+  lookup: Lookup<Live>,
+  before: ReadonlySet<number>,
+  record: CreateRecord,
+  failure: unknown,
+): Promise<Live | undefined> {
+  // Creates of the same kind still in flight claim their ids when they answer: wait for them.
+  await Promise.allSettled([...record.inFlight]);
+  for (let look = 1; look <= 2; look++) {
+    if (look > 1) await sleep(recipe.settleMs ?? DEFAULT_SETTLE_MS);
+    let live: readonly Live[];
+    try {
+      live = await lookup.read({ maxRetries: LOOKUP_MAX_RETRIES });
+    } catch (err) {
+      const first = failure === undefined ? "the create succeeded" : summaryOf(failure);
+      throw new CreateFailedError(
+        `${first}; looking for the ${recipe.what.noun} it ${failure === undefined ? "made" : "may have made"} failed too (${messageOf(err)}): look for ${aNoun(recipe.what)} ${recipe.describe}, then delete it or adopt it with adoptId before running pulumi up again`,
+        [],
+        { cause: failure ?? err },
+      );
+    }
+    const made = live.filter((item) => {
+      const id = lookup.idOf(item);
+      return !before.has(id) && !record.claimed.has(id) && lookup.matches(item);
+    });
+    if (made.length > 1) {
+      const ids = made.map((item) => lookup.idOf(item));
+      const cause = failure === undefined ? "the create's answer named no id" : summaryOf(failure);
+      throw new CreateFailedError(
+        `${cause}; ${made.length} new ${recipe.what.noun}s ${recipe.describe} appeared meanwhile (ids ${ids.join(", ")}) and the provider cannot tell which this request made: delete the ones you do not want, or adopt one with adoptId, then run pulumi up again`,
+        ids,
+        { cause: failure },
+      );
+    }
+    const [one] = made;
+    if (one !== undefined) {
+      record.claimed.add(lookup.idOf(one));
+      return one;
+    }
+  }
+  return undefined;
+}
+
+/** Deletes a useless object a lost answer made, failing with its id when that fails. */
+async function discard<Answer, Live>(
+  recipe: CreateRecipe<Answer, Live>,
+  lookup: Lookup<Live>,
+  made: Live,
+  failure: unknown,
+): Promise<void> {
+  const id = lookup.idOf(made);
+  try {
+    await lookup.discard?.(made);
+  } catch (err) {
+    const first =
+      failure === undefined ? "a create cut short by a dead provider process" : summaryOf(failure);
+    throw new CreateFailedError(
+      `${first}; the request made ${recipe.what.noun} ${id}, which is useless without the lost answer, and deleting it failed (${messageOf(err)}): delete ${recipe.what.noun} ${id}, then run pulumi up again`,
+      [id],
+      { cause: err },
+    );
+  }
+}

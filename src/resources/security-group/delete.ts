@@ -1,0 +1,72 @@
+/**
+ * Deleting a security group that servers may still hold. The service refuses (409) while any
+ * server is attached. A server that is being deleted detaches when it is gone, and during a
+ * `destroy` the engine may delete such a server at the same time as the group (nothing in the
+ * program ties one to the other when the server lists the group's id as a literal): that is
+ * waited for. Any other server holds the group for good, and the error says which server and
+ * why it is not going away.
+ */
+import type { CloudInfraClient } from "../../api/client";
+import { ConflictError, NotFoundError } from "../../api/errors";
+import type { Server } from "../../api/schemas/servers";
+import { unlessNotFound } from "../common";
+import { waitForServerStatus } from "../server/wait";
+
+/** How long a delete waits for attached servers that are being deleted. */
+export const DETACH_WAIT_MS = 10 * 60_000;
+
+function stillAttachedError(groupId: number, holding: Server[], conflict: ConflictError): Error {
+  const which = holding
+    .map((s) => `server ${s.id} (${JSON.stringify(s.user_defined_name)}, ${s.status})`)
+    .join(", ");
+  return new Error(
+    `security group ${groupId} is still attached to ${which}, which nothing in this operation is deleting: a server this stack does not manage (made outside it, or left behind by an earlier failed run), or one that does not depend on this group. Detach the group from it (its SecurityGroupAttachment, its securityGroupIds, or the console) or delete that server, then run the command again (${conflict.message})`,
+    { cause: conflict },
+  );
+}
+
+/**
+ * Deletes group `id`; a group already gone is success. Waits (up to `waitMs`) for attached
+ * servers that are being deleted; fails naming every other attached server.
+ */
+export async function deleteWhenDetached(
+  client: CloudInfraClient,
+  id: number,
+  waitMs = DETACH_WAIT_MS,
+): Promise<void> {
+  const deadlineAt = Date.now() + waitMs;
+  let detachedMeanwhile = false;
+  for (;;) {
+    let conflict: ConflictError;
+    try {
+      await client.firewall.delete(id);
+      return;
+    } catch (err) {
+      if (err instanceof NotFoundError) return;
+      if (!(err instanceof ConflictError)) throw err;
+      conflict = err;
+    }
+    const group = await unlessNotFound(client.firewall.get(id));
+    if (group === undefined) return;
+    const attached = await Promise.all(
+      group.servers.map((s) => unlessNotFound(client.servers.get(s.id))),
+    );
+    const present = attached.filter((s): s is Server => s !== undefined);
+    const holding = present.filter((s) => s.status !== "deleting");
+    if (holding.length > 0) throw stillAttachedError(id, holding, conflict);
+    if (group.servers.length === 0) {
+      // Detached between the 409 and the read: once more. A second 409 is not about servers.
+      if (detachedMeanwhile) throw conflict;
+      detachedMeanwhile = true;
+      continue;
+    }
+    if (Date.now() >= deadlineAt) throw conflict;
+    for (const server of present) {
+      await waitForServerStatus(client.servers, server.id, {
+        action: "settle",
+        target: "gone",
+        deadlineAt,
+      });
+    }
+  }
+}

@@ -1,0 +1,349 @@
+/**
+ * createExactlyOnce (src/resources/create.ts) against a scripted service: every way a create's
+ * answer can go missing, and what the helper concludes from what the list shows.
+ */
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { ConflictError, createApiError } from "../../src/api/errors";
+import {
+  CreateFailedError,
+  type CreateRecipe,
+  createExactlyOnce,
+} from "../../src/resources/create";
+import { CreateJournal, type JournalEntry, requestDigest } from "../../src/resources/journal";
+
+interface Thing {
+  id: number;
+  name: string;
+}
+
+/** A 502 after the service may have acted, as the client reports it. */
+function lostAnswer(): Error {
+  return createApiError({
+    status: 502,
+    code: "unavailable",
+    method: "POST",
+    path: "/v1/things",
+    mayHaveBeenApplied: true,
+  });
+}
+
+/**
+ * A service holding `things`. Each send runs the next step of `script`: "ok" makes the object
+ * and answers it, "lost" makes it and loses the answer, "refused" makes nothing and fails as if
+ * it might have, "conflict" answers 409.
+ */
+function service(things: Thing[] = []) {
+  let nextId = 100;
+  const calls = { sends: 0, reads: 0, discarded: [] as number[] };
+  const make = (name: string) => {
+    const thing = { id: nextId++, name };
+    things.push(thing);
+    return thing;
+  };
+  const recipe = (
+    name: string,
+    script: ("ok" | "lost" | "refused" | "conflict")[],
+    extra: Partial<CreateRecipe<Thing, Thing>> = {},
+  ): CreateRecipe<Thing, Thing> => ({
+    what: { kind: "Thing", noun: "thing" },
+    describe: `named ${JSON.stringify(name)}`,
+    owner: things,
+    settleMs: 0,
+    lookup: {
+      key: "things",
+      read: async () => {
+        calls.reads++;
+        return things.map((t) => ({ ...t }));
+      },
+      idOf: (t) => t.id,
+      matches: (t) => t.name === name,
+    },
+    send: async () => {
+      calls.sends++;
+      const step = script.shift() ?? "ok";
+      if (step === "conflict") {
+        throw createApiError({ status: 409, code: "conflict", method: "POST", path: "/v1/things" });
+      }
+      if (step === "refused") throw lostAnswer();
+      const thing = make(name);
+      if (step === "lost") throw lostAnswer();
+      return thing;
+    },
+    idInAnswer: (t) => t.id,
+    ...extra,
+  });
+  return { things, calls, recipe, make };
+}
+
+describe("createExactlyOnce", () => {
+  it("answers what the service answered, after one send", async () => {
+    const svc = service();
+    const made = await createExactlyOnce(svc.recipe("a", ["ok"]));
+    expect(made).toMatchObject({ id: 100, answer: { id: 100, name: "a" } });
+    expect(svc.calls.sends).toBe(1);
+  });
+
+  it("takes the object a lost answer made, without sending again", async () => {
+    const svc = service();
+    const made = await createExactlyOnce(svc.recipe("a", ["lost"]));
+    expect(made).toMatchObject({ id: 100, found: { id: 100, name: "a" } });
+    expect(svc.calls.sends).toBe(1);
+    expect(svc.things).toHaveLength(1);
+  });
+
+  it("sends again when the lookup proves nothing was made", async () => {
+    const svc = service();
+    const made = await createExactlyOnce(svc.recipe("a", ["refused", "ok"]));
+    expect(made.id).toBe(100);
+    expect(svc.calls.sends).toBe(2);
+    expect(svc.things).toHaveLength(1);
+  });
+
+  it("never takes an identical object that existed before the request", async () => {
+    const svc = service([{ id: 1, name: "a" }]);
+    const made = await createExactlyOnce(svc.recipe("a", ["refused", "ok"]));
+    expect(made.id).toBe(100);
+    expect(svc.things.map((t) => t.id)).toEqual([1, 100]);
+  });
+
+  it("fails naming every id when several new objects match", async () => {
+    const svc = service();
+    const recipe = svc.recipe("a", ["lost"]);
+    const send = recipe.send;
+    recipe.send = async () => {
+      svc.make("a"); // someone else's, at the same moment
+      return send();
+    };
+    const err = await createExactlyOnce(recipe).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(CreateFailedError);
+    expect((err as CreateFailedError).ids).toEqual([100, 101]);
+    expect((err as Error).message).toMatch(
+      /2 new things named "a" appeared meanwhile \(ids 100, 101\) and the provider cannot tell which this request made/,
+    );
+  });
+
+  it("gives up after the sends allowed, saying nothing was made instead of 'check for it'", async () => {
+    const svc = service();
+    const err = (await createExactlyOnce(svc.recipe("a", ["refused", "refused", "refused"])).catch(
+      (e: unknown) => e,
+    )) as Error;
+    expect(err.message).toBe(
+      "POST /v1/things failed: 502 unavailable; the request was sent 3 times and each time it failed, the thing was looked for and not found: nothing was made; run pulumi up again",
+    );
+    expect(svc.things).toEqual([]);
+  });
+
+  it("retries the lookup's reads, and says so when they keep failing", async () => {
+    const svc = service();
+    const recipe = svc.recipe("a", ["lost"]);
+    const read = recipe.lookup?.read;
+    let reads = 0;
+    if (recipe.lookup !== undefined && read !== undefined) {
+      recipe.lookup.read = async (options) => {
+        reads++;
+        // The look before the create works; the lookup after it does not.
+        if (reads > 1) {
+          expect(options?.maxRetries).toBeGreaterThanOrEqual(8);
+          throw new Error("GET /v1/things failed: 500 internal (gave up after 9 attempts)");
+        }
+        return read(options);
+      };
+    }
+    const err = (await createExactlyOnce(recipe).catch((e: unknown) => e)) as Error;
+    expect(err.message).toBe(
+      'POST /v1/things failed: 502 unavailable; looking for the thing it may have made failed too (GET /v1/things failed: 500 internal (gave up after 9 attempts)): look for a thing named "a", then delete it or adopt it with adoptId before running pulumi up again',
+    );
+  });
+
+  it("looks a second time before concluding that nothing was made", async () => {
+    const svc = service();
+    const recipe = svc.recipe("a", ["refused"]);
+    let reads = 0;
+    const read = recipe.lookup?.read;
+    if (recipe.lookup !== undefined && read !== undefined) {
+      recipe.lookup.read = async (options) => {
+        reads++;
+        // The service finishes the request between the first and the second look.
+        if (reads === 3) svc.make("a");
+        return read(options);
+      };
+    }
+    const made = await createExactlyOnce(recipe);
+    expect(made).toMatchObject({ id: 100, found: { id: 100, name: "a" } });
+    expect(svc.calls.sends).toBe(1);
+  });
+
+  it("finds the object a success made when the answer names no id", async () => {
+    const svc = service([{ id: 1, name: "a" }]);
+    const made = await createExactlyOnce(svc.recipe("a", ["ok"], { idInAnswer: () => undefined }));
+    expect(made).toMatchObject({ id: 100, found: { id: 100, name: "a" } });
+  });
+
+  it("deletes a useless object a lost answer made, then sends again", async () => {
+    const svc = service();
+    const recipe = svc.recipe("a", ["lost", "ok"]);
+    if (recipe.lookup !== undefined) {
+      recipe.lookup.discard = async (t) => {
+        svc.calls.discarded.push(t.id);
+        svc.things.splice(
+          svc.things.findIndex((x) => x.id === t.id),
+          1,
+        );
+      };
+    }
+    const made = await createExactlyOnce(recipe);
+    expect(made).toMatchObject({ id: 101, answer: { id: 101, name: "a" } });
+    expect(svc.calls.discarded).toEqual([100]);
+    expect(svc.things.map((t) => t.id)).toEqual([101]);
+  });
+
+  it("fails with the id when deleting a useless object fails", async () => {
+    const svc = service();
+    const recipe = svc.recipe("a", ["lost"]);
+    if (recipe.lookup !== undefined) {
+      recipe.lookup.discard = async () => {
+        throw new Error("DELETE /v1/things/100 failed: 500 internal");
+      };
+    }
+    const err = (await createExactlyOnce(recipe).catch((e: unknown) => e)) as CreateFailedError;
+    expect(err.ids).toEqual([100]);
+    expect(err.message).toMatch(
+      /the request made thing 100, which is useless without the lost answer, and deleting it failed \(DELETE \/v1\/things\/100 failed: 500 internal\): delete thing 100/,
+    );
+  });
+
+  it("passes a 409 through for the caller to explain", async () => {
+    const svc = service();
+    const err = await createExactlyOnce(svc.recipe("a", ["conflict"])).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ConflictError);
+  });
+
+  it("fails without sending again when the kind cannot be listed", async () => {
+    const svc = service();
+    const err = (await createExactlyOnce(
+      svc.recipe("a", ["lost"], { lookup: undefined, unlistable: "look in the console" }),
+    ).catch((e: unknown) => e)) as Error;
+    expect(err.message).toBe(
+      "POST /v1/things failed: 502 unavailable; the service may have made the thing, and the API cannot list things to find it: look in the console",
+    );
+    expect(svc.calls.sends).toBe(1);
+  });
+
+  it("does not let concurrent creates in one process claim each other's objects", async () => {
+    const svc = service();
+    // B's request is applied at once, but its answer arrives only after A's lookup has begun.
+    let answerB: ((thing: Thing) => void) | undefined;
+    const b = svc.recipe("a", []);
+    b.send = () =>
+      new Promise((ok) => {
+        const thing = svc.make("a");
+        answerB = () => ok(thing);
+      });
+    const a = svc.recipe("a", ["lost"]);
+    const sendA = a.send;
+    // B's answer arrives a moment after A's was lost, when A is already looking.
+    a.send = () => sendA().finally(() => setTimeout(() => answerB?.({ id: -1, name: "" }), 5));
+    const startedB = createExactlyOnce(b);
+    while (answerB === undefined) await new Promise((ok) => setImmediate(ok));
+    const [madeA, madeB] = await Promise.all([createExactlyOnce(a), startedB]);
+    expect(madeB.id).toBe(100);
+    expect(madeA).toMatchObject({ id: 101, found: { id: 101, name: "a" } });
+    expect(svc.things).toHaveLength(2);
+  });
+});
+
+describe("createExactlyOnce with a journal (a host killed mid-create)", () => {
+  /** The pid of a process that has exited. */
+  function deadPid(): number {
+    const { pid } = spawnSync(process.execPath, ["-e", ""]);
+    if (pid === undefined) throw new Error("no child process");
+    return pid;
+  }
+
+  /** A journal in a new directory, with `entries` left by other processes. */
+  function journalWith(entries: Partial<JournalEntry>[]): { journal: CreateJournal; dir: string } {
+    const dir = mkdtempSync(join(tmpdir(), "journal-test-"));
+    entries.forEach((entry, i) => {
+      const full = {
+        name: `e${i}`,
+        pid: deadPid(),
+        process: "gone",
+        at: Date.now(),
+        before: [],
+        ...entry,
+      };
+      writeFileSync(join(dir, `${full.name}.json`), JSON.stringify(full));
+    });
+    return { journal: new CreateJournal(dir), dir };
+  }
+
+  const request = { name: "a" };
+  const digest = requestDigest("Thing", request);
+
+  it("takes over the object a dead host's create made, without sending", async () => {
+    const svc = service([{ id: 7, name: "a" }]);
+    const { journal, dir } = journalWith([{ digest, id: 7, before: [] }]);
+    const made = await createExactlyOnce(svc.recipe("a", [], { journal: { journal, request } }));
+    expect(made).toMatchObject({ id: 7, found: { id: 7, name: "a" } });
+    expect(svc.calls.sends).toBe(0);
+    // The orphan is gone; this create's closed entry keeps the id from any later take-over.
+    expect(readdirSync(dir)).toHaveLength(1);
+    expect(journal.orphans(digest)).toEqual([]);
+    expect(journal.claimedIds()).toEqual(new Set([7]));
+  });
+
+  it("takes over the one new matching object when the dead host never heard the answer", async () => {
+    const svc = service([
+      { id: 1, name: "a" },
+      { id: 7, name: "a" },
+    ]);
+    const { journal } = journalWith([{ digest, before: [1] }]);
+    const made = await createExactlyOnce(svc.recipe("a", [], { journal: { journal, request } }));
+    expect(made.id).toBe(7);
+    expect(svc.calls.sends).toBe(0);
+  });
+
+  it("never takes over an id a finished create handed to the engine, nor one of a live host", async () => {
+    const svc = service([
+      { id: 7, name: "a" },
+      { id: 8, name: "a" },
+    ]);
+    const { journal } = journalWith([
+      { digest, before: [] },
+      { digest: "other", id: 7, closedAt: Date.now() },
+      { digest: "other", id: 8, pid: process.pid, process: "another live one" },
+    ]);
+    const made = await createExactlyOnce(
+      svc.recipe("a", ["ok"], { journal: { journal, request } }),
+    );
+    expect(made.id).toBe(100);
+    expect(svc.calls.sends).toBe(1);
+    expect(journal.orphans(digest)).toEqual([]);
+  });
+
+  it("leaves the entry open until the caller closes it, when the create goes on after it", async () => {
+    const svc = service();
+    const { journal } = journalWith([]);
+    const made = await createExactlyOnce(
+      svc.recipe("a", ["ok"], { journal: { journal, request }, closesLater: true }),
+    );
+    const open = journal.entries().filter((e) => e.closedAt === undefined);
+    expect(open.map((e) => e.id)).toEqual([made.id]);
+    made.close();
+    expect(journal.entries().every((e) => e.closedAt !== undefined)).toBe(true);
+  });
+
+  it("forgets a dead host's create that made nothing, and sends", async () => {
+    const svc = service([{ id: 1, name: "a" }]);
+    const { journal, dir } = journalWith([{ digest, before: [1] }]);
+    const made = await createExactlyOnce(
+      svc.recipe("a", ["ok"], { journal: { journal, request } }),
+    );
+    expect(made.id).toBe(100);
+    expect(readdirSync(dir)).toHaveLength(1);
+  });
+});
