@@ -59,7 +59,15 @@ async function recovers(serverId: number, next: RunResult): Promise<void> {
   }
   const tracked = fx.engine.resources().filter((r) => r.type.endsWith(":Server"));
   expect(tracked.map((r) => r.id)).toEqual([String(serverId)]);
+  // As with the CLI, an interrupted create stays a pending operation until a refresh clears it.
+  expectExit(await fx.engine.refresh({ clearPendingCreates: true }), EXIT_OK);
   expect(fx.engine.pendingOperations()).toEqual([]);
+  expect(
+    fx.engine
+      .resources()
+      .filter((r) => r.type.endsWith(":Server"))
+      .map((r) => r.id),
+  ).toEqual([String(serverId)]);
   expectExit(await fx.engine.destroy(), EXIT_OK);
   expect(await fx.client.servers.list()).toEqual([]);
 }
