@@ -24,8 +24,8 @@ import type { IncomingMessage } from "node:http";
 import { z } from "zod";
 import { checkRequest } from "../api/schemas/common";
 import { keyFromHeader } from "./auth";
+import type { Emulator } from "./emulator";
 import { HttpError, invalidRequest, notFound } from "./http-errors";
-import type { Emulator } from "./server";
 
 export interface AdminRequest {
   method: string;

@@ -10,8 +10,8 @@
 import { rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import type { EmulatorOptions } from "./server";
-import { Emulator } from "./server";
+import type { EmulatorOptions } from "./emulator";
+import { Emulator } from "./emulator";
 import { writeFileAtomic } from "./store";
 
 const USAGE = `Usage: cloudinfra-emulator [options]

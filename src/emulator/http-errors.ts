@@ -45,6 +45,20 @@ export function invalidRequest(message: string, errors?: FieldError[]): HttpErro
   return new HttpError(400, "invalid_request", message, errors === undefined ? {} : { errors });
 }
 
+/**
+ * 400 naming every field at fault; the message sums up the first few as `field: message`, so a
+ * person reading only the message still sees what to fix: `Invalid request body (text: is
+ * required; colour: unknown field)`.
+ */
+export function invalidFields(errors: readonly FieldError[], what = "Invalid request"): HttpError {
+  const summary = errors
+    .slice(0, 3)
+    .map((e) => `${e.field}: ${e.message}`)
+    .join("; ");
+  const more = errors.length > 3 ? `; and ${errors.length - 3} more` : "";
+  return invalidRequest(`${what} (${summary}${more})`, [...errors]);
+}
+
 /** 400 for one field: `fieldError("plan_id", "no such plan")`. */
 export function fieldError(field: string, message: string): HttpError {
   return invalidRequest(`${field} ${message}`, [{ field, message }]);

@@ -6,12 +6,12 @@
  *   await emulator.close();
  */
 import type { NewAccountOptions } from "./accounts";
+import { Emulator, type EmulatorOptions, type ExtraRoute } from "./emulator";
 import type { FaultConfig } from "./faults";
 import type { LifecycleTiming, TransitionEvent } from "./lifecycle";
 import type { RequestLogEntry, RouteCounter } from "./log";
 import type { RateLimitConfig } from "./ratelimit";
 import type { SeedRequest, SeedResult } from "./seed";
-import { Emulator, type EmulatorOptions, type ExtraRoute } from "./server";
 
 export type { FaultConfig, FaultRule } from "./faults";
 export type { LifecycleTiming } from "./lifecycle";

@@ -1,7 +1,7 @@
 /**
  * Firewalls (spec: Firewalls): security groups of rules, attached to servers, and each server's
  * firewall switch. A group holds the ids of its servers; servers show their groups through the
- * view in servers.ts.
+ * views in views.ts.
  */
 import {
   type RuleInput,
@@ -10,17 +10,9 @@ import {
 } from "../../api/schemas/firewall";
 import { conflict, findOr404 } from "../http-errors";
 import { defineRoute, type RouteContext } from "../router";
-import type { AccountState, Catalogue, FirewallRuleRecord, SecurityGroupRecord } from "../state";
-import { nestedGroupView, nestedServerView, sameName } from "./servers";
-
-function groupView(account: AccountState, catalogue: Catalogue, group: SecurityGroupRecord) {
-  return {
-    ...nestedGroupView(account, group),
-    servers: account.servers
-      .filter((server) => group.server_ids.includes(server.id))
-      .map((server) => nestedServerView(account, catalogue, server)),
-  };
-}
+import type { AccountState, FirewallRuleRecord } from "../state";
+import { sameName } from "./validation";
+import { groupView } from "./views";
 
 function checkNameFree(account: AccountState, name: string, exceptId?: number): void {
   const taken = account.security_groups.find((g) => g.id !== exceptId && sameName(g.name, name));

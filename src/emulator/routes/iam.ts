@@ -29,10 +29,7 @@ import {
 } from "../http-errors";
 import { defineRoute, type RouteContext } from "../router";
 import type { AccountState, RolePermissionRecord, RoleRecord, UserRecord } from "../state";
-
-function sameName(a: string, b: string): boolean {
-  return a.trim().toLowerCase() === b.trim().toLowerCase();
-}
+import { sameName } from "./validation";
 
 /** A role as the wire shows it (spec: Role), with each grant's permission spelled out. */
 export function renderRole(account: AccountState, role: RoleRecord) {

@@ -1,10 +1,6 @@
 /**
  * Servers (spec: Servers): creation with its order, reads, rename, management actions through
  * the asynchronous lifecycle, and statistics.
- *
- * This module also renders servers, tags and security groups one level deep, because all three
- * embed each other (wire contract: nested relations carry no further relations). tags.ts and
- * firewall.ts import the views from here, never the other way round.
  */
 import { z } from "zod";
 import { type FieldError, TimestampSchema } from "../../api/schemas/common";
@@ -14,7 +10,7 @@ import {
   ManagementRequestSchema,
   UpdateServerRequestSchema,
 } from "../../api/schemas/servers";
-import { conflict, findOr404, invalidRequest } from "../http-errors";
+import { conflict, findOr404, invalidFields } from "../http-errors";
 import {
   defaultMetricsWindow,
   emptyMetricsFor,
@@ -24,127 +20,9 @@ import {
 } from "../metrics";
 import { recordServerOrder } from "../orders";
 import { defineRoute, type RouteContext, type TransientStatus } from "../router";
-import type {
-  AccountState,
-  Catalogue,
-  FirewallRuleRecord,
-  SecurityGroupRecord,
-  ServerRecord,
-  TagRecord,
-} from "../state";
-
-/** A rule as answered: `dport` and `source` only when set. */
-export function ruleView(rule: FirewallRuleRecord) {
-  return {
-    id: rule.id,
-    action: rule.action,
-    proto: rule.proto,
-    ...(rule.dport === undefined ? {} : { dport: rule.dport }),
-    ...(rule.source === undefined ? {} : { source: rule.source }),
-  };
-}
-
-/** A tag without its servers, as embedded in a server. */
-export function nestedTagView(account: AccountState, tag: TagRecord) {
-  return {
-    id: tag.id,
-    name: tag.name,
-    color: tag.color,
-    data: tag.data,
-    account_id: account.profile.id,
-    created_by_user: tag.created_by_user,
-  };
-}
-
-/** A security group without its servers, as embedded in a server. */
-export function nestedGroupView(account: AccountState, group: SecurityGroupRecord) {
-  return {
-    id: group.id,
-    name: group.name,
-    description: group.description,
-    account_id: account.profile.id,
-    created_by_user: group.created_by_user,
-    created_at: group.created_at,
-    updated_at: group.updated_at,
-    rules: group.rules.map(ruleView),
-  };
-}
-
-/** A server without its tags and groups, as embedded in a tag or a group. */
-export function nestedServerView(
-  account: AccountState,
-  catalogue: Catalogue,
-  server: ServerRecord,
-) {
-  const plan = catalogue.plans.find((p) => p.id === server.plan_id);
-  return {
-    id: server.id,
-    unique_id: server.unique_id,
-    created_at: server.created_at,
-    updated_at: server.updated_at,
-    ip: server.ip,
-    user_id: server.user_id,
-    account_id: account.profile.id,
-    ...(server.vm_id === undefined ? {} : { vm_id: server.vm_id }),
-    firewall_enabled: server.firewall_enabled,
-    data: server.data,
-    ...(plan === undefined ? {} : { plan }),
-    plan_id: server.plan_id,
-    ...(server.order_id === undefined ? {} : { order_id: server.order_id }),
-    status: server.status,
-    status_date: server.status_date,
-    user_defined_name: server.user_defined_name,
-  };
-}
-
-/** A server with its tags and security groups (relations are stored on those, by server id). */
-export function serverView(account: AccountState, catalogue: Catalogue, server: ServerRecord) {
-  return {
-    ...nestedServerView(account, catalogue, server),
-    security_groups: account.security_groups
-      .filter((group) => group.server_ids.includes(server.id))
-      .map((group) => nestedGroupView(account, group)),
-    tags: account.tags
-      .filter((tag) => tag.server_ids.includes(server.id))
-      .map((tag) => nestedTagView(account, tag)),
-  };
-}
-
-/**
- * Field errors for ids in a request list that the account does not have: one per unknown id,
- * named with its index (`ssh_key_ids[1]`), so a caller sees every bad id at once.
- */
-export function unknownIdErrors(
-  field: string,
-  ids: readonly number[] | undefined,
-  existing: readonly { id: number }[],
-  what: string,
-): FieldError[] {
-  const errors: FieldError[] = [];
-  (ids ?? []).forEach((id, index) => {
-    if (!existing.some((item) => item.id === id)) {
-      errors.push({ field: `${field}[${index}]`, message: `no ${what} ${id} in this account` });
-    }
-  });
-  return errors;
-}
-
-/**
- * Names that must be unique per account (tags, security groups) are compared without case and
- * surrounding blanks, as role names are: `Web` and `web ` would be indistinguishable in a list.
- */
-export function sameName(a: string, b: string): boolean {
-  return a.trim().toLowerCase() === b.trim().toLowerCase();
-}
-
-/** 400 with every field error, the message summing up the first few. */
-export function rejectFields(errors: readonly FieldError[]): never {
-  const summary = errors
-    .slice(0, 3)
-    .map((e) => `${e.field}: ${e.message}`)
-    .join("; ");
-  throw invalidRequest(`Invalid request (${summary})`, [...errors]);
-}
+import type { ServerRecord } from "../state";
+import { unknownIdErrors } from "./validation";
+import { serverView } from "./views";
 
 /**
  * Addresses come from 10.0.0.0/8 by server id, the scheme the seed uses too: ids are global and
@@ -199,7 +77,7 @@ function metricsWindow(ctx: RouteContext<unknown>): MetricsWindow | undefined {
   }
   const parsed = MetricsQuerySchema.safeParse(raw);
   if (!parsed.success) {
-    rejectFields(
+    throw invalidFields(
       parsed.error.issues.map((issue) => ({
         field: String(issue.path[0] ?? "query"),
         message: issue.message,
@@ -214,13 +92,13 @@ function metricsWindow(ctx: RouteContext<unknown>): MetricsWindow | undefined {
   const step = query.step ?? 60;
   const to = query.to === undefined ? nowMs : Date.parse(query.to);
   const from = query.from === undefined ? to - HOUR_MS : Date.parse(query.from);
-  if (to < from) rejectFields([{ field: "to", message: "must not be before from" }]);
+  if (to < from) throw invalidFields([{ field: "to", message: "must not be before from" }]);
   const end = Math.min(to, nowMs);
   if (end < from) return undefined;
   // An upper bound of what metricsFor will count, so it never has to throw (a 500) for size.
   const samples = Math.floor((end - from) / (step * 1000)) + 1;
   if (samples > MAX_METRIC_SAMPLES) {
-    rejectFields([
+    throw invalidFields([
       {
         field: "step",
         message: `the window holds ${samples} samples, at most ${MAX_METRIC_SAMPLES}; use a larger step or a shorter window`,
@@ -260,7 +138,7 @@ export const routes = [
           "security group",
         ),
       );
-      if (plan === undefined || errors.length > 0) rejectFields(errors);
+      if (plan === undefined || errors.length > 0) throw invalidFields(errors);
 
       const now = ctx.now();
       const groups = account.security_groups.filter((g) =>

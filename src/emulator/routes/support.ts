@@ -20,7 +20,7 @@ import {
   MAX_ATTACHMENTS_TOTAL_BYTES,
   UpdateTicketRequestSchema,
 } from "../../api/schemas/support";
-import { findOr404, invalidRequest, payloadTooLarge } from "../http-errors";
+import { findOr404, invalidFields, payloadTooLarge } from "../http-errors";
 import { defineRoute, type RouteContext } from "../router";
 import type { AccountState, AttachmentRecord, ReplyRecord, TicketRecord } from "../state";
 import { renderUser } from "./account";
@@ -69,13 +69,7 @@ async function readForm<S extends z.ZodType>(
   }
   const checked = checkRequest(schema, text);
   if (!checked.success) errors.push(...checked.fieldErrors);
-  if (errors.length > 0 || !checked.success) {
-    const summary = errors
-      .slice(0, 3)
-      .map((e) => `${e.field}: ${e.message}`)
-      .join("; ");
-    throw invalidRequest(`Invalid form (${summary})`, errors);
-  }
+  if (errors.length > 0 || !checked.success) throw invalidFields(errors, "Invalid form");
   return { fields: checked.data, uploads };
 }
 

@@ -1,31 +1,17 @@
 /**
  * Tags (spec: Tags). A tag holds the ids of the servers carrying it; servers show their tags
- * through the view in servers.ts.
+ * through the views in views.ts.
  */
 import { CreateTagRequestSchema, UpdateTagRequestSchema } from "../../api/schemas/tags";
-import { conflict, findOr404 } from "../http-errors";
+import { conflict, findOr404, invalidFields } from "../http-errors";
 import { defineRoute } from "../router";
-import type { AccountState, Catalogue, TagRecord } from "../state";
-import {
-  nestedServerView,
-  nestedTagView,
-  rejectFields,
-  sameName,
-  unknownIdErrors,
-} from "./servers";
-
-function tagView(account: AccountState, catalogue: Catalogue, tag: TagRecord) {
-  return {
-    ...nestedTagView(account, tag),
-    servers: account.servers
-      .filter((server) => tag.server_ids.includes(server.id))
-      .map((server) => nestedServerView(account, catalogue, server)),
-  };
-}
+import type { AccountState, TagRecord } from "../state";
+import { sameName, unknownIdErrors } from "./validation";
+import { tagView } from "./views";
 
 function checkServers(account: AccountState, serverIds: readonly number[] | undefined): void {
   const errors = unknownIdErrors("server_ids", serverIds, account.servers, "server");
-  if (errors.length > 0) rejectFields(errors);
+  if (errors.length > 0) throw invalidFields(errors);
 }
 
 function checkNameFree(account: AccountState, name: string, exceptId?: number): void {

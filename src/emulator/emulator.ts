@@ -1,0 +1,280 @@
+/**
+ * One emulator instance: its state and store, the services around route handlers (auth, rate
+ * limits, faults, lifecycle, request log), and its life: start, reset, close.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { PermissionName } from "../api/schemas/iam";
+import { createAccount, initialState, setBootstrapKey } from "./accounts";
+import { Authenticator, newApiKey, type Principal, permissionsOf } from "./auth";
+import { loadCatalogue } from "./catalogue";
+import { Clock } from "./clock";
+import { type FaultConfig, Faults } from "./faults";
+import { notFound } from "./http-errors";
+import { DEFAULT_TIMING, Lifecycle, type LifecycleTiming } from "./lifecycle";
+import { accessLine, RequestLog, type RequestLogEntry } from "./log";
+import { ROUTE_PERMISSIONS, type RoutePermission } from "./permissions";
+import { handleRequest } from "./pipeline";
+import { DEFAULT_RATE_LIMIT, type RateLimitConfig, RateLimiter } from "./ratelimit";
+import { type AnyRoute, Router, routeKey } from "./router";
+import { allRoutes } from "./routes";
+import { type SeedRequest, type SeedResult, seedAccount } from "./seed";
+import type { Catalogue, EmulatorState } from "./state";
+import { DiskStore, MemoryStore, type Store, writeFileAtomic } from "./store";
+import { caCertPath, processTlsMaterial, type TlsMaterial, tlsMaterialInDir } from "./tls";
+import { Listener } from "./transport";
+
+/** A route that only exists in this emulator instance (tests); it names its own permission. */
+export type ExtraRoute = AnyRoute & { permission: RoutePermission };
+
+export interface EmulatorOptions {
+  /** Interface to listen on; 127.0.0.1 unless told. */
+  host?: string;
+  /** 0 (the default) picks a free port. */
+  port?: number;
+  /** Keep state, TLS material and the bootstrap key here; without it nothing is kept. */
+  dataDir?: string;
+  /**
+   * Reuse (or create) TLS material in this directory instead of the data dir, so test suites do
+   * not generate keys per emulator. In memory mode without it, one set per process is used.
+   */
+  certDir?: string;
+  /** The bootstrap administrator's key; else the one kept in the data dir, else a new one. */
+  apiKey?: string;
+  lifecycle?: { mode?: LifecycleTiming["mode"]; durations?: Partial<LifecycleTiming["durations"]> };
+  rateLimit?: Partial<RateLimitConfig>;
+  faults?: FaultConfig;
+  /** Replace catalogue lists (plans, countries, images, blogPosts). */
+  catalogue?: Partial<Catalogue>;
+  /** Access log: a line sink, or true for stderr. Off unless asked. */
+  log?: boolean | ((line: string) => void);
+  /** Routes added to this instance only, for tests. */
+  extraRoutes?: ExtraRoute[];
+  /** How many recent requests the admin request log keeps (default 1000). */
+  requestLogSize?: number;
+}
+
+const BOOTSTRAP_KEY_FILE = "bootstrap-key";
+
+export class Emulator {
+  state: EmulatorState;
+  readonly clock = new Clock();
+  readonly store: Store;
+  readonly auth: Authenticator;
+  readonly router = new Router();
+  readonly lifecycle: Lifecycle;
+  readonly faults = new Faults();
+  readonly rateLimiter: RateLimiter;
+  readonly requestLog: RequestLog;
+  readonly catalogue: Catalogue;
+  readonly tls: TlsMaterial;
+  readonly bootstrapKey: string;
+  readonly startedAt = new Date();
+  /** Where the CA certificate is on disk (a temp dir in memory mode). */
+  readonly caCertFile: string;
+  /** The permission each route needs, by `routeKey` (ROUTE_PERMISSIONS plus extra routes). */
+  readonly permissions: Record<string, RoutePermission>;
+  private readonly startTiming: LifecycleTiming;
+  private readonly startFaults: FaultConfig;
+  private readonly startRateLimit: RateLimitConfig;
+  private readonly logLine: ((line: string) => void) | undefined;
+  private readonly tempDir: string | undefined;
+  private readonly listener: Listener;
+  private inFlight = 0;
+  private idle: (() => void) | undefined;
+  private closing: Promise<void> | undefined;
+  endpoint = "";
+
+  constructor(private readonly options: EmulatorOptions = {}) {
+    this.catalogue = loadCatalogue(options.catalogue ?? {});
+    this.permissions = { ...ROUTE_PERMISSIONS };
+    for (const route of allRoutes) this.addRoute(route);
+    for (const extra of options.extraRoutes ?? []) {
+      this.permissions[routeKey(extra.method, extra.path)] = extra.permission;
+      this.addRoute(extra);
+    }
+
+    const dataDir = options.dataDir;
+    this.store =
+      dataDir === undefined ? new MemoryStore() : new DiskStore(dataDir, () => this.state);
+    try {
+      this.bootstrapKey = options.apiKey ?? this.storedBootstrapKey() ?? newApiKey().key;
+      const loaded = this.store.load();
+      this.state = loaded ?? initialState(this.clock.now(), this.bootstrapKey);
+      if (loaded !== undefined) setBootstrapKey(this.state, this.bootstrapKey);
+      const certDir = options.certDir ?? dataDir;
+      this.tls = certDir === undefined ? processTlsMaterial() : tlsMaterialInDir(certDir);
+      if (certDir === undefined) {
+        this.tempDir = mkdtempSync(join(tmpdir(), "cloudinfra-emulator-"));
+        this.caCertFile = join(this.tempDir, "ca.pem");
+        writeFileSync(this.caCertFile, this.tls.caCert);
+      } else {
+        this.caCertFile = caCertPath(certDir);
+      }
+    } catch (error) {
+      void this.store.close();
+      throw error;
+    }
+
+    this.auth = new Authenticator(() => this.state);
+    this.startTiming = {
+      mode: options.lifecycle?.mode ?? DEFAULT_TIMING.mode,
+      durations: {
+        ...DEFAULT_TIMING.durations,
+        ...definedOnly(options.lifecycle?.durations ?? {}),
+      },
+    };
+    this.lifecycle = new Lifecycle({
+      getState: () => this.state,
+      clock: this.clock,
+      persist: () => this.store.persist(),
+      onError: (error) => this.reportError("persisting a status transition", error),
+    });
+    this.lifecycle.reset(this.startTiming);
+    this.startFaults = options.faults ?? { seed: 1, rules: [] };
+    this.faults.configure(this.startFaults);
+    this.startRateLimit = { ...DEFAULT_RATE_LIMIT, ...definedOnly(options.rateLimit ?? {}) };
+    this.rateLimiter = new RateLimiter(this.startRateLimit);
+    this.requestLog = new RequestLog(options.requestLogSize ?? 1000);
+    this.logLine =
+      options.log === true
+        ? (line) => process.stderr.write(`${line}\n`)
+        : typeof options.log === "function"
+          ? options.log
+          : undefined;
+    this.listener = new Listener(this.tls, {
+      request: (req, res) => void this.handle(req, res),
+      answered: (entry) => this.recordAnswer(entry),
+    });
+  }
+
+  private addRoute(route: AnyRoute): void {
+    const key = routeKey(route.method, route.path);
+    if (!(key in this.permissions)) {
+      throw new Error(
+        `route ${key} has no entry in ROUTE_PERMISSIONS (src/emulator/permissions.ts)`,
+      );
+    }
+    this.router.add(route);
+  }
+
+  private storedBootstrapKey(): string | undefined {
+    if (this.options.dataDir === undefined) return undefined;
+    try {
+      const key = readFileSync(join(this.options.dataDir, BOOTSTRAP_KEY_FILE), "utf8").trim();
+      return key === "" ? undefined : key;
+    } catch {
+      return undefined;
+    }
+  }
+
+  async start(): Promise<void> {
+    if (this.options.dataDir !== undefined) {
+      // Kept in plain text so a restarted emulator can hand the same key out again (emulator.json).
+      await writeFileAtomic(
+        join(this.options.dataDir, BOOTSTRAP_KEY_FILE),
+        `${this.bootstrapKey}\n`,
+        0o600,
+      );
+      await this.store.persist();
+    }
+    // Transitions that fell due while the emulator was down complete now.
+    this.lifecycle.reschedule();
+    this.endpoint = await this.listener.listen(
+      this.options.port ?? 0,
+      this.options.host ?? "127.0.0.1",
+    );
+  }
+
+  get port(): number {
+    return this.listener.port;
+  }
+
+  /** Stops accepting, lets requests in flight finish (up to 5 s), then flushes state. */
+  close(): Promise<void> {
+    this.closing ??= this.shutdown();
+    return this.closing;
+  }
+
+  private async shutdown(): Promise<void> {
+    const stopped = this.listener.stopAccepting();
+    if (this.inFlight > 0) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, 5000);
+        this.idle = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+    this.listener.destroyConnections();
+    await stopped;
+    this.lifecycle.stop();
+    await this.store.close();
+    if (this.tempDir !== undefined) rmSync(this.tempDir, { recursive: true, force: true });
+  }
+
+  /** Replaces all state with a fresh start and restores start-up settings. */
+  async reset(): Promise<void> {
+    this.state = initialState(this.clock.now(), this.bootstrapKey);
+    this.auth.clear();
+    this.clock.setOffset(0);
+    this.lifecycle.reset(this.startTiming);
+    this.faults.configure(this.startFaults);
+    this.rateLimiter.configure(this.startRateLimit);
+    this.requestLog.clear();
+    await this.store.persist();
+  }
+
+  async createAccount(options: Parameters<typeof createAccount>[2] = {}) {
+    const created = createAccount(this.state, this.clock.now(), options);
+    await this.store.persist();
+    return {
+      account_id: created.account.profile.id,
+      user_id: created.account.owner_user_id,
+      api_key: created.apiKey,
+    };
+  }
+
+  /** Adds sample data to an account (the bootstrap administrator's unless told). */
+  async seed(request: SeedRequest & { account_id?: number | undefined }): Promise<SeedResult> {
+    const accountId = request.account_id ?? this.state.bootstrap.account_id;
+    const account = this.state.accounts.find((a) => a.profile.id === accountId);
+    if (account === undefined) throw notFound("account", accountId);
+    const created = seedAccount(this.state, account, this.catalogue, this.clock.now(), request);
+    await this.store.persist();
+    return created;
+  }
+
+  /** Permission names the principal's role holds. */
+  permissionsOf(principal: Principal): Set<PermissionName> {
+    return permissionsOf(principal.account, principal.user);
+  }
+
+  reportError(what: string, error: unknown): void {
+    const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    process.stderr.write(`cloudinfra-emulator: error while ${what}: ${detail}\n`);
+  }
+
+  /** Every answer ends here: the admin request log, the counters and the access log. */
+  recordAnswer(entry: RequestLogEntry): void {
+    this.requestLog.record(entry);
+    this.logLine?.(accessLine(entry));
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    this.inFlight += 1;
+    try {
+      await handleRequest(this, req, res);
+    } finally {
+      this.inFlight -= 1;
+      if (this.inFlight === 0) this.idle?.();
+    }
+  }
+}
+
+function definedOnly<T extends object>(value: Partial<T>): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

@@ -1,0 +1,173 @@
+/**
+ * The request pipeline around route handlers:
+ *
+ *   x-request-id → /_emulator/ (admin) or:
+ *   auth (401) → rate limit (429) → route match (404) → injected faults → permission (403)
+ *   → content type (415) → body validation (400) → handler → persist → answer (or lose it)
+ *
+ * Every answer, error or not, is JSON with the request id, and lands in the request log.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { handleAdmin } from "./admin";
+import { faultError, requestId, sendJson } from "./answer";
+import type { Principal } from "./auth";
+import { parseBody } from "./body";
+import { routeContext } from "./context";
+import type { Emulator } from "./emulator";
+import type { FaultDecision } from "./faults";
+import { HttpError } from "./http-errors";
+import type { RequestLogEntry } from "./log";
+import type { RateLimitDecision } from "./ratelimit";
+import { type Reply, routeKey } from "./router";
+
+export async function handleRequest(
+  emulator: Emulator,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
+  const started = performance.now();
+  const id = requestId();
+  res.setHeader("x-request-id", id);
+  const url = new URL(req.url ?? "/", "https://emulator.invalid");
+  const method = (req.method ?? "GET").toUpperCase();
+  const entry: RequestLogEntry = {
+    time: emulator.clock.now(),
+    request_id: id,
+    method,
+    path: url.pathname,
+    route: undefined,
+    status: 0,
+    duration_ms: 0,
+  };
+  try {
+    if (url.pathname === "/_emulator" || url.pathname.startsWith("/_emulator/")) {
+      entry.route = url.pathname;
+      const reply = await handleAdmin(emulator, { method, url, req });
+      entry.status = reply.status;
+      sendJson(res, reply.status, reply.body);
+    } else {
+      await handleApi(emulator, req, res, { method, url, entry, id });
+    }
+  } catch (error) {
+    const httpError =
+      error instanceof HttpError ? error : new HttpError(500, "internal", "Internal server error");
+    if (!(error instanceof HttpError))
+      emulator.reportError(`${method} ${url.pathname} (${id})`, error);
+    entry.status = httpError.status;
+    if (!res.headersSent && !res.destroyed) {
+      const headers = { ...httpError.headers };
+      if (httpError.status === 413) headers["connection"] = "close";
+      sendJson(res, httpError.status, httpError.toBody(), headers);
+    }
+  } finally {
+    entry.duration_ms = Math.round(performance.now() - started);
+    emulator.recordAnswer(entry);
+  }
+}
+
+interface ApiRequest {
+  method: string;
+  url: URL;
+  entry: RequestLogEntry;
+  id: string;
+}
+
+async function handleApi(
+  emulator: Emulator,
+  req: IncomingMessage,
+  res: ServerResponse,
+  { method, url, entry, id }: ApiRequest,
+): Promise<void> {
+  let principal: Principal;
+  try {
+    principal = emulator.auth.authenticate(req.headers.authorization);
+  } catch (error) {
+    // Callers without a valid key count against their address; they still get their 401.
+    takeToken(emulator, res, `ip:${req.socket.remoteAddress ?? "?"}`);
+    throw error;
+  }
+  entry.account_id = principal.account.profile.id;
+  entry.user_id = principal.user.id;
+  const limit = takeToken(
+    emulator,
+    res,
+    `user:${principal.account.profile.id}:${principal.user.id}`,
+  );
+  if (!limit.allowed) {
+    throw new HttpError(
+      429,
+      "rate_limited",
+      `Rate limit exceeded; retry in ${limit.retryAfterSeconds} s`,
+      {
+        headers: { "retry-after": String(limit.retryAfterSeconds) },
+      },
+    );
+  }
+
+  const match = emulator.router.match(method, url.pathname);
+  if (match.kind === "not_found")
+    throw new HttpError(404, "not_found", `No route for ${method} ${url.pathname}`);
+  if (match.kind === "method_not_allowed") {
+    throw new HttpError(
+      404,
+      "not_found",
+      `No route for ${method} ${url.pathname} (it accepts ${match.allowed.join(", ")})`,
+    );
+  }
+  const { route, params } = match;
+  entry.route = route.path;
+
+  const fault = emulator.faults.decide(method, route.path, url.pathname);
+  if (fault.latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, fault.latencyMs));
+  if (fault.before !== undefined) {
+    if (fault.before.kind === "reset") {
+      entry.fault = "reset";
+      res.socket?.destroy();
+      return;
+    }
+    entry.fault = `status_${fault.before.status}`;
+    throw faultError(fault.before.status);
+  }
+
+  const permission = emulator.permissions[routeKey(route.method, route.path)];
+  if (permission !== null && permission !== undefined) {
+    if (!emulator.permissionsOf(principal).has(permission)) {
+      throw new HttpError(
+        403,
+        "forbidden",
+        `Your role lacks the ${permission} permission required by ${method} ${route.path}`,
+      );
+    }
+  }
+
+  const parsed = await parseBody(req, route);
+  const ctx = routeContext(emulator, { id, url, req, route, params, principal }, parsed);
+  const reply = await route.handler(ctx);
+  if (method !== "GET" && route.readOnly !== true && reply.status < 400)
+    await emulator.store.persist();
+  answer(res, reply, fault, entry);
+}
+
+function takeToken(emulator: Emulator, res: ServerResponse, key: string): RateLimitDecision {
+  const limit = emulator.rateLimiter.take(key);
+  for (const [name, value] of Object.entries(limit.headers)) res.setHeader(name, value);
+  return limit;
+}
+
+/** Sends the handler's reply, or loses it the way an "answer lost" fault says. */
+function answer(res: ServerResponse, reply: Reply, fault: FaultDecision, entry: RequestLogEntry) {
+  if (fault.after === "reset") {
+    entry.fault = "answer_lost_reset";
+    entry.status = reply.status;
+    res.socket?.destroy();
+    return;
+  }
+  if (fault.after === "502") {
+    entry.fault = "answer_lost_502";
+    entry.status = 502;
+    sendJson(res, 502, faultError(502).toBody());
+    return;
+  }
+  entry.status = reply.status;
+  sendJson(res, reply.status, reply.body, reply.headers);
+}
