@@ -1,55 +1,36 @@
 /**
- * The administration API under /_emulator/, for tests, benchmarks and tools. Only the bootstrap
- * administrator's key may call it (401 without a valid key, 403 with any other key). Bodies and
- * answers are JSON in snake_case, like the public API.
- *
- *   GET    /_emulator/info                      endpoint, pid, data dir, clock, start time
- *   POST   /_emulator/reset                     fresh state; start-up faults, timing, limits
- *   GET    /_emulator/accounts                  accounts with user and server counts
- *   POST   /_emulator/accounts                  {name?, company?, email?, country?, api_key?}
- *                                               → {account_id, user_id, api_key}
- *   GET    /_emulator/accounts/:id              the account's raw state (debugging)
- *   POST   /_emulator/seed                      {account_id?, servers?, tags?, keys?,
- *                                               security_groups?, tickets?, invoices?}
- *   GET|PUT|DELETE /_emulator/faults            {seed, rules: FaultRule[]} (see faults.ts)
- *   GET|PUT /_emulator/lifecycle                {mode: auto|manual, durations: {status: ms}}
- *   POST   /_emulator/lifecycle/advance         {account_id?, server_id?} → {events}
- *   POST   /_emulator/lifecycle/fail-provisioning  {next?, server_ids?}
- *   GET|PUT /_emulator/rate-limit               {rate_per_second, burst, enabled}
- *   GET|DELETE /_emulator/requests?limit=N      recent requests (oldest first) / clear log
- *   GET    /_emulator/counters                  answers per method + route pattern, by status
- *   GET|POST /_emulator/clock                   {now, offset_ms} / {offset_ms} or {advance_ms}
+ * Administration of a running emulator, for tests, benchmarks and tools: one implementation,
+ * which `startEmulator()` hands out as `admin` and the HTTP admin API under /_emulator/
+ * (routes/admin.ts) calls. Requests have the same snake_case shape in both, are validated with
+ * the same schemas (a bad one is a 400 over HTTP, an error naming the field in-process), and the
+ * operations that change state make it durable before they return.
  */
-import type { IncomingMessage } from "node:http";
 import { z } from "zod";
 import { checkRequest } from "../api/schemas/common";
-import { keyFromHeader } from "./auth";
+import { createAccount } from "./accounts";
+import { definedOnly } from "./defined";
 import type { Emulator } from "./emulator";
-import { HttpError, invalidRequest, notFound } from "./http-errors";
-
-export interface AdminRequest {
-  method: string;
-  url: URL;
-  req: IncomingMessage;
-}
-
-export interface AdminReply {
-  status: number;
-  body: unknown;
-}
+import type { FaultConfig } from "./faults";
+import { invalidFields, notFound } from "./http-errors";
+import type { LifecycleTiming, ProvisioningFailures, TransitionEvent } from "./lifecycle";
+import type { RequestLogEntry, RouteCounter } from "./log";
+import type { RateLimitConfig } from "./ratelimit";
+import { type SeedResult, seedAccount } from "./seed";
+import type { AccountState, ServerStatus, TransitionTarget } from "./state";
 
 const Count = z.int().min(0).max(100_000);
 const Probability = z.number().min(0).max(1);
 
-const AccountRequest = z.strictObject({
+export const AccountRequestSchema = z.strictObject({
   name: z.string().min(1).optional(),
   company: z.string().optional(),
   email: z.string().optional(),
   country: z.string().length(2).optional(),
   api_key: z.string().min(16).optional(),
 });
+export type AccountRequest = z.input<typeof AccountRequestSchema>;
 
-const SeedRequest = z.strictObject({
+export const SeedRequestSchema = z.strictObject({
   account_id: z.int().positive().optional(),
   servers: Count.optional(),
   tags: Count.optional(),
@@ -58,6 +39,7 @@ const SeedRequest = z.strictObject({
   tickets: Count.optional(),
   invoices: Count.optional(),
 });
+export type SeedRequest = z.input<typeof SeedRequestSchema>;
 
 const FaultRuleSchema = z
   .strictObject({
@@ -87,13 +69,13 @@ const FaultRuleSchema = z
     { error: "the rates of status_* and reset must add up to at most 1" },
   );
 
-const FaultConfigSchema = z.strictObject({
+export const FaultConfigSchema = z.strictObject({
   seed: z.int().default(1),
   rules: z.array(FaultRuleSchema).default([]),
 });
 
 const Duration = z.int().min(0).max(3_600_000);
-const LifecycleRequest = z.strictObject({
+export const LifecycleRequestSchema = z.strictObject({
   mode: z.enum(["auto", "manual"]).optional(),
   durations: z
     .strictObject({
@@ -105,200 +87,225 @@ const LifecycleRequest = z.strictObject({
     })
     .optional(),
 });
+export type LifecycleRequest = z.input<typeof LifecycleRequestSchema>;
 
-const AdvanceRequest = z.strictObject({
+export const AdvanceRequestSchema = z.strictObject({
   account_id: z.int().positive().optional(),
   server_id: z.int().positive().optional(),
 });
+export type AdvanceRequest = z.input<typeof AdvanceRequestSchema>;
 
-const FailProvisioningRequest = z.strictObject({
+export const FailProvisioningRequestSchema = z.strictObject({
   next: z.int().min(0).optional(),
   server_ids: z.array(z.int().positive()).optional(),
 });
+export type FailProvisioningRequest = z.input<typeof FailProvisioningRequestSchema>;
 
-const RateLimitRequest = z.strictObject({
+export const RateLimitRequestSchema = z.strictObject({
   rate_per_second: z.number().positive().optional(),
   burst: z.int().positive().optional(),
   enabled: z.boolean().optional(),
 });
+export type RateLimitRequest = z.input<typeof RateLimitRequestSchema>;
 
-const ClockRequest = z.union([
+export const ClockRequestSchema = z.union([
   z.strictObject({ offset_ms: z.int() }),
   z.strictObject({ advance_ms: z.int() }),
 ]);
+export type ClockRequest = z.input<typeof ClockRequestSchema>;
 
-async function readJson<S extends z.ZodType>(
-  req: IncomingMessage,
-  schema: S,
-): Promise<z.output<S>> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > 1024 * 1024)
-      throw new HttpError(413, "payload_too_large", "Admin request body over 1 MB");
-    chunks.push(chunk as Buffer);
-  }
-  const text = Buffer.concat(chunks).toString("utf8");
-  let parsed: unknown = {};
-  if (text.trim() !== "") {
-    try {
-      parsed = JSON.parse(text);
-    } catch (error) {
-      throw invalidRequest(
-        `Body is not valid JSON: ${error instanceof Error ? error.message : String(error)}`,
-      );
-    }
-  }
-  const checked = checkRequest(schema, parsed);
-  if (!checked.success) throw invalidRequest("Invalid admin request body", checked.fieldErrors);
-  return checked.data;
+/** Validates an admin request, in-process as over HTTP: 400 naming each field at fault. */
+function checked<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
+  const result = checkRequest(schema, input ?? {});
+  if (!result.success) throw invalidFields(result.fieldErrors, "Invalid admin request");
+  return result.data;
 }
 
-function ok(body: unknown, status = 200): AdminReply {
-  return { status, body };
+export interface EmulatorInfo {
+  endpoint: string;
+  pid: number;
+  data_dir: string | null;
+  memory: boolean;
+  ca_cert_file: string;
+  started_at: string;
+  now: string;
+  clock_offset_ms: number;
+  /** Every route served, as `METHOD /path/:param`. */
+  routes: string[];
 }
 
-export async function handleAdmin(emulator: Emulator, request: AdminRequest): Promise<AdminReply> {
-  const principal = emulator.auth.authenticate(request.req.headers.authorization);
-  const { bootstrap } = emulator.state;
-  if (
-    principal.account.profile.id !== bootstrap.account_id ||
-    principal.user.id !== bootstrap.user_id ||
-    // Checked on the key itself too: a reset re-creates the bootstrap user with the same ids.
-    keyFromHeader(request.req.headers.authorization) !== emulator.bootstrapKey
-  ) {
-    throw new HttpError(
-      403,
-      "forbidden",
-      "Only the bootstrap administrator's key may use /_emulator/",
-    );
-  }
-  const { method, url, req } = request;
-  const path = url.pathname.replace(/\/+$/, "");
-  const route = `${method} ${path}`;
-
-  switch (route) {
-    case "GET /_emulator/info":
-      return ok({
-        endpoint: emulator.endpoint,
-        pid: process.pid,
-        data_dir: emulator.store.dataDir ?? null,
-        memory: emulator.store.dataDir === undefined,
-        ca_cert_file: emulator.caCertFile,
-        started_at: emulator.startedAt.toISOString(),
-        now: emulator.clock.now(),
-        clock_offset_ms: emulator.clock.offset,
-        routes: emulator.router.list().map((r) => `${r.method} ${r.path}`),
-      });
-    case "POST /_emulator/reset":
-      await emulator.reset();
-      return ok({ success: true, message: "State reset" });
-    case "GET /_emulator/accounts":
-      return ok(
-        emulator.state.accounts.map((a) => ({
-          id: a.profile.id,
-          name: a.profile.name,
-          company: a.profile.company,
-          owner_user_id: a.owner_user_id,
-          users: a.users.length,
-          servers: a.servers.length,
-        })),
-      );
-    case "POST /_emulator/accounts": {
-      const body = await readJson(req, AccountRequest);
-      const options: Parameters<Emulator["createAccount"]>[0] = {};
-      if (body.name !== undefined) options.name = body.name;
-      if (body.company !== undefined) options.company = body.company;
-      if (body.email !== undefined) options.email = body.email;
-      if (body.country !== undefined) options.country = body.country.toUpperCase();
-      if (body.api_key !== undefined) options.apiKey = body.api_key;
-      return ok(await emulator.createAccount(options), 201);
-    }
-    case "POST /_emulator/seed": {
-      const body = await readJson(req, SeedRequest);
-      const created = await emulator.seed(body);
-      return ok({ account_id: body.account_id ?? emulator.state.bootstrap.account_id, created });
-    }
-    case "GET /_emulator/faults":
-      return ok({ ...emulator.faults.config, injected: emulator.faults.counts });
-    case "PUT /_emulator/faults": {
-      const body = await readJson(req, FaultConfigSchema);
-      emulator.faults.configure(stripUndefined(body));
-      return ok({ ...emulator.faults.config, injected: emulator.faults.counts });
-    }
-    case "DELETE /_emulator/faults":
-      emulator.faults.clear();
-      return ok({ success: true, message: "Faults cleared" });
-    case "GET /_emulator/lifecycle":
-      return ok(lifecycleView(emulator));
-    case "PUT /_emulator/lifecycle": {
-      const body = await readJson(req, LifecycleRequest);
-      emulator.lifecycle.setTiming(stripUndefined(body));
-      return ok(lifecycleView(emulator));
-    }
-    case "POST /_emulator/lifecycle/advance": {
-      const body = await readJson(req, AdvanceRequest);
-      const events = emulator.lifecycle.advance(stripUndefined(body));
-      await emulator.store.persist();
-      return ok({ events });
-    }
-    case "POST /_emulator/lifecycle/fail-provisioning": {
-      const body = await readJson(req, FailProvisioningRequest);
-      emulator.lifecycle.failProvisioning(stripUndefined(body));
-      return ok(lifecycleView(emulator));
-    }
-    case "GET /_emulator/rate-limit":
-      return ok(emulator.rateLimiter.config);
-    case "PUT /_emulator/rate-limit": {
-      const body = await readJson(req, RateLimitRequest);
-      emulator.rateLimiter.configure(stripUndefined(body));
-      return ok(emulator.rateLimiter.config);
-    }
-    case "GET /_emulator/requests": {
-      const limit = Number(url.searchParams.get("limit") ?? "100");
-      if (!Number.isInteger(limit) || limit < 1) {
-        throw invalidRequest("limit must be a positive integer", [
-          { field: "limit", message: "expected a positive integer" },
-        ]);
-      }
-      return ok({ entries: emulator.requestLog.recent(limit) });
-    }
-    case "DELETE /_emulator/requests":
-      emulator.requestLog.clear();
-      return ok({ success: true, message: "Request log and counters cleared" });
-    case "GET /_emulator/counters":
-      return ok({ routes: emulator.requestLog.routeCounters() });
-    case "GET /_emulator/clock":
-      return ok({ now: emulator.clock.now(), offset_ms: emulator.clock.offset });
-    case "POST /_emulator/clock": {
-      const body = await readJson(req, ClockRequest);
-      emulator.clock.setOffset(
-        "offset_ms" in body ? body.offset_ms : emulator.clock.offset + body.advance_ms,
-      );
-      return ok({ now: emulator.clock.now(), offset_ms: emulator.clock.offset });
-    }
-  }
-  const accountMatch = /^\/_emulator\/accounts\/(\d+)$/.exec(path);
-  if (method === "GET" && accountMatch !== null) {
-    const account = emulator.state.accounts.find((a) => a.profile.id === Number(accountMatch[1]));
-    if (account === undefined) throw notFound("account", Number(accountMatch[1]));
-    return ok(account);
-  }
-  throw new HttpError(404, "not_found", `No admin route for ${method} ${path}`);
+export interface AccountSummary {
+  id: number;
+  name: string;
+  company: string;
+  owner_user_id: number;
+  users: number;
+  servers: number;
 }
 
-function lifecycleView(emulator: Emulator) {
-  return {
+export interface FaultsView extends FaultConfig {
+  /** Faults injected so far, per rule. */
+  injected: number[];
+}
+
+export interface LifecycleView extends LifecycleTiming {
+  provisioning_failures: ProvisioningFailures;
+  /** Pending transitions, soonest first. */
+  pending: {
+    account_id: number;
+    server_id: number;
+    status: ServerStatus;
+    target: TransitionTarget;
+    due_in_ms: number;
+  }[];
+}
+
+export interface ClockView {
+  now: string;
+  offset_ms: number;
+}
+
+/** In-process administration: the same operations as the /_emulator/ HTTP API. */
+export interface EmulatorAdmin {
+  /** Endpoint, pid, data dir, clock, start time and routes. */
+  info(): EmulatorInfo;
+  /** Fresh state (only the bootstrap administrator); start-up faults, timing and limits. */
+  reset(): Promise<void>;
+  /** Every account with its user and server counts. */
+  accounts(): AccountSummary[];
+  /** A new account with its owner, whose key is `api_key` when given (else generated). */
+  createAccount(
+    request?: AccountRequest,
+  ): Promise<{ account_id: number; user_id: number; api_key: string }>;
+  /** One account's raw state, for debugging. */
+  account(id: number): AccountState;
+  /** Sample data in an account (the bootstrap administrator's unless `account_id` is given). */
+  seed(request?: SeedRequest): Promise<SeedResult>;
+  faults(): FaultsView;
+  /** Replaces the fault rules; their generators restart from `seed`. */
+  setFaults(config: z.input<typeof FaultConfigSchema>): FaultsView;
+  clearFaults(): void;
+  lifecycle(): LifecycleView;
+  setLifecycle(timing: LifecycleRequest): LifecycleView;
+  /** Completes pending status transitions now (all, or one account's, or one server's). */
+  advance(filter?: AdvanceRequest): Promise<TransitionEvent[]>;
+  /** Makes the next `next` provisionings, or those of `server_ids`, end in `error`. */
+  failProvisioning(request: FailProvisioningRequest): LifecycleView;
+  rateLimit(): RateLimitConfig;
+  setRateLimit(config: RateLimitRequest): RateLimitConfig;
+  /** The most recent `limit` requests (default 100), oldest first. */
+  requests(limit?: number): RequestLogEntry[];
+  /** Clears the request log and the counters. */
+  clearRequests(): void;
+  /** Answers per method and route pattern, by status. */
+  counters(): RouteCounter[];
+  clock(): ClockView;
+  /** Moves the emulator clock (timestamps only; timers run on real time). */
+  setClock(request: ClockRequest): ClockView;
+}
+
+/** The one implementation of {@link EmulatorAdmin} for `emulator`. */
+export function emulatorAdmin(emulator: Emulator): EmulatorAdmin {
+  const lifecycleView = (): LifecycleView => ({
     ...emulator.lifecycle.timing,
     provisioning_failures: emulator.lifecycle.provisioningFailures,
     pending: emulator.lifecycle.pending(),
+  });
+  const clockView = (): ClockView => ({
+    now: emulator.clock.now(),
+    offset_ms: emulator.clock.offset,
+  });
+  const accountById = (id: number): AccountState => {
+    const account = emulator.state.accounts.find((a) => a.profile.id === id);
+    if (account === undefined) throw notFound("Account", id);
+    return account;
   };
-}
-
-/** zod leaves absent optional keys out already; this satisfies exactOptionalPropertyTypes. */
-function stripUndefined<T extends object>(value: T): { [K in keyof T]: Exclude<T[K], undefined> } {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as {
-    [K in keyof T]: Exclude<T[K], undefined>;
+  const admin: EmulatorAdmin = {
+    info: () => ({
+      endpoint: emulator.endpoint,
+      pid: process.pid,
+      data_dir: emulator.store.dataDir ?? null,
+      memory: emulator.store.dataDir === undefined,
+      ca_cert_file: emulator.caCertFile,
+      started_at: emulator.startedAt.toISOString(),
+      now: emulator.clock.now(),
+      clock_offset_ms: emulator.clock.offset,
+      routes: emulator.router.list().map((r) => `${r.method} ${r.path}`),
+    }),
+    reset: () => emulator.reset(),
+    accounts: () =>
+      emulator.state.accounts.map((a) => ({
+        id: a.profile.id,
+        name: a.profile.name,
+        company: a.profile.company,
+        owner_user_id: a.owner_user_id,
+        users: a.users.length,
+        servers: a.servers.length,
+      })),
+    async createAccount(request = {}) {
+      const body = checked(AccountRequestSchema, request);
+      const created = createAccount(emulator.state, emulator.clock.now(), {
+        ...definedOnly({
+          name: body.name,
+          company: body.company,
+          email: body.email,
+          apiKey: body.api_key,
+        }),
+        ...(body.country === undefined ? {} : { country: body.country.toUpperCase() }),
+      });
+      await emulator.store.persist();
+      return {
+        account_id: created.account.profile.id,
+        user_id: created.account.owner_user_id,
+        api_key: created.apiKey,
+      };
+    },
+    account: accountById,
+    async seed(request = {}) {
+      const body = checked(SeedRequestSchema, request);
+      const account = accountById(body.account_id ?? emulator.state.bootstrap.account_id);
+      const now = emulator.clock.now();
+      const created = seedAccount(emulator.state, account, emulator.catalogue, now, body);
+      await emulator.store.persist();
+      return created;
+    },
+    faults: () => ({ ...emulator.faults.config, injected: emulator.faults.counts }),
+    setFaults(config) {
+      const body = checked(FaultConfigSchema, config);
+      emulator.faults.configure({ seed: body.seed, rules: body.rules.map(definedOnly) });
+      return admin.faults();
+    },
+    clearFaults: () => emulator.faults.clear(),
+    lifecycle: lifecycleView,
+    setLifecycle(timing) {
+      emulator.lifecycle.setTiming(checked(LifecycleRequestSchema, timing));
+      return lifecycleView();
+    },
+    async advance(filter = {}) {
+      const events = emulator.lifecycle.advance(checked(AdvanceRequestSchema, filter));
+      await emulator.store.persist();
+      return events;
+    },
+    failProvisioning(request) {
+      emulator.lifecycle.failProvisioning(checked(FailProvisioningRequestSchema, request));
+      return lifecycleView();
+    },
+    rateLimit: () => emulator.rateLimiter.config,
+    setRateLimit(config) {
+      emulator.rateLimiter.configure(checked(RateLimitRequestSchema, config));
+      return emulator.rateLimiter.config;
+    },
+    requests: (limit = 100) => emulator.requestLog.recent(limit),
+    clearRequests: () => emulator.requestLog.clear(),
+    counters: () => emulator.requestLog.routeCounters(),
+    clock: clockView,
+    setClock(request) {
+      const body = checked(ClockRequestSchema, request);
+      emulator.clock.setOffset(
+        "offset_ms" in body ? body.offset_ms : emulator.clock.offset + body.advance_ms,
+      );
+      return clockView();
+    },
   };
+  return admin;
 }

@@ -7,12 +7,13 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { PermissionName } from "../api/schemas/iam";
-import { createAccount, initialState, setBootstrapKey } from "./accounts";
+import { initialState, setBootstrapKey } from "./accounts";
+import { type EmulatorAdmin, emulatorAdmin } from "./admin";
 import { Authenticator, newApiKey, type Principal, permissionsOf } from "./auth";
 import { loadCatalogue } from "./catalogue";
 import { Clock } from "./clock";
+import { definedOnly } from "./defined";
 import { type FaultConfig, Faults } from "./faults";
-import { notFound } from "./http-errors";
 import { DEFAULT_TIMING, Lifecycle, type LifecycleTiming } from "./lifecycle";
 import { accessLine, RequestLog, type RequestLogEntry } from "./log";
 import { ROUTE_PERMISSIONS, type RoutePermission } from "./permissions";
@@ -20,7 +21,7 @@ import { handleRequest } from "./pipeline";
 import { DEFAULT_RATE_LIMIT, type RateLimitConfig, RateLimiter } from "./ratelimit";
 import { type AnyRoute, Router, routeKey } from "./router";
 import { allRoutes } from "./routes";
-import { type SeedRequest, type SeedResult, seedAccount } from "./seed";
+import { adminRoutes } from "./routes/admin";
 import type { Catalogue, EmulatorState } from "./state";
 import { DiskStore, MemoryStore, type Store, writeFileAtomic } from "./store";
 import { caCertPath, processTlsMaterial, type TlsMaterial, tlsMaterialInDir } from "./tls";
@@ -72,6 +73,8 @@ export class Emulator {
   readonly tls: TlsMaterial;
   readonly bootstrapKey: string;
   readonly startedAt = new Date();
+  /** The administration operations, in-process and behind /_emulator/. */
+  readonly admin: EmulatorAdmin = emulatorAdmin(this);
   /** Where the CA certificate is on disk (a temp dir in memory mode). */
   readonly caCertFile: string;
   /** The permission each route needs, by `routeKey` (ROUTE_PERMISSIONS plus extra routes). */
@@ -90,7 +93,7 @@ export class Emulator {
   constructor(private readonly options: EmulatorOptions = {}) {
     this.catalogue = loadCatalogue(options.catalogue ?? {});
     this.permissions = { ...ROUTE_PERMISSIONS };
-    for (const route of allRoutes) this.addRoute(route);
+    for (const route of [...allRoutes, ...adminRoutes(this.admin)]) this.addRoute(route);
     for (const extra of options.extraRoutes ?? []) {
       this.permissions[routeKey(extra.method, extra.path)] = extra.permission;
       this.addRoute(extra);
@@ -152,7 +155,7 @@ export class Emulator {
 
   private addRoute(route: AnyRoute): void {
     const key = routeKey(route.method, route.path);
-    if (!(key in this.permissions)) {
+    if (route.admin !== true && !(key in this.permissions)) {
       throw new Error(
         `route ${key} has no entry in ROUTE_PERMISSIONS (src/emulator/permissions.ts)`,
       );
@@ -228,26 +231,6 @@ export class Emulator {
     await this.store.persist();
   }
 
-  async createAccount(options: Parameters<typeof createAccount>[2] = {}) {
-    const created = createAccount(this.state, this.clock.now(), options);
-    await this.store.persist();
-    return {
-      account_id: created.account.profile.id,
-      user_id: created.account.owner_user_id,
-      api_key: created.apiKey,
-    };
-  }
-
-  /** Adds sample data to an account (the bootstrap administrator's unless told). */
-  async seed(request: SeedRequest & { account_id?: number | undefined }): Promise<SeedResult> {
-    const accountId = request.account_id ?? this.state.bootstrap.account_id;
-    const account = this.state.accounts.find((a) => a.profile.id === accountId);
-    if (account === undefined) throw notFound("account", accountId);
-    const created = seedAccount(this.state, account, this.catalogue, this.clock.now(), request);
-    await this.store.persist();
-    return created;
-  }
-
   /** Permission names the principal's role holds. */
   permissionsOf(principal: Principal): Set<PermissionName> {
     return permissionsOf(principal.account, principal.user);
@@ -273,8 +256,4 @@ export class Emulator {
       if (this.inFlight === 0) this.idle?.();
     }
   }
-}
-
-function definedOnly<T extends object>(value: Partial<T>): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

@@ -5,43 +5,32 @@
  *   // emulator.endpoint, emulator.caCert, emulator.apiKey ... emulator.admin.reset()
  *   await emulator.close();
  */
-import type { NewAccountOptions } from "./accounts";
+import type { EmulatorAdmin } from "./admin";
 import { Emulator, type EmulatorOptions, type ExtraRoute } from "./emulator";
-import type { FaultConfig } from "./faults";
-import type { LifecycleTiming, TransitionEvent } from "./lifecycle";
-import type { RequestLogEntry, RouteCounter } from "./log";
-import type { RateLimitConfig } from "./ratelimit";
-import type { SeedRequest, SeedResult } from "./seed";
 
+export type {
+  AccountRequest,
+  AccountSummary,
+  AdvanceRequest,
+  ClockRequest,
+  ClockView,
+  EmulatorAdmin,
+  EmulatorInfo,
+  FailProvisioningRequest,
+  FaultsView,
+  LifecycleRequest,
+  LifecycleView,
+  RateLimitRequest,
+  SeedRequest,
+} from "./admin";
 export type { FaultConfig, FaultRule } from "./faults";
-export type { LifecycleTiming } from "./lifecycle";
+export type { LifecycleTiming, TransitionEvent } from "./lifecycle";
+export type { RequestLogEntry, RouteCounter } from "./log";
 export type { RateLimitConfig } from "./ratelimit";
 export type { AnyRoute, Reply, RouteContext, RouteDefinition } from "./router";
 export { defineRoute } from "./router";
+export type { SeedResult } from "./seed";
 export type { EmulatorOptions, ExtraRoute };
-
-/** In-process administration, the same operations as the /_emulator/ HTTP API. */
-export interface EmulatorAdmin {
-  reset(): Promise<void>;
-  createAccount(
-    options?: NewAccountOptions,
-  ): Promise<{ account_id: number; user_id: number; api_key: string }>;
-  seed(request: SeedRequest & { account_id?: number }): Promise<SeedResult>;
-  setFaults(config: FaultConfig): void;
-  clearFaults(): void;
-  setLifecycle(timing: {
-    mode?: LifecycleTiming["mode"];
-    durations?: Partial<LifecycleTiming["durations"]>;
-  }): void;
-  /** Completes pending status transitions now (all, or one account's, or one server's). */
-  advance(filter?: { account_id?: number; server_id?: number }): Promise<TransitionEvent[]>;
-  failProvisioning(request: { next?: number; server_ids?: number[] }): void;
-  setRateLimit(config: Partial<RateLimitConfig>): void;
-  requests(limit?: number): RequestLogEntry[];
-  counters(): RouteCounter[];
-  /** Moves the emulator clock (timestamps only; timers run on real time). */
-  setClockOffset(ms: number): void;
-}
 
 export interface RunningEmulator {
   /** `https://127.0.0.1:<port>` */
@@ -65,31 +54,13 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     await emulator.close();
     throw error;
   }
-  const admin: EmulatorAdmin = {
-    reset: () => emulator.reset(),
-    createAccount: (account) => emulator.createAccount(account),
-    seed: (request) => emulator.seed(request),
-    setFaults: (config) => emulator.faults.configure(config),
-    clearFaults: () => emulator.faults.clear(),
-    setLifecycle: (timing) => emulator.lifecycle.setTiming(timing),
-    advance: async (filter) => {
-      const events = emulator.lifecycle.advance(filter);
-      await emulator.store.persist();
-      return events;
-    },
-    failProvisioning: (request) => emulator.lifecycle.failProvisioning(request),
-    setRateLimit: (config) => emulator.rateLimiter.configure(config),
-    requests: (limit) => emulator.requestLog.recent(limit),
-    counters: () => emulator.requestLog.routeCounters(),
-    setClockOffset: (ms) => emulator.clock.setOffset(ms),
-  };
   return {
     endpoint: emulator.endpoint,
     caCert: emulator.tls.caCert,
     caCertFile: emulator.caCertFile,
     apiKey: emulator.bootstrapKey,
     port: emulator.port,
-    admin,
+    admin: emulator.admin,
     close: () => emulator.close(),
   };
 }

@@ -7,6 +7,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Clock } from "./clock";
+import { definedOnly } from "./defined";
 import type { TransientStatus } from "./router";
 import type {
   AccountState,
@@ -261,8 +262,4 @@ export function removeServer(account: AccountState, serverId: number): void {
 
 function cloneTiming(timing: LifecycleTiming): LifecycleTiming {
   return { mode: timing.mode, durations: { ...timing.durations } };
-}
-
-function definedOnly<T extends object>(value: { [K in keyof T]?: T[K] | undefined }): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

@@ -1,16 +1,16 @@
 /**
- * The request pipeline around route handlers:
+ * The request pipeline around route handlers, for the public API and /_emulator/ alike:
  *
- *   x-request-id → /_emulator/ (admin) or:
- *   auth (401) → rate limit (429) → route match (404) → injected faults → permission (403)
- *   → content type (415) → body validation (400) → handler → persist → answer (or lose it)
+ *   x-request-id → auth (401) → admin routes: bootstrap key (403), others: rate limit (429)
+ *   → route match (404) → injected faults → permission (403) → content type (415)
+ *   → body validation (400) → handler → persist → answer (or lose it)
  *
- * Every answer, error or not, is JSON with the request id, and lands in the request log.
+ * Every answer, error or not, is JSON with the request id, and lands in the request log under
+ * the route the request matched (or would have matched, for a 429).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { handleAdmin } from "./admin";
 import { faultError, requestId, sendJson } from "./answer";
-import type { Principal } from "./auth";
+import { keyFromHeader, type Principal } from "./auth";
 import { parseBody } from "./body";
 import { routeContext } from "./context";
 import type { Emulator } from "./emulator";
@@ -18,7 +18,7 @@ import type { FaultDecision } from "./faults";
 import { HttpError } from "./http-errors";
 import type { RequestLogEntry } from "./log";
 import type { RateLimitDecision } from "./ratelimit";
-import { type Reply, routeKey } from "./router";
+import { type AnyRoute, type MatchResult, type Reply, routeKey } from "./router";
 
 export async function handleRequest(
   emulator: Emulator,
@@ -40,14 +40,7 @@ export async function handleRequest(
     duration_ms: 0,
   };
   try {
-    if (url.pathname === "/_emulator" || url.pathname.startsWith("/_emulator/")) {
-      entry.route = url.pathname;
-      const reply = await handleAdmin(emulator, { method, url, req });
-      entry.status = reply.status;
-      sendJson(res, reply.status, reply.body);
-    } else {
-      await handleApi(emulator, req, res, { method, url, entry, id });
-    }
+    await route(emulator, req, res, { method, url, entry, id });
   } catch (error) {
     const httpError =
       error instanceof HttpError ? error : new HttpError(500, "internal", "Internal server error");
@@ -65,59 +58,60 @@ export async function handleRequest(
   }
 }
 
-interface ApiRequest {
+interface Request {
   method: string;
   url: URL;
   entry: RequestLogEntry;
   id: string;
 }
 
-async function handleApi(
+function isAdminPath(path: string): boolean {
+  return path === "/_emulator" || path.startsWith("/_emulator/");
+}
+
+async function route(
   emulator: Emulator,
   req: IncomingMessage,
   res: ServerResponse,
-  { method, url, entry, id }: ApiRequest,
+  { method, url, entry, id }: Request,
 ): Promise<void> {
+  const adminPath = isAdminPath(url.pathname);
   let principal: Principal;
   try {
     principal = emulator.auth.authenticate(req.headers.authorization);
   } catch (error) {
     // Callers without a valid key count against their address; they still get their 401.
-    takeToken(emulator, res, `ip:${req.socket.remoteAddress ?? "?"}`);
+    if (!adminPath) takeToken(emulator, res, `ip:${req.socket.remoteAddress ?? "?"}`);
     throw error;
   }
   entry.account_id = principal.account.profile.id;
   entry.user_id = principal.user.id;
-  const limit = takeToken(
-    emulator,
-    res,
-    `user:${principal.account.profile.id}:${principal.user.id}`,
-  );
-  if (!limit.allowed) {
-    throw new HttpError(
-      429,
-      "rate_limited",
-      `Rate limit exceeded; retry in ${limit.retryAfterSeconds} s`,
-      {
-        headers: { "retry-after": String(limit.retryAfterSeconds) },
-      },
-    );
-  }
-
   const match = emulator.router.match(method, url.pathname);
-  if (match.kind === "not_found")
-    throw new HttpError(404, "not_found", `No route for ${method} ${url.pathname}`);
-  if (match.kind === "method_not_allowed") {
-    throw new HttpError(
-      404,
-      "not_found",
-      `No route for ${method} ${url.pathname} (it accepts ${match.allowed.join(", ")})`,
-    );
-  }
-  const { route, params } = match;
-  entry.route = route.path;
+  if (match.kind === "found") entry.route = match.route.path;
 
-  const fault = emulator.faults.decide(method, route.path, url.pathname);
+  if (adminPath) {
+    assertBootstrapAdministrator(emulator, principal, req.headers.authorization);
+  } else {
+    const limit = takeToken(
+      emulator,
+      res,
+      `user:${principal.account.profile.id}:${principal.user.id}`,
+    );
+    if (!limit.allowed) {
+      throw new HttpError(
+        429,
+        "rate_limited",
+        `Rate limit exceeded; retry in ${limit.retryAfterSeconds} s`,
+        { headers: { "retry-after": String(limit.retryAfterSeconds) } },
+      );
+    }
+  }
+  const { route, params } = found(match, method, url.pathname, adminPath);
+
+  const fault =
+    route.admin === true
+      ? { latencyMs: 0 }
+      : emulator.faults.decide(method, route.path, url.pathname);
   if (fault.latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, fault.latencyMs));
   if (fault.before !== undefined) {
     if (fault.before.kind === "reset") {
@@ -143,9 +137,44 @@ async function handleApi(
   const parsed = await parseBody(req, route);
   const ctx = routeContext(emulator, { id, url, req, route, params, principal }, parsed);
   const reply = await route.handler(ctx);
-  if (method !== "GET" && route.readOnly !== true && reply.status < 400)
+  if (method !== "GET" && route.readOnly !== true && route.admin !== true && reply.status < 400)
     await emulator.store.persist();
   answer(res, reply, fault, entry);
+}
+
+/** The matched route, or 404 naming the methods the path accepts. */
+function found(
+  match: MatchResult,
+  method: string,
+  path: string,
+  adminPath: boolean,
+): { route: AnyRoute; params: Record<string, string> } {
+  if (match.kind === "found") return match;
+  const what = adminPath ? "No admin route" : "No route";
+  const accepts =
+    match.kind === "method_not_allowed" ? ` (it accepts ${match.allowed.join(", ")})` : "";
+  throw new HttpError(404, "not_found", `${what} for ${method} ${path}${accepts}`);
+}
+
+/** 403 for every key but the bootstrap administrator's. */
+function assertBootstrapAdministrator(
+  emulator: Emulator,
+  principal: Principal,
+  authorization: string | undefined,
+): void {
+  const { bootstrap } = emulator.state;
+  if (
+    principal.account.profile.id !== bootstrap.account_id ||
+    principal.user.id !== bootstrap.user_id ||
+    // Checked on the key itself too: a reset re-creates the bootstrap user with the same ids.
+    keyFromHeader(authorization) !== emulator.bootstrapKey
+  ) {
+    throw new HttpError(
+      403,
+      "forbidden",
+      "Only the bootstrap administrator's key may use /_emulator/",
+    );
+  }
 }
 
 function takeToken(emulator: Emulator, res: ServerResponse, key: string): RateLimitDecision {

@@ -3,6 +3,8 @@
  * /v1 answer carries RateLimit-Limit/Remaining/Reset; a refusal is 429 with Retry-After, both
  * in whole seconds, so a client can be tested against real back-off rules.
  */
+import { definedOnly } from "./defined";
+
 export interface RateLimitConfig {
   /** Sustained requests per second per key. */
   rate_per_second: number;
@@ -68,8 +70,4 @@ export class RateLimiter {
     const retryAfterSeconds = Math.max(1, Math.ceil((1 - bucket.tokens) / rate_per_second));
     return { allowed, headers, retryAfterSeconds };
   }
-}
-
-function definedOnly<T extends object>(value: { [K in keyof T]?: T[K] | undefined }): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

@@ -98,6 +98,12 @@ export interface RouteDefinition<B = undefined> {
   multipart?: boolean;
   /** A POST that changes nothing (introspect): skip the durable write after it. */
   readOnly?: boolean;
+  /**
+   * An administration route under /_emulator/ (routes/admin.ts): only the bootstrap
+   * administrator's key may call it; it is neither rate-limited nor subject to faults, and needs
+   * no entry in ROUTE_PERMISSIONS. Its handler makes what it changes durable itself.
+   */
+  admin?: boolean;
   handler(ctx: RouteContext<B>): Reply | Promise<Reply>;
 }
 
@@ -108,6 +114,7 @@ export interface AnyRoute {
   body?: z.ZodType;
   multipart?: boolean;
   readOnly?: boolean;
+  admin?: boolean;
   handler(ctx: RouteContext<unknown>): Reply | Promise<Reply>;
 }
 

@@ -57,7 +57,7 @@ async function order(key: string, planId: number): Promise<number> {
 }
 
 function setClock(iso: string): void {
-  emulator.admin.setClockOffset(Date.parse(iso) - Date.now());
+  emulator.admin.setClock({ offset_ms: Date.parse(iso) - Date.now() });
 }
 
 function cents(invoice: Invoice | undefined) {
@@ -77,7 +77,7 @@ beforeAll(async () => {
   ({ emulator } = api);
 });
 afterEach(() => {
-  emulator.admin.setClockOffset(0);
+  emulator.admin.setClock({ offset_ms: 0 });
 });
 afterAll(async () => {
   await api?.close();

@@ -26,10 +26,47 @@ describe("/_emulator/ access", () => {
     expect((await emulator.call("GET", "/_emulator/info")).status).toBe(200);
   });
 
-  it("answers 404 for an unknown admin route", async () => {
+  it("answers 404 for an unknown admin route, and names the methods a known path accepts", async () => {
     const answer = await emulator.call("GET", "/_emulator/nope");
     expect(answer.status).toBe(404);
     expect(answer.body).toMatchObject({ code: "not_found" });
+    const wrongMethod = await emulator.call("DELETE", "/_emulator/clock");
+    expect(wrongMethod.status).toBe(404);
+    expect((wrongMethod.body as { message: string }).message).toBe(
+      "No admin route for DELETE /_emulator/clock (it accepts GET, POST)",
+    );
+  });
+});
+
+describe("one admin implementation", () => {
+  it("serves /_emulator/ through the router: routes listed, requests counted by route pattern", async () => {
+    const info = (await emulator.call("GET", "/_emulator/info")).body as { routes: string[] };
+    expect(info.routes).toEqual(
+      expect.arrayContaining(["GET /_emulator/accounts/:id", "PUT /_emulator/faults"]),
+    );
+    await emulator.call("GET", "/_emulator/accounts/1");
+    const counted = emulator.admin
+      .counters()
+      .find((c) => c.method === "GET" && c.route === "/_emulator/accounts/:id");
+    expect(counted?.counts["200"]).toBeGreaterThanOrEqual(1);
+  });
+
+  it("validates in-process requests as the HTTP API does, naming the field", async () => {
+    const bad = { seed: 1, rules: [{ status_500: 0.7, reset: 0.5 }] };
+    const answer = await emulator.call("PUT", "/_emulator/faults", { json: bad });
+    expect(answer.body).toMatchObject({ errors: [expect.objectContaining({ field: "rules[0]" })] });
+    expect(() => emulator.admin.setFaults(bad)).toThrow(/rules\[0\]: the rates/);
+    await expect(emulator.admin.createAccount({ country: "Germany" })).rejects.toThrow(/country/);
+  });
+
+  it("answers the same views in-process and over HTTP", async () => {
+    const set = emulator.admin.setRateLimit({ burst: 500 });
+    expect((await emulator.call("GET", "/_emulator/rate-limit")).body).toEqual(set);
+    const lifecycle = await emulator.call("PUT", "/_emulator/lifecycle", {
+      json: { mode: "manual" },
+    });
+    expect(lifecycle.body).toEqual(emulator.admin.lifecycle());
+    emulator.admin.setLifecycle({ mode: "auto" });
   });
 });
 

@@ -88,7 +88,7 @@ describe("manual transitions", () => {
     const emulator = await start({ lifecycle: { mode: "manual", durations: { provisioning: 0 } } });
     const id = await createServer(emulator);
     const provisioning = (await server(emulator, id)).body;
-    emulator.admin.setClockOffset(60_000);
+    emulator.admin.setClock({ offset_ms: 60_000 });
     expect((await server(emulator, id)).body.status).toBe("provisioning");
 
     const advanced = await emulator.call("POST", "/_emulator/lifecycle/advance", {

@@ -51,6 +51,19 @@ describe("rate limits", () => {
     expect(Number(refused?.headers["ratelimit-reset"])).toBeGreaterThanOrEqual(2);
   });
 
+  it("counts a 429 under the route the request would have matched", async () => {
+    const emulator = await start({ rateLimit: { burst: 1, rate_per_second: 0.1 } });
+    await emulator.call("GET", "/v1/_test/notes");
+    expect((await emulator.call("GET", "/v1/_test/notes")).status).toBe(429);
+    const counters = emulator.admin.counters();
+    expect(counters.find((c) => c.route === "/v1/_test/notes")?.counts).toEqual({
+      "200": 1,
+      "429": 1,
+    });
+    expect(counters.find((c) => c.route === "(unmatched)")).toBeUndefined();
+    expect(emulator.admin.requests(1)[0]).toMatchObject({ route: "/v1/_test/notes", status: 429 });
+  });
+
   it("limits each key on its own", async () => {
     const emulator = await start({ rateLimit: { burst: 1, rate_per_second: 0.1 } });
     const other = await emulator.admin.createAccount();

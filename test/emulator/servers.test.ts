@@ -221,7 +221,7 @@ describe("management and the lifecycle (manual mode)", () => {
     const id = created?.id ?? 0;
     const dates = [created?.status_date];
     const step = async (offsetMinutes: number, expected: string) => {
-      api.emulator.admin.setClockOffset(offsetMinutes * 60_000);
+      api.emulator.admin.setClock({ offset_ms: offsetMinutes * 60_000 });
       await api.emulator.admin.advance({ server_id: id });
       const server = await api.client.servers.get(id);
       expect(server.status).toBe(expected);
@@ -241,7 +241,7 @@ describe("management and the lifecycle (manual mode)", () => {
         await step(dates.length + 1, settled);
       }
     } finally {
-      api.emulator.admin.setClockOffset(0);
+      api.emulator.admin.setClock({ offset_ms: 0 });
     }
     const times = dates.map((d) => Date.parse(d ?? ""));
     expect(times).toEqual([...times].sort((x, y) => x - y));
