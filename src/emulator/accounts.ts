@@ -6,18 +6,14 @@
 import { hashApiKey, newApiKey } from "./auth";
 import { permissionByName } from "./data";
 import { SYSTEM_ROLES } from "./permissions";
-import { type AccountState, type EmulatorState, ID_KINDS, type IdKind } from "./state";
+import { AccountState, EmulatorState, ID_KINDS, type IdKind, type RoleRecord } from "./state";
+import type { RowSink } from "./store/table";
 
-export function emptyState(): EmulatorState {
+/** A state without accounts, whose changes go to `sink`. */
+export function emptyState(sink: RowSink): EmulatorState {
   const nextIds = {} as Record<IdKind, number>;
   for (const kind of ID_KINDS) nextIds[kind] = 1;
-  return { format: 1, nextIds, accounts: [], bootstrap: { account_id: 0, user_id: 0 } };
-}
-
-export function nextId(state: EmulatorState, kind: IdKind): number {
-  const id = state.nextIds[kind];
-  state.nextIds[kind] = id + 1;
-  return id;
+  return new EmulatorState(sink, { next_ids: nextIds, bootstrap: { account_id: 0, user_id: 0 } });
 }
 
 export interface NewAccountOptions {
@@ -39,17 +35,17 @@ export function createAccount(
   now: string,
   options: NewAccountOptions = {},
 ): NewAccount {
-  const accountId = nextId(state, "account");
-  const ownerId = nextId(state, "user");
-  const roles = SYSTEM_ROLES.map((template) => {
-    const id = nextId(state, "role");
+  const accountId = state.nextId("account");
+  const ownerId = state.nextId("user");
+  const roles = SYSTEM_ROLES.map((template): RoleRecord => {
+    const id = state.nextId("role");
     return {
       id,
       name: template.name,
       description: template.description,
       system_role: true,
       role_permissions: template.permissions.map((name) => ({
-        id: nextId(state, "role_permission"),
+        id: state.nextId("role_permission"),
         permission_id: permissionByName(name).id,
       })),
       created_by: ownerId,
@@ -62,7 +58,7 @@ export function createAccount(
     throw new Error("SYSTEM_ROLES must start with the administrator role");
   const key = options.apiKey ?? newApiKey().key;
   const name = options.name ?? `Account ${accountId}`;
-  const account: AccountState = {
+  const account = new AccountState(state.sink, {
     profile: {
       id: accountId,
       name,
@@ -81,67 +77,61 @@ export function createAccount(
       updated_at: now,
     },
     owner_user_id: ownerId,
-    users: [
-      {
-        id: ownerId,
-        name,
-        last_name: "",
-        email: options.email ?? `owner-${accountId}@example.test`,
-        type: "human",
-        role_id: adminRole.id,
-        external: false,
-        sys: false,
-        api_key_hash: hashApiKey(key),
-        created_at: now,
-        updated_at: now,
-      },
-    ],
-    roles,
-    servers: [],
-    tags: [],
-    keys: [],
-    security_groups: [],
-    tickets: [],
-    orders: [],
-    invoices: [],
-    cards: [
-      {
-        id: `card_${nextId(state, "card")}`,
-        brand: "visa",
-        last4: "4242",
-        exp: "12/30",
-        default: true,
-      },
-      {
-        id: `card_${nextId(state, "card")}`,
-        brand: "mastercard",
-        last4: "4444",
-        exp: "06/29",
-        default: false,
-      },
-    ],
-  };
-  state.accounts.push(account);
+  });
+  state.accounts.insert(account);
+  account.users.insert({
+    id: ownerId,
+    name,
+    last_name: "",
+    email: options.email ?? `owner-${accountId}@example.test`,
+    type: "human",
+    role_id: adminRole.id,
+    external: false,
+    sys: false,
+    api_key_hash: hashApiKey(key),
+    created_at: now,
+    updated_at: now,
+  });
+  for (const role of roles) account.roles.insert(role);
+  account.cards.insert({
+    id: `card_${state.nextId("card")}`,
+    brand: "visa",
+    last4: "4242",
+    exp: "12/30",
+    default: true,
+  });
+  account.cards.insert({
+    id: `card_${state.nextId("card")}`,
+    brand: "mastercard",
+    last4: "4444",
+    exp: "06/29",
+    default: false,
+  });
   return { account, apiKey: key };
 }
 
 /** A fresh state whose first account belongs to the bootstrap administrator. */
-export function initialState(now: string, bootstrapKey: string): EmulatorState {
-  const state = emptyState();
+export function initialState(sink: RowSink, now: string, bootstrapKey: string): EmulatorState {
+  const state = emptyState(sink);
   const { account } = createAccount(state, now, {
     name: "Emulator Admin",
     company: "CloudInfra Emulator",
     email: "admin@emulator.test",
     apiKey: bootstrapKey,
   });
-  state.bootstrap = { account_id: account.profile.id, user_id: account.owner_user_id };
+  state.setBootstrap({ account_id: account.profile.id, user_id: account.owner_user_id });
   return state;
 }
 
 /** Makes `key` the bootstrap administrator's key (CLOUDINFRA_EMULATOR_API_KEY may change). */
 export function setBootstrapKey(state: EmulatorState, key: string): void {
-  const account = state.accounts.find((a) => a.profile.id === state.bootstrap.account_id);
-  const user = account?.users.find((u) => u.id === state.bootstrap.user_id);
-  if (user === undefined) throw new Error("the stored state has no bootstrap administrator");
-  user.api_key_hash = hashApiKey(key);
+  const account = state.accounts.get(state.bootstrap.account_id);
+  const user = account?.users.get(state.bootstrap.user_id);
+  if (account === undefined || user === undefined) {
+    throw new Error("the stored state has no bootstrap administrator");
+  }
+  const hash = hashApiKey(key);
+  if (user.api_key_hash === hash) return;
+  user.api_key_hash = hash;
+  account.users.update(user);
 }

@@ -216,7 +216,7 @@ export function emulatorAdmin(emulator: Emulator): EmulatorAdmin {
     offset_ms: emulator.clock.offset,
   });
   const accountById = (id: number): AccountState => {
-    const account = emulator.state.accounts.find((a) => a.profile.id === id);
+    const account = emulator.state.accounts.get(id);
     if (account === undefined) throw notFound("Account", id);
     return account;
   };
@@ -234,13 +234,13 @@ export function emulatorAdmin(emulator: Emulator): EmulatorAdmin {
     }),
     reset: () => emulator.reset(),
     accounts: () =>
-      emulator.state.accounts.map((a) => ({
+      emulator.state.accounts.all().map((a) => ({
         id: a.profile.id,
         name: a.profile.name,
         company: a.profile.company,
         owner_user_id: a.owner_user_id,
-        users: a.users.length,
-        servers: a.servers.length,
+        users: a.users.size,
+        servers: a.servers.size,
       })),
     async createAccount(request = {}) {
       const body = checked(AccountRequestSchema, request);
@@ -253,7 +253,7 @@ export function emulatorAdmin(emulator: Emulator): EmulatorAdmin {
         }),
         ...(body.country === undefined ? {} : { country: body.country.toUpperCase() }),
       });
-      await emulator.store.persist();
+      emulator.commit();
       return {
         account_id: created.account.profile.id,
         user_id: created.account.owner_user_id,
@@ -266,7 +266,7 @@ export function emulatorAdmin(emulator: Emulator): EmulatorAdmin {
       const account = accountById(body.account_id ?? emulator.state.bootstrap.account_id);
       const now = emulator.clock.now();
       const created = seedAccount(emulator.state, account, emulator.catalogue, now, body);
-      await emulator.store.persist();
+      emulator.commit();
       return created;
     },
     faults: () => ({ ...emulator.faults.config, injected: emulator.faults.counts }),
@@ -283,7 +283,7 @@ export function emulatorAdmin(emulator: Emulator): EmulatorAdmin {
     },
     async advance(filter = {}) {
       const events = emulator.lifecycle.advance(checked(AdvanceRequestSchema, filter));
-      await emulator.store.persist();
+      emulator.commit();
       return events;
     },
     failProvisioning(request) {

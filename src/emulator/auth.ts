@@ -78,8 +78,8 @@ export class Authenticator {
   }
 
   private lookup(accountId: number, userId: number, hash: string): Principal | undefined {
-    const account = this.getState().accounts.find((a) => a.profile.id === accountId);
-    const user = account?.users.find((u) => u.id === userId);
+    const account = this.getState().accounts.get(accountId);
+    const user = account?.users.get(userId);
     if (account === undefined || user?.api_key_hash === undefined) return undefined;
     return sameHash(user.api_key_hash, hash) ? { account, user } : undefined;
   }
@@ -91,7 +91,7 @@ function sameHash(a: string, b: string): boolean {
 
 /** Permission names the user's role holds (none when the role no longer exists). */
 export function permissionsOf(account: AccountState, user: UserRecord): Set<PermissionName> {
-  const role = account.roles.find((r) => r.id === user.role_id);
+  const role = account.roles.get(user.role_id);
   const names = new Set<PermissionName>();
   for (const link of role?.role_permissions ?? []) {
     const permission = permissionById(link.permission_id);

@@ -12,7 +12,7 @@ import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import type { EmulatorOptions } from "./emulator";
 import { Emulator } from "./emulator";
-import { writeFileAtomic } from "./store";
+import { writeFileAtomic } from "./files";
 
 const USAGE = `Usage: cloudinfra-emulator [options]
 
@@ -146,6 +146,12 @@ async function main(): Promise<void> {
       `export CLOUDINFRA_API_KEY=${shellQuote(info.apiKey)}\n` +
       `export CLOUDINFRA_CA_CERT=${shellQuote(info.caCertFile)}\n`,
   );
+  if (emulator.migrated.length > 0) {
+    process.stderr.write(
+      `cloudinfra-emulator: moved the state of an older emulator into ${join(infoDir ?? "", "state.db")}; ` +
+        `the old files are kept as ${emulator.migrated.join(" and ")} (delete them once you no longer need them)\n`,
+    );
+  }
   process.stderr.write(
     `cloudinfra-emulator listening on ${info.endpoint} (${infoDir === undefined ? "memory" : `data dir ${infoDir}`}); ` +
       `connection details in ${infoFile}\n`,

@@ -4,7 +4,6 @@
  */
 import type { IncomingMessage } from "node:http";
 import { checkRequest, PageQuerySchema } from "../api/schemas/common";
-import { nextId } from "./accounts";
 import type { Principal } from "./auth";
 import type { ParsedBody } from "./body";
 import type { Emulator } from "./emulator";
@@ -40,7 +39,7 @@ export function routeContext(
     user: principal.user,
     catalogue: emulator.catalogue,
     now: () => emulator.clock.now(),
-    nextId: (kind) => nextId(emulator.state, kind),
+    nextId: (kind) => emulator.state.nextId(kind),
     intParam(name) {
       const raw = params[name];
       if (raw === undefined || !/^[1-9]\d{0,14}$/.test(raw)) {
@@ -68,7 +67,7 @@ export function routeContext(
       };
     },
     beginTransition: (server, transient, target) =>
-      emulator.lifecycle.begin(server, transient, target),
+      emulator.lifecycle.begin(principal.account, server, transient, target),
     putBlob: (bytes) => emulator.store.putBlob(bytes),
     json: (replyBody, status = 200) => ({ status, body: replyBody }),
     generic: (message) => ({ status: 200, body: { success: true, message } }),

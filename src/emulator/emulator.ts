@@ -2,7 +2,7 @@
  * One emulator instance: its state and store, the services around route handlers (auth, rate
  * limits, faults, lifecycle, request log), and its life: start, reset, close.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -14,6 +14,7 @@ import { loadCatalogue } from "./catalogue";
 import { Clock } from "./clock";
 import { definedOnly } from "./defined";
 import { type FaultConfig, Faults } from "./faults";
+import { writeFileAtomic } from "./files";
 import { DEFAULT_TIMING, Lifecycle, type LifecycleTiming } from "./lifecycle";
 import { accessLine, RequestLog, type RequestLogEntry } from "./log";
 import { ROUTE_PERMISSIONS, type RoutePermission } from "./permissions";
@@ -22,8 +23,10 @@ import { DEFAULT_RATE_LIMIT, type RateLimitConfig, RateLimiter } from "./ratelim
 import { type AnyRoute, Router, routeKey } from "./router";
 import { allRoutes } from "./routes";
 import { adminRoutes } from "./routes/admin";
-import type { Catalogue, EmulatorState } from "./state";
-import { DiskStore, MemoryStore, type Store, writeFileAtomic } from "./store";
+import { type Catalogue, type EmulatorState, restoreState } from "./state";
+import { checkStore } from "./store/check";
+import { Store } from "./store/database";
+import { archiveJsonState, JSON_STATE_FILE, jsonStateBlobs, readJsonState } from "./store/migrate";
 import { caCertPath, processTlsMaterial, type TlsMaterial, tlsMaterialInDir } from "./tls";
 import { Listener } from "./transport";
 
@@ -55,6 +58,12 @@ export interface EmulatorOptions {
   extraRoutes?: ExtraRoute[];
   /** How many recent requests the admin request log keeps (default 1000). */
   requestLogSize?: number;
+  /**
+   * For tests of route handlers: after every commit, read the whole state back from the
+   * database and fail (a 500 naming the first difference) unless it equals the state in memory,
+   * which catches a change made without `table.update()`. Costs a full read per write.
+   */
+  checkStore?: boolean;
 }
 
 const BOOTSTRAP_KEY_FILE = "bootstrap-key";
@@ -89,6 +98,8 @@ export class Emulator {
   private idle: (() => void) | undefined;
   private closing: Promise<void> | undefined;
   endpoint = "";
+  /** Files of an older emulator's state that this start migrated and moved aside. */
+  migrated: string[] = [];
 
   constructor(private readonly options: EmulatorOptions = {}) {
     this.catalogue = loadCatalogue(options.catalogue ?? {});
@@ -100,13 +111,15 @@ export class Emulator {
     }
 
     const dataDir = options.dataDir;
-    this.store =
-      dataDir === undefined ? new MemoryStore() : new DiskStore(dataDir, () => this.state);
+    this.store = Store.open(dataDir);
     try {
       this.bootstrapKey = options.apiKey ?? this.storedBootstrapKey() ?? newApiKey().key;
-      const loaded = this.store.load();
-      this.state = loaded ?? initialState(this.clock.now(), this.bootstrapKey);
-      if (loaded !== undefined) setBootstrapKey(this.state, this.bootstrapKey);
+      const { state, migrating } = this.loadState();
+      this.state = state;
+      setBootstrapKey(this.state, this.bootstrapKey);
+      this.commit();
+      // Only once the database holds the migrated state durably.
+      if (migrating !== undefined) this.migrated = archiveJsonState(migrating);
       const certDir = options.certDir ?? dataDir;
       this.tls = certDir === undefined ? processTlsMaterial() : tlsMaterialInDir(certDir);
       if (certDir === undefined) {
@@ -117,7 +130,7 @@ export class Emulator {
         this.caCertFile = caCertPath(certDir);
       }
     } catch (error) {
-      void this.store.close();
+      this.store.close();
       throw error;
     }
 
@@ -132,7 +145,7 @@ export class Emulator {
     this.lifecycle = new Lifecycle({
       getState: () => this.state,
       clock: this.clock,
-      persist: () => this.store.persist(),
+      commit: () => this.commit(),
       onError: (error) => this.reportError("persisting a status transition", error),
     });
     this.lifecycle.reset(this.startTiming);
@@ -163,6 +176,38 @@ export class Emulator {
     this.router.add(route);
   }
 
+  /**
+   * The stored state; on a first start the state.json of an older emulator (migrated, then
+   * moved aside) or a fresh state.
+   */
+  private loadState(): { state: EmulatorState; migrating?: string } {
+    const journal = this.store.journal;
+    const stored = this.store.load();
+    const dataDir = this.options.dataDir;
+    if (stored !== undefined) {
+      // A state.json still here was migrated by a start that stopped before moving it aside.
+      const leftover = dataDir !== undefined && existsSync(join(dataDir, JSON_STATE_FILE));
+      return { state: restoreState(journal, stored), ...(leftover ? { migrating: dataDir } : {}) };
+    }
+    const legacy = dataDir === undefined ? undefined : readJsonState(dataDir);
+    if (dataDir === undefined || legacy === undefined) {
+      return { state: initialState(journal, this.clock.now(), this.bootstrapKey) };
+    }
+    const state = restoreState(journal, legacy);
+    state.saveAll();
+    for (const [id, bytes] of jsonStateBlobs(dataDir)) journal.putBlob(id, bytes);
+    return { state, migrating: dataDir };
+  }
+
+  /**
+   * Makes every change recorded so far durable (one transaction). With `checkStore`, then
+   * compares the database with memory and throws on the first difference.
+   */
+  commit(): void {
+    this.store.commit();
+    if (this.options.checkStore === true) checkStore(this.store, this.state);
+  }
+
   private storedBootstrapKey(): string | undefined {
     if (this.options.dataDir === undefined) return undefined;
     try {
@@ -181,7 +226,6 @@ export class Emulator {
         `${this.bootstrapKey}\n`,
         0o600,
       );
-      await this.store.persist();
     }
     // Transitions that fell due while the emulator was down complete now.
     this.lifecycle.reschedule();
@@ -215,20 +259,21 @@ export class Emulator {
     this.listener.destroyConnections();
     await stopped;
     this.lifecycle.stop();
-    await this.store.close();
+    this.store.close();
     if (this.tempDir !== undefined) rmSync(this.tempDir, { recursive: true, force: true });
   }
 
   /** Replaces all state with a fresh start and restores start-up settings. */
   async reset(): Promise<void> {
-    this.state = initialState(this.clock.now(), this.bootstrapKey);
+    this.store.journal.emptyEverything();
+    this.state = initialState(this.store.journal, this.clock.now(), this.bootstrapKey);
     this.auth.clear();
     this.clock.setOffset(0);
     this.lifecycle.reset(this.startTiming);
     this.faults.configure(this.startFaults);
     this.rateLimiter.configure(this.startRateLimit);
     this.requestLog.clear();
-    await this.store.persist();
+    this.commit();
   }
 
   /** Permission names the principal's role holds. */

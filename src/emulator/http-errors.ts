@@ -87,15 +87,15 @@ export function payloadTooLarge(message: string): HttpError {
 }
 
 /**
- * The record with this id from an account-scoped list, or 404. Because the list belongs to the
+ * The record with this id from an account's table, or 404. Because the table belongs to the
  * caller's account, an id owned by another account is "not found" as well.
  */
-export function findOr404<T extends { id: number | string }>(
-  items: readonly T[],
-  id: number | string,
+export function findOr404<T, K extends number | string>(
+  table: { get(id: K): T | undefined },
+  id: K,
   what: string,
 ): T {
-  const found = items.find((item) => item.id === id);
+  const found = table.get(id);
   if (found === undefined) throw notFound(what, id);
   return found;
 }

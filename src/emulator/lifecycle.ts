@@ -65,8 +65,8 @@ export class Lifecycle {
     private readonly deps: {
       getState: () => EmulatorState;
       clock: Clock;
-      /** Called after timed transitions complete; must make them durable. */
-      persist: () => Promise<void>;
+      /** Called after timed transitions complete; makes them durable. */
+      commit: () => void;
       onError: (error: unknown) => void;
     },
   ) {}
@@ -110,8 +110,16 @@ export class Lifecycle {
     this.reschedule();
   }
 
-  /** Puts the server in `transient` now; it reaches `target` later. Returns the action id. */
-  begin(server: ServerRecord, transient: TransientStatus, target: TransitionTarget): string {
+  /**
+   * Puts `server`, a server of `account`, in `transient` now; it reaches `target` later.
+   * Returns the action id.
+   */
+  begin(
+    account: AccountState,
+    server: ServerRecord,
+    transient: TransientStatus,
+    target: TransitionTarget,
+  ): string {
     const now = this.deps.clock.now();
     const actionId = randomUUID();
     server.status = transient;
@@ -123,13 +131,14 @@ export class Lifecycle {
       this.failures.next -= 1;
       server.pending.fail = true;
     }
+    account.servers.update(server);
     if (this.timingValue.mode === "auto" && dueAt < this.timerDue) this.arm(dueAt);
     return actionId;
   }
 
   /**
    * Completes pending transitions now, whatever their due time: all of them, or those of one
-   * server or one account. The caller persists.
+   * server or one account. The caller commits.
    */
   advance(
     filter: { account_id?: number | undefined; server_id?: number | undefined } = {},
@@ -218,7 +227,12 @@ export class Lifecycle {
       }
     }
     this.reschedule();
-    if (changed) this.deps.persist().catch(this.deps.onError);
+    if (!changed) return;
+    try {
+      this.deps.commit();
+    } catch (error) {
+      this.deps.onError(error);
+    }
   }
 
   private complete(account: AccountState, server: ServerRecord): TransitionEvent {
@@ -237,6 +251,7 @@ export class Lifecycle {
       server.status = to;
       server.status_date = now;
       server.updated_at = now;
+      account.servers.update(server);
     }
     if (failed)
       this.failures.server_ids = this.failures.server_ids.filter((id) => id !== server.id);
@@ -253,10 +268,14 @@ export class Lifecycle {
 
 /** Removes a server and every reference to it (tags, security groups). */
 export function removeServer(account: AccountState, serverId: number): void {
-  account.servers = account.servers.filter((s) => s.id !== serverId);
-  for (const tag of account.tags) tag.server_ids = tag.server_ids.filter((id) => id !== serverId);
-  for (const group of account.security_groups) {
+  account.servers.remove(serverId);
+  for (const tag of account.tags.lookup("server", serverId)) {
+    tag.server_ids = tag.server_ids.filter((id) => id !== serverId);
+    account.tags.update(tag);
+  }
+  for (const group of account.security_groups.lookup("server", serverId)) {
     group.server_ids = group.server_ids.filter((id) => id !== serverId);
+    account.security_groups.update(group);
   }
 }
 

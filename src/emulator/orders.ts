@@ -76,6 +76,7 @@ export function recomputeInvoice(
   invoice.outstanding_cents = cents.outstanding;
   invoice.tax_id = account.profile.tax_id;
   invoice.updated_at = now;
+  account.invoices.update(invoice);
 }
 
 function openInvoiceFor(
@@ -85,7 +86,7 @@ function openInvoiceFor(
   nextId: (kind: IdKind) => number,
 ): InvoiceRecord {
   const billingMonth = isoSeconds(period.from);
-  const open = account.invoices.find((i) => !i.paid && i.billing_month === billingMonth);
+  const [open] = account.invoices.lookup("open_month", billingMonth);
   if (open !== undefined) return open;
   const id = nextId("invoice");
   const invoice: InvoiceRecord = {
@@ -107,7 +108,7 @@ function openInvoiceFor(
     created_at: now,
     updated_at: now,
   };
-  account.invoices.push(invoice);
+  account.invoices.insert(invoice);
   return invoice;
 }
 
@@ -163,7 +164,7 @@ export function recordServerOrder(
     billing_for: `${plan.name} (server ${input.serverId}), ${now.slice(0, 10)} – ${isoSeconds(period.to).slice(0, 10)}`,
   };
   const invoice = openInvoiceFor(account, period, now, nextId);
-  account.orders.push(order);
+  account.orders.insert(order);
   invoice.invoice_items.push(item);
   recomputeInvoice(account, invoice, now, input.countries);
   return orderId;

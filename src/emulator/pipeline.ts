@@ -136,9 +136,14 @@ async function route(
 
   const parsed = await parseBody(req, route);
   const ctx = routeContext(emulator, { id, url, req, route, params, principal }, parsed);
-  const reply = await route.handler(ctx);
-  if (method !== "GET" && route.readOnly !== true && route.admin !== true && reply.status < 400)
-    await emulator.store.persist();
+  let reply: Reply;
+  try {
+    reply = await route.handler(ctx);
+  } finally {
+    // Whatever the handler recorded is committed, even when it then failed: memory is the
+    // truth the next request sees, and the database must never disagree with it.
+    emulator.commit();
+  }
   answer(res, reply, fault, entry);
 }
 

@@ -96,8 +96,6 @@ export interface RouteDefinition<B = undefined> {
   body?: z.ZodType<B>;
   /** The request must be multipart/form-data; the parsed form arrives as `ctx.form`. */
   multipart?: boolean;
-  /** A POST that changes nothing (introspect): skip the durable write after it. */
-  readOnly?: boolean;
   /**
    * An administration route under /_emulator/ (routes/admin.ts): only the bootstrap
    * administrator's key may call it; it is neither rate-limited nor subject to faults, and needs
@@ -113,7 +111,6 @@ export interface AnyRoute {
   path: string;
   body?: z.ZodType;
   multipart?: boolean;
-  readOnly?: boolean;
   admin?: boolean;
   handler(ctx: RouteContext<unknown>): Reply | Promise<Reply>;
 }

@@ -6,7 +6,6 @@
  */
 import { randomUUID } from "node:crypto";
 import { generateEd25519KeyPair } from "../lib/sshkeys";
-import { nextId } from "./accounts";
 import type { AccountState, Catalogue, EmulatorState, InvoiceRecord, ServerRecord } from "./state";
 
 export interface SeedRequest {
@@ -37,7 +36,7 @@ export function seedAccount(
   const created: ServerRecord[] = [];
   for (let i = 0; i < (request.servers ?? 0); i++) {
     if (plan === undefined) break;
-    const id = nextId(state, "server");
+    const id = state.nextId("server");
     const server: ServerRecord = {
       id,
       unique_id: 100000 + id,
@@ -55,12 +54,12 @@ export function seedAccount(
       status_date: now,
       user_defined_name: `seed-server-${id}`,
     };
-    account.servers.push(server);
+    account.servers.insert(server);
     created.push(server);
   }
   for (let i = 0; i < (request.tags ?? 0); i++) {
-    const id = nextId(state, "tag");
-    account.tags.push({
+    const id = state.nextId("tag");
+    account.tags.insert({
       id,
       name: `seed-tag-${id}`,
       color: "#3366ff",
@@ -72,10 +71,10 @@ export function seedAccount(
     });
   }
   for (let i = 0; i < (request.keys ?? 0); i++) {
-    const id = nextId(state, "key");
+    const id = state.nextId("key");
     // Only the public half is kept, as for a key imported through the API.
     const key = generateEd25519KeyPair(`seed-key-${id}`);
-    account.keys.push({
+    account.keys.insert({
       id,
       name: `seed-key-${id}`,
       public_key: key.publicKey,
@@ -86,22 +85,22 @@ export function seedAccount(
     });
   }
   for (let i = 0; i < (request.security_groups ?? 0); i++) {
-    const id = nextId(state, "security_group");
-    account.security_groups.push({
+    const id = state.nextId("security_group");
+    account.security_groups.insert({
       id,
       name: `seed-group-${id}`,
       description: "SSH and HTTPS from anywhere",
       created_by_user: userId,
       rules: [
         {
-          id: nextId(state, "rule"),
+          id: state.nextId("rule"),
           action: "ACCEPT",
           proto: "tcp",
           dport: "22",
           source: "0.0.0.0/0",
         },
         {
-          id: nextId(state, "rule"),
+          id: state.nextId("rule"),
           action: "ACCEPT",
           proto: "tcp",
           dport: "443",
@@ -114,8 +113,8 @@ export function seedAccount(
     });
   }
   for (let i = 0; i < (request.tickets ?? 0); i++) {
-    const id = nextId(state, "ticket");
-    account.tickets.push({
+    const id = state.nextId("ticket");
+    account.tickets.insert({
       id,
       case_id: `CASE-${String(id).padStart(6, "0")}`,
       user_id: userId,
@@ -123,14 +122,13 @@ export function seedAccount(
       content: "Sample support request created by the emulator's seed.",
       status: "open",
       files: [],
-      replies: [],
       created_at: now,
       updated_at: now,
     });
   }
   const vatRate = catalogue.countries.find((c) => c.iso_a2 === account.profile.country)?.vat ?? 0;
   for (let i = 0; i < (request.invoices ?? 0); i++) {
-    account.invoices.push(
+    account.invoices.insert(
       sampleInvoice(
         state,
         account,
@@ -159,7 +157,7 @@ function sampleInvoice(
   amountCents: number,
   vatRate: number,
 ): InvoiceRecord {
-  const id = nextId(state, "invoice");
+  const id = state.nextId("invoice");
   const start = new Date(now);
   const from = new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth(), 1));
   const to = new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + 1, 1) - 1000);

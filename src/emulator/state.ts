@@ -1,15 +1,19 @@
 /**
- * The emulator's data model. Everything here is plain JSON (no classes, no Maps, no Dates) so the
- * whole state can be written to disk as one document and read back unchanged.
+ * The emulator's data model: plain JSON records, held per account in {@link Table}s that journal
+ * every change for the store (SQLite, one row per record; store/database.ts).
  *
  * Conventions that route writers rely on:
  * - Records use the wire's snake_case names so rendering an answer is mostly a copy.
- * - Ids come from global counters ({@link EmulatorState.nextIds}), so an id is unique across
- *   accounts. Each account holds its own lists, so looking an id up in another account's list
+ * - Ids come from global counters ({@link EmulatorState.nextId}), so an id is unique across
+ *   accounts. Each account holds its own tables, so looking an id up in another account's table
  *   finds nothing and the route answers 404: an account can never see another's resources.
- * - `account_id` is not stored on records; it is always the owning account's `profile.id`.
+ * - `account_id` is not stored in records; it is always the owning account's `profile.id`.
  * - Relations are stored once: a tag or a security group lists its `server_ids`; a server's
- *   `tags` and `security_groups` are computed when it is rendered.
+ *   `tags` and `security_groups` are found through the tables' `server` index. A reply names its
+ *   ticket (`ticket_id`); a ticket's replies are found through the `ticket` index.
+ * - A change is made in place and then recorded with `table.update(record)` (or `insert`,
+ *   `remove`, `account.saveProfile()`); the pipeline commits what a request recorded, in one
+ *   transaction, before it answers.
  * - Money is integer cents (`*_cents`); the wire shows decimal strings with two places.
  * - Timestamps are RFC 3339 strings in UTC, from the emulator clock (`ctx.now()`).
  */
@@ -18,6 +22,7 @@ import type { RULE_ACTIONS, RULE_PROTOCOLS } from "../api/schemas/firewall";
 import type { ServerStatus } from "../api/schemas/servers";
 import type { TicketStatus } from "../api/schemas/support";
 import type { BlogPostRecord, CountryRecord, ImageRecord, PlanRecord } from "./data";
+import { type IndexKey, type RowSink, Table } from "./store/table";
 
 // The enumerations are the wire contract's (src/api/schemas), so the emulator cannot store a
 // value the client would refuse to read.
@@ -190,6 +195,7 @@ export interface ReplyRecord {
   created_at: Timestamp;
 }
 
+/** A ticket; its replies are records of their own (`account.replies`, by `ticket_id`). */
 export interface TicketRecord {
   id: number;
   case_id: string;
@@ -198,7 +204,6 @@ export interface TicketRecord {
   content: string;
   status: TicketStatus;
   files: AttachmentRecord[];
-  replies: ReplyRecord[];
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -260,23 +265,6 @@ export interface CardRecord {
   default: boolean;
 }
 
-/** Everything one account owns. Route handlers receive exactly this (`ctx.account`). */
-export interface AccountState {
-  profile: AccountProfile;
-  /** The account owner; cannot be deleted. */
-  owner_user_id: number;
-  users: UserRecord[];
-  roles: RoleRecord[];
-  servers: ServerRecord[];
-  tags: TagRecord[];
-  keys: SshKeyRecord[];
-  security_groups: SecurityGroupRecord[];
-  tickets: TicketRecord[];
-  orders: OrderRecord[];
-  invoices: InvoiceRecord[];
-  cards: CardRecord[];
-}
-
 /** Kinds of global id counters. */
 export const ID_KINDS = [
   "account",
@@ -298,21 +286,261 @@ export const ID_KINDS = [
 ] as const;
 export type IdKind = (typeof ID_KINDS)[number];
 
-/** The persisted document. */
-export interface EmulatorState {
-  /** Bumped when the document's shape changes incompatibly. */
-  format: 1;
-  /** Next id per kind; ids are never reused, even after a delete. */
-  nextIds: Record<IdKind, number>;
-  accounts: AccountState[];
-  /** The bootstrap administrator (the only user allowed to call /_emulator/). */
-  bootstrap: { account_id: number; user_id: number };
-}
-
 /** Read-only data shared by all accounts (not persisted: it ships with the emulator in ./data). */
 export interface Catalogue {
   plans: readonly PlanRecord[];
   countries: readonly CountryRecord[];
   images: readonly ImageRecord[];
   blogPosts: readonly BlogPostRecord[];
+}
+
+/**
+ * Names unique per account (tags, security groups, roles) are compared without case and
+ * surrounding blanks: `Web` and `web ` would be indistinguishable in a list.
+ */
+export function nameKey(name: string): string {
+  return name.trim().toLowerCase();
+}
+
+/** The stored row of an account: what is not in its tables. */
+export interface AccountRow {
+  profile: AccountProfile;
+  /** The account owner; cannot be deleted. */
+  owner_user_id: number;
+}
+
+/** Every record of one account, as read from the store. */
+export interface AccountRecords {
+  users: UserRecord[];
+  roles: RoleRecord[];
+  servers: ServerRecord[];
+  tags: TagRecord[];
+  ssh_keys: SshKeyRecord[];
+  security_groups: SecurityGroupRecord[];
+  tickets: TicketRecord[];
+  replies: ReplyRecord[];
+  orders: OrderRecord[];
+  invoices: InvoiceRecord[];
+  cards: CardRecord[];
+}
+
+export function noRecords(): AccountRecords {
+  return {
+    users: [],
+    roles: [],
+    servers: [],
+    tags: [],
+    ssh_keys: [],
+    security_groups: [],
+    tickets: [],
+    replies: [],
+    orders: [],
+    invoices: [],
+    cards: [],
+  };
+}
+
+const byServer = (record: { server_ids: readonly number[] }): readonly IndexKey[] =>
+  record.server_ids;
+
+/** Everything one account owns. Route handlers receive exactly this (`ctx.account`). */
+export class AccountState {
+  profile: AccountProfile;
+  /** The account owner; cannot be deleted. */
+  owner_user_id: number;
+  readonly users: Table<UserRecord>;
+  /** Index `name`: {@link nameKey} of the name. */
+  readonly roles: Table<RoleRecord, number, "name">;
+  readonly servers: Table<ServerRecord>;
+  /** Index `name`: {@link nameKey} of the name; `server`: each id in `server_ids`. */
+  readonly tags: Table<TagRecord, number, "name" | "server">;
+  /** Index `fingerprint`. */
+  readonly keys: Table<SshKeyRecord, number, "fingerprint">;
+  /** Index `name`: {@link nameKey} of the name; `server`: each id in `server_ids`. */
+  readonly security_groups: Table<SecurityGroupRecord, number, "name" | "server">;
+  readonly tickets: Table<TicketRecord>;
+  /** Index `ticket`: the ticket replied to. */
+  readonly replies: Table<ReplyRecord, number, "ticket">;
+  readonly orders: Table<OrderRecord>;
+  /** Index `open_month`: the `billing_month` of an unpaid invoice (paid ones are not filed). */
+  readonly invoices: Table<InvoiceRecord, number, "open_month">;
+  readonly cards: Table<CardRecord, string>;
+
+  constructor(
+    private readonly sink: RowSink,
+    row: AccountRow,
+    records: AccountRecords = noRecords(),
+  ) {
+    this.profile = row.profile;
+    this.owner_user_id = row.owner_user_id;
+    const id = row.profile.id;
+    const byName = (record: { name: string }) => nameKey(record.name);
+    this.users = new Table(sink, "users", id, {}, records.users);
+    this.roles = new Table(sink, "roles", id, { indexes: { name: byName } }, records.roles);
+    this.servers = new Table(sink, "servers", id, {}, records.servers);
+    this.tags = new Table(
+      sink,
+      "tags",
+      id,
+      { indexes: { name: byName, server: byServer } },
+      records.tags,
+    );
+    this.keys = new Table(
+      sink,
+      "ssh_keys",
+      id,
+      { indexes: { fingerprint: (key) => key.fingerprint } },
+      records.ssh_keys,
+    );
+    this.security_groups = new Table(
+      sink,
+      "security_groups",
+      id,
+      { indexes: { name: byName, server: byServer } },
+      records.security_groups,
+    );
+    this.tickets = new Table(sink, "tickets", id, {}, records.tickets);
+    this.replies = new Table(
+      sink,
+      "replies",
+      id,
+      { indexes: { ticket: (reply) => reply.ticket_id } },
+      records.replies,
+    );
+    this.orders = new Table(sink, "orders", id, {}, records.orders);
+    this.invoices = new Table(
+      sink,
+      "invoices",
+      id,
+      { indexes: { open_month: (invoice) => (invoice.paid ? [] : [invoice.billing_month]) } },
+      records.invoices,
+    );
+    this.cards = new Table(sink, "cards", id, {}, records.cards);
+  }
+
+  get id(): number {
+    return this.profile.id;
+  }
+
+  /** Records a change of `profile` (or of the owner) for the next commit. */
+  saveProfile(): void {
+    this.sink.put("accounts", this.id, null, () => this.row());
+  }
+
+  row(): AccountRow {
+    return { profile: this.profile, owner_user_id: this.owner_user_id };
+  }
+
+  /** The tables, by the name of their database table. */
+  tables(): Table<{ id: number | string }, number | string, string>[] {
+    return [
+      this.users,
+      this.roles,
+      this.servers,
+      this.tags,
+      this.keys,
+      this.security_groups,
+      this.tickets,
+      this.replies,
+      this.orders,
+      this.invoices,
+      this.cards,
+    ] as unknown as Table<{ id: number | string }, number | string, string>[];
+  }
+
+  /** The account's raw state (GET /_emulator/accounts/:id). */
+  toJSON() {
+    return {
+      ...this.row(),
+      users: this.users,
+      roles: this.roles,
+      servers: this.servers,
+      tags: this.tags,
+      keys: this.keys,
+      security_groups: this.security_groups,
+      tickets: this.tickets,
+      replies: this.replies,
+      orders: this.orders,
+      invoices: this.invoices,
+      cards: this.cards,
+    };
+  }
+}
+
+/** Global settings stored next to the accounts (table `meta`). */
+export interface StateMeta {
+  /** Next id per kind; ids are never reused, even after a delete. */
+  next_ids: Record<IdKind, number>;
+  /** The bootstrap administrator (the only user allowed to call /_emulator/). */
+  bootstrap: { account_id: number; user_id: number };
+}
+
+/** The whole state: every account, the id counters and the bootstrap administrator. */
+export class EmulatorState {
+  readonly accounts: Table<AccountState>;
+  private readonly meta: StateMeta;
+
+  constructor(
+    readonly sink: RowSink,
+    meta: StateMeta,
+    accounts: Iterable<AccountState> = [],
+  ) {
+    this.meta = meta;
+    this.accounts = new Table(
+      sink,
+      "accounts",
+      null,
+      { row: (account) => account.row() },
+      accounts,
+    );
+  }
+
+  get bootstrap(): Readonly<StateMeta["bootstrap"]> {
+    return this.meta.bootstrap;
+  }
+
+  setBootstrap(bootstrap: StateMeta["bootstrap"]): void {
+    this.meta.bootstrap = { ...bootstrap };
+    this.saveMeta();
+  }
+
+  /** A fresh id of this kind, unique across accounts and never reused. */
+  nextId(kind: IdKind): number {
+    const id = this.meta.next_ids[kind];
+    this.meta.next_ids[kind] = id + 1;
+    this.saveMeta();
+    return id;
+  }
+
+  /** Journals every row again (a state migrated into a new database). */
+  saveAll(): void {
+    this.saveMeta();
+    this.accounts.saveAll();
+    for (const account of this.accounts) {
+      for (const table of account.tables()) table.saveAll();
+    }
+  }
+
+  /** The meta row, as stored. */
+  metaRow(): StateMeta {
+    return this.meta;
+  }
+
+  private saveMeta(): void {
+    this.sink.putMeta(() => this.meta);
+  }
+}
+
+/** The state held by stored rows; its changes go to `sink`. */
+export function restoreState(
+  sink: RowSink,
+  stored: {
+    meta: StateMeta;
+    accounts: readonly { row: AccountRow; records: AccountRecords }[];
+  },
+): EmulatorState {
+  const accounts = stored.accounts.map(
+    (account) => new AccountState(sink, account.row, account.records),
+  );
+  return new EmulatorState(sink, stored.meta, accounts);
 }

@@ -62,7 +62,7 @@ describe("--data-dir", () => {
     expect((next.body as { id: number }).id).toBeGreaterThan((otherNote.body as { id: number }).id);
   });
 
-  it("writes TLS files, the key file and the state with private modes, and no key in the state", async () => {
+  it("writes TLS files, the key file and the database with private modes, and no key in the database", async () => {
     const dir = tempDir();
     const emulator = await start(dir);
     await emulator.call("POST", "/v1/_test/notes", { json: { text: "x" } });
@@ -71,14 +71,21 @@ describe("--data-dir", () => {
       "ca-key.pem",
       "server.pem",
       "server-key.pem",
-      "state.json",
+      "state.db",
       "bootstrap-key",
     ]) {
       expect(existsSync(join(dir, name)), name).toBe(true);
     }
-    expect(statSync(join(dir, "ca-key.pem")).mode & 0o077).toBe(0);
-    expect(statSync(join(dir, "bootstrap-key")).mode & 0o077).toBe(0);
-    expect(readFileSync(join(dir, "state.json"), "utf8")).not.toContain(emulator.apiKey);
+    for (const name of ["ca-key.pem", "bootstrap-key", "state.db", "state.db-wal"]) {
+      expect(statSync(join(dir, name)).mode & 0o077, name).toBe(0);
+    }
+    await emulator.close();
+    const bytes = Buffer.concat(
+      readdirSync(dir)
+        .filter((name) => name.startsWith("state.db"))
+        .map((name) => readFileSync(join(dir, name))),
+    );
+    expect(bytes.includes(emulator.apiKey)).toBe(false);
     expect(readdirSync(dir).filter((name) => name.includes(".tmp-"))).toEqual([]);
   });
 
@@ -98,11 +105,21 @@ describe("--data-dir", () => {
     await expect(start(dir)).rejects.toThrow(/in use/);
   });
 
-  it("refuses to start over a state file it cannot read, instead of discarding it", async () => {
+  it("refuses to start over a state.json it cannot read, instead of discarding it", async () => {
     const dir = tempDir();
     writeFileSync(join(dir, "state.json"), "{ torn");
     await expect(start(dir)).rejects.toThrow(/not valid JSON/);
     expect(readFileSync(join(dir, "state.json"), "utf8")).toBe("{ torn");
+  });
+
+  it("refuses to start over a file that is not its database, and leaves it alone", async () => {
+    const dir = tempDir();
+    writeFileSync(
+      join(dir, "state.db"),
+      "this is not an SQLite database, but it is someone's data",
+    );
+    await expect(start(dir)).rejects.toThrow(/state\.db is not a readable emulator database/);
+    expect(readFileSync(join(dir, "state.db"), "utf8")).toMatch(/^this is not/);
   });
 });
 

@@ -1,6 +1,6 @@
 /**
  * An in-process emulator for tests: memory mode, random port, real HTTPS verified against the
- * emulator's CA. `call()` sends one request and returns status, headers and the parsed body.
+ * emulator's CA, and every write checked against the database (`checkStore`). `call()` sends one request and returns status, headers and the parsed body.
  *
  *   const emulator = await startTestEmulator();
  *   const { status, body } = await emulator.call("GET", "/v1/servers");
@@ -81,7 +81,14 @@ export async function callEmulator(
 }
 
 export async function startTestEmulator(options: EmulatorOptions = {}): Promise<TestEmulator> {
-  const emulator = await startEmulator({ host: "127.0.0.1", port: 0, ...options });
+  // checkStore: every write is read back from the database and compared with memory, so a
+  // route that changes a record without recording it fails the test that exercises it.
+  const emulator = await startEmulator({
+    host: "127.0.0.1",
+    port: 0,
+    checkStore: true,
+    ...options,
+  });
   const dispatcher = new Agent({ connect: { ca: emulator.caCert } });
   let closed: Promise<void> | undefined;
   return {
@@ -210,7 +217,7 @@ export const coreTestRoutes: ExtraRoute[] = [
       handler(ctx) {
         const now = ctx.now();
         const id = ctx.nextId("tag");
-        ctx.account.tags.push({
+        ctx.account.tags.insert({
           id,
           name: ctx.body.text,
           color: "#000000",
@@ -229,7 +236,7 @@ export const coreTestRoutes: ExtraRoute[] = [
     ...defineRoute({
       method: "GET",
       path: "/v1/_test/notes",
-      handler: (ctx) => ctx.json(ctx.account.tags.map((t) => ({ id: t.id, text: t.name }))),
+      handler: (ctx) => ctx.json(ctx.account.tags.all().map((t) => ({ id: t.id, text: t.name }))),
     }),
     permission: "tags:read",
   },
@@ -250,12 +257,12 @@ export const coreTestRoutes: ExtraRoute[] = [
       path: "/v1/_test/users",
       body: TestUserRequest,
       handler(ctx) {
-        const role = ctx.account.roles.find((r) => r.name === ctx.body.role);
+        const role = ctx.account.roles.all().find((r) => r.name === ctx.body.role);
         if (role === undefined) throw fieldError("role", "no such role");
         const key = ctx.body.type === "api" ? newApiKey() : undefined;
         const now = ctx.now();
         const id = ctx.nextId("user");
-        ctx.account.users.push({
+        ctx.account.users.insert({
           id,
           name: `test-${id}`,
           last_name: "",
@@ -315,7 +322,7 @@ export const coreTestRoutes: ExtraRoute[] = [
           status_date: now,
           user_defined_name: `test-${id}`,
         };
-        ctx.account.servers.push(server);
+        ctx.account.servers.insert(server);
         const action_id = ctx.beginTransition(server, "provisioning", "running");
         return ctx.json({ id, action_id, status: server.status }, 201);
       },

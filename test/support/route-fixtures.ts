@@ -29,7 +29,7 @@ const limitedKeyRoute: ExtraRoute = {
     handler(ctx) {
       const now = ctx.now();
       const roleId = ctx.nextId("role");
-      ctx.account.roles.push({
+      ctx.account.roles.insert({
         id: roleId,
         name: `limited-${roleId}`,
         description: "",
@@ -44,7 +44,7 @@ const limitedKeyRoute: ExtraRoute = {
       });
       const key = newApiKey();
       const userId = ctx.nextId("user");
-      ctx.account.users.push({
+      ctx.account.users.insert({
         id: userId,
         name: `limited-${userId}`,
         last_name: "",

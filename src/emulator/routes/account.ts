@@ -39,7 +39,7 @@ export function renderAccount(profile: AccountProfile) {
 }
 
 function membership(account: AccountState, user: UserRecord) {
-  const role = account.roles.find((r) => r.id === user.role_id);
+  const role = account.roles.get(user.role_id);
   return {
     account_id: account.profile.id,
     account_name: account.profile.company === "" ? account.profile.name : account.profile.company,
@@ -52,7 +52,6 @@ export const routes = [
   defineRoute({
     method: "POST",
     path: "/v1/introspect",
-    readOnly: true,
     handler: (ctx) =>
       ctx.json({
         user: renderUser(ctx.user),
@@ -77,7 +76,10 @@ export const routes = [
       }
       if (body.email !== undefined) {
         const email = body.email.toLowerCase();
-        if (ctx.account.users.some((u) => u.id !== user.id && u.email.toLowerCase() === email)) {
+        const taken = ctx.account.users
+          .all()
+          .some((u) => u.id !== user.id && u.email.toLowerCase() === email);
+        if (taken) {
           throw conflict("Another user of this account already uses this e-mail address");
         }
       }
@@ -88,6 +90,7 @@ export const routes = [
         user.password_hash = createHash("sha256").update(body.password, "utf8").digest("hex");
       }
       user.updated_at = ctx.now();
+      ctx.account.users.update(user);
       return ctx.json(renderUser(user));
     },
   }),
@@ -113,6 +116,7 @@ export const routes = [
         if (value !== undefined) Object.assign(profile, { [field]: value });
       }
       profile.updated_at = now;
+      ctx.account.saveProfile();
       if (retax) {
         for (const invoice of ctx.account.invoices)
           recomputeInvoice(ctx.account, invoice, now, ctx.catalogue.countries);

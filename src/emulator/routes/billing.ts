@@ -13,7 +13,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { formatCents } from "../../lib/money";
-import { conflict, findOr404, notFound } from "../http-errors";
+import { conflict, findOr404 } from "../http-errors";
 import { defineRoute } from "../router";
 import type { AccountState, CardRecord, InvoiceRecord, OrderRecord, Timestamp } from "../state";
 
@@ -71,12 +71,6 @@ export function cardExpired(card: CardRecord, now: Timestamp): boolean {
   return new Date(now).getTime() >= firstInvalid;
 }
 
-function findCard(account: AccountState, id: string): CardRecord {
-  const card = account.cards.find((c) => c.id === id);
-  if (card === undefined) throw notFound("Payment method", id);
-  return card;
-}
-
 function describeCard(card: CardRecord): string {
   return `${card.brand} ending in ${card.last4}`;
 }
@@ -85,7 +79,7 @@ export const routes = [
   defineRoute({
     method: "GET",
     path: "/v1/orders",
-    handler: (ctx) => ctx.json(ctx.account.orders.map((o) => renderOrder(ctx.account, o))),
+    handler: (ctx) => ctx.json(ctx.account.orders.all().map((o) => renderOrder(ctx.account, o))),
   }),
 
   defineRoute({
@@ -100,7 +94,8 @@ export const routes = [
   defineRoute({
     method: "GET",
     path: "/v1/invoices",
-    handler: (ctx) => ctx.json(ctx.account.invoices.map((i) => renderInvoice(ctx.account, i))),
+    handler: (ctx) =>
+      ctx.json(ctx.account.invoices.all().map((i) => renderInvoice(ctx.account, i))),
   }),
 
   defineRoute({
@@ -113,7 +108,7 @@ export const routes = [
           `Invoice ${invoice.invoice_number} is already paid (${invoice.payment_ref_id ?? "no charge"})`,
         );
       }
-      const card = ctx.account.cards.find((c) => c.default);
+      const card = ctx.account.cards.all().find((c) => c.default);
       if (card === undefined) {
         throw conflict("No default payment method; make a card the default first");
       }
@@ -133,6 +128,7 @@ export const routes = [
       invoice.payment_ref_id = ref;
       invoice.outstanding_cents = 0;
       invoice.updated_at = now;
+      ctx.account.invoices.update(invoice);
       return ctx.json({
         paid: true,
         payment_ref: ref,
@@ -145,19 +141,23 @@ export const routes = [
   defineRoute({
     method: "GET",
     path: "/v1/wallet/cards",
-    handler: (ctx) => ctx.json(ctx.account.cards.map((card) => ({ ...card }))),
+    handler: (ctx) => ctx.json(ctx.account.cards.all().map((card) => ({ ...card }))),
   }),
 
   defineRoute({
     method: "POST",
     path: "/v1/wallet/cards/:id/default",
     handler(ctx) {
-      const card = findCard(ctx.account, ctx.params["id"] ?? "");
+      const card = findOr404(ctx.account.cards, ctx.params["id"] ?? "", "Payment method");
       if (card.default) return ctx.generic(`${describeCard(card)} is already the default`);
       if (cardExpired(card, ctx.now())) {
         throw conflict(`${describeCard(card)} expired ${card.exp} and cannot be the default`);
       }
-      for (const other of ctx.account.cards) other.default = other.id === card.id;
+      for (const other of ctx.account.cards) {
+        if (other.default === (other.id === card.id)) continue;
+        other.default = other.id === card.id;
+        ctx.account.cards.update(other);
+      }
       return ctx.generic(`${describeCard(card)} is now the default payment method`);
     },
   }),
@@ -166,13 +166,13 @@ export const routes = [
     method: "DELETE",
     path: "/v1/wallet/cards/:id",
     handler(ctx) {
-      const card = findCard(ctx.account, ctx.params["id"] ?? "");
-      if (card.default && ctx.account.cards.length > 1) {
+      const card = findOr404(ctx.account.cards, ctx.params["id"] ?? "", "Payment method");
+      if (card.default && ctx.account.cards.size > 1) {
         throw conflict(
           `${describeCard(card)} is the default payment method; make another card the default before deleting it`,
         );
       }
-      ctx.account.cards = ctx.account.cards.filter((c) => c.id !== card.id);
+      ctx.account.cards.remove(card.id);
       return ctx.generic(`${describeCard(card)} deleted`);
     },
   }),

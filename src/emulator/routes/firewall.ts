@@ -11,11 +11,11 @@ import {
 import { conflict, findOr404 } from "../http-errors";
 import { defineRoute, type RouteContext } from "../router";
 import type { AccountState, FirewallRuleRecord } from "../state";
-import { sameName } from "./validation";
+import { nameTaken } from "./validation";
 import { groupView } from "./views";
 
 function checkNameFree(account: AccountState, name: string, exceptId?: number): void {
-  const taken = account.security_groups.find((g) => g.id !== exceptId && sameName(g.name, name));
+  const taken = nameTaken(account.security_groups, name, exceptId);
   if (taken !== undefined) {
     throw conflict(`A security group named ${taken.name} already exists (group ${taken.id})`);
   }
@@ -58,7 +58,7 @@ export const routes = [
     method: "GET",
     path: "/v1/firewall/groups",
     handler(ctx) {
-      const page = ctx.page(ctx.account.security_groups);
+      const page = ctx.page(ctx.account.security_groups.all());
       return ctx.json({
         data: page.items.map((g) => groupView(ctx.account, ctx.catalogue, g)),
         page: page.page,
@@ -76,7 +76,7 @@ export const routes = [
       checkNameFree(ctx.account, ctx.body.name);
       const now = ctx.now();
       const id = ctx.nextId("security_group");
-      ctx.account.security_groups.push({
+      ctx.account.security_groups.insert({
         id,
         name: ctx.body.name,
         description: ctx.body.description ?? "",
@@ -112,6 +112,7 @@ export const routes = [
       group.description = ctx.body.description ?? "";
       group.rules = buildRules(ctx, ctx.body.rules, group.rules);
       group.updated_at = ctx.now();
+      ctx.account.security_groups.update(group);
       return ctx.generic(`Security group ${group.id} updated`);
     },
   }),
@@ -125,7 +126,7 @@ export const routes = [
           `Security group ${group.id} is still attached to server ${group.server_ids.join(", ")}; detach it first`,
         );
       }
-      ctx.account.security_groups = ctx.account.security_groups.filter((g) => g.id !== group.id);
+      ctx.account.security_groups.remove(group.id);
       return ctx.generic(`Security group ${group.id} deleted`);
     },
   }),
@@ -140,6 +141,7 @@ export const routes = [
       }
       group.server_ids.push(server.id);
       group.updated_at = ctx.now();
+      ctx.account.security_groups.update(group);
       return ctx.generic(`Security group ${group.id} attached to server ${server.id}`);
     },
   }),
@@ -154,6 +156,7 @@ export const routes = [
       }
       group.server_ids = group.server_ids.filter((id) => id !== server.id);
       group.updated_at = ctx.now();
+      ctx.account.security_groups.update(group);
       return ctx.generic(`Security group ${group.id} detached from server ${server.id}`);
     },
   }),
@@ -166,6 +169,7 @@ export const routes = [
       if (server.firewall_enabled !== ctx.body.firewall_enabled) {
         server.firewall_enabled = ctx.body.firewall_enabled;
         server.updated_at = ctx.now();
+        ctx.account.servers.update(server);
       }
       const state = server.firewall_enabled ? "enabled" : "disabled";
       return ctx.generic(`Firewall of server ${server.id} ${state}`);

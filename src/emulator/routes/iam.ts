@@ -29,11 +29,11 @@ import {
 } from "../http-errors";
 import { defineRoute, type RouteContext } from "../router";
 import type { AccountState, RolePermissionRecord, RoleRecord, UserRecord } from "../state";
-import { sameName } from "./validation";
+import { nameTaken } from "./validation";
 
 /** A role as the wire shows it (spec: Role), with each grant's permission spelled out. */
 export function renderRole(account: AccountState, role: RoleRecord) {
-  const creator = account.users.find((u) => u.id === role.created_by);
+  const creator = account.users.get(role.created_by);
   return {
     id: role.id,
     account_id: account.profile.id,
@@ -85,7 +85,7 @@ function assertCanGrant(ctx: RouteContext<unknown>, permissionIds: readonly numb
 }
 
 function roleForAssignment(ctx: RouteContext<unknown>, roleId: number): RoleRecord {
-  const role = ctx.account.roles.find((r) => r.id === roleId);
+  const role = ctx.account.roles.get(roleId);
   if (role === undefined) throw fieldError("role_id", `no role with id ${roleId} in this account`);
   assertCanGrant(
     ctx,
@@ -136,7 +136,7 @@ export const routes = [
     handler(ctx) {
       const body = ctx.body;
       const role = roleForAssignment(ctx, body.role_id);
-      if (body.type === "did" && ctx.account.users.some((u) => u.did === body.did)) {
+      if (body.type === "did" && ctx.account.users.all().some((u) => u.did === body.did)) {
         throw conflict(`A user with DID ${body.did} already exists in this account`);
       }
       const now = ctx.now();
@@ -155,7 +155,7 @@ export const routes = [
         created_at: now,
         updated_at: now,
       };
-      ctx.account.users.push(user);
+      ctx.account.users.insert(user);
       // The key leaves the service only here; just its hash is kept.
       return ctx.json({ user_id: user.id, api_key: key?.key ?? "" }, 201);
     },
@@ -167,7 +167,7 @@ export const routes = [
     handler(ctx) {
       const user = findOr404(ctx.account.users, ctx.intParam("id"), "User");
       assertNotProtected(ctx, user, "delete");
-      ctx.account.users = ctx.account.users.filter((u) => u.id !== user.id);
+      ctx.account.users.remove(user.id);
       return ctx.generic(`User ${user.id} deleted; its API key no longer works`);
     },
   }),
@@ -184,6 +184,7 @@ export const routes = [
       assertNotProtected(ctx, user, "change the role of");
       user.role_id = role.id;
       user.updated_at = ctx.now();
+      ctx.account.users.update(user);
       return ctx.generic(`User ${user.id} now has role ${role.name}`);
     },
   }),
@@ -191,7 +192,8 @@ export const routes = [
   defineRoute({
     method: "GET",
     path: "/v1/account/roles",
-    handler: (ctx) => ctx.json(ctx.account.roles.map((role) => renderRole(ctx.account, role))),
+    handler: (ctx) =>
+      ctx.json(ctx.account.roles.all().map((role) => renderRole(ctx.account, role))),
   }),
 
   defineRoute({
@@ -202,7 +204,7 @@ export const routes = [
       const body = ctx.body;
       checkPermissionIds(body.permission_ids);
       assertCanGrant(ctx, body.permission_ids);
-      if (ctx.account.roles.some((r) => sameName(r.name, body.name))) {
+      if (nameTaken(ctx.account.roles, body.name) !== undefined) {
         throw conflict(`A role named ${body.name} already exists`);
       }
       const now = ctx.now();
@@ -217,7 +219,7 @@ export const routes = [
         updated_at: now,
       };
       role.role_permissions = grants(ctx, [], body.permission_ids);
-      ctx.account.roles.push(role);
+      ctx.account.roles.insert(role);
       return ctx.json(renderRole(ctx.account, role), 201);
     },
   }),
@@ -232,13 +234,14 @@ export const routes = [
       if (role.system_role) throw conflict(`${role.name} is a system role and cannot be changed`);
       checkPermissionIds(body.permission_ids);
       assertCanGrant(ctx, body.permission_ids);
-      if (ctx.account.roles.some((r) => r.id !== role.id && sameName(r.name, body.name))) {
+      if (nameTaken(ctx.account.roles, body.name, role.id) !== undefined) {
         throw conflict(`A role named ${body.name} already exists`);
       }
       role.role_permissions = grants(ctx, role.role_permissions, body.permission_ids);
       role.name = body.name;
       role.description = body.description ?? "";
       role.updated_at = ctx.now();
+      ctx.account.roles.update(role);
       return ctx.json(renderRole(ctx.account, role));
     },
   }),
@@ -249,13 +252,16 @@ export const routes = [
     handler(ctx) {
       const role = findOr404(ctx.account.roles, ctx.intParam("id"), "Role");
       if (role.system_role) throw conflict(`${role.name} is a system role and cannot be deleted`);
-      const holders = ctx.account.users.filter((u) => u.role_id === role.id).map((u) => u.id);
+      const holders = ctx.account.users
+        .all()
+        .filter((u) => u.role_id === role.id)
+        .map((u) => u.id);
       if (holders.length > 0) {
         throw conflict(
           `Role ${role.name} is still assigned to user(s) ${holders.join(", ")}; give them another role first`,
         );
       }
-      ctx.account.roles = ctx.account.roles.filter((r) => r.id !== role.id);
+      ctx.account.roles.remove(role.id);
       return ctx.generic(`Role ${role.name} deleted`);
     },
   }),

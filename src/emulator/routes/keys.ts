@@ -25,7 +25,7 @@ export const routes = [
   defineRoute({
     method: "GET",
     path: "/v1/keys",
-    handler: (ctx) => ctx.json(ctx.account.keys.map((key) => keyView(ctx.account, key))),
+    handler: (ctx) => ctx.json(ctx.account.keys.all().map((key) => keyView(ctx.account, key))),
   }),
   defineRoute({
     method: "POST",
@@ -45,7 +45,7 @@ export const routes = [
           if (error instanceof SshKeyError) throw fieldError("public_key", error.message);
           throw error;
         }
-        const existing = ctx.account.keys.find((key) => key.fingerprint === fingerprint);
+        const [existing] = ctx.account.keys.lookup("fingerprint", fingerprint);
         if (existing !== undefined) {
           throw conflict(
             `This public key is already stored as key ${existing.id} (${existing.name}), fingerprint ${fingerprint}`,
@@ -68,7 +68,7 @@ export const routes = [
         created_at: now,
         updated_at: now,
       };
-      ctx.account.keys.push(key);
+      ctx.account.keys.insert(key);
       const envelope = { success: true, key: keyView(ctx.account, key) };
       return ctx.json(
         privateKey === undefined ? envelope : { ...envelope, private_key: privateKey },
@@ -90,7 +90,7 @@ export const routes = [
     handler(ctx) {
       const key = findOr404(ctx.account.keys, ctx.intParam("id"), "SSH key");
       // Servers keep working: a key is installed at creation and stays on the machine.
-      ctx.account.keys = ctx.account.keys.filter((k) => k.id !== key.id);
+      ctx.account.keys.remove(key.id);
       return ctx.generic(`SSH key ${key.id} deleted`);
     },
   }),

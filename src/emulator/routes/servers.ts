@@ -113,7 +113,7 @@ export const routes = [
     method: "GET",
     path: "/v1/servers",
     handler: (ctx) =>
-      ctx.json(ctx.account.servers.map((s) => serverView(ctx.account, ctx.catalogue, s))),
+      ctx.json(ctx.account.servers.all().map((s) => serverView(ctx.account, ctx.catalogue, s))),
   }),
   defineRoute({
     method: "POST",
@@ -141,8 +141,8 @@ export const routes = [
       if (plan === undefined || errors.length > 0) throw invalidFields(errors);
 
       const now = ctx.now();
-      const groups = account.security_groups.filter((g) =>
-        (body.security_group_ids ?? []).includes(g.id),
+      const groups = (body.security_group_ids ?? []).flatMap(
+        (id) => account.security_groups.get(id) ?? [],
       );
       const created: ServerRecord[] = [];
       for (let i = 0; i < body.quantity; i++) {
@@ -173,8 +173,11 @@ export const routes = [
           nextId: ctx.nextId,
           countries: ctx.catalogue.countries,
         });
-        account.servers.push(server);
-        for (const group of groups) group.server_ids.push(id);
+        account.servers.insert(server);
+        for (const group of groups) {
+          group.server_ids.push(id);
+          account.security_groups.update(group);
+        }
         ctx.beginTransition(server, "provisioning", "running");
         created.push(server);
       }
@@ -207,6 +210,7 @@ export const routes = [
       }
       server.user_defined_name = name;
       server.updated_at = ctx.now();
+      ctx.account.servers.update(server);
       return ctx.generic(`Server ${server.id} renamed`);
     },
   }),

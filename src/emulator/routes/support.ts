@@ -100,7 +100,7 @@ function renderAttachment(file: AttachmentRecord) {
 }
 
 function renderReply(account: AccountState, reply: ReplyRecord) {
-  const author = account.users.find((u) => u.id === reply.user_id);
+  const author = account.users.get(reply.user_id);
   return {
     id: reply.id,
     ticket_id: reply.ticket_id,
@@ -124,7 +124,9 @@ function renderTicket(account: AccountState, ticket: TicketRecord) {
     content: ticket.content,
     status: ticket.status,
     files: ticket.files.map(renderAttachment),
-    replies: ticket.replies.map((reply) => renderReply(account, reply)),
+    replies: account.replies
+      .lookup("ticket", ticket.id)
+      .map((reply) => renderReply(account, reply)),
     created_at: ticket.created_at,
     updated_at: ticket.updated_at,
   };
@@ -134,7 +136,7 @@ export const routes = [
   defineRoute({
     method: "GET",
     path: "/v1/tickets",
-    handler: (ctx) => ctx.json(ctx.account.tickets.map((t) => renderTicket(ctx.account, t))),
+    handler: (ctx) => ctx.json(ctx.account.tickets.all().map((t) => renderTicket(ctx.account, t))),
   }),
 
   defineRoute({
@@ -154,11 +156,10 @@ export const routes = [
         content: fields.content,
         status: "open",
         files,
-        replies: [],
         created_at: now,
         updated_at: now,
       };
-      ctx.account.tickets.push(ticket);
+      ctx.account.tickets.insert(ticket);
       return ctx.json(renderTicket(ctx.account, ticket), 201);
     },
   }),
@@ -183,6 +184,7 @@ export const routes = [
       }
       ticket.status = ctx.body.status;
       ticket.updated_at = ctx.now();
+      ctx.account.tickets.update(ticket);
       return ctx.generic(`Ticket ${ticket.case_id} is now ${ticket.status}`);
     },
   }),
@@ -204,9 +206,10 @@ export const routes = [
         files,
         created_at: now,
       };
-      ticket.replies.push(reply);
+      ctx.account.replies.insert(reply);
       ticket.status = "open";
       ticket.updated_at = now;
+      ctx.account.tickets.update(ticket);
       return ctx.json(renderReply(ctx.account, reply), 201);
     },
   }),

@@ -6,7 +6,7 @@ import { CreateTagRequestSchema, UpdateTagRequestSchema } from "../../api/schema
 import { conflict, findOr404, invalidFields } from "../http-errors";
 import { defineRoute } from "../router";
 import type { AccountState, TagRecord } from "../state";
-import { sameName, unknownIdErrors } from "./validation";
+import { nameTaken, unknownIdErrors } from "./validation";
 import { tagView } from "./views";
 
 function checkServers(account: AccountState, serverIds: readonly number[] | undefined): void {
@@ -15,7 +15,7 @@ function checkServers(account: AccountState, serverIds: readonly number[] | unde
 }
 
 function checkNameFree(account: AccountState, name: string, exceptId?: number): void {
-  const taken = account.tags.find((t) => t.id !== exceptId && sameName(t.name, name));
+  const taken = nameTaken(account.tags, name, exceptId);
   if (taken !== undefined)
     throw conflict(`A tag named ${taken.name} already exists (tag ${taken.id})`);
 }
@@ -24,7 +24,8 @@ export const routes = [
   defineRoute({
     method: "GET",
     path: "/v1/tags",
-    handler: (ctx) => ctx.json(ctx.account.tags.map((t) => tagView(ctx.account, ctx.catalogue, t))),
+    handler: (ctx) =>
+      ctx.json(ctx.account.tags.all().map((t) => tagView(ctx.account, ctx.catalogue, t))),
   }),
   defineRoute({
     method: "POST",
@@ -44,7 +45,7 @@ export const routes = [
         created_at: now,
         updated_at: now,
       };
-      ctx.account.tags.push(tag);
+      ctx.account.tags.insert(tag);
       return ctx.json(tagView(ctx.account, ctx.catalogue, tag), 201);
     },
   }),
@@ -61,6 +62,7 @@ export const routes = [
       if (ctx.body.data !== undefined) tag.data = ctx.body.data;
       if (ctx.body.server_ids !== undefined) tag.server_ids = [...ctx.body.server_ids];
       tag.updated_at = ctx.now();
+      ctx.account.tags.update(tag);
       return ctx.generic(`Tag ${tag.id} updated`);
     },
   }),
@@ -69,7 +71,7 @@ export const routes = [
     path: "/v1/tags/:id",
     handler(ctx) {
       const tag = findOr404(ctx.account.tags, ctx.intParam("id"), "Tag");
-      ctx.account.tags = ctx.account.tags.filter((t) => t.id !== tag.id);
+      ctx.account.tags.remove(tag.id);
       return ctx.generic(`Tag ${tag.id} deleted`);
     },
   }),

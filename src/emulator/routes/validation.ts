@@ -1,5 +1,6 @@
 /** Checks that several route modules share: ids named in a body, and names unique per account. */
 import type { FieldError } from "../../api/schemas/common";
+import { nameKey } from "../state";
 
 /**
  * Field errors for ids in a request list that the account does not have: one per unknown id,
@@ -8,12 +9,12 @@ import type { FieldError } from "../../api/schemas/common";
 export function unknownIdErrors(
   field: string,
   ids: readonly number[] | undefined,
-  existing: readonly { id: number }[],
+  existing: { get(id: number): unknown },
   what: string,
 ): FieldError[] {
   const errors: FieldError[] = [];
   (ids ?? []).forEach((id, index) => {
-    if (!existing.some((item) => item.id === id)) {
+    if (existing.get(id) === undefined) {
       errors.push({ field: `${field}[${index}]`, message: `no ${what} ${id} in this account` });
     }
   });
@@ -21,9 +22,13 @@ export function unknownIdErrors(
 }
 
 /**
- * Names that must be unique per account (tags, security groups, roles) are compared without
- * case and surrounding blanks: `Web` and `web ` would be indistinguishable in a list.
+ * The record of `table` other than `exceptId` whose name equals `name` as names unique per
+ * account are compared (see {@link nameKey}), or undefined when the name is free.
  */
-export function sameName(a: string, b: string): boolean {
-  return a.trim().toLowerCase() === b.trim().toLowerCase();
+export function nameTaken<T extends { id: number }>(
+  table: { lookup(index: "name", key: string): T[] },
+  name: string,
+  exceptId?: number,
+): T | undefined {
+  return table.lookup("name", nameKey(name)).find((record) => record.id !== exceptId);
 }

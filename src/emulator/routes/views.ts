@@ -76,16 +76,21 @@ export function nestedServerView(
   };
 }
 
+/** The servers a tag or a group names, oldest first (ids grow with creation time). */
+function serversOf(account: AccountState, holder: { server_ids: readonly number[] }) {
+  return holder.server_ids
+    .flatMap((id) => account.servers.get(id) ?? [])
+    .sort((a, b) => a.id - b.id);
+}
+
 /** A server with its tags and security groups (relations are stored on those, by server id). */
 export function serverView(account: AccountState, catalogue: Catalogue, server: ServerRecord) {
   return {
     ...nestedServerView(account, catalogue, server),
     security_groups: account.security_groups
-      .filter((group) => group.server_ids.includes(server.id))
+      .lookup("server", server.id)
       .map((group) => nestedGroupView(account, group)),
-    tags: account.tags
-      .filter((tag) => tag.server_ids.includes(server.id))
-      .map((tag) => nestedTagView(account, tag)),
+    tags: account.tags.lookup("server", server.id).map((tag) => nestedTagView(account, tag)),
   };
 }
 
@@ -93,9 +98,7 @@ export function serverView(account: AccountState, catalogue: Catalogue, server: 
 export function tagView(account: AccountState, catalogue: Catalogue, tag: TagRecord) {
   return {
     ...nestedTagView(account, tag),
-    servers: account.servers
-      .filter((server) => tag.server_ids.includes(server.id))
-      .map((server) => nestedServerView(account, catalogue, server)),
+    servers: serversOf(account, tag).map((server) => nestedServerView(account, catalogue, server)),
   };
 }
 
@@ -103,8 +106,8 @@ export function tagView(account: AccountState, catalogue: Catalogue, tag: TagRec
 export function groupView(account: AccountState, catalogue: Catalogue, group: SecurityGroupRecord) {
   return {
     ...nestedGroupView(account, group),
-    servers: account.servers
-      .filter((server) => group.server_ids.includes(server.id))
-      .map((server) => nestedServerView(account, catalogue, server)),
+    servers: serversOf(account, group).map((server) =>
+      nestedServerView(account, catalogue, server),
+    ),
   };
 }

@@ -1,0 +1,258 @@
+/**
+ * The SQLite store: what a restart reads back, the state.json of the previous version migrated
+ * on first start, and the test-time guard that memory and database agree after every write.
+ */
+import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import { FormData } from "undici";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { defineRoute, type EmulatorOptions } from "../../src/emulator";
+import { findOr404 } from "../../src/emulator/http-errors";
+import { isSqliteExperimentalWarning, withoutWarnings } from "../../src/emulator/store/sqlite";
+import { startTestEmulator, type TestEmulator } from "../support/emulator";
+
+const dirs: string[] = [];
+const running: TestEmulator[] = [];
+
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), "cloudinfra-core-store-"));
+  dirs.push(dir);
+  return dir;
+}
+
+async function start(options: EmulatorOptions): Promise<TestEmulator> {
+  const emulator = await startTestEmulator(options);
+  running.push(emulator);
+  return emulator;
+}
+
+afterEach(async () => {
+  for (const emulator of running.splice(0)) await emulator.close();
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  vi.restoreAllMocks();
+});
+
+/** Every list an account can read, as the API answers it. */
+async function everything(emulator: TestEmulator) {
+  const lists = [
+    "/v1/servers",
+    "/v1/tags",
+    "/v1/keys",
+    "/v1/firewall/groups?limit=100",
+    "/v1/tickets",
+    "/v1/account/roles",
+    "/v1/orders",
+    "/v1/invoices",
+    "/v1/wallet/cards",
+  ];
+  const answers: Record<string, unknown> = {};
+  for (const path of lists) answers[path] = (await emulator.call("GET", path)).body;
+  answers["introspect"] = (await emulator.call("POST", "/v1/introspect")).body;
+  return answers;
+}
+
+describe("a data dir's database", () => {
+  it("gives back every kind of record after a restart, and keeps counting ids", async () => {
+    const dir = tempDir();
+    const first = await start({ dataDir: dir, lifecycle: { mode: "manual" } });
+    const [server] = (
+      await first.call("POST", "/v1/servers", {
+        json: { plan_id: 1, image: "ubuntu-24.04", user_defined_name: "web" },
+      })
+    ).body as { id: number }[];
+    await first.admin.advance({});
+    await first.call("POST", "/v1/tags", {
+      json: { name: "prod", color: "#112233", server_ids: [server?.id] },
+    });
+    await first.call("POST", "/v1/firewall/groups", {
+      json: { name: "ssh", rules: [{ action: "ACCEPT", proto: "tcp", dport: "22" }] },
+    });
+    await first.call("POST", "/v1/keys", { json: { name: "generated", type: "generate" } });
+    const role = (
+      await first.call("POST", "/v1/account/roles", {
+        json: { name: "viewer", permission_ids: [1] },
+      })
+    ).body as { id: number };
+    await first.call("POST", "/v1/account/users", {
+      json: { name: "ci", type: "api", role_id: role.id },
+    });
+    const form = new FormData();
+    form.append("subject", "Disk full");
+    form.append("content", "Please look");
+    form.append("attachments", new Blob(["log"]), "log.txt");
+    const ticket = (await first.call("POST", "/v1/tickets", { body: form })).body as {
+      id: number;
+    };
+    const reply = new FormData();
+    reply.append("content", "more");
+    await first.call("POST", `/v1/tickets/${ticket.id}/replies`, { body: reply });
+    await first.call("POST", `/v1/servers/${server?.id}/management`, { json: { action: "stop" } });
+    await first.call("POST", "/v1/users/account", { json: { tax_id: "DE123456789" } });
+    const before = await everything(first);
+    await first.close();
+
+    const second = await start({ dataDir: dir, lifecycle: { mode: "manual" } });
+    expect(await everything(second)).toEqual(before);
+    // The stop begun before the restart is still pending, and completes.
+    await second.admin.advance({});
+    expect((await second.call("GET", `/v1/servers/${server?.id}`)).body).toMatchObject({
+      status: "stopped",
+    });
+    const next = (await second.call("POST", "/v1/tags", { json: { name: "n", color: "#000000" } }))
+      .body as { id: number };
+    expect(next.id).toBeGreaterThan((before["/v1/tags"] as { id: number }[])[0]?.id ?? 0);
+  });
+
+  it("is emptied by a reset: a restart after it finds only the bootstrap administrator", async () => {
+    const dir = tempDir();
+    const first = await start({ dataDir: dir });
+    await first.admin.createAccount({ name: "Gone" });
+    await first.call("POST", "/v1/tags", { json: { name: "gone", color: "#000000" } });
+    await first.admin.reset();
+    await first.close();
+    const second = await start({ dataDir: dir });
+    expect(second.admin.accounts()).toEqual([expect.objectContaining({ id: 1 })]);
+    expect((await second.call("GET", "/v1/tags")).body).toEqual([]);
+  });
+});
+
+describe("migration of a state.json data dir", () => {
+  const fixture = join(__dirname, "fixtures", "state-json-v1");
+  /** Keys in the fixture, written by the previous version's emulator. */
+  const bootstrapKey = "cik_migration-fixture-bootstrap-key";
+  const ciUserKey = "cik_3jyHPUxWOHGMS96Phvwdi0LJ3csjIPOiV6_-SVZk6GY";
+  const secondAccountKey = "cik_migration-fixture-second-account";
+
+  it("moves the whole state and the attachments into the database on first start", async () => {
+    const dir = tempDir();
+    cpSync(fixture, dir, { recursive: true });
+    const options = { dataDir: dir, apiKey: bootstrapKey, lifecycle: { mode: "manual" as const } };
+    const emulator = await start(options);
+
+    expect(existsSync(join(dir, "state.json"))).toBe(false);
+    expect(existsSync(join(dir, "state.json.migrated"))).toBe(true);
+    expect(existsSync(join(dir, "blobs.migrated"))).toBe(true);
+
+    const servers = (await emulator.call("GET", "/v1/servers")).body as {
+      id: number;
+      status: string;
+      tags: { name: string }[];
+      security_groups: { name: string }[];
+    }[];
+    expect(servers.map((s) => [s.status, s.tags.map((t) => t.name)])).toEqual([
+      ["running", ["prod"]],
+      ["stopping", ["prod"]],
+    ]);
+    expect(servers[0]?.security_groups.map((g) => g.name)).toEqual(["ssh"]);
+    await emulator.admin.advance({});
+    expect((await emulator.call("GET", `/v1/servers/${servers[1]?.id}`)).body).toMatchObject({
+      status: "stopped",
+    });
+
+    const [ticket] = (await emulator.call("GET", "/v1/tickets")).body as {
+      status: string;
+      files: { filename: string }[];
+      replies: { content: string; files: { filename: string }[] }[];
+    }[];
+    expect(ticket).toMatchObject({
+      status: "answered",
+      files: [expect.objectContaining({ filename: "df.txt" })],
+      replies: [
+        expect.objectContaining({
+          content: "Here is the log.",
+          files: [expect.objectContaining({ filename: "kern.log" })],
+        }),
+      ],
+    });
+    expect((await emulator.call("GET", "/v1/invoices")).body).toEqual([
+      expect.objectContaining({ paid: true, outstanding_amount: "0.00" }),
+    ]);
+    expect((await emulator.call("GET", "/v1/keys")).body).toEqual([
+      expect.objectContaining({ name: "laptop" }),
+    ]);
+    // Users keep their keys, and accounts their own records.
+    const ci = await emulator.call("POST", "/v1/introspect", { key: ciUserKey });
+    expect(ci.body).toMatchObject({ user: { name: "ci", type: "api" } });
+    const theirs = await emulator.call("GET", "/v1/tags", { key: secondAccountKey });
+    expect((theirs.body as { name: string }[]).map((t) => t.name)).toEqual(["theirs"]);
+    // Ids go on from the migrated counters.
+    const tag = await emulator.call("POST", "/v1/tags", {
+      json: { name: "new", color: "#000000" },
+    });
+    expect(tag.body).toMatchObject({ id: 3 });
+    await emulator.close();
+
+    const db = new DatabaseSync(join(dir, "state.db"), { readOnly: true });
+    const blobs = db.prepare("SELECT id, length(bytes) AS size FROM blobs ORDER BY id").all();
+    db.close();
+    expect(blobs).toEqual([
+      { id: "abbdf771709326659304d3e5ea6990adb83c226cfb137c96f1587831519bf1e3", size: 22 },
+      { id: "d15c430f8fe83aae0f23c6dbde547fd1c65780b0ecf50d9fac78baa582db933b", size: 13 },
+    ]);
+
+    // A second start reads the database and leaves the migrated files alone.
+    const again = await start(options);
+    expect((await again.call("GET", "/v1/tags")).body).toEqual([
+      expect.objectContaining({ name: "prod" }),
+      expect.objectContaining({ name: "new" }),
+    ]);
+    expect(existsSync(join(dir, "state.json.migrated"))).toBe(true);
+  });
+});
+
+describe("checkStore (test emulators)", () => {
+  it("fails a request whose handler changed a record without recording it", async () => {
+    const stderr = vi.spyOn(process.stderr, "write").mockImplementation(() => true);
+    const sloppy = {
+      ...defineRoute({
+        method: "POST",
+        path: "/v1/_test/tags/:id/rename-unrecorded",
+        handler(ctx) {
+          const tag = findOr404(ctx.account.tags, ctx.intParam("id"), "Tag");
+          tag.name = "renamed in memory only";
+          return ctx.generic("renamed");
+        },
+      }),
+      permission: "tags:write" as const,
+    };
+    const emulator = await start({ extraRoutes: [sloppy] });
+    const tag = (await emulator.call("POST", "/v1/tags", { json: { name: "a", color: "#000000" } }))
+      .body as { id: number };
+    const answer = await emulator.call("POST", `/v1/_test/tags/${tag.id}/rename-unrecorded`);
+    expect(answer.status).toBe(500);
+    expect(stderr.mock.calls.map(([text]) => String(text)).join("")).toMatch(
+      /store check: the database differs from memory at state\.accounts\[0\]\.tags\[0\]\.name/,
+    );
+  });
+});
+
+describe("node:sqlite", () => {
+  it("is loaded without Node 22's ExperimentalWarning, and lets every other warning through", () => {
+    const seen: unknown[][] = [];
+    const original = process.emitWarning;
+    process.emitWarning = ((...args: unknown[]) => {
+      seen.push(args);
+    }) as typeof process.emitWarning;
+    try {
+      const loaded = withoutWarnings(isSqliteExperimentalWarning, () => {
+        // What Node 22 does when node:sqlite first loads, then an unrelated warning.
+        process.emitWarning(
+          "SQLite is an experimental feature and might change at any time",
+          "ExperimentalWarning",
+        );
+        process.emitWarning("something else is experimental", "ExperimentalWarning");
+        process.emitWarning("SQLite is an experimental feature", "DeprecationWarning");
+        return "module";
+      });
+      expect(loaded).toBe("module");
+    } finally {
+      process.emitWarning = original;
+    }
+    expect(seen).toEqual([
+      ["something else is experimental", "ExperimentalWarning"],
+      ["SQLite is an experimental feature", "DeprecationWarning"],
+    ]);
+  });
+});
