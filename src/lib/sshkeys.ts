@@ -227,18 +227,21 @@ function inspectBlob(outerType: string, blob: Buffer): { type: SshKeyType; bits:
 function unsupportedType(type: string): SshKeyError {
   const reason = REFUSED_TYPES[type];
   if (reason !== undefined) return new SshKeyError(`unsupported key type ${type}: ${reason}`);
-  if (type.endsWith("-cert-v01@openssh.com")) {
-    return new SshKeyError(
-      `unsupported key type ${type}: certificates are not accepted; upload the plain public key`,
-    );
-  }
   return new SshKeyError(
     `unsupported key type '${type}'; supported types are ${SUPPORTED_SSH_KEY_TYPES.join(", ")}`,
   );
 }
 
-/** Recognises texts that are keys, but not in the one-line OpenSSH public form. */
-function explainWrongFormat(text: string): string | undefined {
+/**
+ * Why `text`, a key but not in the one-line OpenSSH public form, is refused: a private key, an
+ * OpenSSH certificate, or a public key in another format. Undefined for anything else. Never
+ * quotes the text (it may be a private key).
+ */
+export function explainWrongFormat(text: string): string | undefined {
+  const certificate = /^(\S+-cert-v01@openssh\.com)\s/.exec(text.trim())?.[1];
+  if (certificate !== undefined) {
+    return `this is an OpenSSH certificate (${certificate}), not a public key; upload the public key it certifies (the .pub file without -cert in its name)`;
+  }
   if (/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(text)) {
     return "this is a private key; upload the public key instead (the .pub file, or `ssh-keygen -y -f <private key>`)";
   }

@@ -71,6 +71,51 @@ describe("POST /v1/keys (import)", () => {
     expect(await api.client.keys.get(envelope.key.id)).toEqual(envelope.key);
   });
 
+  it("accepts a .pub file as ssh-keygen writes it (final newline), through the client and raw", async () => {
+    const pubFile = `${ed25519Line("me@laptop")}\n`;
+    const envelope = await api.client.keys.create({
+      name: "pub-file",
+      type: "import",
+      public_key: pubFile,
+    });
+    expect(envelope.key.public_key).toBe(pubFile.trim().replace(/ me@laptop$/, ""));
+    const raw = await api.emulator.call("POST", "/v1/keys", {
+      json: { name: "pub-file-raw", type: "import", public_key: `  ${ed25519Line()}\r\n` },
+    });
+    expect(raw.status).toBe(201);
+  });
+
+  it("says precisely why a certificate or a pasted private key is refused, without quoting it", async () => {
+    const blob = ed25519Line().split(" ")[1];
+    const certificate = `ssh-ed25519-cert-v01@openssh.com ${blob} me@laptop\n`;
+    const { privateKey } = generateKeyPairSync("ed25519");
+    const pem = privateKey.export({ format: "pem", type: "pkcs8" }).toString();
+    const cases: [string, RegExp][] = [
+      [
+        certificate,
+        /^not an OpenSSH public key: this is an OpenSSH certificate \(ssh-ed25519-cert-v01@openssh\.com\), not a public key; upload the public key it certifies/,
+      ],
+      [pem, /^not an OpenSSH public key: this is a private key; upload the public key instead/],
+    ];
+    for (const [publicKey, reason] of cases) {
+      const refused = await api.emulator.call("POST", "/v1/keys", {
+        json: { name: "wrong", type: "import", public_key: publicKey },
+      });
+      expect(refused.status).toBe(400);
+      const body = refused.body as { errors: { field: string; message: string }[] };
+      expect(body.errors).toEqual([
+        { field: "public_key", message: expect.stringMatching(reason) },
+      ]);
+      expect(JSON.stringify(body)).not.toContain(pem.split("\n")[1]);
+      // The typed client refuses it the same way before sending anything.
+      const error = await apiError(
+        api.client.keys.create({ name: "wrong", type: "import", public_key: publicKey }),
+      );
+      expect(error.message).toMatch(/public_key: not an OpenSSH public key: this is/);
+      expect(error.message).not.toContain(pem.split("\n")[1]);
+    }
+  });
+
   it("answers 201", async () => {
     const answer = await api.emulator.call("POST", "/v1/keys", {
       json: { name: "status", type: "import", public_key: ed25519Line() },

@@ -133,7 +133,7 @@ describe("parsePublicKey rejects keys with a message that says what is wrong", (
   it("rejects certificates and unknown algorithms by name", () => {
     expectKeyError(
       "ssh-ed25519-cert-v01@openssh.com AAAAIHNzaC1lZDI1NTE5LWNlcnQtdjAxQG9wZW5zc2guY29t",
-      /certificates are not accepted/,
+      /this is an OpenSSH certificate \(ssh-ed25519-cert-v01@openssh\.com\), not a public key; upload the public key it certifies/,
     );
     expectKeyError("ssh-foo AAAAB3NzaC1mb28=", /unsupported key type 'ssh-foo'; supported types/);
   });

@@ -1,5 +1,6 @@
 /** SSH keys: import a public key or generate a pair (spec: SSH keys). */
 import { z } from "zod";
+import { explainWrongFormat } from "../../lib/sshkeys";
 import { expected, NameInputSchema, TimestampSchema } from "./common";
 
 /** A stored SSH key (spec: Key). */
@@ -38,13 +39,28 @@ export const KeyEnvelopeSchema = z.object({
 });
 export type KeyEnvelope = z.infer<typeof KeyEnvelopeSchema>;
 
-/** OpenSSH public key text: `<type> <base64 blob> [comment]`. */
+const PUBLIC_KEY_LINE =
+  /^(?:ssh-ed25519|ssh-rsa|ecdsa-sha2-nistp(?:256|384|521)|sk-ssh-ed25519@openssh\.com|sk-ecdsa-sha2-nistp256@openssh\.com) [A-Za-z0-9+/]+={0,2}(?: [^\r\n]*)?$/;
+
+/**
+ * OpenSSH public key text: `<type> <base64 blob> [comment]`, as a `.pub` file holds it; the
+ * whitespace around it (the file's final newline) is dropped. A private key, a certificate or a
+ * key in another format is refused with the reason, never quoting the text.
+ */
 export const PublicKeyInputSchema = z
   .string({ error: expected("a string") })
-  .regex(
-    /^(?:ssh-ed25519|ssh-rsa|ecdsa-sha2-nistp(?:256|384|521)|sk-ssh-ed25519@openssh\.com|sk-ecdsa-sha2-nistp256@openssh\.com) [A-Za-z0-9+/]+={0,2}(?: [^\r\n]*)?$/,
-    { error: "expected an OpenSSH public key, for example ssh-ed25519 AAAA... comment" },
-  );
+  .trim()
+  .superRefine((text, ctx) => {
+    const wrongFormat = explainWrongFormat(text);
+    if (wrongFormat !== undefined) {
+      ctx.addIssue({ code: "custom", message: `not an OpenSSH public key: ${wrongFormat}` });
+    } else if (!PUBLIC_KEY_LINE.test(text)) {
+      ctx.addIssue({
+        code: "custom",
+        message: "expected an OpenSSH public key, for example ssh-ed25519 AAAA... comment",
+      });
+    }
+  });
 
 /**
  * Body of `POST /v1/keys` (project decision): `import` stores the given `public_key`; `generate`
