@@ -18,9 +18,26 @@ export interface ParsedBody {
   form: FormData | undefined;
 }
 
-function mediaType(header: string | undefined): string | undefined {
-  return header?.split(";")[0]?.trim().toLowerCase() || undefined;
+interface ContentType {
+  /** `application/json`, lower case; undefined without a Content-Type. */
+  type: string | undefined;
+  /** The `charset` parameter, lower case, unquoted. */
+  charset: string | undefined;
 }
+
+function contentType(header: string | undefined): ContentType {
+  const [type, ...params] = (header ?? "").split(";");
+  let charset: string | undefined;
+  for (const param of params) {
+    const [name, value] = param.split("=", 2).map((part) => part.trim());
+    if (name?.toLowerCase() === "charset" && value !== undefined) {
+      charset = value.replace(/^"(.*)"$/, "$1").toLowerCase();
+    }
+  }
+  return { type: type?.trim().toLowerCase() || undefined, charset };
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 /** Reads the request body, refusing (413) past `limit` bytes. */
 async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
@@ -47,7 +64,7 @@ function unsupportedMediaType(route: AnyRoute, wanted: string, type: string | un
 }
 
 async function parseMultipart(req: IncomingMessage, route: AnyRoute): Promise<ParsedBody> {
-  const type = mediaType(req.headers["content-type"]);
+  const { type } = contentType(req.headers["content-type"]);
   if (type !== "multipart/form-data") {
     throw unsupportedMediaType(route, "multipart/form-data", type);
   }
@@ -67,16 +84,25 @@ async function parseMultipart(req: IncomingMessage, route: AnyRoute): Promise<Pa
 }
 
 async function parseJson(req: IncomingMessage, route: AnyRoute): Promise<ParsedBody> {
-  const type = mediaType(req.headers["content-type"]);
+  const { type, charset } = contentType(req.headers["content-type"]);
   const raw = await readBody(req, MAX_JSON_BYTES);
   const isJson = type === "application/json" || (type?.endsWith("+json") ?? false);
   if ((type !== undefined || raw.length > 0) && !isJson) {
     throw unsupportedMediaType(route, "application/json", type);
   }
+  if (charset !== undefined && charset !== "utf-8" && charset !== "utf8") {
+    throw unsupportedMediaType(route, "application/json in UTF-8", `charset=${charset}`);
+  }
   let parsed: unknown = {};
   if (raw.length > 0) {
+    let text: string;
     try {
-      parsed = JSON.parse(raw.toString("utf8"));
+      text = utf8.decode(raw);
+    } catch {
+      throw invalidRequest("Body is not valid UTF-8; JSON bodies must be UTF-8 (RFC 8259)");
+    }
+    try {
+      parsed = JSON.parse(text);
     } catch (error) {
       throw invalidRequest(
         `Body is not valid JSON: ${error instanceof Error ? error.message : String(error)}`,

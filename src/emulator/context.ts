@@ -7,7 +7,7 @@ import { checkRequest, PageQuerySchema } from "../api/schemas/common";
 import type { Principal } from "./auth";
 import type { ParsedBody } from "./body";
 import type { Emulator } from "./emulator";
-import { invalidRequest } from "./http-errors";
+import { type FieldError, invalidFields, invalidRequest } from "./http-errors";
 import type { AnyRoute, HttpMethod, Page, RouteContext } from "./router";
 
 export interface RequestFacts {
@@ -17,6 +17,23 @@ export interface RequestFacts {
   route: AnyRoute;
   params: Record<string, string>;
   principal: Principal;
+}
+
+function queryParams(query: URLSearchParams, names: readonly string[]): Record<string, string> {
+  const found: Record<string, string> = {};
+  const repeated: FieldError[] = [];
+  for (const name of names) {
+    const values = query.getAll(name);
+    if (values.length > 1) {
+      repeated.push({
+        field: name,
+        message: `given ${values.length} times (${values.join(", ")}); give it once`,
+      });
+    }
+    if (values[0] !== undefined) found[name] = values[0];
+  }
+  if (repeated.length > 0) throw invalidFields(repeated, "Invalid query");
+  return found;
 }
 
 export function routeContext(
@@ -49,14 +66,17 @@ export function routeContext(
       }
       return Number(raw);
     },
+    queryParams(names) {
+      return queryParams(url.searchParams, names);
+    },
     page<T>(items: readonly T[]): Page<T> {
-      const query: Record<string, string> = {};
-      for (const key of ["page", "limit"]) {
-        const value = url.searchParams.get(key);
-        if (value !== null) query[key] = value;
+      const checked = checkRequest(
+        PageQuerySchema,
+        queryParams(url.searchParams, ["page", "limit"]),
+      );
+      if (!checked.success) {
+        throw invalidFields(checked.fieldErrors, "Invalid paging parameters");
       }
-      const checked = checkRequest(PageQuerySchema, query);
-      if (!checked.success) throw invalidRequest("Invalid paging parameters", checked.fieldErrors);
       const { page, limit } = checked.data;
       return {
         items: items.slice((page - 1) * limit, page * limit),

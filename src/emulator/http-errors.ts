@@ -61,7 +61,7 @@ export function invalidFields(errors: readonly FieldError[], what = "Invalid req
 
 /** 400 for one field: `fieldError("plan_id", "no such plan")`. */
 export function fieldError(field: string, message: string): HttpError {
-  return invalidRequest(`${field} ${message}`, [{ field, message }]);
+  return invalidFields([{ field, message }]);
 }
 
 /** 404 not_found. Use it for ids that belong to another account too. */

@@ -68,6 +68,11 @@ export interface RouteContext<B = undefined> {
   nextId(kind: IdKind): number;
   /** Path parameter as a positive integer; answers 400 invalid_request otherwise. */
   intParam(name: string): number;
+  /**
+   * The query parameters of `names` that the request carries. A parameter given twice
+   * (`?page=1&page=2`) is 400 naming it: which value was meant cannot be known.
+   */
+  queryParams(names: readonly string[]): Record<string, string>;
   /** Slices `items` by `?page=` (1-based) and `?limit=` (default 20, max 100); 400 when invalid. */
   page<T>(items: readonly T[]): Page<T>;
   /**

@@ -5,7 +5,7 @@
  * starts with 0x16; anything else is answered, in plain HTTP/1.1, with 403 `https_required` and
  * the connection is closed, so a misconfigured client gets a readable error rather than a hang.
  */
-import type { IncomingMessage, ServerResponse } from "node:http";
+import { type IncomingMessage, maxHeaderSize, type ServerResponse } from "node:http";
 import { createServer as createHttpsServer, type Server as HttpsServer } from "node:https";
 import {
   type AddressInfo,
@@ -13,7 +13,9 @@ import {
   type Server as NetServer,
   type Socket,
 } from "node:net";
+import type { Duplex } from "node:stream";
 import { answerOnSocket, requestId } from "./answer";
+import type { ErrorBodyOut } from "./http-errors";
 import type { RequestLogEntry } from "./log";
 import type { TlsMaterial } from "./tls";
 
@@ -28,6 +30,7 @@ export class Listener {
   private readonly netServer: NetServer;
   private readonly httpsServer: HttpsServer;
   private readonly sockets = new Set<Socket>();
+  private readonly refused = new WeakSet<Socket>();
 
   constructor(
     tls: TlsMaterial,
@@ -39,6 +42,7 @@ export class Listener {
     this.httpsServer.on("tlsClientError", () => {
       // A client that does not trust the CA aborts the handshake; nothing to answer.
     });
+    this.httpsServer.on("clientError", (error, socket) => this.refuseUnreadable(error, socket));
     this.netServer = createNetServer((socket) => this.onConnection(socket));
   }
 
@@ -88,6 +92,38 @@ export class Listener {
     });
   }
 
+  /**
+   * Answers a request Node's HTTP parser refused (there is no request object to answer
+   * through): an unknown method, headers over the size limit, a malformed request line or
+   * header, a request that took too long to arrive. The parser may report more than once.
+   */
+  private refuseUnreadable(error: Error & { code?: string; rawPacket?: Buffer }, socket: Duplex) {
+    const tcp = socket as Socket;
+    // Already answered: the parser reports again for the rest of the input, which the socket
+    // keeps reading (and dropping) until the client is done.
+    if (this.refused.has(tcp)) return;
+    if (error.code === "ECONNRESET" || !tcp.writable) {
+      tcp.destroy();
+      return;
+    }
+    this.refused.add(tcp);
+    const started = performance.now();
+    const id = requestId();
+    const [method = "?", target = "?"] =
+      (error.rawPacket ?? Buffer.alloc(0)).toString("latin1").split("\r\n")[0]?.split(" ") ?? [];
+    const { status, body } = unreadableRequestAnswer(error.code, method);
+    answerOnSocket(tcp, status, body, id);
+    this.events.answered({
+      time: new Date().toISOString(),
+      request_id: id,
+      method: method.slice(0, 16),
+      path: target.slice(0, 200),
+      route: undefined,
+      status,
+      duration_ms: Math.round(performance.now() - started),
+    });
+  }
+
   private refusePlainHttp(socket: Socket, firstChunk: Buffer): void {
     const started = performance.now();
     const id = requestId();
@@ -113,4 +149,49 @@ export class Listener {
       duration_ms: Math.round(performance.now() - started),
     });
   }
+}
+
+/** The JSON answer to a request Node's HTTP parser refused with `code`. */
+function unreadableRequestAnswer(
+  code: string | undefined,
+  method: string,
+): { status: number; body: ErrorBodyOut } {
+  if (code === "HPE_HEADER_OVERFLOW") {
+    return {
+      status: 431,
+      body: {
+        success: false,
+        code: "headers_too_large",
+        message: `Request headers too large: at most ${maxHeaderSize} bytes of headers are read; send fewer or shorter headers`,
+      },
+    };
+  }
+  if (code === "ERR_HTTP_REQUEST_TIMEOUT" || code === "HPE_HEADERS_TIMEOUT") {
+    return {
+      status: 408,
+      body: {
+        success: false,
+        code: "request_timeout",
+        message: "The request did not arrive in time; send it again",
+      },
+    };
+  }
+  if (code === "HPE_INVALID_METHOD") {
+    return {
+      status: 400,
+      body: {
+        success: false,
+        code: "invalid_request",
+        message: `Unknown HTTP method ${JSON.stringify(method.slice(0, 16))}; the API answers GET, POST, PUT and DELETE`,
+      },
+    };
+  }
+  return {
+    status: 400,
+    body: {
+      success: false,
+      code: "invalid_request",
+      message: `Malformed HTTP request${code === undefined ? "" : ` (${code})`}`,
+    },
+  };
 }

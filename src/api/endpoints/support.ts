@@ -3,11 +3,11 @@ import { RequestValidationError } from "../errors";
 import type { MultipartBody, RequestOptions } from "../http";
 import { GenericResponseSchema } from "../schemas/common";
 import {
+  attachmentProblems,
   type CreateReplyFields,
   CreateReplyFieldsSchema,
   type CreateTicketFields,
   CreateTicketFieldsSchema,
-  MAX_ATTACHMENTS_TOTAL_BYTES,
   ReplySchema,
   TicketListSchema,
   TicketSchema,
@@ -16,7 +16,7 @@ import {
 } from "../schemas/support";
 import { ApiArea, type Id, segment, validBody } from "./base";
 
-/** A file to attach to a ticket or a reply. */
+/** A file to attach to a ticket or a reply; at most 20 per call. */
 export interface TicketAttachment {
   /** File name shown to support. */
   filename: string;
@@ -27,21 +27,21 @@ export interface TicketAttachment {
 }
 
 /**
- * Builds the multipart body, refusing attachments over the 2 MB total before anything is sent
- * (the service would answer 413 only after the whole upload).
+ * Builds the multipart body, refusing more than 20 attachments or over 2 MB of them before
+ * anything is sent (the service would answer only after the whole upload).
  */
 function multipart(
   fields: Record<string, string>,
   attachments: readonly TicketAttachment[],
 ): MultipartBody {
   const total = attachments.reduce((sum, file) => sum + file.data.byteLength, 0);
-  if (total > MAX_ATTACHMENTS_TOTAL_BYTES) {
-    throw new RequestValidationError("ticket attachments", [
-      {
-        field: "attachments",
-        message: `total ${total} bytes exceeds the limit of ${MAX_ATTACHMENTS_TOTAL_BYTES} bytes (2 MB)`,
-      },
-    ]);
+  const { tooMany, tooLarge } = attachmentProblems(attachments.length, total);
+  const messages = [tooMany, tooLarge].filter((m): m is string => m !== undefined);
+  if (messages.length > 0) {
+    throw new RequestValidationError(
+      "ticket attachments",
+      messages.map((message) => ({ field: "attachments", message })),
+    );
   }
   const files = attachments.map((file) => ({
     field: "attachments",

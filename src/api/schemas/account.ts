@@ -1,6 +1,6 @@
 /** The current user's profile, the account and introspection (spec: User and account). */
 import { z } from "zod";
-import { expected, listOf, NameInputSchema, TimestampSchema } from "./common";
+import { expected, listOf, NameInputSchema, oneLine, TimestampSchema } from "./common";
 
 /** User types the spec enumerates; `User.type` is parsed as a string. */
 export const USER_TYPES = ["human", "api", "did"] as const;
@@ -88,9 +88,9 @@ export const IntrospectSchema = z.object({
 });
 export type Introspect = z.infer<typeof IntrospectSchema>;
 
-const OptionalText = z
-  .string({ error: expected("a string") })
-  .max(255, { error: "must be at most 255 characters" });
+const OptionalText = oneLine(
+  z.string({ error: expected("a string") }).max(255, { error: "must be at most 255 characters" }),
+);
 
 /** Body of `POST /v1/users/me` (project decision). Fields left out keep their value. */
 export const UpdateUserProfileRequestSchema = z.strictObject({
@@ -130,9 +130,9 @@ export const UpdateAccountRequestSchema = z.strictObject({
   /** State or province. */
   state: OptionalText.optional().describe("State or province"),
   /** Postal code. */
-  postal_code: z
-    .string({ error: expected("a string") })
-    .max(16, { error: "must be at most 16 characters" })
+  postal_code: oneLine(
+    z.string({ error: expected("a string") }).max(16, { error: "must be at most 16 characters" }),
+  )
     .optional()
     .describe("Postal code"),
   /** Country as an ISO 3166-1 alpha-2 code (`DE`); see `catalogue.listCountries()`. */
@@ -150,9 +150,9 @@ export const UpdateAccountRequestSchema = z.strictObject({
     .optional()
     .describe("Contact phone, international form"),
   /** Tax identification number. */
-  tax_id: z
-    .string({ error: expected("a string") })
-    .max(32, { error: "must be at most 32 characters" })
+  tax_id: oneLine(
+    z.string({ error: expected("a string") }).max(32, { error: "must be at most 32 characters" }),
+  )
     .optional()
     .describe("Tax identification number"),
   /** Whether automatic payments are enabled. */

@@ -49,16 +49,54 @@ export const IdSchema = z.int({ error: expected("a positive integer") }).positiv
   error: "expected a positive integer",
 });
 
-/** A human-chosen name in a request: 1–255 characters, not only whitespace. */
-export const NameInputSchema = z
-  .string({ error: expected("a string") })
-  .max(255, { error: "must be at most 255 characters" })
-  .regex(/\S/, { error: "must not be empty or blank" });
+/**
+ * The first character of `text` that no one types into a one-line field (`lines: false`: C0 and
+ * C1 controls, DEL, line and paragraph separators) or into free text (`lines: true`: the same
+ * but tabs and line breaks), as `U+000D at character 2`; undefined when there is none.
+ */
+export function controlCharacterIn(text: string, lines: boolean): string | undefined {
+  let position = 0;
+  for (const char of text) {
+    position += 1;
+    const code = char.codePointAt(0) ?? 0;
+    const control =
+      code < 0x20 || (code >= 0x7f && code <= 0x9f) || code === 0x2028 || code === 0x2029;
+    const lineBreak = code === 0x09 || code === 0x0a || code === 0x0d;
+    if (control && !(lines && lineBreak)) {
+      return `U+${code.toString(16).toUpperCase().padStart(4, "0")} at character ${position}`;
+    }
+  }
+  return undefined;
+}
+
+/** A one-line text field (names, subjects): no line breaks or other control characters. */
+export function oneLine(schema: z.ZodString) {
+  return schema.refine((text) => controlCharacterIn(text, false) === undefined, {
+    error: (issue) =>
+      `must be one line without control characters (found ${controlCharacterIn(String(issue.input), false)})`,
+  });
+}
+
+/** Free text (descriptions, messages): tabs and line breaks, but no other control characters. */
+export function freeText(schema: z.ZodString) {
+  return schema.refine((text) => controlCharacterIn(text, true) === undefined, {
+    error: (issue) =>
+      `must not contain control characters other than tabs and line breaks (found ${controlCharacterIn(String(issue.input), true)})`,
+  });
+}
+
+/** A human-chosen name in a request: one line of 1–255 characters, not only whitespace. */
+export const NameInputSchema = oneLine(
+  z
+    .string({ error: expected("a string") })
+    .max(255, { error: "must be at most 255 characters" })
+    .regex(/\S/, { error: "must not be empty or blank" }),
+);
 
 /** Free text in a request (descriptions and the like): at most 1000 characters. */
-export const DescriptionInputSchema = z
-  .string({ error: expected("a string") })
-  .max(1000, { error: "must be at most 1000 characters" });
+export const DescriptionInputSchema = freeText(
+  z.string({ error: expected("a string") }).max(1000, { error: "must be at most 1000 characters" }),
+);
 
 /** A list of distinct ids in a request. */
 export const IdListInputSchema = z
@@ -92,9 +130,11 @@ export const ERROR_CODES = [
   "forbidden",
   "https_required",
   "not_found",
+  "request_timeout",
   "conflict",
   "payload_too_large",
   "unsupported_media_type",
+  "headers_too_large",
   "rate_limited",
   "internal",
   "unavailable",
@@ -204,6 +244,43 @@ const friendlyErrors: z.core.$ZodErrorMap = (issue) => {
   return undefined;
 };
 
+/**
+ * A lone surrogate (`"\ud800"`) is valid JSON text but not Unicode: the value cannot be written
+ * as UTF-8, and tools that read the answer back (jq, most JSON parsers) refuse it.
+ */
+const LONE_SURROGATE = /\p{Cs}/u;
+
+function loneSurrogate(text: string): string | undefined {
+  const found = LONE_SURROGATE.exec(text)?.[0];
+  return found === undefined
+    ? undefined
+    : `U+${(found.codePointAt(0) ?? 0).toString(16).toUpperCase()}`;
+}
+
+/** One field error per string (or key) anywhere in `input` that is not well-formed Unicode. */
+function malformedUnicode(input: unknown, path: PropertyKey[] = []): FieldError[] {
+  const complaint = (surrogate: string) =>
+    `must be well-formed Unicode; it holds a lone surrogate (${surrogate})`;
+  if (typeof input === "string") {
+    const surrogate = loneSurrogate(input);
+    return surrogate === undefined
+      ? []
+      : [{ field: formatPath(path) || "(body)", message: complaint(surrogate) }];
+  }
+  if (typeof input !== "object" || input === null) return [];
+  const out: FieldError[] = [];
+  for (const [key, value] of Object.entries(input)) {
+    const at = [...path, Array.isArray(input) ? Number(key) : key];
+    const surrogate = loneSurrogate(key);
+    if (surrogate !== undefined) {
+      out.push({ field: formatPath(path) || "(body)", message: `a key ${complaint(surrogate)}` });
+    } else {
+      out.push(...malformedUnicode(value, at));
+    }
+  }
+  return out;
+}
+
 /** Turns zod issues into one `{field, message}` per problem; unknown keys get one entry each. */
 export function toFieldErrors(error: z.ZodError): FieldError[] {
   const out: FieldError[] = [];
@@ -226,13 +303,20 @@ export type CheckResult<T> =
 
 /**
  * Validates a request body against its strict schema and reports every problem by field, in the
- * words both the client (before sending) and the emulator (in a 400 `errors` array) use.
+ * words both the client (before sending) and the emulator (in a 400 `errors` array) use. Every
+ * string in a request must be well-formed Unicode, whatever its schema.
  */
 export function checkRequest<S extends z.ZodType>(
   schema: S,
   input: unknown,
 ): CheckResult<z.output<S>> {
+  const unicode = malformedUnicode(input);
   const result = schema.safeParse(input, { error: friendlyErrors });
-  if (result.success) return { success: true, data: result.data };
-  return { success: false, fieldErrors: toFieldErrors(result.error) };
+  if (result.success && unicode.length === 0) return { success: true, data: result.data };
+  const schemaErrors = result.success ? [] : toFieldErrors(result.error);
+  const atFault = new Set(unicode.map((e) => e.field));
+  return {
+    success: false,
+    fieldErrors: [...unicode, ...schemaErrors.filter((e) => !atFault.has(e.field))],
+  };
 }

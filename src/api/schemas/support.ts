@@ -1,10 +1,33 @@
 /** Support tickets with replies and attachments (spec: Support). */
 import { z } from "zod";
 import { UserSchema } from "./account";
-import { expected, listOf, TimestampSchema } from "./common";
+import { expected, freeText, listOf, oneLine, TimestampSchema } from "./common";
 
 /** Most bytes all attachments of one ticket creation or reply may total (spec: 2 MB). */
 export const MAX_ATTACHMENTS_TOTAL_BYTES = 2 * 1024 * 1024;
+
+/** Most files one ticket creation or reply may attach (project decision). */
+export const MAX_ATTACHMENTS_PER_REQUEST = 20;
+
+/**
+ * What is wrong with the attachments of one ticket creation or reply, in the words the client
+ * (before sending) and the service (400 for too many files, 413 for too many bytes) use.
+ */
+export function attachmentProblems(
+  count: number,
+  totalBytes: number,
+): { tooMany?: string; tooLarge?: string } {
+  return {
+    ...(count > MAX_ATTACHMENTS_PER_REQUEST
+      ? { tooMany: `at most ${MAX_ATTACHMENTS_PER_REQUEST} files per request, got ${count}` }
+      : {}),
+    ...(totalBytes > MAX_ATTACHMENTS_TOTAL_BYTES
+      ? {
+          tooLarge: `total ${totalBytes} bytes exceeds the limit of ${MAX_ATTACHMENTS_TOTAL_BYTES} bytes (2 MB)`,
+        }
+      : {}),
+  };
+}
 
 /** Ticket statuses (project decision; the spec gives open and closed as examples). */
 export const TICKET_STATUSES = ["open", "answered", "closed"] as const;
@@ -77,10 +100,12 @@ export const TicketSchema = z.object({
 export type Ticket = z.infer<typeof TicketSchema>;
 export const TicketListSchema = z.array(TicketSchema);
 
-const ContentInputSchema = z
-  .string({ error: expected("a string") })
-  .max(65536, { error: "must be at most 65536 characters" })
-  .regex(/\S/, { error: "must not be empty or blank" });
+const ContentInputSchema = freeText(
+  z
+    .string({ error: expected("a string") })
+    .max(65536, { error: "must be at most 65536 characters" })
+    .regex(/\S/, { error: "must not be empty or blank" }),
+);
 
 /**
  * Text fields of the multipart body of `POST /v1/tickets`; files go in repeatable `attachments`
@@ -88,11 +113,12 @@ const ContentInputSchema = z
  */
 export const CreateTicketFieldsSchema = z.strictObject({
   /** Subject. */
-  subject: z
-    .string({ error: expected("a string") })
-    .max(255, { error: "must be at most 255 characters" })
-    .regex(/\S/, { error: "must not be empty or blank" })
-    .describe("Subject"),
+  subject: oneLine(
+    z
+      .string({ error: expected("a string") })
+      .max(255, { error: "must be at most 255 characters" })
+      .regex(/\S/, { error: "must not be empty or blank" }),
+  ).describe("Subject"),
   /** Description of the issue. */
   content: ContentInputSchema.describe("Description of the issue"),
 });

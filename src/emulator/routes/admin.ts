@@ -14,7 +14,7 @@ import {
   RateLimitRequestSchema,
   SeedRequestSchema,
 } from "../admin";
-import { invalidRequest } from "../http-errors";
+import { fieldError } from "../http-errors";
 import { type AnyRoute, defineRoute } from "../router";
 
 /** The admin routes of one emulator, answering through its `admin`. */
@@ -133,11 +133,9 @@ export function adminRoutes(admin: EmulatorAdmin): AnyRoute[] {
       path: "/_emulator/requests",
       admin: true,
       handler(ctx) {
-        const limit = Number(ctx.query.get("limit") ?? "100");
+        const limit = Number(ctx.queryParams(["limit"])["limit"] ?? "100");
         if (!Number.isInteger(limit) || limit < 1) {
-          throw invalidRequest("limit must be a positive integer", [
-            { field: "limit", message: "expected a positive integer" },
-          ]);
+          throw fieldError("limit", "expected a positive integer");
         }
         return ctx.json({ entries: admin.requests(limit) });
       },

@@ -52,8 +52,8 @@ export const routes = [
           );
         }
       } else {
-        // The name becomes the key comment, which OpenSSH requires to be one line.
-        const pair = generateEd25519KeyPair(ctx.body.name.replace(/[\r\n]+/g, " "));
+        // The name becomes the key comment; names are one line (NameInputSchema), as comments must be.
+        const pair = generateEd25519KeyPair(ctx.body.name);
         publicKey = pair.publicKey.split(" ").slice(0, 2).join(" ");
         fingerprint = pair.fingerprint;
         privateKey = pair.privateKey;

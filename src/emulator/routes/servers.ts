@@ -70,12 +70,7 @@ const MetricsQuerySchema = z.strictObject({
  * wholly in the future is valid and has no samples (`undefined`).
  */
 function metricsWindow(ctx: RouteContext<unknown>): MetricsWindow | undefined {
-  const raw: Record<string, string> = {};
-  for (const key of ["from", "to", "step"]) {
-    const value = ctx.query.get(key);
-    if (value !== null) raw[key] = value;
-  }
-  const parsed = MetricsQuerySchema.safeParse(raw);
+  const parsed = MetricsQuerySchema.safeParse(ctx.queryParams(["from", "to", "step"]));
   if (!parsed.success) {
     throw invalidFields(
       parsed.error.issues.map((issue) => ({

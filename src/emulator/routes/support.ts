@@ -1,7 +1,8 @@
 /**
  * Support tickets with replies and attachments. Creation and replies are multipart/form-data:
- * text fields `subject` (creation only) and `content`, and repeatable file parts `attachments`
- * totalling at most 2 MB (2 097 152 bytes; one byte more is 413 `payload_too_large`).
+ * text fields `subject` (creation only) and `content`, and repeatable file parts `attachments`:
+ * at most 20 files (more is 400 naming `attachments`) totalling at most 2 MB (2 097 152 bytes;
+ * one byte more is 413 `payload_too_large`).
  *
  * Rules beyond the schemas (docs/wire-contract.md, Support):
  * - Text fields are validated with the client's schemas: unknown parts are 400 ("unknown
@@ -15,9 +16,9 @@
 import type { z } from "zod";
 import { checkRequest, type FieldError } from "../../api/schemas/common";
 import {
+  attachmentProblems,
   CreateReplyFieldsSchema,
   CreateTicketFieldsSchema,
-  MAX_ATTACHMENTS_TOTAL_BYTES,
   UpdateTicketRequestSchema,
 } from "../../api/schemas/support";
 import { findOr404, invalidFields, payloadTooLarge } from "../http-errors";
@@ -33,16 +34,34 @@ interface Upload {
 
 /**
  * Splits the form into text fields (validated with `schema`) and attachments, and enforces the
- * 2 MB total. Reads everything before anything is stored, so a refused request stores nothing.
+ * limits on them (20 files, 2 MB) before reading any file. Reads everything before anything is
+ * stored, so a refused request stores nothing.
  */
 async function readForm<S extends z.ZodType>(
   form: FormData | undefined,
   schema: S,
 ): Promise<{ fields: z.output<S>; uploads: Upload[] }> {
+  const entries = [...(form?.entries() ?? [])];
+  const files = entries.flatMap(([name, value]) =>
+    name === "attachments" && typeof value !== "string" ? [value] : [],
+  );
+  const { tooMany, tooLarge } = attachmentProblems(
+    files.length,
+    files.reduce((sum, file) => sum + file.size, 0),
+  );
+  if (tooMany !== undefined) {
+    const messages = tooLarge === undefined ? [tooMany] : [tooMany, tooLarge];
+    throw invalidFields(
+      messages.map((message) => ({ field: "attachments", message })),
+      "Invalid form",
+    );
+  }
+  if (tooLarge !== undefined) throw payloadTooLarge(`Attachments: ${tooLarge}`);
+
   const text: Record<string, string> = {};
   const errors: FieldError[] = [];
   const uploads: Upload[] = [];
-  for (const [name, value] of form?.entries() ?? []) {
+  for (const [name, value] of entries) {
     if (name === "attachments") {
       if (typeof value === "string") {
         errors.push({ field: "attachments", message: "expected a file part, received text" });
@@ -60,12 +79,6 @@ async function readForm<S extends z.ZodType>(
     } else {
       text[name] = value;
     }
-  }
-  const total = uploads.reduce((sum, upload) => sum + upload.bytes.byteLength, 0);
-  if (total > MAX_ATTACHMENTS_TOTAL_BYTES) {
-    throw payloadTooLarge(
-      `Attachments total ${total} bytes; at most ${MAX_ATTACHMENTS_TOTAL_BYTES} bytes (2 MB) are allowed`,
-    );
   }
   const checked = checkRequest(schema, text);
   if (!checked.success) errors.push(...checked.fieldErrors);
