@@ -60,10 +60,11 @@ describe("POST /v1/firewall/groups", () => {
       created_by_user: 1,
       servers: [],
     });
+    // Every rule carries the spec's four fields; null is "every port" or "any source".
     expect(group?.rules.map(({ id: _id, ...rule }) => rule)).toEqual([
-      { action: "ACCEPT", proto: "tcp", dport: "80" },
+      { action: "ACCEPT", proto: "tcp", dport: "80", source: null },
       { action: "ACCEPT", proto: "tcp", dport: "443", source: "0.0.0.0/0" },
-      { action: "DROP", proto: "icmp", source: "::/0" },
+      { action: "DROP", proto: "icmp", dport: null, source: "::/0" },
     ]);
     const ids = group?.rules.map((r) => r.id) ?? [];
     expect(new Set(ids).size).toBe(3);

@@ -52,7 +52,7 @@ export function renderInvoice(account: AccountState, invoice: InvoiceRecord) {
     paid: invoice.paid,
     paid_at: invoice.paid_at ?? null,
     payment_ref_id: invoice.payment_ref_id ?? null,
-    tax_id: invoice.tax_id === "" ? null : invoice.tax_id,
+    tax_id: invoice.tax_id,
     invoice_items: invoice.invoice_items.map((item) => ({
       plan_id: item.plan_id,
       amount: formatCents(item.amount_cents),

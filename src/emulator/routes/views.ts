@@ -2,6 +2,11 @@
  * How servers, tags and security groups are answered. The three embed each other (a server its
  * tags and groups, a tag or a group its servers), so their views live together here; route
  * modules import them, never the other way round.
+ *
+ * Every object carries every field the spec gives its type, nested ones too: a server inside a
+ * tag has its own `tags` and `security_groups`. The cycle is cut by depth instead: an answer
+ * expands relations {@link RELATION_DEPTH} levels down, and the objects at the last level carry
+ * their relation lists empty (read such an object itself to see its relations).
  */
 import type {
   AccountState,
@@ -12,19 +17,118 @@ import type {
   TagRecord,
 } from "../state";
 
-/** A rule as answered: `dport` and `source` only when set. */
+/** How many levels of relations an answer expands below the object asked for. */
+export const RELATION_DEPTH = 2;
+
+type RuleView = ReturnType<typeof ruleView>;
+
+/** A Server as answered (spec: Server). */
+export interface ServerView {
+  id: number;
+  unique_id: number;
+  created_at: string;
+  updated_at: string;
+  ip: string;
+  user_id: number;
+  account_id: number;
+  vm_id: number | null;
+  firewall_enabled: boolean;
+  data: ServerRecord["data"];
+  plan: Catalogue["plans"][number] | null;
+  plan_id: number;
+  order_id: number | null;
+  security_groups: GroupView[];
+  tags: TagView[];
+  status: string;
+  status_date: string;
+  user_defined_name: string;
+}
+
+/** A Tag as answered (spec: Tag). */
+export interface TagView {
+  id: number;
+  name: string;
+  color: string;
+  data: string;
+  account_id: number;
+  created_by_user: number;
+  servers: ServerView[];
+}
+
+/** A SecurityGroup as answered (spec: SecurityGroup). */
+export interface GroupView {
+  id: number;
+  name: string;
+  description: string;
+  account_id: number;
+  created_by_user: number;
+  created_at: string;
+  updated_at: string;
+  rules: RuleView[];
+  servers: ServerView[];
+}
+
+/** A rule as answered; `dport` and `source` are null when the rule covers every port or source. */
 export function ruleView(rule: FirewallRuleRecord) {
   return {
     id: rule.id,
     action: rule.action,
     proto: rule.proto,
-    ...(rule.dport === undefined ? {} : { dport: rule.dport }),
-    ...(rule.source === undefined ? {} : { source: rule.source }),
+    dport: rule.dport ?? null,
+    source: rule.source ?? null,
   };
 }
 
-/** A tag without its servers, as embedded in a server. */
-export function nestedTagView(account: AccountState, tag: TagRecord) {
+const byId = (a: { id: number }, b: { id: number }) => a.id - b.id;
+
+/** The servers a tag or a group names, oldest first (ids grow with creation time). */
+function serversOf(account: AccountState, holder: { server_ids: readonly number[] }) {
+  return holder.server_ids.flatMap((id) => account.servers.get(id) ?? []).sort(byId);
+}
+
+/** A server with its tags and security groups, `depth` levels of relations deep. */
+export function serverView(
+  account: AccountState,
+  catalogue: Catalogue,
+  server: ServerRecord,
+  depth = RELATION_DEPTH,
+): ServerView {
+  const related = <T extends { id: number }, V>(records: T[], view: (record: T) => V): V[] =>
+    depth === 0 ? [] : records.sort(byId).map(view);
+  return {
+    id: server.id,
+    unique_id: server.unique_id,
+    created_at: server.created_at,
+    updated_at: server.updated_at,
+    ip: server.ip,
+    user_id: server.user_id,
+    account_id: account.profile.id,
+    // Dedicated servers run on no hypervisor, and seeded servers were never ordered.
+    vm_id: server.vm_id ?? null,
+    firewall_enabled: server.firewall_enabled,
+    data: server.data,
+    plan: catalogue.plans.find((p) => p.id === server.plan_id) ?? null,
+    plan_id: server.plan_id,
+    order_id: server.order_id ?? null,
+    security_groups: related(account.security_groups.lookup("server", server.id), (group) =>
+      groupView(account, catalogue, group, depth - 1),
+    ),
+    tags: related(account.tags.lookup("server", server.id), (tag) =>
+      tagView(account, catalogue, tag, depth - 1),
+    ),
+    status: server.status,
+    status_date: server.status_date,
+    user_defined_name: server.user_defined_name,
+  };
+}
+
+/** A tag with the servers carrying it, `depth` levels of relations deep. */
+export function tagView(
+  account: AccountState,
+  catalogue: Catalogue,
+  tag: TagRecord,
+  depth = RELATION_DEPTH,
+): TagView {
   return {
     id: tag.id,
     name: tag.name,
@@ -32,11 +136,22 @@ export function nestedTagView(account: AccountState, tag: TagRecord) {
     data: tag.data,
     account_id: account.profile.id,
     created_by_user: tag.created_by_user,
+    servers:
+      depth === 0
+        ? []
+        : serversOf(account, tag).map((server) =>
+            serverView(account, catalogue, server, depth - 1),
+          ),
   };
 }
 
-/** A security group without its servers, as embedded in a server. */
-export function nestedGroupView(account: AccountState, group: SecurityGroupRecord) {
+/** A security group with the servers it is attached to, `depth` levels of relations deep. */
+export function groupView(
+  account: AccountState,
+  catalogue: Catalogue,
+  group: SecurityGroupRecord,
+  depth = RELATION_DEPTH,
+): GroupView {
   return {
     id: group.id,
     name: group.name,
@@ -46,68 +161,11 @@ export function nestedGroupView(account: AccountState, group: SecurityGroupRecor
     created_at: group.created_at,
     updated_at: group.updated_at,
     rules: group.rules.map(ruleView),
-  };
-}
-
-/** A server without its tags and groups, as embedded in a tag or a group. */
-export function nestedServerView(
-  account: AccountState,
-  catalogue: Catalogue,
-  server: ServerRecord,
-) {
-  const plan = catalogue.plans.find((p) => p.id === server.plan_id);
-  return {
-    id: server.id,
-    unique_id: server.unique_id,
-    created_at: server.created_at,
-    updated_at: server.updated_at,
-    ip: server.ip,
-    user_id: server.user_id,
-    account_id: account.profile.id,
-    ...(server.vm_id === undefined ? {} : { vm_id: server.vm_id }),
-    firewall_enabled: server.firewall_enabled,
-    data: server.data,
-    ...(plan === undefined ? {} : { plan }),
-    plan_id: server.plan_id,
-    ...(server.order_id === undefined ? {} : { order_id: server.order_id }),
-    status: server.status,
-    status_date: server.status_date,
-    user_defined_name: server.user_defined_name,
-  };
-}
-
-/** The servers a tag or a group names, oldest first (ids grow with creation time). */
-function serversOf(account: AccountState, holder: { server_ids: readonly number[] }) {
-  return holder.server_ids
-    .flatMap((id) => account.servers.get(id) ?? [])
-    .sort((a, b) => a.id - b.id);
-}
-
-/** A server with its tags and security groups (relations are stored on those, by server id). */
-export function serverView(account: AccountState, catalogue: Catalogue, server: ServerRecord) {
-  return {
-    ...nestedServerView(account, catalogue, server),
-    security_groups: account.security_groups
-      .lookup("server", server.id)
-      .map((group) => nestedGroupView(account, group)),
-    tags: account.tags.lookup("server", server.id).map((tag) => nestedTagView(account, tag)),
-  };
-}
-
-/** A tag with the servers carrying it. */
-export function tagView(account: AccountState, catalogue: Catalogue, tag: TagRecord) {
-  return {
-    ...nestedTagView(account, tag),
-    servers: serversOf(account, tag).map((server) => nestedServerView(account, catalogue, server)),
-  };
-}
-
-/** A security group with the servers it is attached to. */
-export function groupView(account: AccountState, catalogue: Catalogue, group: SecurityGroupRecord) {
-  return {
-    ...nestedGroupView(account, group),
-    servers: serversOf(account, group).map((server) =>
-      nestedServerView(account, catalogue, server),
-    ),
+    servers:
+      depth === 0
+        ? []
+        : serversOf(account, group).map((server) =>
+            serverView(account, catalogue, server, depth - 1),
+          ),
   };
 }
