@@ -2,19 +2,25 @@
 /**
  * cloudinfra-emulator: the CloudInfra API on this machine, over HTTPS.
  *
- * When it is ready it writes `<data-dir>/emulator.json` ({endpoint, caCertFile, apiKey, pid})
- * and prints `export CLOUDINFRA_...=` lines on stdout; everything else goes to stderr. Tools wait
- * for emulator.json: it is removed at start-up and on a clean shutdown, so it never describes a
- * previous run.
+ * When it is ready it writes `<data-dir>/emulator.json` ({endpoint, caCertFile, apiKey, pid,
+ * dataDir}) and prints `export CLOUDINFRA_...=` lines on stdout; everything else goes to stderr.
+ * Tools wait for emulator.json: it is removed at start-up and on a clean shutdown, so it never
+ * describes a previous run. `cloudinfra-emulator env` prints the same lines for the emulator
+ * running in a data dir, or the only one running (env.ts).
  */
+// First, before anything that needs a newer Node than the one running it.
+import "./cli-node-check";
 import { rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import type { EmulatorOptions } from "./emulator";
 import { Emulator } from "./emulator";
+import { type EmulatorInfoFile, emulatorEnv, exportLines } from "./env";
 import { writeFileAtomic } from "./files";
+import { register, unregister } from "./registry";
 
 const USAGE = `Usage: cloudinfra-emulator [options]
+       cloudinfra-emulator env [--data-dir DIR]
 
   --port N               port to listen on; 0 picks a free one (default 8443)
   --host ADDRESS         interface to listen on (default 127.0.0.1)
@@ -27,6 +33,9 @@ const USAGE = `Usage: cloudinfra-emulator [options]
   --burst N              requests allowed at once per key (default 100)
   --no-rate-limit        never answer 429 (headers are still sent)
   -h, --help             this text
+
+env: prints the export lines of the emulator running in --data-dir DIR, or else of the one
+running in ./.emulator or started anywhere else by this user, for eval "$(...)".
 
 Environment: CLOUDINFRA_EMULATOR_API_KEY fixes the bootstrap administrator's key.
 `;
@@ -42,11 +51,6 @@ function integer(name: string, value: string | undefined, min: number): number |
   if (!Number.isInteger(parsed) || parsed < min)
     fail(`--${name} expects an integer >= ${min}, got ${value}`);
   return parsed;
-}
-
-/** Single-quotes a value for a POSIX shell when it holds anything but safe characters. */
-function shellQuote(value: string): string {
-  return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replaceAll("'", "'\\''")}'`;
 }
 
 function options(): { emulator: EmulatorOptions; quiet: boolean } {
@@ -103,7 +107,27 @@ function options(): { emulator: EmulatorOptions; quiet: boolean } {
   return { emulator, quiet: v.quiet === true };
 }
 
+/** `cloudinfra-emulator env [--data-dir DIR]`. */
+function env(args: string[]): never {
+  let parsed: ReturnType<typeof parseArgs<{ options: typeof spec }>>;
+  const spec = { "data-dir": { type: "string" }, help: { type: "boolean", short: "h" } } as const;
+  try {
+    parsed = parseArgs({ args, options: spec, strict: true, allowPositionals: false });
+  } catch (error) {
+    fail(error instanceof Error ? error.message : String(error));
+  }
+  if (parsed.values.help === true) {
+    process.stdout.write(USAGE);
+    process.exit(0);
+  }
+  const result = emulatorEnv({ dataDir: parsed.values["data-dir"], cwd: process.cwd() });
+  process.stdout.write(result.stdout);
+  process.stderr.write(result.stderr);
+  process.exit(result.code);
+}
+
 async function main(): Promise<void> {
+  if (process.argv[2] === "env") env(process.argv.slice(3));
   const { emulator: settings } = options();
   const infoDir = settings.dataDir;
   if (infoDir !== undefined) rmSync(join(infoDir, "emulator.json"), { force: true });
@@ -114,6 +138,7 @@ async function main(): Promise<void> {
   // Installed before anything announces readiness: a signal that arrives right after the
   // export lines must shut down cleanly, not kill the process with the default action.
   let stopping = false;
+  let registered: string | undefined;
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) {
       process.stderr.write(`cloudinfra-emulator: ${signal} again, exiting now\n`);
@@ -122,6 +147,7 @@ async function main(): Promise<void> {
     stopping = true;
     process.stderr.write(`cloudinfra-emulator: ${signal}, shutting down\n`);
     rmSync(infoFile, { force: true });
+    if (registered !== undefined) unregister(registered);
     emulator.close().then(
       () => process.exit(0),
       (error: unknown) => {
@@ -134,18 +160,16 @@ async function main(): Promise<void> {
   process.on("SIGTERM", stop);
 
   await emulator.start();
-  const info = {
+  const info: EmulatorInfoFile = {
     endpoint: emulator.endpoint,
     caCertFile: emulator.caCertFile,
     apiKey: emulator.bootstrapKey,
     pid: process.pid,
+    dataDir: infoDir ?? null,
   };
   await writeFileAtomic(infoFile, `${JSON.stringify(info, null, 2)}\n`, 0o600);
-  process.stdout.write(
-    `export CLOUDINFRA_ENDPOINT=${shellQuote(info.endpoint)}\n` +
-      `export CLOUDINFRA_API_KEY=${shellQuote(info.apiKey)}\n` +
-      `export CLOUDINFRA_CA_CERT=${shellQuote(info.caCertFile)}\n`,
-  );
+  registered = register(process.pid, infoFile);
+  process.stdout.write(exportLines(info));
   if (emulator.migrated.length > 0) {
     process.stderr.write(
       `cloudinfra-emulator: moved the state of an older emulator into ${join(infoDir ?? "", "state.db")}; ` +

@@ -6,7 +6,7 @@
  * only, a few seconds), so this file neither depends on a fresh `dist/` nor breaks when another
  * process rebuilds `dist/` while it runs.
  */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process";
 import {
   existsSync,
   mkdtempSync,
@@ -21,6 +21,7 @@ import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { Agent } from "undici";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { MINIMUM_NODE_VERSION } from "../../src/emulator/node-version";
 import { callEmulator } from "../support/emulator";
 
 const root = join(__dirname, "..", "..");
@@ -128,6 +129,7 @@ interface Info {
   caCertFile: string;
   apiKey: string;
   pid: number;
+  dataDir: string | null;
 }
 
 function readInfo(dir: string): Info {
@@ -252,6 +254,112 @@ describe("cloudinfra-emulator", () => {
     const cli = spawnCli(["--colour"]);
     expect((await cli.exited).code).toBe(2);
     expect(cli.stderr()).toContain("Usage: cloudinfra-emulator");
+  });
+});
+
+describe("cloudinfra-emulator env (npm run -s emulator:env)", () => {
+  /** A private temp dir, so that emulators other tests (or people) run are not found. */
+  function isolated(): { tmp: string; env: Record<string, string> } {
+    const tmp = tempDir();
+    return { tmp, env: { TMPDIR: tmp } };
+  }
+
+  function env(args: string[], cwd: string, extra: Record<string, string>) {
+    const run = spawnSync(process.execPath, [cliPath, "env", ...args], {
+      cwd,
+      env: { ...process.env, NODE_PATH: join(root, "node_modules"), ...extra },
+      encoding: "utf8",
+    });
+    return { code: run.status, stdout: run.stdout, stderr: run.stderr };
+  }
+
+  it("finds the emulator the README starts with --data-dir, from anywhere, and says which", async () => {
+    const { tmp, env: extra } = isolated();
+    const dir = tempDir();
+    const cli = spawnCli(["--data-dir", dir, "--port", "0", "--quiet"], extra);
+    await ready(cli);
+    const info = readInfo(dir);
+    expect(info).toMatchObject({ dataDir: dir, pid: cli.child.pid });
+    const elsewhere = tempDir();
+    const found = env([], elsewhere, extra);
+    expect(found).toMatchObject({ code: 0, stdout: cli.stdout() });
+    expect(found.stderr).toBe(
+      `emulator env: using the emulator at ${info.endpoint} (pid ${info.pid}, data dir ${dir})\n`,
+    );
+    // The npm script the README uses answers the same.
+    const script = spawnSync(process.execPath, [join(root, "scripts", "emulator-env.mjs")], {
+      cwd: root,
+      env: { ...process.env, ...extra },
+      encoding: "utf8",
+    });
+    expect({ code: script.status, stdout: script.stdout }).toEqual({
+      code: 0,
+      stdout: cli.stdout(),
+    });
+    expect(env(["--data-dir", dir], elsewhere, extra)).toMatchObject({
+      code: 0,
+      stdout: cli.stdout(),
+    });
+    expect(tmp).not.toBe("");
+  });
+
+  it("refuses an emulator.json whose process is gone, found or named", async () => {
+    const { env: extra } = isolated();
+    const dir = tempDir();
+    const cli = spawnCli(["--data-dir", dir, "--port", "0", "--quiet"], extra);
+    await ready(cli);
+    const { pid } = readInfo(dir);
+    cli.child.kill("SIGKILL");
+    await cli.exited;
+    const stale = new RegExp(`names pid ${pid}, which is no longer running`);
+    const found = env([], tempDir(), extra);
+    expect(found.code).toBe(1);
+    expect(found.stdout).toBe("");
+    expect(found.stderr).toMatch(/no running emulator found/);
+    expect(found.stderr).toMatch(stale);
+    const named = env(["--data-dir", dir], tempDir(), extra);
+    expect(named).toMatchObject({ code: 1, stdout: "" });
+    expect(named.stderr).toMatch(stale);
+  });
+
+  it("will not guess between two running emulators, and lists them", async () => {
+    const { env: extra } = isolated();
+    const [one, two] = [tempDir(), tempDir()];
+    const first = spawnCli(["--data-dir", one, "--port", "0", "--quiet"], extra);
+    const second = spawnCli(["--memory", "--port", "0", "--quiet"], extra);
+    await Promise.all([ready(first), ready(second)]);
+    const both = env([], two, extra);
+    expect(both).toMatchObject({ code: 1, stdout: "" });
+    expect(both.stderr).toContain("2 emulators are running; choose one with");
+    expect(both.stderr).toContain(`(pid ${first.child.pid}, data dir ${one})`);
+    expect(both.stderr).toContain(`(pid ${second.child.pid}, in memory)`);
+    expect(env(["--data-dir", one], two, extra)).toMatchObject({ code: 0, stdout: first.stdout() });
+  });
+});
+
+describe("on a Node older than the package supports", () => {
+  it("says which Node it needs, without a stack trace", () => {
+    const preload = join(tempDir(), "old-node.cjs");
+    writeFileSync(
+      preload,
+      'Object.defineProperty(process.versions, "node", { value: "20.11.1", configurable: true });\n',
+    );
+    const run = spawnSync(process.execPath, ["--require", preload, cliPath, "--memory"], {
+      env: { ...process.env, NODE_PATH: join(root, "node_modules") },
+      encoding: "utf8",
+    });
+    expect(run.status).toBe(1);
+    expect(run.stdout).toBe("");
+    expect(run.stderr).toBe(
+      "cloudinfra-emulator needs Node.js 22.19.0 or newer; this is Node.js v20.11.1. Install a newer Node (https://nodejs.org) and start it again.\n",
+    );
+  });
+
+  it("asks for the Node that package.json's engines names", () => {
+    const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
+      engines: { node: string };
+    };
+    expect(pkg.engines.node).toBe(`>=${MINIMUM_NODE_VERSION}`);
   });
 });
 
