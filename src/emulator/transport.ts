@@ -107,12 +107,37 @@ export class Listener {
       return;
     }
     this.refused.add(tcp);
+    this.answerRefusal(tcp, error.rawPacket, (method) =>
+      unreadableRequestAnswer(error.code, method),
+    );
+  }
+
+  private refusePlainHttp(socket: Socket, firstChunk: Buffer): void {
+    this.answerRefusal(socket, firstChunk, () => ({
+      status: 403,
+      body: {
+        success: false,
+        message: "HTTPS is required: this endpoint only speaks TLS (use https://)",
+        code: "https_required",
+      },
+    }));
+  }
+
+  /**
+   * Answers on the socket itself, the request line read from `received` (the start of what the
+   * client sent), and records the answer in the request log.
+   */
+  private answerRefusal(
+    socket: Socket,
+    received: Buffer | undefined,
+    answer: (method: string) => { status: number; body: ErrorBodyOut },
+  ): void {
     const started = performance.now();
     const id = requestId();
     const [method = "?", target = "?"] =
-      (error.rawPacket ?? Buffer.alloc(0)).toString("latin1").split("\r\n")[0]?.split(" ") ?? [];
-    const { status, body } = unreadableRequestAnswer(error.code, method);
-    answerOnSocket(tcp, status, body, id);
+      (received ?? Buffer.alloc(0)).toString("latin1").split("\r\n")[0]?.split(" ") ?? [];
+    const { status, body } = answer(method);
+    answerOnSocket(socket, status, body, id);
     this.events.answered({
       time: new Date().toISOString(),
       request_id: id,
@@ -120,32 +145,6 @@ export class Listener {
       path: target.slice(0, 200),
       route: undefined,
       status,
-      duration_ms: Math.round(performance.now() - started),
-    });
-  }
-
-  private refusePlainHttp(socket: Socket, firstChunk: Buffer): void {
-    const started = performance.now();
-    const id = requestId();
-    const [method = "?", target = "?"] =
-      firstChunk.toString("latin1").split("\r\n")[0]?.split(" ") ?? [];
-    answerOnSocket(
-      socket,
-      403,
-      {
-        success: false,
-        message: "HTTPS is required: this endpoint only speaks TLS (use https://)",
-        code: "https_required",
-      },
-      id,
-    );
-    this.events.answered({
-      time: new Date().toISOString(),
-      request_id: id,
-      method: method.slice(0, 16),
-      path: target.slice(0, 200),
-      route: undefined,
-      status: 403,
       duration_ms: Math.round(performance.now() - started),
     });
   }

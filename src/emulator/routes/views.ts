@@ -82,8 +82,17 @@ export function ruleView(rule: FirewallRuleRecord) {
 const byId = (a: { id: number }, b: { id: number }) => a.id - b.id;
 
 /** The servers a tag or a group names, oldest first (ids grow with creation time). */
-function serversOf(account: AccountState, holder: { server_ids: readonly number[] }) {
-  return holder.server_ids.flatMap((id) => account.servers.get(id) ?? []).sort(byId);
+function serverViewsOf(
+  account: AccountState,
+  catalogue: Catalogue,
+  holder: { server_ids: readonly number[] },
+  depth: number,
+): ServerView[] {
+  if (depth === 0) return [];
+  return holder.server_ids
+    .flatMap((id) => account.servers.get(id) ?? [])
+    .sort(byId)
+    .map((server) => serverView(account, catalogue, server, depth - 1));
 }
 
 /** A server with its tags and security groups, `depth` levels of relations deep. */
@@ -136,12 +145,7 @@ export function tagView(
     data: tag.data,
     account_id: account.profile.id,
     created_by_user: tag.created_by_user,
-    servers:
-      depth === 0
-        ? []
-        : serversOf(account, tag).map((server) =>
-            serverView(account, catalogue, server, depth - 1),
-          ),
+    servers: serverViewsOf(account, catalogue, tag, depth),
   };
 }
 
@@ -161,11 +165,6 @@ export function groupView(
     created_at: group.created_at,
     updated_at: group.updated_at,
     rules: group.rules.map(ruleView),
-    servers:
-      depth === 0
-        ? []
-        : serversOf(account, group).map((server) =>
-            serverView(account, catalogue, server, depth - 1),
-          ),
+    servers: serverViewsOf(account, catalogue, group, depth),
   };
 }
