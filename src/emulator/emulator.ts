@@ -146,7 +146,7 @@ export class Emulator {
       getState: () => this.state,
       clock: this.clock,
       commit: () => this.commit(),
-      onError: (error) => this.reportError("persisting a status transition", error),
+      onError: (error) => this.reportError("committing a status transition", error),
     });
     this.lifecycle.reset(this.startTiming);
     this.startFaults = options.faults ?? { seed: 1, rules: [] };

@@ -3,7 +3,7 @@
  *
  *   x-request-id → auth (401) → admin routes: bootstrap key (403), others: rate limit (429)
  *   → route match (404) → injected faults → permission (403) → content type (415)
- *   → body validation (400) → handler → persist → answer (or lose it)
+ *   → body validation (400) → handler → commit → answer (or lose it)
  *
  * Every answer, error or not, is JSON with the request id, and lands in the request log under
  * the route the request matched (or would have matched, for a 429).

@@ -56,7 +56,10 @@ export interface RouteContext<B = undefined> {
   readonly body: B;
   /** The parsed multipart body, on routes declared `multipart: true`. */
   readonly form: FormData | undefined;
-  /** The caller's account: read and change it in place; the server persists after a 2xx. */
+  /**
+   * The caller's account: its tables. Change a record in place and record it with the table's
+   * `update` (or `insert`, `remove`); what a handler records is committed before the answer.
+   */
   readonly account: AccountState;
   /** The authenticated user (in `account`). */
   readonly user: UserRecord;
@@ -85,7 +88,10 @@ export interface RouteContext<B = undefined> {
     transient: TransientStatus,
     target: TransitionTarget,
   ): string;
-  /** Stores bytes durably (attachments) and returns their sha256, which is also their blob id. */
+  /**
+   * Stores bytes (attachments), durably with the request's commit, and returns their sha256,
+   * which is also their blob id.
+   */
   putBlob(bytes: Uint8Array): Promise<string>;
   /** A JSON answer; 200 unless told otherwise. */
   json(body: unknown, status?: number): Reply;

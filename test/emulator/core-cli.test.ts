@@ -194,6 +194,11 @@ describe("cloudinfra-emulator", () => {
 
   it("refuses a data dir a running emulator holds, naming its pid", async () => {
     const dir = tempDir();
+    // A restarted emulator (it only reads its database at start) holds the dir as well.
+    const earlier = spawnCli(["--data-dir", dir, "--port", "0", "--quiet"]);
+    await ready(earlier);
+    earlier.child.kill("SIGTERM");
+    await earlier.exited;
     const first = spawnCli(["--data-dir", dir, "--port", "0", "--quiet"]);
     await ready(first);
     const second = spawnCli(["--data-dir", dir, "--port", "0", "--quiet"]);

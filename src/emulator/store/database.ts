@@ -18,12 +18,13 @@ import { createHash } from "node:crypto";
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { DatabaseSync, StatementSync } from "node:sqlite";
+import { processRunning } from "../registry";
 import type { AccountRecords, AccountRow, StateMeta } from "../state";
 import { noRecords } from "../state";
 import { sqlite } from "./sqlite";
 import { RECORD_TABLES, type RecordId, type RecordTable, type RowSink } from "./table";
 
-export const DATABASE_FILE = "state.db";
+const DATABASE_FILE = "state.db";
 const LOCK_FILE = "emulator.lock";
 /** Bumped (as SQLite's `user_version`) when the schema changes. */
 const SCHEMA_VERSION = 1;
@@ -63,10 +64,6 @@ export class Journal implements RowSink {
 
   putBlob(id: string, bytes: Uint8Array): void {
     this.blobs.set(id, bytes);
-  }
-
-  pendingBlob(id: string): Uint8Array | undefined {
-    return this.blobs.get(id);
   }
 
   /** The next commit empties every table before it writes (a reset). */
@@ -114,7 +111,7 @@ export class Journal implements RowSink {
   }
 }
 
-/** Data dirs opened by this process (SQLite's lock does not tell two handles of one process). */
+/** Data dirs opened by this process: a second emulator here is told so, not "database is locked". */
 const openDirs = new Set<string>();
 
 function sqliteCode(error: unknown): number | undefined {
@@ -131,7 +128,7 @@ function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-export function sha256(bytes: Uint8Array): string {
+function sha256(bytes: Uint8Array): string {
   return createHash("sha256").update(bytes).digest("hex");
 }
 
@@ -265,15 +262,6 @@ export class Store {
     return id;
   }
 
-  async getBlob(id: string): Promise<Uint8Array | undefined> {
-    const pending = this.journal.pendingBlob(id);
-    if (pending !== undefined) return pending;
-    const row = this.db.prepare("SELECT bytes FROM blobs WHERE id = ?").get(id) as
-      | { bytes: Uint8Array }
-      | undefined;
-    return row?.bytes;
-  }
-
   /** Commits what is left, then releases the database and the data dir. */
   close(): void {
     if (this.closed) return;
@@ -332,7 +320,9 @@ function openError(dataDir: string, file: string, error: unknown): Error {
     let holder = "another process";
     try {
       const pid = Number(readFileSync(join(dataDir, LOCK_FILE), "utf8").trim());
-      if (Number.isInteger(pid) && pid > 0) holder = `another emulator (pid ${pid})`;
+      if (Number.isInteger(pid) && pid > 0 && processRunning(pid)) {
+        holder = `another emulator (pid ${pid})`;
+      }
     } catch {
       // No lock file: some other program has the database open.
     }
