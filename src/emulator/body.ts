@@ -91,7 +91,11 @@ async function parseJson(req: IncomingMessage, route: AnyRoute): Promise<ParsedB
     throw unsupportedMediaType(route, "application/json", type);
   }
   if (charset !== undefined && charset !== "utf-8" && charset !== "utf8") {
-    throw unsupportedMediaType(route, "application/json in UTF-8", `charset=${charset}`);
+    throw unsupportedMediaType(
+      route,
+      "application/json in UTF-8",
+      `charset=${charset.slice(0, 40)}`,
+    );
   }
   let parsed: unknown = {};
   if (raw.length > 0) {

@@ -142,7 +142,8 @@ export class Listener {
       time: new Date().toISOString(),
       request_id: id,
       method: method.slice(0, 16),
-      path: target.slice(0, 200),
+      // The path only, as for every other request: a query string may hold what is not logged.
+      path: (target.split("?")[0] ?? "").slice(0, 200),
       route: undefined,
       status,
       duration_ms: Math.round(performance.now() - started),

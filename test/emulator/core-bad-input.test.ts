@@ -210,7 +210,7 @@ describe("attachments", () => {
 describe("requests Node's HTTP parser refuses", () => {
   it("answers an unknown method with the JSON error and a request id", async () => {
     const answer = await rawRequest(
-      `FOO /v1/tags HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: ApiKey ${api.emulator.apiKey}\r\n\r\n`,
+      `FOO /v1/tags?token=not-logged HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: ApiKey ${api.emulator.apiKey}\r\n\r\n`,
     );
     expect(answer.status).toBe(400);
     expect(answer.headers["content-type"]).toBe("application/json; charset=utf-8");
