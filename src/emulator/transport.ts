@@ -15,7 +15,7 @@ import {
 } from "node:net";
 import type { Duplex } from "node:stream";
 import { answerOnSocket, requestId } from "./answer";
-import type { ErrorBodyOut } from "./http-errors";
+import { HttpError, invalidRequest } from "./http-errors";
 import type { RequestLogEntry } from "./log";
 import type { TlsMaterial } from "./tls";
 
@@ -108,19 +108,21 @@ export class Listener {
     }
     this.refused.add(tcp);
     this.answerRefusal(tcp, error.rawPacket, (method) =>
-      unreadableRequestAnswer(error.code, method),
+      unreadableRequestError(error.code, method),
     );
   }
 
   private refusePlainHttp(socket: Socket, firstChunk: Buffer): void {
-    this.answerRefusal(socket, firstChunk, () => ({
-      status: 403,
-      body: {
-        success: false,
-        message: "HTTPS is required: this endpoint only speaks TLS (use https://)",
-        code: "https_required",
-      },
-    }));
+    this.answerRefusal(
+      socket,
+      firstChunk,
+      () =>
+        new HttpError(
+          403,
+          "https_required",
+          "HTTPS is required: this endpoint only speaks TLS (use https://)",
+        ),
+    );
   }
 
   /**
@@ -130,14 +132,15 @@ export class Listener {
   private answerRefusal(
     socket: Socket,
     received: Buffer | undefined,
-    answer: (method: string) => { status: number; body: ErrorBodyOut },
+    refusal: (method: string) => HttpError,
   ): void {
     const started = performance.now();
     const id = requestId();
     const [method = "?", target = "?"] =
       (received ?? Buffer.alloc(0)).toString("latin1").split("\r\n")[0]?.split(" ") ?? [];
-    const { status, body } = answer(method);
-    answerOnSocket(socket, status, body, id);
+    const error = refusal(method);
+    const status = error.status;
+    answerOnSocket(socket, status, error.toBody(), id);
     this.events.answered({
       time: new Date().toISOString(),
       request_id: id,
@@ -151,47 +154,26 @@ export class Listener {
   }
 }
 
-/** The JSON answer to a request Node's HTTP parser refused with `code`. */
-function unreadableRequestAnswer(
-  code: string | undefined,
-  method: string,
-): { status: number; body: ErrorBodyOut } {
+/** The error answering a request Node's HTTP parser refused with `code`. */
+function unreadableRequestError(code: string | undefined, method: string): HttpError {
   if (code === "HPE_HEADER_OVERFLOW") {
-    return {
-      status: 431,
-      body: {
-        success: false,
-        code: "headers_too_large",
-        message: `Request headers too large: at most ${maxHeaderSize} bytes of headers are read; send fewer or shorter headers`,
-      },
-    };
+    return new HttpError(
+      431,
+      "headers_too_large",
+      `Request headers too large: at most ${maxHeaderSize} bytes of headers are read; send fewer or shorter headers`,
+    );
   }
   if (code === "ERR_HTTP_REQUEST_TIMEOUT" || code === "HPE_HEADERS_TIMEOUT") {
-    return {
-      status: 408,
-      body: {
-        success: false,
-        code: "request_timeout",
-        message: "The request did not arrive in time; send it again",
-      },
-    };
+    return new HttpError(
+      408,
+      "request_timeout",
+      "The request did not arrive in time; send it again",
+    );
   }
   if (code === "HPE_INVALID_METHOD") {
-    return {
-      status: 400,
-      body: {
-        success: false,
-        code: "invalid_request",
-        message: `Unknown HTTP method ${JSON.stringify(method.slice(0, 16))}; the API answers GET, POST, PUT and DELETE`,
-      },
-    };
+    return invalidRequest(
+      `Unknown HTTP method ${JSON.stringify(method.slice(0, 16))}; the API answers GET, POST, PUT and DELETE`,
+    );
   }
-  return {
-    status: 400,
-    body: {
-      success: false,
-      code: "invalid_request",
-      message: `Malformed HTTP request${code === undefined ? "" : ` (${code})`}`,
-    },
-  };
+  return invalidRequest(`Malformed HTTP request${code === undefined ? "" : ` (${code})`}`);
 }
