@@ -43,6 +43,9 @@ export class Listener {
       // A client that does not trust the CA aborts the handshake; nothing to answer.
     });
     this.httpsServer.on("clientError", (error, socket) => this.refuseUnreadable(error, socket));
+    // An `Expect` other than 100-continue would get Node's bare 417; the API expects nothing of
+    // it, so such a request is answered like any other.
+    this.httpsServer.on("checkExpectation", (req, res) => this.events.request(req, res));
     this.netServer = createNetServer((socket) => this.onConnection(socket));
   }
 

@@ -243,6 +243,15 @@ describe("requests Node's HTTP parser refuses", () => {
     expect((await api.emulator.call("GET", "/v1/tags")).status).toBe(200);
   });
 
+  it("answers a request with an unknown Expect like any other, with JSON", async () => {
+    const answer = await rawRequest(
+      `GET /v1/tags HTTP/1.1\r\nhost: 127.0.0.1\r\nexpect: something\r\nconnection: close\r\nauthorization: ApiKey ${api.emulator.apiKey}\r\n\r\n`,
+    );
+    expect(answer.status).toBe(200);
+    expect(answer.headers["x-request-id"]).toMatch(/^req_/);
+    expect(Array.isArray(answer.body)).toBe(true);
+  });
+
   it("answers a malformed header line with the JSON error", async () => {
     const answer = await rawRequest(
       "GET /v1/tags HTTP/1.1\r\nhost: 127.0.0.1\r\nbad header\r\n\r\n",
