@@ -186,7 +186,9 @@ describe("migration of a state.json data dir", () => {
 
     const db = new DatabaseSync(join(dir, "state.db"), { readOnly: true });
     const blobs = db.prepare("SELECT id, length(bytes) AS size FROM blobs ORDER BY id").all();
+    const { journal_mode } = db.prepare("PRAGMA journal_mode").get() as { journal_mode: string };
     db.close();
+    expect(journal_mode).toBe("wal");
     expect(blobs).toEqual([
       { id: "abbdf771709326659304d3e5ea6990adb83c226cfb137c96f1587831519bf1e3", size: 22 },
       { id: "d15c430f8fe83aae0f23c6dbde547fd1c65780b0ecf50d9fac78baa582db933b", size: 13 },
