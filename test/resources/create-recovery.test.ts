@@ -213,6 +213,27 @@ describe("defect 3: a create is sent again when the lookup proved nothing was ma
   });
 });
 
+describe("defect 5: what a lost answer made and the provider can prove is its own is cleaned up", () => {
+  it("a generated key: deleted (a delete whose answer is lost counts), then generated again", async () => {
+    emulator.admin.setFaults({
+      seed: 1,
+      rules: [
+        { method: "POST", path: "/v1/keys", answer_lost: 1, limit: 1 },
+        // The clean-up's delete is applied but its answer lost; the retry answers 404.
+        { method: "DELETE", path: "/v1/keys/:id", answer_lost: 1, limit: 1 },
+      ],
+    });
+    const created = await sshKey.create(
+      await checkedInputs(sshKey, { name: "regenerated", generate: true }),
+    );
+    expect(created.outs?.["privateKey"]).toMatch(/PRIVATE KEY/);
+    emulator.admin.clearFaults();
+    expect(
+      (await api.keys.list()).filter((k) => k.name === "regenerated").map((k) => String(k.id)),
+    ).toEqual([created.id]);
+  });
+});
+
 describe("defect 6: messages say what the provider found", () => {
   it("after sending in vain, that nothing was made, without 'check for the resource'", async () => {
     emulator.admin.setFaults({

@@ -314,6 +314,34 @@ describe("delete", () => {
     await server.delete(id, outs);
   });
 
+  it("sends the delete action again while the server shows no sign of it, and says so in the end", async () => {
+    const { id, outs } = await server.create(
+      await inputs({ name: "del-flaky", planId: 1, image: "ubuntu-24.04" }),
+    );
+    // Two failures before the handler runs: nothing was applied, but the client cannot know.
+    emulator.admin.setFaults({
+      seed: 1,
+      rules: [{ method: "POST", path: "/v1/servers/:id/management", status_502: 1, limit: 2 }],
+    });
+    await server.delete(id, outs);
+    await expect(api.servers.get(id)).rejects.toBeInstanceOf(NotFoundError);
+
+    const again = await server.create(
+      await inputs({ name: "del-never", planId: 1, image: "ubuntu-24.04" }),
+    );
+    emulator.admin.setFaults({
+      seed: 1,
+      rules: [{ method: "POST", path: "/v1/servers/:id/management", status_502: 1 }],
+    });
+    const err = await createdError(server.delete(again.id, again.outs));
+    expect(err.message).toMatch(
+      /^cloudinfra: deleting Server "del-never" failed: POST \/v1\/servers\/\d+\/management failed: 502 unavailable: .*; the delete action was sent 3 times and each time server \d+ showed no sign of it \(status "running"\): run the command again$/,
+    );
+    expect(err.message).not.toContain("check for the resource");
+    emulator.admin.clearFaults();
+    await server.delete(again.id, again.outs);
+  });
+
   it("lets a transition under way finish before deleting", async () => {
     // The delete action is refused (409) while the server provisions.
     emulator.admin.setLifecycle({ mode: "auto", durations: { provisioning: 400 } });

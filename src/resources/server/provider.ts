@@ -26,7 +26,7 @@ import {
   type ResourceImplementation,
   unlessNotFound,
 } from "../common";
-import { createExactlyOnce } from "../create";
+import { createExactlyOnce, DEFAULT_MAX_SENDS, LOOKUP_MAX_RETRIES } from "../create";
 import { apiClient, createJournal } from "../session";
 import {
   diffServer,
@@ -124,27 +124,45 @@ async function createOne(
 
 /**
  * Sends a management action. A management call is not repeatable blindly: when its answer is
- * lost, it is sent again only if the server shows no sign of it (neither its transitional nor
- * its final status).
+ * lost, the server is read (patiently) and the action is sent again only if the server shows no
+ * sign of it (neither its transitional nor its final status), up to {@link DEFAULT_MAX_SENDS}
+ * times.
  */
 async function sendAction(
   client: CloudInfraClient,
   id: number,
   action: ManagementAction,
 ): Promise<string> {
-  try {
-    return (await client.servers.manage(id, { action })).action_id;
-  } catch (err) {
-    if (!isAmbiguousFailure(err)) throw err;
-    const transition = MANAGEMENT_TRANSITIONS[action];
-    const now = await getOrGone(client, id);
-    if (now === undefined) {
-      if (transition.to === null) return ANSWER_LOST;
-      throw err;
+  const transition = MANAGEMENT_TRANSITIONS[action];
+  let failure: string | undefined;
+  let status = "unknown";
+  for (let sent = 1; sent <= DEFAULT_MAX_SENDS; sent++) {
+    try {
+      return (await client.servers.manage(id, { action })).action_id;
+    } catch (err) {
+      if (!isAmbiguousFailure(err)) throw err;
+      failure = err.summary;
+      let now: Server | undefined;
+      try {
+        now = await unlessNotFound(client.servers.get(id, { maxRetries: LOOKUP_MAX_RETRIES }));
+      } catch (readErr) {
+        const why = readErr instanceof Error ? readErr.message : String(readErr);
+        throw new Error(
+          `${failure}; reading server ${id} to see whether the ${action} action took failed too (${why}): run the command again`,
+          { cause: err },
+        );
+      }
+      if (now === undefined) {
+        if (transition.to === null) return ANSWER_LOST;
+        throw new Error(`${failure}; server ${id} is gone (404)`, { cause: err });
+      }
+      if (now.status === transition.via || now.status === transition.to) return ANSWER_LOST;
+      status = now.status;
     }
-    if (now.status === transition.via || now.status === transition.to) return ANSWER_LOST;
-    return (await client.servers.manage(id, { action })).action_id;
   }
+  throw new Error(
+    `${failure}; the ${action} action was sent ${DEFAULT_MAX_SENDS} times and each time server ${id} showed no sign of it (status ${JSON.stringify(status)}): run the command again`,
+  );
 }
 
 /**

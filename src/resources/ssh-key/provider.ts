@@ -103,7 +103,8 @@ async function generateKey(client: CloudInfraClient, inputs: SshKeyInputs) {
       ...keyList(client),
       idOf: (k) => k.id,
       matches: (k) => k.name === inputs.name,
-      discard: (k) => client.keys.delete(k.id).then(() => undefined),
+      // A delete whose own answer was lost and was retried answers 404: the key is gone.
+      discard: (k) => unlessNotFound(client.keys.delete(k.id)).then(() => undefined),
     },
     send: () => client.keys.create(toApi(inputs)),
     idInAnswer: (answer) => answer.key.id,
