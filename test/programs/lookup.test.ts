@@ -4,7 +4,6 @@
  */
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { existingServerIn } from "../support/emulator";
 import { EXIT_OK } from "../support/local-engine/engine.ts";
 import { stripSecretsMap } from "../support/local-engine/values.ts";
 import { expectExit, type ProgramFixture, ROOT, startProgramFixture } from "../support/programs";

@@ -1,12 +1,3 @@
-/**
- * Adoption (`adoptId`) and read-only lookups (`X.get`) through the real dynamic-provider host,
- * as the Pulumi engine drives them: Check → Create with `adoptId` takes over an object made
- * outside Pulumi, a refresh finds no drift, Delete removes it; a replacement that would adopt and
- * then delete the same object fails the plan. `X.get(name, id)` in a whole program:
- * test/programs/lookup.test.ts.
- */
-import { join } from "node:path";
-import type { Output } from "@pulumi/pulumi";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CloudInfraClient } from "../../src/api/client";
 import { NotFoundError } from "../../src/api/errors";
@@ -16,7 +7,6 @@ import {
   type Props,
   type ProviderFixture,
   type ProviderHost,
-  ROOT,
   startFixtureHost,
   startProviderFixture,
   urnOf,
@@ -28,11 +18,10 @@ let fx: ProviderFixture;
 let emulator: TestEmulator;
 let client: CloudInfraClient;
 let host: ProviderHost;
-let providers: Record<string, string>;
 
 beforeAll(async () => {
   fx = await startProviderFixture({ emulator: { lifecycle: { mode: "manual" } } });
-  ({ emulator, client, host, providers } = fx);
+  ({ emulator, client, host } = fx);
 }, 60_000);
 
 afterAll(async () => {
