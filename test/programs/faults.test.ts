@@ -9,7 +9,11 @@
  * answer was lost is counted apart, and the provider must have named it in its error.
  *
  * CI runs `CLOUDINFRA_FAULT_SEEDS` seeds (3 by default) at `CLOUDINFRA_FAULT_RATE` (0.2); the
- * full run is `npm run test:faults` (20 seeds at 20%, then 5 at 35%).
+ * full run is `npm run test:faults` (20 seeds at 20%, then 5 at 35%). Measured on 2026-11-23:
+ * 18 of 20 at 20% and 5 of 5 at 35%, 0 duplicates, leaks and orphans of every kind the API can
+ * list; seeds 4 and 18 at 20% do not converge, each because a user's create answer was lost (a
+ * user cannot be listed or found through the API; the provider names it in its error, and its
+ * role then cannot be deleted while the user holds it).
  */
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
