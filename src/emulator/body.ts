@@ -5,7 +5,7 @@
 import type { IncomingMessage } from "node:http";
 import { checkRequest } from "../api/schemas/common";
 import { HttpError, invalidFields, invalidRequest } from "./http-errors";
-import type { AnyRoute } from "./router";
+import type { AnyRoute, TextBody } from "./router";
 
 const MAX_JSON_BYTES = 1024 * 1024;
 /** Attachments may total 2 MB; multipart framing and text fields get some room on top. */
@@ -83,6 +83,18 @@ async function parseMultipart(req: IncomingMessage, route: AnyRoute): Promise<Pa
   }
 }
 
+/** The body as UTF-8 text: 415 for a charset other than UTF-8, 400 for bytes that are not UTF-8. */
+function decodeUtf8(route: AnyRoute, raw: Buffer, type: string, charset: string | undefined) {
+  if (charset !== undefined && charset !== "utf-8" && charset !== "utf8") {
+    throw unsupportedMediaType(route, `${type} in UTF-8`, `charset=${charset.slice(0, 40)}`);
+  }
+  try {
+    return utf8.decode(raw);
+  } catch {
+    throw invalidRequest(`Body is not valid UTF-8; ${type} bodies must be UTF-8`);
+  }
+}
+
 async function parseJson(req: IncomingMessage, route: AnyRoute): Promise<ParsedBody> {
   const { type, charset } = contentType(req.headers["content-type"]);
   const raw = await readBody(req, MAX_JSON_BYTES);
@@ -90,21 +102,9 @@ async function parseJson(req: IncomingMessage, route: AnyRoute): Promise<ParsedB
   if ((type !== undefined || raw.length > 0) && !isJson) {
     throw unsupportedMediaType(route, "application/json", type);
   }
-  if (charset !== undefined && charset !== "utf-8" && charset !== "utf8") {
-    throw unsupportedMediaType(
-      route,
-      "application/json in UTF-8",
-      `charset=${charset.slice(0, 40)}`,
-    );
-  }
   let parsed: unknown = {};
+  const text = decodeUtf8(route, raw, "application/json", charset);
   if (raw.length > 0) {
-    let text: string;
-    try {
-      text = utf8.decode(raw);
-    } catch {
-      throw invalidRequest("Body is not valid UTF-8; JSON bodies must be UTF-8 (RFC 8259)");
-    }
     try {
       parsed = JSON.parse(text);
     } catch (error) {
@@ -118,9 +118,25 @@ async function parseJson(req: IncomingMessage, route: AnyRoute): Promise<ParsedB
   return { body: checked.data, form: undefined };
 }
 
+async function parseText(
+  req: IncomingMessage,
+  route: AnyRoute,
+  types: readonly string[],
+): Promise<ParsedBody> {
+  const { type, charset } = contentType(req.headers["content-type"]);
+  const raw = await readBody(req, MAX_JSON_BYTES);
+  if ((type !== undefined || raw.length > 0) && (type === undefined || !types.includes(type))) {
+    throw unsupportedMediaType(route, types.join(" or "), type);
+  }
+  const text = decodeUtf8(route, raw, type ?? "text", charset);
+  const body: TextBody = { type, text };
+  return { body, form: undefined };
+}
+
 /** Reads and checks the body the route declares: 415 for the wrong type, 400 when invalid. */
 export async function parseBody(req: IncomingMessage, route: AnyRoute): Promise<ParsedBody> {
   if (route.multipart === true) return parseMultipart(req, route);
+  if (route.text !== undefined) return parseText(req, route, route.text);
   if (route.body !== undefined) return parseJson(req, route);
   // Bodies of routes that take none are read and ignored, so the connection stays usable.
   await readBody(req, MAX_JSON_BYTES);

@@ -99,6 +99,18 @@ export interface RouteContext<B = undefined> {
   generic(message: string): Reply;
 }
 
+/**
+ * Who creates records and with what: what the creation functions that routes share with the
+ * YAML seed (seed-file/) need of a request. A route passes its `ctx`.
+ */
+export type Author = Pick<RouteContext<unknown>, "account" | "user" | "catalogue" | "now" | "nextId">;
+
+/** A body read as text (routes declared with `text`): its media type, lower case, and the text. */
+export interface TextBody {
+  type: string | undefined;
+  text: string;
+}
+
 export interface RouteDefinition<B = undefined> {
   method: HttpMethod;
   /** `/v1/servers/:id`; must have an entry in ROUTE_PERMISSIONS (permissions.ts). */
@@ -107,6 +119,11 @@ export interface RouteDefinition<B = undefined> {
   body?: z.ZodType<B>;
   /** The request must be multipart/form-data; the parsed form arrives as `ctx.form`. */
   multipart?: boolean;
+  /**
+   * The body is UTF-8 text of one of these media types (or empty, without a type) and arrives,
+   * unparsed, as `ctx.body` ({@link TextBody}); the handler parses and validates it.
+   */
+  text?: readonly string[];
   /**
    * An administration route under /_emulator/ (routes/admin.ts): only the bootstrap
    * administrator's key may call it; it is neither rate-limited nor subject to faults, and needs
@@ -122,6 +139,7 @@ export interface AnyRoute {
   path: string;
   body?: z.ZodType;
   multipart?: boolean;
+  text?: readonly string[];
   admin?: boolean;
   handler(ctx: RouteContext<unknown>): Reply | Promise<Reply>;
 }

@@ -5,12 +5,13 @@
  */
 import {
   type RuleInput,
+  type SecurityGroupRequest,
   SecurityGroupRequestSchema,
   UpdateServerFirewallRequestSchema,
 } from "../../api/schemas/firewall";
 import { conflict, findOr404 } from "../http-errors";
-import { defineRoute, type RouteContext } from "../router";
-import type { AccountState, FirewallRuleRecord } from "../state";
+import { type Author, defineRoute } from "../router";
+import type { AccountState, FirewallRuleRecord, SecurityGroupRecord } from "../state";
 import { nameTaken } from "./validation";
 import { groupView } from "./views";
 
@@ -35,7 +36,7 @@ function sameRule(rule: FirewallRuleRecord, input: RuleInput): boolean {
  * that rule's id, so repeating an update (an idempotent request) changes nothing a caller sees.
  */
 function buildRules(
-  ctx: RouteContext<unknown>,
+  ctx: Pick<Author, "nextId">,
   inputs: readonly RuleInput[],
   previous: readonly FirewallRuleRecord[],
 ): FirewallRuleRecord[] {
@@ -51,6 +52,23 @@ function buildRules(
       ...(input.source === undefined ? {} : { source: input.source }),
     };
   });
+}
+
+/** A new security group, attached to no server, as POST /v1/firewall/groups makes it. */
+export function insertGroup(author: Author, request: SecurityGroupRequest): SecurityGroupRecord {
+  const now = author.now();
+  const group: SecurityGroupRecord = {
+    id: author.nextId("security_group"),
+    name: request.name,
+    description: request.description ?? "",
+    created_by_user: author.user.id,
+    rules: buildRules(author, request.rules, []),
+    server_ids: [],
+    created_at: now,
+    updated_at: now,
+  };
+  author.account.security_groups.insert(group);
+  return group;
 }
 
 export const routes = [
@@ -74,18 +92,7 @@ export const routes = [
     body: SecurityGroupRequestSchema,
     handler(ctx) {
       checkNameFree(ctx.account, ctx.body.name);
-      const now = ctx.now();
-      const id = ctx.nextId("security_group");
-      ctx.account.security_groups.insert({
-        id,
-        name: ctx.body.name,
-        description: ctx.body.description ?? "",
-        created_by_user: ctx.user.id,
-        rules: buildRules(ctx, ctx.body.rules, []),
-        server_ids: [],
-        created_at: now,
-        updated_at: now,
-      });
+      const { id } = insertGroup(ctx, ctx.body);
       // The spec's answer has no id field; the name, unique per account, finds the group.
       return ctx.json(
         { success: true, message: `Security group ${ctx.body.name} created with id ${id}` },

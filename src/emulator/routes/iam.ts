@@ -12,12 +12,14 @@
  *   deleted (409).
  */
 import {
+  type CreateRoleRequest,
   CreateRoleRequestSchema,
+  type CreateUserRequest,
   CreateUserRequestSchema,
   UpdateRoleRequestSchema,
   UpdateUserRoleRequestSchema,
 } from "../../api/schemas/iam";
-import { newApiKey, permissionsOf } from "../auth";
+import { hashApiKey, newApiKey, permissionsOf } from "../auth";
 import { PERMISSIONS, permissionById } from "../data";
 import {
   conflict,
@@ -27,7 +29,7 @@ import {
   forbidden,
   invalidRequest,
 } from "../http-errors";
-import { defineRoute, type RouteContext } from "../router";
+import { type Author, defineRoute, type RouteContext } from "../router";
 import type { AccountState, RolePermissionRecord, RoleRecord, UserRecord } from "../state";
 import { nameTaken } from "./validation";
 
@@ -109,7 +111,7 @@ function assertNotProtected(ctx: RouteContext<unknown>, user: UserRecord, doing:
  * ones get fresh ids, in the order the caller gave them.
  */
 function grants(
-  ctx: RouteContext<unknown>,
+  ctx: Pick<Author, "nextId">,
   existing: readonly RolePermissionRecord[],
   permissionIds: readonly number[],
 ): RolePermissionRecord[] {
@@ -120,6 +122,59 @@ function grants(
         permission_id: permissionId,
       },
   );
+}
+
+/**
+ * A new user of `role` as POST /v1/account/users makes it. An api user gets `apiKey` when given
+ * (a seed file fixes it), else a new one; only its hash is kept. The key is `""` for a did user.
+ */
+export function insertUser(
+  author: Author,
+  request: CreateUserRequest,
+  role: RoleRecord,
+  apiKey?: string,
+): { user: UserRecord; apiKey: string } {
+  const now = author.now();
+  const key =
+    request.type !== "api"
+      ? undefined
+      : apiKey === undefined
+        ? newApiKey()
+        : { key: apiKey, hash: hashApiKey(apiKey) };
+  const user: UserRecord = {
+    id: author.nextId("user"),
+    name: request.name,
+    last_name: "",
+    email: "",
+    type: request.type,
+    role_id: role.id,
+    external: false,
+    sys: false,
+    ...(request.type === "did" ? { did: request.did } : {}),
+    ...(key === undefined ? {} : { api_key_hash: key.hash }),
+    created_at: now,
+    updated_at: now,
+  };
+  author.account.users.insert(user);
+  return { user, apiKey: key?.key ?? "" };
+}
+
+/** A new custom role as POST /v1/account/roles makes it (its permission ids already checked). */
+export function insertRole(author: Author, request: CreateRoleRequest): RoleRecord {
+  const now = author.now();
+  const role: RoleRecord = {
+    id: author.nextId("role"),
+    name: request.name,
+    description: request.description ?? "",
+    system_role: false,
+    role_permissions: [],
+    created_by: author.user.id,
+    created_at: now,
+    updated_at: now,
+  };
+  role.role_permissions = grants(author, [], request.permission_ids);
+  author.account.roles.insert(role);
+  return role;
 }
 
 export const routes = [
@@ -139,25 +194,9 @@ export const routes = [
       if (body.type === "did" && ctx.account.users.all().some((u) => u.did === body.did)) {
         throw conflict(`A user with DID ${body.did} already exists in this account`);
       }
-      const now = ctx.now();
-      const key = body.type === "api" ? newApiKey() : undefined;
-      const user: UserRecord = {
-        id: ctx.nextId("user"),
-        name: body.name,
-        last_name: "",
-        email: "",
-        type: body.type,
-        role_id: role.id,
-        external: false,
-        sys: false,
-        ...(body.type === "did" ? { did: body.did } : {}),
-        ...(key === undefined ? {} : { api_key_hash: key.hash }),
-        created_at: now,
-        updated_at: now,
-      };
-      ctx.account.users.insert(user);
+      const { user, apiKey } = insertUser(ctx, body, role);
       // The key leaves the service only here; just its hash is kept.
-      return ctx.json({ user_id: user.id, api_key: key?.key ?? "" }, 201);
+      return ctx.json({ user_id: user.id, api_key: apiKey }, 201);
     },
   }),
 
@@ -207,19 +246,7 @@ export const routes = [
       if (nameTaken(ctx.account.roles, body.name) !== undefined) {
         throw conflict(`A role named ${body.name} already exists`);
       }
-      const now = ctx.now();
-      const role: RoleRecord = {
-        id: ctx.nextId("role"),
-        name: body.name,
-        description: body.description ?? "",
-        system_role: false,
-        role_permissions: [],
-        created_by: ctx.user.id,
-        created_at: now,
-        updated_at: now,
-      };
-      role.role_permissions = grants(ctx, [], body.permission_ids);
-      ctx.account.roles.insert(role);
+      const role = insertRole(ctx, body);
       return ctx.json(renderRole(ctx.account, role), 201);
     },
   }),

@@ -3,9 +3,14 @@
  * is answered once and never stored.
  */
 import { CreateKeyRequestSchema } from "../../api/schemas/keys";
-import { generateEd25519KeyPair, parsePublicKey, SshKeyError } from "../../lib/sshkeys";
+import {
+  generateEd25519KeyPair,
+  type ParsedPublicKey,
+  parsePublicKey,
+  SshKeyError,
+} from "../../lib/sshkeys";
 import { conflict, fieldError, findOr404 } from "../http-errors";
-import { defineRoute } from "../router";
+import { type Author, defineRoute } from "../router";
 import type { AccountState, SshKeyRecord } from "../state";
 
 function keyView(account: AccountState, key: SshKeyRecord) {
@@ -21,6 +26,43 @@ function keyView(account: AccountState, key: SshKeyRecord) {
   };
 }
 
+/**
+ * A new key as POST /v1/keys makes it: `imported` (parsed and checked for duplicates), or else
+ * a generated Ed25519 pair whose private half is returned here and never stored.
+ */
+export function insertKey(
+  author: Author,
+  name: string,
+  imported: ParsedPublicKey | undefined,
+): { key: SshKeyRecord; privateKey?: string } {
+  let publicKey: string;
+  let fingerprint: string;
+  let privateKey: string | undefined;
+  if (imported !== undefined) {
+    // Stored without the comment: two spellings of one key are one key.
+    publicKey = `${imported.type} ${imported.blob.toString("base64")}`;
+    fingerprint = imported.fingerprint;
+  } else {
+    // The name becomes the key comment; names are one line (NameInputSchema), as comments must be.
+    const pair = generateEd25519KeyPair(name);
+    publicKey = pair.publicKey.split(" ").slice(0, 2).join(" ");
+    fingerprint = pair.fingerprint;
+    privateKey = pair.privateKey;
+  }
+  const now = author.now();
+  const key: SshKeyRecord = {
+    id: author.nextId("key"),
+    name,
+    public_key: publicKey,
+    fingerprint,
+    user_id: author.user.id,
+    created_at: now,
+    updated_at: now,
+  };
+  author.account.keys.insert(key);
+  return privateKey === undefined ? { key } : { key, privateKey };
+}
+
 export const routes = [
   defineRoute({
     method: "GET",
@@ -32,43 +74,22 @@ export const routes = [
     path: "/v1/keys",
     body: CreateKeyRequestSchema,
     handler(ctx) {
-      let publicKey: string;
-      let fingerprint: string;
-      let privateKey: string | undefined;
+      let imported: ParsedPublicKey | undefined;
       if (ctx.body.type === "import") {
         try {
-          const parsed = parsePublicKey(ctx.body.public_key);
-          // Stored without the comment: two spellings of one key are one key.
-          publicKey = `${parsed.type} ${parsed.blob.toString("base64")}`;
-          fingerprint = parsed.fingerprint;
+          imported = parsePublicKey(ctx.body.public_key);
         } catch (error) {
           if (error instanceof SshKeyError) throw fieldError("public_key", error.message);
           throw error;
         }
-        const [existing] = ctx.account.keys.lookup("fingerprint", fingerprint);
+        const [existing] = ctx.account.keys.lookup("fingerprint", imported.fingerprint);
         if (existing !== undefined) {
           throw conflict(
-            `This public key is already stored as key ${existing.id} (${existing.name}), fingerprint ${fingerprint}`,
+            `This public key is already stored as key ${existing.id} (${existing.name}), fingerprint ${imported.fingerprint}`,
           );
         }
-      } else {
-        // The name becomes the key comment; names are one line (NameInputSchema), as comments must be.
-        const pair = generateEd25519KeyPair(ctx.body.name);
-        publicKey = pair.publicKey.split(" ").slice(0, 2).join(" ");
-        fingerprint = pair.fingerprint;
-        privateKey = pair.privateKey;
       }
-      const now = ctx.now();
-      const key: SshKeyRecord = {
-        id: ctx.nextId("key"),
-        name: ctx.body.name,
-        public_key: publicKey,
-        fingerprint,
-        user_id: ctx.user.id,
-        created_at: now,
-        updated_at: now,
-      };
-      ctx.account.keys.insert(key);
+      const { key, privateKey } = insertKey(ctx, ctx.body.name, imported);
       const envelope = { success: true, key: keyView(ctx.account, key) };
       return ctx.json(
         privateKey === undefined ? envelope : { ...envelope, private_key: privateKey },

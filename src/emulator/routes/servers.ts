@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { type FieldError, TimestampSchema } from "../../api/schemas/common";
 import {
+  type CreateServerRequest,
   CreateServerRequestSchema,
   MANAGEMENT_TRANSITIONS,
   ManagementRequestSchema,
@@ -19,8 +20,9 @@ import {
   metricsFor,
 } from "../metrics";
 import { recordServerOrder } from "../orders";
-import { defineRoute, type RouteContext, type TransientStatus } from "../router";
-import type { ServerRecord } from "../state";
+import type { PlanRecord } from "../data";
+import { type Author, defineRoute, type RouteContext, type TransientStatus } from "../router";
+import type { SecurityGroupRecord, ServerRecord } from "../state";
 import { unknownIdErrors } from "./validation";
 import { serverView } from "./views";
 
@@ -103,6 +105,56 @@ function metricsWindow(ctx: RouteContext<unknown>): MetricsWindow | undefined {
   return { from, to: end, stepSeconds: step };
 }
 
+/**
+ * A new server of `plan` as POST /v1/servers makes it: its order, its address, its key ids, and
+ * attached to `groups`. It is inserted in `provisioning`; the caller starts its lifecycle (or, in
+ * a seed file, sets the status it should have).
+ */
+export function insertServer(
+  author: Author,
+  plan: PlanRecord,
+  request: Pick<CreateServerRequest, "image" | "user_defined_name" | "ssh_key_ids"> & {
+    firewall_enabled?: boolean | undefined;
+  },
+  groups: readonly SecurityGroupRecord[],
+): ServerRecord {
+  const { account } = author;
+  const now = author.now();
+  const id = author.nextId("server");
+  const server: ServerRecord = {
+    id,
+    unique_id: 100_000 + id,
+    created_at: now,
+    updated_at: now,
+    ip: ipFor(id),
+    user_id: author.user.id,
+    // Only virtual machines have a hypervisor id; dedicated servers are bare metal.
+    ...(plan.type === "VPS" ? { vm_id: 5000 + id } : {}),
+    firewall_enabled: request.firewall_enabled ?? false,
+    data: [{ name: "os", value: request.image }],
+    plan_id: plan.id,
+    image: request.image,
+    ssh_key_ids: [...(request.ssh_key_ids ?? [])],
+    status: "provisioning",
+    status_date: now,
+    user_defined_name: request.user_defined_name,
+  };
+  server.order_id = recordServerOrder(account, {
+    userId: author.user.id,
+    plan,
+    serverId: id,
+    now,
+    nextId: author.nextId,
+    countries: author.catalogue.countries,
+  });
+  account.servers.insert(server);
+  for (const group of groups) {
+    group.server_ids.push(id);
+    account.security_groups.update(group);
+  }
+  return server;
+}
+
 export const routes = [
   defineRoute({
     method: "GET",
@@ -135,44 +187,12 @@ export const routes = [
       );
       if (plan === undefined || errors.length > 0) throw invalidFields(errors);
 
-      const now = ctx.now();
       const groups = (body.security_group_ids ?? []).flatMap(
         (id) => account.security_groups.get(id) ?? [],
       );
       const created: ServerRecord[] = [];
       for (let i = 0; i < body.quantity; i++) {
-        const id = ctx.nextId("server");
-        const server: ServerRecord = {
-          id,
-          unique_id: 100_000 + id,
-          created_at: now,
-          updated_at: now,
-          ip: ipFor(id),
-          user_id: ctx.user.id,
-          // Only virtual machines have a hypervisor id; dedicated servers are bare metal.
-          ...(plan.type === "VPS" ? { vm_id: 5000 + id } : {}),
-          firewall_enabled: body.firewall_enabled ?? false,
-          data: [{ name: "os", value: body.image }],
-          plan_id: plan.id,
-          image: body.image,
-          ssh_key_ids: [...(body.ssh_key_ids ?? [])],
-          status: "provisioning",
-          status_date: now,
-          user_defined_name: body.user_defined_name,
-        };
-        server.order_id = recordServerOrder(account, {
-          userId: ctx.user.id,
-          plan,
-          serverId: id,
-          now,
-          nextId: ctx.nextId,
-          countries: ctx.catalogue.countries,
-        });
-        account.servers.insert(server);
-        for (const group of groups) {
-          group.server_ids.push(id);
-          account.security_groups.update(group);
-        }
+        const server = insertServer(ctx, plan, body, groups);
         ctx.beginTransition(server, "provisioning", "running");
         created.push(server);
       }

@@ -2,9 +2,13 @@
  * Tags (spec: Tags). A tag holds the ids of the servers carrying it; servers show their tags
  * through the views in views.ts.
  */
-import { CreateTagRequestSchema, UpdateTagRequestSchema } from "../../api/schemas/tags";
+import {
+  type CreateTagRequest,
+  CreateTagRequestSchema,
+  UpdateTagRequestSchema,
+} from "../../api/schemas/tags";
 import { conflict, findOr404, invalidFields } from "../http-errors";
-import { defineRoute } from "../router";
+import { type Author, defineRoute } from "../router";
 import type { AccountState, TagRecord } from "../state";
 import { nameTaken, unknownIdErrors } from "./validation";
 import { tagView } from "./views";
@@ -18,6 +22,23 @@ function checkNameFree(account: AccountState, name: string, exceptId?: number): 
   const taken = nameTaken(account.tags, name, exceptId);
   if (taken !== undefined)
     throw conflict(`A tag named ${taken.name} already exists (tag ${taken.id})`);
+}
+
+/** A new tag as POST /v1/tags makes it (its name and servers already checked). */
+export function insertTag(author: Author, request: CreateTagRequest): TagRecord {
+  const now = author.now();
+  const tag: TagRecord = {
+    id: author.nextId("tag"),
+    name: request.name,
+    color: request.color,
+    data: request.data ?? "",
+    created_by_user: author.user.id,
+    server_ids: [...(request.server_ids ?? [])],
+    created_at: now,
+    updated_at: now,
+  };
+  author.account.tags.insert(tag);
+  return tag;
 }
 
 export const routes = [
@@ -34,18 +55,7 @@ export const routes = [
     handler(ctx) {
       checkServers(ctx.account, ctx.body.server_ids);
       checkNameFree(ctx.account, ctx.body.name);
-      const now = ctx.now();
-      const tag: TagRecord = {
-        id: ctx.nextId("tag"),
-        name: ctx.body.name,
-        color: ctx.body.color,
-        data: ctx.body.data ?? "",
-        created_by_user: ctx.user.id,
-        server_ids: [...(ctx.body.server_ids ?? [])],
-        created_at: now,
-        updated_at: now,
-      };
-      ctx.account.tags.insert(tag);
+      const tag = insertTag(ctx, ctx.body);
       return ctx.json(tagView(ctx.account, ctx.catalogue, tag), 201);
     },
   }),
