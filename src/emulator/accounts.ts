@@ -3,11 +3,22 @@
  * sign-up: a profile, the system roles, its owner (a human user holding an Administrator key)
  * and two stored payment cards, since the API has no way to add a card.
  */
+import { z } from "zod";
 import { hashApiKey, newApiKey } from "./auth";
 import { permissionByName } from "./data";
 import { SYSTEM_ROLES } from "./permissions";
 import { AccountState, EmulatorState, ID_KINDS, type IdKind, type RoleRecord } from "./state";
 import type { RowSink } from "./store/table";
+
+/** A new account (POST /_emulator/accounts, and each account of a seed document). */
+export const AccountRequestSchema = z.strictObject({
+  name: z.string().min(1).optional(),
+  company: z.string().optional(),
+  email: z.string().optional(),
+  country: z.string().length(2).optional(),
+  api_key: z.string().min(16).optional(),
+});
+export type AccountRequest = z.input<typeof AccountRequestSchema>;
 
 /** A state without accounts, whose changes go to `sink`. */
 export function emptyState(sink: RowSink): EmulatorState {

@@ -7,7 +7,7 @@
  */
 import { z } from "zod";
 import { checkRequest } from "../api/schemas/common";
-import { createAccount } from "./accounts";
+import { type AccountRequest, AccountRequestSchema, createAccount } from "./accounts";
 import { definedOnly } from "./defined";
 import type { Emulator } from "./emulator";
 import type { FaultConfig } from "./faults";
@@ -16,19 +16,13 @@ import type { LifecycleTiming, ProvisioningFailures, TransitionEvent } from "./l
 import type { RequestLogEntry, RouteCounter } from "./log";
 import type { RateLimitConfig } from "./ratelimit";
 import { type SeedResult, seedAccount } from "./seed";
+import { type SeedDocument, type SeededAccount, seedFromDocument } from "./seed-file";
 import type { AccountState, ServerStatus, TransitionTarget } from "./state";
 
 const Count = z.int().min(0).max(100_000);
 const Probability = z.number().min(0).max(1);
 
-export const AccountRequestSchema = z.strictObject({
-  name: z.string().min(1).optional(),
-  company: z.string().optional(),
-  email: z.string().optional(),
-  country: z.string().length(2).optional(),
-  api_key: z.string().min(16).optional(),
-});
-export type AccountRequest = z.input<typeof AccountRequestSchema>;
+export { type AccountRequest, AccountRequestSchema };
 
 export const SeedRequestSchema = z.strictObject({
   account_id: z.int().positive().optional(),
@@ -181,6 +175,16 @@ export interface EmulatorAdmin {
   account(id: number): AccountState;
   /** Sample data in an account (the bootstrap administrator's unless `account_id` is given). */
   seed(request?: SeedRequest): Promise<SeedResult>;
+  /**
+   * New accounts holding the objects a seed document describes (README, "Seeding accounts from
+   * YAML"): YAML or JSON text named `file` in messages, or the same document as data. Everything
+   * is checked first, then created and committed at once; on any problem a
+   * {@link SeedDocumentError} lists them all and nothing is created.
+   */
+  seedAccounts(
+    document: string | SeedDocument,
+    file?: string,
+  ): Promise<{ accounts: SeededAccount[] }>;
   faults(): FaultsView;
   /** Replaces the fault rules; their generators restart from `seed`. */
   setFaults(config: z.input<typeof FaultConfigSchema>): FaultsView;
@@ -268,6 +272,13 @@ export function emulatorAdmin(emulator: Emulator): EmulatorAdmin {
       const created = seedAccount(emulator.state, account, emulator.catalogue, now, body);
       emulator.commit();
       return created;
+    },
+    async seedAccounts(document, file = "seed document") {
+      // Data is rendered as JSON, so problems still come with a line and a column.
+      const text = typeof document === "string" ? document : JSON.stringify(document, null, 2);
+      const accounts = seedFromDocument(emulator, text, file);
+      emulator.commit();
+      return { accounts };
     },
     faults: () => ({ ...emulator.faults.config, injected: emulator.faults.counts }),
     setFaults(config) {

@@ -10,7 +10,7 @@
  */
 // First, before anything that needs a newer Node than the one running it.
 import "./cli-node-check";
-import { rmSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import type { EmulatorOptions } from "./emulator";
@@ -18,6 +18,7 @@ import { Emulator } from "./emulator";
 import { type EmulatorInfoFile, emulatorEnv, exportLines } from "./env";
 import { writeFileAtomic } from "./files";
 import { register, unregister } from "./registry";
+import type { SeededAccount } from "./seed-file";
 
 const USAGE = `Usage: cloudinfra-emulator [options]
        cloudinfra-emulator env [--data-dir DIR]
@@ -26,6 +27,8 @@ const USAGE = `Usage: cloudinfra-emulator [options]
   --host ADDRESS         interface to listen on (default 127.0.0.1)
   --data-dir DIR         keep state, TLS files and emulator.json here (default ./.emulator)
   --memory               keep nothing: state lives in memory, TLS files in a temp dir
+  --seed FILE            create the accounts and objects FILE (YAML) describes before
+                         announcing readiness; any problem: all listed, nothing created, exit 2
   --quiet                no access log on stderr
   --transition-ms N      duration of every asynchronous server transition (default: 1.5-3 s)
   --manual-transitions   transitions wait for POST /_emulator/lifecycle/advance
@@ -53,13 +56,14 @@ function integer(name: string, value: string | undefined, min: number): number |
   return parsed;
 }
 
-function options(): { emulator: EmulatorOptions; quiet: boolean } {
+function options(): { emulator: EmulatorOptions; quiet: boolean; seed: string | undefined } {
   let parsed: ReturnType<typeof parseArgs<{ options: typeof spec }>>;
   const spec = {
     port: { type: "string" },
     host: { type: "string" },
     "data-dir": { type: "string" },
     memory: { type: "boolean" },
+    seed: { type: "string" },
     quiet: { type: "boolean" },
     "transition-ms": { type: "string" },
     "manual-transitions": { type: "boolean" },
@@ -104,7 +108,26 @@ function options(): { emulator: EmulatorOptions; quiet: boolean } {
   emulator.rateLimit = { enabled: v["no-rate-limit"] !== true };
   if (rate !== undefined) emulator.rateLimit.rate_per_second = rate;
   if (burst !== undefined) emulator.rateLimit.burst = burst;
-  return { emulator, quiet: v.quiet === true };
+  return { emulator, quiet: v.quiet === true, seed: v.seed };
+}
+
+/** One line per seeded account; API keys are never printed (the file has those it fixes). */
+function seededSummary(file: string, accounts: readonly SeededAccount[]): string {
+  const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`;
+  return accounts
+    .map(
+      (a) =>
+        `cloudinfra-emulator: seeded account ${JSON.stringify(a.name)} (id ${a.account_id}) from ${file}: ` +
+        [
+          count(Object.keys(a.servers).length, "server"),
+          count(Object.keys(a.tags).length, "tag"),
+          count(Object.keys(a.ssh_keys).length, "SSH key"),
+          count(Object.keys(a.security_groups).length, "security group"),
+          count(Object.keys(a.roles).length, "role"),
+          count(Object.keys(a.users).length, "user"),
+        ].join(", "),
+    )
+    .join("\n");
 }
 
 /** `cloudinfra-emulator env [--data-dir DIR]`. */
@@ -128,7 +151,16 @@ function env(args: string[]): never {
 
 async function main(): Promise<void> {
   if (process.argv[2] === "env") env(process.argv.slice(3));
-  const { emulator: settings } = options();
+  const { emulator: settings, seed } = options();
+  let seedText: string | undefined;
+  if (seed !== undefined) {
+    try {
+      seedText = readFileSync(seed, "utf8");
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      fail(`--seed ${seed}: ${code === "ENOENT" ? "no such file" : String(error)}`);
+    }
+  }
   const infoDir = settings.dataDir;
   if (infoDir !== undefined) rmSync(join(infoDir, "emulator.json"), { force: true });
   const emulator = new Emulator(settings);
@@ -160,6 +192,19 @@ async function main(): Promise<void> {
   process.on("SIGTERM", stop);
 
   await emulator.start();
+  // Before emulator.json exists, so whoever waits for it finds the seeded accounts.
+  if (seedText !== undefined && seed !== undefined) {
+    try {
+      const { accounts } = await emulator.admin.seedAccounts(seedText, seed);
+      process.stderr.write(`${seededSummary(seed, accounts)}\n`);
+    } catch (error) {
+      process.stderr.write(
+        `cloudinfra-emulator: ${error instanceof Error ? error.message : String(error)}\n`,
+      );
+      await emulator.close();
+      process.exit(2);
+    }
+  }
   const info: EmulatorInfoFile = {
     endpoint: emulator.endpoint,
     caCertFile: emulator.caCertFile,

@@ -103,7 +103,10 @@ export interface RouteContext<B = undefined> {
  * Who creates records and with what: what the creation functions that routes share with the
  * YAML seed (seed-file/) need of a request. A route passes its `ctx`.
  */
-export type Author = Pick<RouteContext<unknown>, "account" | "user" | "catalogue" | "now" | "nextId">;
+export type Author = Pick<
+  RouteContext<unknown>,
+  "account" | "user" | "catalogue" | "now" | "nextId"
+>;
 
 /** A body read as text (routes declared with `text`): its media type, lower case, and the text. */
 export interface TextBody {

@@ -210,6 +210,17 @@ function unknownKeyMessage(key: string, allowed: string[], suggest: Suggest | un
   return `unknown field ${JSON.stringify(key)}${hint}${list}`;
 }
 
+/**
+ * The map at `path` of a plain document, or undefined when there is none (for checks that read a
+ * document leniently, entry by entry, whatever else is wrong with it).
+ */
+export function mapAt(value: unknown, path: Path): Record<string, unknown> | undefined {
+  const found = valueAt(value, path);
+  return found !== null && typeof found === "object" && !Array.isArray(found)
+    ? (found as Record<string, unknown>)
+    : undefined;
+}
+
 function valueAt(value: unknown, path: Path): unknown {
   let current = value;
   for (const key of path) {

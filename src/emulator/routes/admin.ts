@@ -3,6 +3,8 @@
  * emulator"): thin HTTP wrappers over the one {@link EmulatorAdmin} implementation, which
  * `startEmulator()` also hands out. Bodies and answers are JSON in snake_case, like the public API.
  */
+
+import { checkRequest } from "../../api/schemas/common";
 import {
   AccountRequestSchema,
   AdvanceRequestSchema,
@@ -14,8 +16,23 @@ import {
   RateLimitRequestSchema,
   SeedRequestSchema,
 } from "../admin";
-import { fieldError } from "../http-errors";
-import { type AnyRoute, defineRoute } from "../router";
+import { fieldError, invalidFields, invalidRequest } from "../http-errors";
+import { type AnyRoute, defineRoute, type TextBody } from "../router";
+
+const JSON_TYPES: readonly string[] = ["application/json"];
+/** The media types YAML goes by (RFC 9512's, and those older tools still send). */
+const YAML_TYPES = ["application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml"];
+
+function parseJson(text: string): unknown {
+  if (text === "") return undefined;
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw invalidRequest(
+      `Body is not valid JSON: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+}
 
 /** The admin routes of one emulator, answering through its `admin`. */
 export function adminRoutes(admin: EmulatorAdmin): AnyRoute[] {
@@ -55,15 +72,24 @@ export function adminRoutes(admin: EmulatorAdmin): AnyRoute[] {
       admin: true,
       handler: (ctx) => ctx.json(admin.account(ctx.intParam("id"))),
     }),
-    defineRoute({
+    defineRoute<TextBody>({
       method: "POST",
       path: "/_emulator/seed",
       admin: true,
-      body: SeedRequestSchema,
+      text: [...JSON_TYPES, ...YAML_TYPES],
       async handler(ctx) {
-        const created = await admin.seed(ctx.body);
+        const { type, text } = ctx.body;
+        const json = type === undefined || JSON_TYPES.includes(type);
+        const request = json ? parseJson(text) : undefined;
+        // A document describes accounts; a JSON body without them asks for sample data.
+        if (!json || (typeof request === "object" && request !== null && "accounts" in request)) {
+          return ctx.json(await admin.seedAccounts(text, "request body"), 201);
+        }
+        const body = checkRequest(SeedRequestSchema, request ?? {});
+        if (!body.success) throw invalidFields(body.fieldErrors, "Invalid request body");
+        const created = await admin.seed(body.data);
         // Only the bootstrap administrator gets here, so the caller's account is the default.
-        return ctx.json({ account_id: ctx.body.account_id ?? ctx.account.profile.id, created });
+        return ctx.json({ account_id: body.data.account_id ?? ctx.account.profile.id, created });
       },
     }),
     defineRoute({

@@ -11,6 +11,7 @@ import {
   ManagementRequestSchema,
   UpdateServerRequestSchema,
 } from "../../api/schemas/servers";
+import type { PlanRecord } from "../data";
 import { conflict, findOr404, invalidFields } from "../http-errors";
 import {
   defaultMetricsWindow,
@@ -20,7 +21,6 @@ import {
   metricsFor,
 } from "../metrics";
 import { recordServerOrder } from "../orders";
-import type { PlanRecord } from "../data";
 import { type Author, defineRoute, type RouteContext, type TransientStatus } from "../router";
 import type { SecurityGroupRecord, ServerRecord } from "../state";
 import { unknownIdErrors } from "./validation";
