@@ -342,6 +342,64 @@ describe("cloudinfra-emulator env (npm run -s emulator:env)", () => {
   });
 });
 
+describe("cloudinfra-emulator --seed FILE", () => {
+  const seeds = join(__dirname, "fixtures", "seed");
+
+  it("creates the file's accounts before it announces readiness, and prints no key", async () => {
+    const cli = spawnCli(["--memory", "--port", "0", "--seed", join(seeds, "every-kind.yaml")]);
+    await ready(cli);
+    const caFile = /export CLOUDINFRA_CA_CERT=(.+)\n/.exec(cli.stdout())?.[1] ?? "";
+    const endpoint = /export CLOUDINFRA_ENDPOINT=(.+)\n/.exec(cli.stdout())?.[1] ?? "";
+    const agent = new Agent({ connect: { ca: readFileSync(caFile, "utf8") } });
+    const key = "acme-owner-key-0123456789";
+    const servers = await callEmulator(agent, endpoint, key, "GET", "/v1/servers");
+    await agent.close();
+    expect(
+      (servers.body as { user_defined_name: string; status: string }[]).map((s) => [
+        s.user_defined_name,
+        s.status,
+      ]),
+    ).toEqual([
+      ["web-1", "running"],
+      ["web-2", "stopped"],
+      ["db-1", "provisioning"],
+      ["old-1", "error"],
+    ]);
+    expect(cli.stderr()).toContain(
+      `seeded account "Acme" (id 2) from ${join(seeds, "every-kind.yaml")}: 4 servers, 2 tags, 2 SSH keys, 1 security group, 1 role, 2 users`,
+    );
+    expect(cli.stderr()).not.toContain(key);
+    expect(cli.stderr()).not.toContain("acme-ci-key");
+    cli.child.kill("SIGTERM");
+    expect(await cli.exited, cli.stderr()).toEqual({ code: 0, signal: null });
+  });
+
+  it("lists every problem of a bad file, exits 2 and leaves nothing behind", async () => {
+    const dir = tempDir();
+    const file = join(seeds, "mistakes.yaml");
+    const cli = spawnCli(["--data-dir", dir, "--port", "0", "--quiet", "--seed", file]);
+    expect(await cli.exited).toEqual({ code: 2, signal: null });
+    expect(cli.stdout()).toBe("");
+    expect(cli.stderr()).toContain(
+      `cloudinfra-emulator: ${file}: 9 problems; nothing was created\n`,
+    );
+    expect(cli.stderr()).toContain(
+      `  ${file}:10:22: accounts[0].servers.web-1.plan: no plan named "VPS SS"; did you mean "VPS S" or "VPS XS" or "VPS L"?\n`,
+    );
+    expect(existsSync(join(dir, "emulator.json"))).toBe(false);
+    // The data dir holds only the bootstrap administrator's account.
+    const db = new DatabaseSync(join(dir, "state.db"), { readOnly: true });
+    expect(db.prepare("SELECT count(*) AS n FROM accounts").get()).toEqual({ n: 1 });
+    db.close();
+  });
+
+  it("names a seed file it cannot read", async () => {
+    const cli = spawnCli(["--memory", "--port", "0", "--seed", join(seeds, "absent.yaml")]);
+    expect(await cli.exited).toEqual({ code: 2, signal: null });
+    expect(cli.stderr()).toContain(`--seed ${join(seeds, "absent.yaml")}: no such file`);
+  });
+});
+
 describe("on a Node older than the package supports", () => {
   it("says which Node it needs, without a stack trace", () => {
     const preload = join(tempDir(), "old-node.cjs");

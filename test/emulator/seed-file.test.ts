@@ -141,7 +141,7 @@ describe("a seed document", () => {
     expect(keys["deploy"]?.fingerprint).toMatch(/^SHA256:/);
 
     const roles = byName(await acme.iam.listRoles());
-    expect(roles["deployer"]?.role_permissions.map((p) => p.permission.name)).toEqual([
+    expect(roles["deployer"]?.role_permissions.map((p) => p.permission?.name)).toEqual([
       "servers:read",
       "servers:write",
       "tags:read",
