@@ -240,6 +240,19 @@ describe("a seed document", () => {
   });
 });
 
+describe("the seed documents of README.md", () => {
+  it("seed cleanly", async () => {
+    const readme = readFileSync(join(__dirname, "..", "..", "README.md"), "utf8");
+    const blocks = [...readme.matchAll(/```yml\n([\s\S]*?)```/g)].map((m) => m[1] ?? "");
+    expect(blocks.length).toBeGreaterThan(0);
+    for (const [index, block] of blocks.entries()) {
+      await emulator.admin.reset();
+      const { accounts } = await emulator.admin.seedAccounts(block, `README.md block ${index}`);
+      expect(accounts.length).toBeGreaterThan(0);
+    }
+  });
+});
+
 describe("POST /_emulator/seed", () => {
   it("takes the document as YAML and answers what it created", async () => {
     const answer = await emulator.call("POST", "/_emulator/seed", {
