@@ -72,10 +72,23 @@ export function requestDigest(kind: string, body: unknown): string {
     .digest("hex");
 }
 
-/** The creates of one project against one account, on disk. */
+/** The journals of this process, by folder: each keeps what it knows between creates. */
+const journals = new Map<string, CreateJournal>();
+
+/**
+ * The creates of one project against one account, on disk.
+ *
+ * Reading it stays cheap however many creates a run makes: this process's own entries are known
+ * from memory and entries of a process found dead are read once (nothing changes them any more),
+ * so a create reads only the folder's listing and the files of other live hosts.
+ */
 export class CreateJournal {
   readonly #dir: string;
   readonly #now: () => number;
+  /** Entries this process wrote, as last written, by name. */
+  readonly #mine = new Map<string, JournalEntry>();
+  /** Entries of processes found dead, by name: read once. */
+  readonly #settled = new Map<string, JournalEntry>();
 
   constructor(dir: string, now: () => number = Date.now) {
     this.#dir = dir;
@@ -85,7 +98,13 @@ export class CreateJournal {
   /** The journal of the project in `cwd` for these settings (the key is only hashed). */
   static forProject(cwd: string, endpoint: string, apiKey: string): CreateJournal {
     const scope = createHash("sha256").update(`${cwd}\n${endpoint}\n${apiKey}`).digest("hex");
-    return new CreateJournal(join(tmpdir(), "pulumi-cloudinfra", scope.slice(0, 24)));
+    const dir = join(tmpdir(), "pulumi-cloudinfra", scope.slice(0, 24));
+    let journal = journals.get(dir);
+    if (journal === undefined) {
+      journal = new CreateJournal(dir);
+      journals.set(dir, journal);
+    }
+    return journal;
   }
 
   /** Every entry on disk; unreadable files and expired entries are dropped. */
@@ -97,28 +116,45 @@ export class CreateJournal {
       return [];
     }
     const out: JournalEntry[] = [];
+    const listed = new Set<string>();
     for (const file of names) {
-      const path = join(this.#dir, file);
-      try {
-        const entry = JSON.parse(readFileSync(path, "utf8")) as JournalEntry;
-        const expired =
-          this.#now() - entry.at > ENTRY_TTL_MS ||
-          (entry.closedAt !== undefined && this.#now() - entry.closedAt > CLOSED_ENTRY_TTL_MS);
-        if (expired) rmSync(path, { force: true });
-        else out.push(entry);
-      } catch {
-        // Written by a newer version, or half-written by a version that did not rename: skip.
-      }
+      const name = file.slice(0, -".json".length);
+      listed.add(name);
+      const entry = this.#mine.get(name) ?? this.#settled.get(name) ?? this.#read(name);
+      if (entry === undefined) continue;
+      const expired =
+        this.#now() - entry.at > ENTRY_TTL_MS ||
+        (entry.closedAt !== undefined && this.#now() - entry.closedAt > CLOSED_ENTRY_TTL_MS);
+      if (expired) this.forget(entry);
+      else out.push(entry);
     }
+    for (const name of this.#settled.keys()) if (!listed.has(name)) this.#settled.delete(name);
     return out.sort((a, b) => a.at - b.at);
+  }
+
+  /** An entry of another process, remembered once that process is gone. */
+  #read(name: string): JournalEntry | undefined {
+    let entry: JournalEntry;
+    try {
+      entry = JSON.parse(readFileSync(join(this.#dir, `${name}.json`), "utf8")) as JournalEntry;
+    } catch {
+      // Written by a newer version, or half-written by a version that did not rename: skip.
+      return undefined;
+    }
+    if (entry.process !== PROCESS && !isAlive(entry.pid)) this.#settled.set(name, entry);
+    return entry;
   }
 
   /** Open entries for `digest` whose process is gone: creates nobody finished. */
   orphans(digest: string): JournalEntry[] {
     return this.entries().filter(
-      (e) =>
-        e.digest === digest && e.closedAt === undefined && e.process !== PROCESS && !isAlive(e.pid),
+      (e) => e.digest === digest && e.closedAt === undefined && this.#gone(e),
     );
+  }
+
+  /** Whether the process that wrote `entry` is gone (a pid reused since cannot bring it back). */
+  #gone(entry: JournalEntry): boolean {
+    return entry.process !== PROCESS && (this.#settled.has(entry.name) || !isAlive(entry.pid));
   }
 
   /** Ids that creates handed to the engine (closed entries), or that live processes made. */
@@ -126,7 +162,7 @@ export class CreateJournal {
     const ids = new Set<number>();
     for (const e of this.entries()) {
       if (e.id === undefined) continue;
-      if (e.closedAt !== undefined || e.process === PROCESS || isAlive(e.pid)) ids.add(e.id);
+      if (e.closedAt !== undefined || !this.#gone(e)) ids.add(e.id);
     }
     return ids;
   }
@@ -145,6 +181,8 @@ export class CreateJournal {
     return {
       made: (id) => {
         entry.id = id;
+        // A take-over of an entry with an id needs nothing else: the ids before are dropped.
+        entry.before = [];
         this.#write(entry);
       },
       close: () => {
@@ -157,10 +195,13 @@ export class CreateJournal {
 
   /** Records that an orphan was dealt with (taken over, or proved to have made nothing). */
   forget(entry: JournalEntry): void {
+    this.#mine.delete(entry.name);
+    this.#settled.delete(entry.name);
     rmSync(join(this.#dir, `${entry.name}.json`), { force: true });
   }
 
   #write(entry: JournalEntry): void {
+    this.#mine.set(entry.name, { ...entry });
     try {
       mkdirSync(this.#dir, { recursive: true, mode: 0o700 });
       const path = join(this.#dir, `${entry.name}.json`);

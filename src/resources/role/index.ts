@@ -1,5 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { type EveryOutput, withEveryOutput } from "../outputs";
+import { quietRegistration } from "../registration";
 import { providerShim } from "../shim";
 
 /** Arguments of a {@link Role}. */
@@ -55,7 +56,14 @@ export class Role extends pulumi.dynamic.Resource {
 
   constructor(name: string, args: RoleArgs, opts?: pulumi.CustomResourceOptions) {
     const props = withEveryOutput(ROLE_OUTPUTS, args);
-    super(providerShim("Role"), name, props, opts, "cloudinfra", "Role");
+    const quiet = quietRegistration();
+    try {
+      super(providerShim("Role"), name, props, opts, "cloudinfra", "Role");
+    } catch (err) {
+      throw quiet.failed(err);
+    } finally {
+      quiet.done();
+    }
   }
 
   /**

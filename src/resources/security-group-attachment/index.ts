@@ -1,5 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { type EveryOutput, withEveryOutput } from "../outputs";
+import { quietRegistration } from "../registration";
 import { providerShim } from "../shim";
 
 /** Arguments of a {@link SecurityGroupAttachment}. */
@@ -34,14 +35,21 @@ export class SecurityGroupAttachment extends pulumi.dynamic.Resource {
     args: SecurityGroupAttachmentArgs,
     opts?: pulumi.CustomResourceOptions,
   ) {
-    super(
-      providerShim("SecurityGroupAttachment"),
-      name,
-      withEveryOutput(ATTACHMENT_OUTPUTS, args),
-      opts,
-      "cloudinfra",
-      "SecurityGroupAttachment",
-    );
+    const quiet = quietRegistration();
+    try {
+      super(
+        providerShim("SecurityGroupAttachment"),
+        name,
+        withEveryOutput(ATTACHMENT_OUTPUTS, args),
+        opts,
+        "cloudinfra",
+        "SecurityGroupAttachment",
+      );
+    } catch (err) {
+      throw quiet.failed(err);
+    } finally {
+      quiet.done();
+    }
   }
 
   /**

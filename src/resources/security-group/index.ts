@@ -1,5 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { type EveryOutput, withEveryOutput } from "../outputs";
+import { quietRegistration } from "../registration";
 import { providerShim } from "../shim";
 
 /** One firewall rule of a {@link SecurityGroup}. */
@@ -80,7 +81,14 @@ export class SecurityGroup extends pulumi.dynamic.Resource {
 
   constructor(name: string, args: SecurityGroupArgs, opts?: pulumi.CustomResourceOptions) {
     const props = withEveryOutput(SECURITY_GROUP_OUTPUTS, args);
-    super(providerShim("SecurityGroup"), name, props, opts, "cloudinfra", "SecurityGroup");
+    const quiet = quietRegistration();
+    try {
+      super(providerShim("SecurityGroup"), name, props, opts, "cloudinfra", "SecurityGroup");
+    } catch (err) {
+      throw quiet.failed(err);
+    } finally {
+      quiet.done();
+    }
   }
 
   /**

@@ -1,5 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { type EveryOutput, withEveryOutput } from "../outputs";
+import { quietRegistration } from "../registration";
 import { providerShim } from "../shim";
 
 /**
@@ -114,14 +115,21 @@ export class Server extends pulumi.dynamic.Resource {
   declare readonly createdAt: pulumi.Output<string>;
 
   constructor(name: string, args: ServerArgs, opts?: pulumi.CustomResourceOptions) {
-    super(
-      providerShim("Server"),
-      name,
-      withEveryOutput(SERVER_OUTPUTS, args),
-      opts,
-      "cloudinfra",
-      "Server",
-    );
+    const quiet = quietRegistration();
+    try {
+      super(
+        providerShim("Server"),
+        name,
+        withEveryOutput(SERVER_OUTPUTS, args),
+        opts,
+        "cloudinfra",
+        "Server",
+      );
+    } catch (err) {
+      throw quiet.failed(err);
+    } finally {
+      quiet.done();
+    }
   }
 
   /**

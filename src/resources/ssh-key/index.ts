@@ -1,5 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { type EveryOutput, withEveryOutput } from "../outputs";
+import { quietRegistration } from "../registration";
 import { providerShim } from "../shim";
 
 /** Arguments of an {@link SshKey}: set exactly one of `publicKey` and `generate: true`. */
@@ -63,7 +64,14 @@ export class SshKey extends pulumi.dynamic.Resource {
     // The engine stores and shows the generated private key as a secret; the provider host
     // cannot return secrets itself.
     const options = pulumi.mergeOptions(opts, { additionalSecretOutputs: ["privateKey"] });
-    super(providerShim("SshKey"), name, props, options, "cloudinfra", "SshKey");
+    const quiet = quietRegistration();
+    try {
+      super(providerShim("SshKey"), name, props, options, "cloudinfra", "SshKey");
+    } catch (err) {
+      throw quiet.failed(err);
+    } finally {
+      quiet.done();
+    }
   }
 
   /**

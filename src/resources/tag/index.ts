@@ -1,5 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { type EveryOutput, withEveryOutput } from "../outputs";
+import { quietRegistration } from "../registration";
 import { providerShim } from "../shim";
 
 /** Arguments of a {@link Tag}. */
@@ -57,7 +58,14 @@ export class Tag extends pulumi.dynamic.Resource {
 
   constructor(name: string, args: TagArgs, opts?: pulumi.CustomResourceOptions) {
     const props = withEveryOutput(TAG_OUTPUTS, args);
-    super(providerShim("Tag"), name, props, opts, "cloudinfra", "Tag");
+    const quiet = quietRegistration();
+    try {
+      super(providerShim("Tag"), name, props, opts, "cloudinfra", "Tag");
+    } catch (err) {
+      throw quiet.failed(err);
+    } finally {
+      quiet.done();
+    }
   }
 
   /**

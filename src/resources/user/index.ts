@@ -1,5 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { type EveryOutput, withEveryOutput } from "../outputs";
+import { quietRegistration } from "../registration";
 import { providerShim } from "../shim";
 
 /** Arguments of a {@link User}. */
@@ -64,14 +65,21 @@ export class User extends pulumi.dynamic.Resource {
 
   constructor(name: string, args: UserArgs, opts?: pulumi.CustomResourceOptions) {
     const props = withEveryOutput(USER_OUTPUTS, args);
-    super(
-      providerShim("User"),
-      name,
-      props,
-      pulumi.mergeOptions(opts, { additionalSecretOutputs: ["apiKey"] }),
-      "cloudinfra",
-      "User",
-    );
+    const quiet = quietRegistration();
+    try {
+      super(
+        providerShim("User"),
+        name,
+        props,
+        pulumi.mergeOptions(opts, { additionalSecretOutputs: ["apiKey"] }),
+        "cloudinfra",
+        "User",
+      );
+    } catch (err) {
+      throw quiet.failed(err);
+    } finally {
+      quiet.done();
+    }
   }
 }
 
