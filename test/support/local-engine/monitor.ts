@@ -3,24 +3,10 @@
  * `pulumirpc.Engine` (pkg/resource/deploy/source_eval.go `resmon`, pkg/engine's engine server),
  * answering as the Go engine does and handing each registration to the deployment.
  */
-import { createRequire } from "node:module";
-import type * as grpcType from "@grpc/grpc-js";
 import type { Deployment, Diagnostic, Goal } from "./deployment.ts";
+import { Empty, engineproto, enginerpc, grpc, type grpcType, resproto, resrpc } from "./proto.ts";
 import { struct, toProps } from "./provider-host.ts";
 import { downgradeMap, type PropertyMap } from "./values.ts";
-
-const require = createRequire(import.meta.url);
-const grpc = require("@grpc/grpc-js") as typeof grpcType;
-const resrpc =
-  require("@pulumi/pulumi/proto/resource_grpc_pb.js") as typeof import("@pulumi/pulumi/proto/resource_grpc_pb.js");
-const resproto =
-  require("@pulumi/pulumi/proto/resource_pb.js") as typeof import("@pulumi/pulumi/proto/resource_pb.js");
-const enginerpc =
-  require("@pulumi/pulumi/proto/engine_grpc_pb.js") as typeof import("@pulumi/pulumi/proto/engine_grpc_pb.js");
-const engineproto =
-  require("@pulumi/pulumi/proto/engine_pb.js") as typeof import("@pulumi/pulumi/proto/engine_pb.js");
-const { Empty } =
-  require("google-protobuf/google/protobuf/empty_pb.js") as typeof import("google-protobuf/google/protobuf/empty_pb.js");
 
 type RegisterRequest = InstanceType<typeof resproto.RegisterResourceRequest>;
 type Callback<T> = (

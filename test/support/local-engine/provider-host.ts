@@ -5,19 +5,8 @@
  * properties carry the serialized `__provider`.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { createRequire } from "node:module";
-import type * as grpcType from "@grpc/grpc-js";
+import { grpc, type grpcType, provproto, provrpc, require, Struct, statusproto } from "./proto.ts";
 
-const require = createRequire(import.meta.url);
-const grpc = require("@grpc/grpc-js") as typeof grpcType;
-const provrpc =
-  require("@pulumi/pulumi/proto/provider_grpc_pb.js") as typeof import("@pulumi/pulumi/proto/provider_grpc_pb.js");
-const provproto =
-  require("@pulumi/pulumi/proto/provider_pb.js") as typeof import("@pulumi/pulumi/proto/provider_pb.js");
-const statusproto =
-  require("@pulumi/pulumi/proto/status_pb.js") as typeof import("@pulumi/pulumi/proto/status_pb.js");
-const { Struct } =
-  require("google-protobuf/google/protobuf/struct_pb.js") as typeof import("google-protobuf/google/protobuf/struct_pb.js");
 type StructType = InstanceType<typeof Struct>;
 
 export type Props = Record<string, unknown>;
