@@ -54,6 +54,14 @@ export class CloudInfraClient {
     this.catalogue = new CatalogueApi(this.#http);
   }
 
+  /**
+   * How many writes (creates, updates, deletes, actions) have finished through this client,
+   * however they ended: caches of lists compare it to know what they may have missed.
+   */
+  get writesSettled(): number {
+    return this.#http.writesSettled;
+  }
+
   /** Closes the connection pool so the process can exit promptly. */
   close(): Promise<void> {
     return this.#http.close();

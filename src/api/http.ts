@@ -6,6 +6,7 @@
  * body encoding (request-body.ts) and the client's settings (http-options.ts).
  */
 
+import { createSecureContext } from "node:tls";
 import { Agent, request as undiciRequest } from "undici";
 import type { z } from "zod";
 import { AbortedError, RequestValidationError, type ResponseValidationError } from "./errors";
@@ -110,6 +111,7 @@ export class HttpClient {
   readonly #logger: Logger;
   readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   readonly #now: () => number;
+  #writesSettled = 0;
 
   constructor(options: HttpClientOptions) {
     const { origin, basePath } = parseEndpoint(options.endpoint);
@@ -134,7 +136,9 @@ export class HttpClient {
 
     const ca = trustedCas(options.caCert);
     this.#agent = new Agent({
-      connect: ca === undefined ? {} : { ca },
+      // One secure context for every connection: built per connection from `ca`, each of the
+      // first burst of parallel requests would parse the ~150 roots of the trust store again.
+      connect: ca === undefined ? {} : { secureContext: createSecureContext({ ca }) },
       connectTimeout: Math.min(CONNECT_TIMEOUT_MS, Math.max(1, this.#timeoutMs)),
       // Our per-attempt timer is the only clock: undici's own would fire with other errors.
       headersTimeout: 0,
@@ -147,10 +151,30 @@ export class HttpClient {
     return (await this.requestWithResponse(req, options)).data;
   }
 
+  /**
+   * How many writes (requests with any method but GET) have finished through this client, however
+   * they ended: a cache of answers read before a write settled may miss what it changed.
+   */
+  get writesSettled(): number {
+    return this.#writesSettled;
+  }
+
   /** Like {@link HttpClient.request}, with the status, headers and request id. */
   async requestWithResponse<T>(
     req: HttpRequest<T>,
     options: RequestOptions = {},
+  ): Promise<HttpResponse<T>> {
+    if (req.method === "GET") return this.#requestWithResponse(req, options);
+    try {
+      return await this.#requestWithResponse(req, options);
+    } finally {
+      this.#writesSettled++;
+    }
+  }
+
+  async #requestWithResponse<T>(
+    req: HttpRequest<T>,
+    options: RequestOptions,
   ): Promise<HttpResponse<T>> {
     checkRequestOptions(options);
     const timeoutMs = options.timeoutMs ?? this.#timeoutMs;
