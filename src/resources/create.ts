@@ -5,8 +5,10 @@
  * is lost (a 502 or a reset after the service acted, a timeout) breaks it twice over: sending it
  * again makes a duplicate, giving up leaks the object the first request made. So:
  *
- * 1. Before the first request, the ids of every live object of the kind are noted. An object
- *    that existed before the request is never taken for one it made, however alike (a
+ * 1. Before the first request, the ids of every live object of the kind are noted, from a list
+ *    requested before it (the latest one of the last moments, shared by the creates of a wave:
+ *    what this process's own creates made since is claimed by them, point 2). An object that
+ *    existed before the request is never taken for one it made, however alike (a
  *    replacement's create must not claim the server it replaces).
  * 2. After a failure that may have been applied, the list is read again (its reads retried
  *    patiently: a lookup that fails is what leaks objects) and the new objects that match the
@@ -34,7 +36,7 @@ import {
   type JournalTicket,
   requestDigest,
 } from "./journal";
-import { readSharedList, writeInvalidating } from "./shared-list";
+import { readListSince, readRecentList, sharedListMark } from "./shared-list";
 
 /** Create requests sent at most, while each one provably made nothing. */
 export const DEFAULT_MAX_SENDS = 3;
@@ -185,25 +187,24 @@ export async function createExactlyOnce<Answer, Live>(
   const journal = recipe.journal?.journal;
   let ticket: JournalTicket | undefined;
   const done = <T extends { id: number }>(outcome: T): T & { close(): void } => {
-    const close = () => ticket?.close();
-    if (recipe.closesLater !== true) close();
-    return { ...outcome, close };
+    // Made and closed at once when the create ends here: one write instead of two.
+    if (recipe.closesLater === true) ticket?.made(outcome.id);
+    else ticket?.close(outcome.id);
+    return { ...outcome, close: () => ticket?.close() };
   };
   try {
     if (journal !== undefined && digest !== undefined && lookup !== undefined) {
       const left = await record.exclusive(() => takeOver(recipe, lookup, journal, digest, record));
       if (left !== undefined) {
         ticket = journal.open(digest, before ?? []);
-        ticket.made(lookup.idOf(left));
         if (lookup.discard === undefined) return done({ id: lookup.idOf(left), found: left });
+        ticket.made(lookup.idOf(left));
         await discard(recipe, lookup, left, undefined);
         ticket.close();
       }
     }
     if (journal !== undefined && digest !== undefined) ticket = journal.open(digest, before ?? []);
-    const outcome = await sendAndFind(recipe, record, before);
-    ticket?.made(outcome.id);
-    return done(outcome);
+    return done(await sendAndFind(recipe, record, before));
   } catch (err) {
     ticket?.close();
     throw err;
@@ -238,7 +239,10 @@ async function sendAndFind<Answer, Live>(
           { cause: err },
         );
       }
-      const made = await record.exclusive(() => findMade(recipe, lookup, before, record, err));
+      const mark = sharedListMark();
+      const made = await record.exclusive(() =>
+        findMade(recipe, lookup, before, record, err, mark),
+      );
       if (made === undefined) {
         failures++;
         lastFailure = err;
@@ -256,7 +260,10 @@ async function sendAndFind<Answer, Live>(
     if (lookup === undefined || before === undefined) {
       throw new CreateFailedError(`the service made the ${what.noun} but did not say its id`);
     }
-    const made = await record.exclusive(() => findMade(recipe, lookup, before, record, undefined));
+    const mark = sharedListMark();
+    const made = await record.exclusive(() =>
+      findMade(recipe, lookup, before, record, undefined, mark),
+    );
     if (made === undefined) {
       throw new CreateFailedError(
         `the service accepted the ${what.noun}, but no new ${what.noun} ${recipe.describe} is in its list (deleted at once by someone else?)`,
@@ -338,13 +345,17 @@ function madeBy<Live>(
   return live.filter((item) => !before.has(lookup.idOf(item)) && free(item));
 }
 
-/** Ids of the kind's live objects before the first request. */
+/**
+ * Ids of the kind's live objects before the first request: from any list requested before it
+ * (shared with the other creates of the moment, see readRecentList), since what this process's
+ * creates made meanwhile is claimed by them.
+ */
 async function idsBefore<Answer, Live>(
   recipe: CreateRecipe<Answer, Live>,
   lookup: Lookup<Live>,
 ): Promise<Set<number>> {
   try {
-    const live = await readSharedList(recipe.owner, lookup.key, () =>
+    const live = await readRecentList(recipe.owner, lookup.key, () =>
       lookup.read({ maxRetries: LOOKUP_MAX_RETRIES }),
     );
     return new Set(live.map((item) => lookup.idOf(item)));
@@ -362,10 +373,7 @@ function track<Answer, Live>(
   recipe: CreateRecipe<Answer, Live>,
   record: CreateRecord,
 ): Promise<Answer> {
-  const send = () => recipe.send();
-  const { lookup } = recipe;
-  const request = lookup === undefined ? send() : writeInvalidating(recipe.owner, lookup.key, send);
-  const tracked = request.then((answer) => {
+  const tracked = recipe.send().then((answer) => {
     const id = recipe.idInAnswer(answer);
     if (id !== undefined) record.claimed.add(id);
     return answer;
@@ -379,9 +387,9 @@ function track<Answer, Live>(
 /**
  * The object this request made: new since `before`, matching, claimed by no other create. Runs
  * inside the record's lock; claims what it returns. `failure` is the ambiguous failure being
- * resolved (`undefined` for a success whose answer named no id). Looks a second time before
- * concluding that nothing was made: the service may still be working on a request whose answer
- * timed out.
+ * resolved (`undefined` for a success whose answer named no id); `settledMark` marks when the
+ * request settled (shared-list.ts). Looks a second time before concluding that nothing was made:
+ * the service may still be working on a request whose answer timed out.
  */
 async function findMade<Answer, Live>(
   recipe: CreateRecipe<Answer, Live>,
@@ -389,14 +397,26 @@ async function findMade<Answer, Live>(
   before: ReadonlySet<number>,
   record: CreateRecord,
   failure: unknown,
+  settledMark: number,
 ): Promise<Live | undefined> {
   // Creates of the same kind still in flight claim their ids when they answer: wait for them.
   await Promise.allSettled([...record.inFlight]);
   for (let look = 1; look <= 2; look++) {
-    if (look > 1) await sleep(recipe.settleMs ?? DEFAULT_SETTLE_MS);
+    let mark = settledMark;
+    if (look > 1) {
+      await sleep(recipe.settleMs ?? DEFAULT_SETTLE_MS);
+      mark = sharedListMark();
+    }
     let live: readonly Live[];
     try {
-      live = await lookup.read({ maxRetries: LOOKUP_MAX_RETRIES });
+      // Any list asked for after the request settled shows what it made: the creates of a wave
+      // that settled together share one.
+      live = await readListSince(
+        recipe.owner,
+        lookup.key,
+        () => lookup.read({ maxRetries: LOOKUP_MAX_RETRIES }),
+        mark,
+      );
     } catch (err) {
       const first = failure === undefined ? "the create succeeded" : summaryOf(failure);
       throw new CreateFailedError(

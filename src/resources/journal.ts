@@ -49,8 +49,11 @@ export interface JournalEntry {
 export interface JournalTicket {
   /** The answer named this object. */
   made(id: number): void;
-  /** The create returned to the engine (with an id, or failing without one). */
-  close(): void;
+  /**
+   * The create returned to the engine (with an id, or failing without one); `id`, when given,
+   * is the object it made (as {@link JournalTicket.made} would record it).
+   */
+  close(id?: number): void;
 }
 
 const PROCESS = randomUUID();
@@ -185,7 +188,11 @@ export class CreateJournal {
         entry.before = [];
         this.#write(entry);
       },
-      close: () => {
+      close: (id) => {
+        if (id !== undefined) {
+          entry.id = id;
+          entry.before = [];
+        }
         entry.closedAt = this.#now();
         if (entry.id === undefined) this.forget(entry);
         else this.#write(entry);

@@ -10,15 +10,21 @@
  *   waves of a refresh.
  *
  * Freshness: a reused list can miss a change made elsewhere in that short window. Each Pulumi
- * operation starts a new provider host, so this never spans two operations; and every create,
- * update or delete through this process calls {@link invalidateSharedList}, so a resource never
- * reads back a list older than its own last write.
+ * operation starts a new provider host, so this never spans two operations; and a list read
+ * before a write through the same client settled (the client counts them: `writesSettled`) is
+ * never served after it, so a resource never reads back a list older than its own last write.
  *
  * Absence is a verdict, and a costly one: a refresh that reads "gone" drops the resource from the
  * state, and an adoption or lookup that finds nothing fails. So {@link findInSharedList} only
  * concludes that something is missing from a list requested after the lookup began; a shared or
  * reused list can only confirm presence. A refresh of many objects that all exist still costs one
  * request; each wave of missing ones costs one more.
+ *
+ * A create's look at what existed before it (create.ts) needs less: any list requested before
+ * the create is sent will do, whatever this process wrote since, because the objects this
+ * process's own creates made since are known by their claims. {@link readRecentList} serves it
+ * from the latest list requested less than {@link DEFAULT_REUSE_MS} ago, so a thousand creates do
+ * not each invalidate the next one's list.
  */
 
 /** How long a finished list is reused: longer than the gap between two waves of a refresh. */
@@ -30,6 +36,8 @@ interface Entry {
   /** `sent` is the request's number in the order this cache sent them. */
   inFlight?: { generation: number; sent: number; promise: Promise<readonly unknown[]> };
   finished?: { generation: number; sent: number; at: number; items: readonly unknown[] };
+  /** The last request sent, whatever was written since: for {@link SharedLists.recent}. */
+  latest?: { sent: number; requestedAt: number; promise: Promise<readonly unknown[]> };
 }
 
 export interface SharedListOptions {
@@ -53,6 +61,12 @@ export class SharedLists {
   constructor(options: SharedListOptions = {}) {
     this.#reuseMs = options.reuseMs ?? DEFAULT_REUSE_MS;
     this.#now = options.now ?? (() => performance.now());
+  }
+
+  /** The generation of `kind` for `owner`: its invalidations and the writes its client settled. */
+  #generation(owner: object, entry: Entry): number {
+    const writes = (owner as { writesSettled?: unknown }).writesSettled;
+    return entry.generation + (typeof writes === "number" ? writes : 0);
   }
 
   #entry(owner: object, kind: string): Entry {
@@ -86,7 +100,7 @@ export class SharedLists {
     sentAfter: number,
   ): Promise<readonly T[]> {
     const entry = this.#entry(owner, kind);
-    const { generation } = entry;
+    const generation = this.#generation(owner, entry);
     const { finished, inFlight } = entry;
     if (
       finished !== undefined &&
@@ -100,24 +114,72 @@ export class SharedLists {
       return inFlight.promise as Promise<readonly T[]>;
     }
     const sent = ++this.#sent;
+    const requestedAt = this.#now();
     const promise = fetch();
+    entry.latest = { sent, requestedAt, promise };
     const flight = { generation, sent, promise: promise as Promise<readonly unknown[]> };
     entry.inFlight = flight;
     const settle = () => {
       if (entry.inFlight === flight) delete entry.inFlight;
     };
-    promise.then((items) => {
-      settle();
-      // A write through this process while the request was out may not be in its answer; and
-      // an older request that finishes late must not replace a newer list.
-      if (
-        entry.generation === generation &&
-        (entry.finished === undefined || entry.finished.sent < sent)
-      ) {
-        entry.finished = { generation, sent, at: this.#now(), items };
-      }
-    }, settle);
+    promise.then(
+      (items) => {
+        settle();
+        // A write through this process while the request was out may not be in its answer; and
+        // an older request that finishes late must not replace a newer list.
+        if (
+          this.#generation(owner, entry) === generation &&
+          (entry.finished === undefined || entry.finished.sent < sent)
+        ) {
+          entry.finished = { generation, sent, at: this.#now(), items };
+        }
+      },
+      () => {
+        settle();
+        if (entry.latest?.promise === promise) delete entry.latest;
+      },
+    );
     return promise;
+  }
+
+  /** A mark of this moment: {@link SharedLists.since} serves lists requested after it. */
+  mark(): number {
+    return this.#sent;
+  }
+
+  /**
+   * A list of `kind` for `owner` requested after `mark` (from {@link SharedLists.mark}), in
+   * flight or finished, whatever was written since; else a new request. For a caller that needs
+   * to see what existed at the time of the mark, such as the object its create just made: the
+   * creates of a wave that finished together find theirs in one list.
+   */
+  since<T>(
+    owner: object,
+    kind: string,
+    fetch: () => Promise<readonly T[]>,
+    mark: number,
+  ): Promise<readonly T[]> {
+    const { latest } = this.#entry(owner, kind);
+    if (latest !== undefined && latest.sent > mark) return latest.promise as Promise<readonly T[]>;
+    return this.#read(owner, kind, fetch, this.#sent);
+  }
+
+  /**
+   * The latest list of `kind` for `owner` requested less than the reuse window ago, in flight or
+   * finished, even if this process wrote since; else a new request. Only for a caller that needs
+   * a list requested before now, not one that reflects its own writes (see the top of this
+   * module).
+   */
+  recent<T>(
+    owner: object,
+    kind: string,
+    fetch: () => Promise<readonly T[]>,
+  ): Promise<readonly T[]> {
+    const { latest } = this.#entry(owner, kind);
+    if (latest !== undefined && this.#now() - latest.requestedAt < this.#reuseMs) {
+      return latest.promise as Promise<readonly T[]>;
+    }
+    return this.#read(owner, kind, fetch, this.#sent);
   }
 
   /**
@@ -156,6 +218,30 @@ export function readSharedList<T>(
   return processWide.read(owner, kind, fetch);
 }
 
+/** {@link SharedLists.recent} on the cache shared by every resource in this process. */
+export function readRecentList<T>(
+  owner: object,
+  kind: string,
+  fetch: () => Promise<readonly T[]>,
+): Promise<readonly T[]> {
+  return processWide.recent(owner, kind, fetch);
+}
+
+/** {@link SharedLists.mark} on the cache shared by every resource in this process. */
+export function sharedListMark(): number {
+  return processWide.mark();
+}
+
+/** {@link SharedLists.since} on the cache shared by every resource in this process. */
+export function readListSince<T>(
+  owner: object,
+  kind: string,
+  fetch: () => Promise<readonly T[]>,
+  mark: number,
+): Promise<readonly T[]> {
+  return processWide.since(owner, kind, fetch, mark);
+}
+
 /** {@link SharedLists.find} on the cache shared by every resource in this process. */
 export function findInSharedList<T>(
   owner: object,
@@ -169,21 +255,4 @@ export function findInSharedList<T>(
 /** {@link SharedLists.invalidate} on the cache shared by every resource in this process. */
 export function invalidateSharedList(owner: object, kind: string): void {
   processWide.invalidate(owner, kind);
-}
-
-/**
- * Runs `write` (a create, update or delete of a `kind` object through client `owner`), then
- * forgets the shared list of `kind` for `owner` whatever the outcome: a write that failed may
- * still have been applied.
- */
-export async function writeInvalidating<T>(
-  owner: object,
-  kind: string,
-  write: () => Promise<T>,
-): Promise<T> {
-  try {
-    return await write();
-  } finally {
-    invalidateSharedList(owner, kind);
-  }
 }

@@ -265,6 +265,8 @@ describe("SecurityGroup against the emulator", () => {
     await emulator.call("POST", `/v1/firewall/groups/${created.id}`, {
       json: { name: "drift", rules: [{ ...SSH, source: "192.168.0.0/16" }] },
     });
+    // The next refresh runs in a new provider process: nothing read before is reused.
+    await newSessionFor(emulator);
     const read = await group.read(created.id, created.outs);
     expect(read.inputs).toEqual({ name: "drift", rules: [{ ...SSH, source: "192.168.0.0/16" }] });
     const diff = await group.diff(created.id, read.props ?? {}, { name: "drift", rules: [SSH] });

@@ -13,12 +13,8 @@ import {
   toApi,
 } from "../../src/resources/server/model";
 import { implementation } from "../../src/resources/server/provider";
-import {
-  pollIntervalMs,
-  type ServerReader,
-  ServerWaitError,
-  waitForServerStatus,
-} from "../../src/resources/server/wait";
+import { ServerWaitError, waitForServerStatus } from "../../src/resources/server/wait";
+import { pollIntervalMs, ServerWatch } from "../../src/resources/server/watch";
 
 const check = (news: Record<string, unknown>) => implementation.check({}, news);
 
@@ -313,17 +309,16 @@ describe("waitForServerStatus", () => {
   /** A server whose status follows a script of [from time (ms), status | Error]. */
   function scripted(script: [number, string | Error][]) {
     const polls: number[] = [];
-    const reader: ServerReader = {
-      async get() {
-        const now = Date.now();
-        polls.push(now);
-        let current: string | Error = "unknown";
-        for (const [at, value] of script) if (now >= at) current = value;
-        if (current instanceof Error) throw current;
-        return server({ status: current });
-      },
+    const get = async () => {
+      const now = Date.now();
+      polls.push(now);
+      let current: string | Error = "unknown";
+      for (const [at, value] of script) if (now >= at) current = value;
+      if (current instanceof Error) throw current;
+      return server({ status: current });
     };
-    return { reader, polls };
+    const watch = new ServerWatch({ get, list: async () => [await get()] });
+    return { watch, polls };
   }
 
   async function settle<T>(promise: Promise<T>, ms: number): Promise<T> {
@@ -344,11 +339,11 @@ describe("waitForServerStatus", () => {
   });
 
   it("notices a change within about 10% of the elapsed time without flooding the API", async () => {
-    const { reader, polls } = scripted([
+    const { watch, polls } = scripted([
       [0, "provisioning"],
       [60_000, "running"],
     ]);
-    const done = waitForServerStatus(reader, 42, {
+    const done = waitForServerStatus(watch, 42, {
       action: "create",
       target: "running",
       deadlineAt: 600_000,
@@ -358,18 +353,19 @@ describe("waitForServerStatus", () => {
     const seenAt = polls.at(-1) ?? 0;
     expect(seenAt).toBeGreaterThanOrEqual(60_000);
     expect(seenAt).toBeLessThanOrEqual(60_000 * 1.1 + 250);
-    expect(polls[0]).toBe(0);
-    expect(polls[1]).toBe(250);
+    // The create's answer was the first look: the first poll comes after one interval.
+    expect(polls[0]).toBe(250);
+    expect(polls[1]).toBe(500);
     // 40 polls cover the first 10 s at 250 ms; the rest grow geometrically.
     expect(polls.length).toBeLessThan(80);
   });
 
   it("fails on status error, naming action, server, target, last status and elapsed time", async () => {
-    const { reader } = scripted([
+    const { watch } = scripted([
       [0, "starting"],
       [1_000, "error"],
     ]);
-    const done = waitForServerStatus(reader, 42, {
+    const done = waitForServerStatus(watch, 42, {
       action: "start",
       actionId: "a-1",
       target: "running",
@@ -384,11 +380,11 @@ describe("waitForServerStatus", () => {
   });
 
   it("fails at once on a status that can no longer reach the target", async () => {
-    const { reader, polls } = scripted([
+    const { watch, polls } = scripted([
       [0, "provisioning"],
       [500, "stopping"],
     ]);
-    const done = waitForServerStatus(reader, 42, {
+    const done = waitForServerStatus(watch, 42, {
       action: "create",
       target: "running",
       deadlineAt: 60_000,
@@ -398,16 +394,16 @@ describe("waitForServerStatus", () => {
     expect((err as Error).message).toContain(
       'server 42 is "stopping" and can no longer reach "running"',
     );
-    expect(polls).toHaveLength(3);
+    expect(polls).toEqual([250, 500]);
   });
 
   it("keeps waiting while an accepted action has not shown yet", async () => {
-    const { reader } = scripted([
+    const { watch } = scripted([
       [0, "running"],
       [300, "stopping"],
       [1_000, "stopped"],
     ]);
-    const done = waitForServerStatus(reader, 42, {
+    const done = waitForServerStatus(watch, 42, {
       action: "stop",
       target: "stopped",
       deadlineAt: 60_000,
@@ -416,8 +412,8 @@ describe("waitForServerStatus", () => {
   });
 
   it("times out at the deadline, saying which setting to raise", async () => {
-    const { reader, polls } = scripted([[0, "starting"]]);
-    const done = waitForServerStatus(reader, 42, {
+    const { watch, polls } = scripted([[0, "starting"]]);
+    const done = waitForServerStatus(watch, 42, {
       action: "start",
       actionId: "a-2",
       target: "running",
@@ -440,11 +436,11 @@ describe("waitForServerStatus", () => {
       requestSent: true,
       mayHaveBeenApplied: false,
     });
-    const { reader } = scripted([
+    const { watch } = scripted([
       [0, reset],
       [1_000, "running"],
     ]);
-    const ok = waitForServerStatus(reader, 42, {
+    const ok = waitForServerStatus(watch, 42, {
       action: "create",
       target: "running",
       deadlineAt: 60_000,
@@ -453,7 +449,7 @@ describe("waitForServerStatus", () => {
 
     const denied = new UnauthorizedError({ status: 401, method: "GET", path: "/v1/servers/42" });
     const bad = scripted([[0, denied]]);
-    const failing = waitForServerStatus(bad.reader, 42, {
+    const failing = waitForServerStatus(bad.watch, 42, {
       action: "create",
       target: "running",
       deadlineAt: 60_000,
@@ -468,7 +464,7 @@ describe("waitForServerStatus", () => {
       [0, "deleting"],
       [400, gone],
     ]);
-    const done = waitForServerStatus(deleting.reader, 42, {
+    const done = waitForServerStatus(deleting.watch, 42, {
       action: "delete",
       target: "gone",
       deadlineAt: 60_000,
@@ -476,7 +472,7 @@ describe("waitForServerStatus", () => {
     expect(await settle(done, 1_000)).toBeUndefined();
 
     const vanished = scripted([[0, gone]]);
-    const failing = waitForServerStatus(vanished.reader, 42, {
+    const failing = waitForServerStatus(vanished.watch, 42, {
       action: "create",
       target: "running",
       deadlineAt: 60_000,
@@ -486,9 +482,9 @@ describe("waitForServerStatus", () => {
   });
 
   it("stops when aborted, without waiting for the next poll", async () => {
-    const { reader, polls } = scripted([[0, "provisioning"]]);
+    const { watch, polls } = scripted([[0, "provisioning"]]);
     const controller = new AbortController();
-    const done = waitForServerStatus(reader, 42, {
+    const done = waitForServerStatus(watch, 42, {
       action: "create",
       target: "running",
       deadlineAt: 600_000,

@@ -9,7 +9,12 @@ import type { Props } from "../../src/resources/common";
 import { diffServer } from "../../src/resources/server/model";
 import { implementation as server } from "../../src/resources/server/provider";
 import { resetSession } from "../../src/resources/session";
-import { configureSessionFor, startTestEmulator, type TestEmulator } from "../support/emulator";
+import {
+  configureSessionFor,
+  newSessionFor,
+  startTestEmulator,
+  type TestEmulator,
+} from "../support/emulator";
 
 const FAST = { provisioning: 20, starting: 20, stopping: 20, rebooting: 20, deleting: 20 };
 const PROVIDER = "serialized shim";
@@ -290,6 +295,8 @@ describe("read", () => {
     expect(diffServer(clean.props ?? {}, props).changes).toBe(false);
 
     await api.servers.update(id, { user_defined_name: "drift-renamed" });
+    // The next refresh runs in a new provider process: nothing read before is reused.
+    await newSessionFor(emulator);
     const drifted = await server.read(id, outs);
     expect(drifted.inputs).toEqual({ ...stripProvider(props), name: "drift-renamed" });
     const diff = diffServer(drifted.props ?? {}, props);
@@ -300,6 +307,7 @@ describe("read", () => {
 
     await api.servers.manage(id, { action: "delete" });
     await server.delete(id, outs);
+    await newSessionFor(emulator);
     expect(await server.read(id, outs)).toEqual({});
   });
 });

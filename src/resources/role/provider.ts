@@ -23,7 +23,7 @@ import {
 import { nameTakenError } from "../conflict";
 import { createExactlyOnce } from "../create";
 import { apiClient, createJournal } from "../session";
-import { findInSharedList, readSharedList, writeInvalidating } from "../shared-list";
+import { findInSharedList, readSharedList } from "../shared-list";
 import {
   fromApi,
   liveInputs,
@@ -57,11 +57,6 @@ function findRole(
 ): Promise<Role | undefined> {
   const list = roleList(client);
   return findInSharedList(client, list.key, () => list.read(), match);
-}
-
-/** Sends a write of roles, forgetting the shared list whatever the outcome. */
-function writeRoles<T>(client: CloudInfraClient, write: () => Promise<T>): Promise<T> {
-  return writeInvalidating(client, roleList(client).key, write);
 }
 
 function listPermissions(client: CloudInfraClient): Promise<readonly Permission[]> {
@@ -123,7 +118,7 @@ const ADOPTION: Adoption<RoleInputs, Role> = {
     const ids = await permissionIds(client, role);
     if (live.name !== role.name || !matches(live, role, ids)) {
       try {
-        await writeRoles(client, () => client.iam.updateRole(live.id, toApi(role, ids)));
+        await client.iam.updateRole(live.id, toApi(role, ids));
       } catch (err) {
         if (err instanceof ConflictError)
           throw await nameTaken(client, role.name, err, String(live.id));
@@ -223,7 +218,7 @@ export const implementation = {
     const client = apiClient();
     try {
       const ids = await permissionIds(client, role);
-      await writeRoles(client, () => client.iam.updateRole(id, toApi(role, ids)));
+      await client.iam.updateRole(id, toApi(role, ids));
       return { outs: { ...outputsFromInputs(Number(id), role, ids) } };
     } catch (err) {
       if (err instanceof ConflictError) {
@@ -240,7 +235,7 @@ export const implementation = {
     const client = apiClient();
     const operation = describeOperation("deleting", "Role", labelOf(props, id));
     try {
-      await writeRoles(client, () => client.iam.deleteRole(id));
+      await client.iam.deleteRole(id);
     } catch (err) {
       if (err instanceof NotFoundError) return;
       if (err instanceof ConflictError) {

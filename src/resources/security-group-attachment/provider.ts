@@ -14,6 +14,7 @@ import {
   parseChecked,
   type ResourceImplementation,
 } from "../common";
+import { findGroup } from "../security-group/list";
 import { apiClient } from "../session";
 import {
   ATTACHMENT_FIELDS,
@@ -87,14 +88,19 @@ export const implementation = {
         new Error('expected an id of the form "<securityGroupId>/<serverId>", such as "12/34"'),
       );
     }
+    let attached: boolean;
     try {
-      const group = await apiClient().firewall.get(pair.securityGroupId);
-      if (!group.servers.some((s) => s.id === pair.serverId)) return {};
-      return { id: attachmentId(pair), props: { ...pair }, inputs: { ...pair } };
+      // A refresh reads every attachment of the stack at once: the group list serves them all.
+      const group = await findGroup(
+        apiClient(),
+        (g) => g.id === pair.securityGroupId && g.servers.some((s) => s.id === pair.serverId),
+      );
+      attached = group !== undefined;
     } catch (err) {
-      if (err instanceof NotFoundError) return {};
       throw operationError(describeOperation("reading", KIND, id), err);
     }
+    if (!attached) return {};
+    return { id: attachmentId(pair), props: { ...pair }, inputs: { ...pair } };
   },
 
   async update(_id, _olds, news) {

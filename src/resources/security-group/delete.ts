@@ -11,6 +11,7 @@ import { ConflictError, NotFoundError } from "../../api/errors";
 import type { Server } from "../../api/schemas/servers";
 import { unlessNotFound } from "../common";
 import { waitForServerStatus } from "../server/wait";
+import { serverWatch } from "../server/watch";
 
 /** How long a delete waits for attached servers that are being deleted. */
 export const DETACH_WAIT_MS = 10 * 60_000;
@@ -48,9 +49,8 @@ export async function deleteWhenDetached(
     }
     const group = await unlessNotFound(client.firewall.get(id));
     if (group === undefined) return;
-    const attached = await Promise.all(
-      group.servers.map((s) => unlessNotFound(client.servers.get(s.id))),
-    );
+    const watch = serverWatch(client);
+    const attached = await Promise.all(group.servers.map((s) => watch.read(s.id)));
     const present = attached.filter((s): s is Server => s !== undefined);
     const holding = present.filter((s) => s.status !== "deleting");
     if (holding.length > 0) throw stillAttachedError(id, holding, conflict);
@@ -62,10 +62,11 @@ export async function deleteWhenDetached(
     }
     if (Date.now() >= deadlineAt) throw conflict;
     for (const server of present) {
-      await waitForServerStatus(client.servers, server.id, {
+      await waitForServerStatus(watch, server.id, {
         action: "settle",
         target: "gone",
         deadlineAt,
+        initial: server,
       });
     }
   }

@@ -4,7 +4,6 @@
  */
 import type { CloudInfraClient } from "../../api/client";
 import { ConflictError, NotFoundError } from "../../api/errors";
-import type { RequestOptions } from "../../api/http";
 import type { SecurityGroup } from "../../api/schemas/firewall";
 import { type Adoption, adopt, guardAdoptedReplacement } from "../adopt";
 import {
@@ -23,6 +22,7 @@ import { nameTakenError } from "../conflict";
 import { createExactlyOnce } from "../create";
 import { apiClient, createJournal } from "../session";
 import { deleteWhenDetached } from "./delete";
+import { findGroup, groupList } from "./list";
 import {
   fromApi,
   liveInputs,
@@ -35,14 +35,6 @@ import {
 } from "./model";
 
 const GROUP: KindNames = { kind: "SecurityGroup", noun: "security group" };
-
-/** Every group, all pages (the toolkit's lookups and the name-taken explanation read it). */
-function groupList(client: CloudInfraClient) {
-  return {
-    key: "security-groups",
-    read: (options?: RequestOptions) => client.firewall.listAll({ limit: 100 }, options),
-  };
-}
 
 /** The 409 says only that the name is taken; the user needs to know by which group. */
 function nameTaken(
@@ -121,13 +113,16 @@ export const implementation = {
 
   async read(id, props) {
     const label = labelOf(props, id);
+    let group: SecurityGroup | undefined;
     try {
-      const outs = fromApi(await apiClient().firewall.get(id));
-      return { id, props: { ...outs }, inputs: liveInputs(outs) };
+      // A refresh reads every group of the stack at once: they share the list (./list.ts).
+      group = await findGroup(apiClient(), (g) => String(g.id) === id);
     } catch (err) {
-      if (err instanceof NotFoundError) return {};
       throw operationError(describeOperation("reading", "SecurityGroup", label), err);
     }
+    if (group === undefined) return {};
+    const outs = fromApi(group);
+    return { id, props: { ...outs }, inputs: liveInputs(outs) };
   },
 
   async update(id, _olds, news) {

@@ -28,6 +28,7 @@ import {
 } from "../common";
 import { createExactlyOnce, DEFAULT_MAX_SENDS, LOOKUP_MAX_RETRIES } from "../create";
 import { apiClient, createJournal } from "../session";
+import { findInSharedList } from "../shared-list";
 import {
   diffServer,
   fromApi,
@@ -43,6 +44,7 @@ import {
   toApi,
 } from "./model";
 import { ServerWaitError, settlesIn, waitForServerStatus } from "./wait";
+import { serverWatch } from "./watch";
 
 const ANSWER_LOST = "unknown (its answer was lost)";
 
@@ -69,8 +71,12 @@ function deadlineFor(inputs: Partial<ServerInputs>, kind: TimeoutKind): Deadline
   return { at: Date.now() + timeoutMs(inputs, kind), setting: timeoutSetting(inputs, kind) };
 }
 
+/**
+ * The server as a request sent after this call shows it, or `undefined` when it does not exist.
+ * Reads that arrive together share one request (watch.ts).
+ */
 function getOrGone(client: CloudInfraClient, id: number): Promise<Server | undefined> {
-  return unlessNotFound(client.servers.get(id));
+  return serverWatch(client).read(id);
 }
 
 /**
@@ -175,17 +181,21 @@ async function ensurePowerState(
   wanted: PowerState,
   deadline: Deadline,
 ): Promise<Server> {
-  let server = await client.servers.get(id);
+  let server = await getOrGone(client, id);
+  if (server === undefined) {
+    throw new NotFoundError({ status: 404, method: "GET", path: `/v1/servers/${id}` });
+  }
   const settling = settlesIn(server.status);
   if (settling === "gone") {
     throw new Error(`server ${id} is being deleted (status "deleting"): it cannot be ${wanted}`);
   }
   if (settling !== undefined) {
-    server = await waitForServerStatus(client.servers, id, {
+    server = await waitForServerStatus(serverWatch(client), id, {
       action: "settle",
       target: settling,
       deadlineAt: deadline.at,
       timeoutSetting: deadline.setting,
+      initial: server,
     });
   }
   if (server.status === "error") {
@@ -200,13 +210,16 @@ async function ensurePowerState(
         ? "stop"
         : undefined;
   if (action === undefined) return server;
+  const sentAt = Date.now();
   const actionId = await sendAction(client, id, action);
-  return waitForServerStatus(client.servers, id, {
+  return waitForServerStatus(serverWatch(client), id, {
     action,
     actionId,
     target: wanted,
     deadlineAt: deadline.at,
     timeoutSetting: deadline.setting,
+    initial: server,
+    sentAt,
   });
 }
 
@@ -296,21 +309,18 @@ const ADOPTION: Adoption<ServerInputs, Server> = {
 async function deleteServer(client: CloudInfraClient, id: number, deadline: Deadline) {
   const server = await getOrGone(client, id);
   if (server === undefined) return;
-  const limits = { deadlineAt: deadline.at, timeoutSetting: deadline.setting };
+  const watch = serverWatch(client);
+  const limits = { deadlineAt: deadline.at, timeoutSetting: deadline.setting, initial: server };
   const settling = settlesIn(server.status);
   if (settling === "gone") {
-    await waitForServerStatus(client.servers, id, { action: "delete", target: "gone", ...limits });
+    await waitForServerStatus(watch, id, { action: "settle", target: "gone", ...limits });
     return;
   }
   if (settling !== undefined) {
     // The delete action is refused during a transition; one that ends in `error` is fine
     // (an errored server can be deleted), one that ends with the server gone is done.
     try {
-      await waitForServerStatus(client.servers, id, {
-        action: "settle",
-        target: settling,
-        ...limits,
-      });
+      await waitForServerStatus(watch, id, { action: "settle", target: settling, ...limits });
     } catch (err) {
       if (!(err instanceof ServerWaitError)) throw err;
       if (err.reason === "disappeared") return;
@@ -318,17 +328,19 @@ async function deleteServer(client: CloudInfraClient, id: number, deadline: Dead
     }
   }
   let actionId: string;
+  const sentAt = Date.now();
   try {
     actionId = await sendAction(client, id, "delete");
   } catch (err) {
     if (err instanceof NotFoundError) return;
     throw err;
   }
-  await waitForServerStatus(client.servers, id, {
+  await waitForServerStatus(watch, id, {
     action: "delete",
     actionId,
     target: "gone",
     ...limits,
+    sentAt,
   });
 }
 
@@ -359,6 +371,7 @@ export const implementation = {
     if (inputs.adoptId !== undefined) return adopt(ADOPTION, inputs, inputs.adoptId);
     const deadline = deadlineFor(inputs, "create");
     const client = apiClient();
+    const sentAt = Date.now();
     let created: Server;
     let close: () => void;
     try {
@@ -369,11 +382,13 @@ export const implementation = {
     // The server exists from here on: every failure must carry its id, or Pulumi forgets it.
     let last = created;
     try {
-      last = await waitForServerStatus(client.servers, created.id, {
+      last = await waitForServerStatus(serverWatch(client), created.id, {
         action: "create",
         target: "running",
         deadlineAt: deadline.at,
         timeoutSetting: deadline.setting,
+        initial: created,
+        sentAt,
       });
       if (inputs.powerState === "stopped") {
         last = await ensurePowerState(client, created.id, "stopped", deadline);
@@ -405,7 +420,17 @@ export const implementation = {
     const stored = storedInputs(props);
     let server: Server | undefined;
     try {
-      server = await getOrGone(apiClient(), serverIdOf(id));
+      const serverId = serverIdOf(id);
+      // A refresh reads every server of the stack at once: they share the list (shared-list.ts).
+      const client = apiClient();
+      server = await findInSharedList(
+        client,
+        "servers",
+        () => client.servers.list(),
+        (s) => {
+          return s.id === serverId;
+        },
+      );
     } catch (err) {
       throw operationError(describeOperation("reading", "Server", stored.name ?? id), err);
     }

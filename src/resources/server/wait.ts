@@ -4,47 +4,24 @@
  * soon as it is clear the target will not come: status `error`, a status from which the target
  * is no longer reachable, the server gone, the deadline passed, or the caller aborting.
  *
- * Polling rule: poll at once, then after each answer wait
- *
- *     interval = clamp(elapsed × 0.1, 250 ms, 10 s)   (and never past the deadline)
- *
- * where `elapsed` is the time since the wait began. A change is noticed within about 10% of the
- * time already spent (a 3 s provisioning is seen within 300 ms; a 5 min one within 10 s), while a
- * long wait costs at most one request every 10 s.
+ * The polls are the process's shared ones, and so is their rule: see watch.ts.
  */
 
 import type { Id } from "../../api/endpoints/base";
-import { ApiError, ConnectionError, NotFoundError, TimeoutError } from "../../api/errors";
-import type { RequestOptions } from "../../api/http";
+import { ApiError, ConnectionError, TimeoutError } from "../../api/errors";
 import {
   MANAGEMENT_TRANSITIONS,
   type ManagementAction,
   type Server,
 } from "../../api/schemas/servers";
 import { formatDuration } from "./model";
-
-export const MIN_POLL_INTERVAL_MS = 250;
-export const MAX_POLL_INTERVAL_MS = 10_000;
-export const POLL_INTERVAL_FRACTION = 0.1;
-
-/** How long to wait before the next poll, `elapsedMs` after the wait began. */
-export function pollIntervalMs(elapsedMs: number): number {
-  return Math.min(
-    MAX_POLL_INTERVAL_MS,
-    Math.max(MIN_POLL_INTERVAL_MS, Math.round(elapsedMs * POLL_INTERVAL_FRACTION)),
-  );
-}
+import type { ServerWatch, WatchAnswer, WatchQuestion } from "./watch";
 
 /** Where a wait ends: a settled status, or `gone` (the server answers 404). */
 export type WaitTarget = "running" | "stopped" | "gone";
 
 /** What is being waited for: a management action, the provisioning of a new server, or a transition already under way. */
 export type WaitAction = ManagementAction | "create" | "settle";
-
-/** The one call the wait needs, so tests can hand in a scripted server. */
-export interface ServerReader {
-  get(id: Id, options?: RequestOptions): Promise<Server>;
-}
 
 export interface WaitForServerStatusOptions {
   /** What started the transition; named in errors. */
@@ -59,6 +36,13 @@ export interface WaitForServerStatusOptions {
   timeoutSetting?: string | undefined;
   /** Stops the wait with a `ServerWaitError` of reason `aborted`. */
   signal?: AbortSignal | undefined;
+  /**
+   * The server as last seen before the wait: the create's answer, or the read before an action.
+   * Its status and timestamp tell the watch when the transition began.
+   */
+  initial?: Server | undefined;
+  /** When the request that started the transition was sent (ms since the epoch); default now. */
+  sentAt?: number | undefined;
 }
 
 /** Why a wait failed. */
@@ -113,16 +97,11 @@ function isTransient(err: unknown): boolean {
   return err instanceof ApiError && (err.status === 429 || err.status >= 500);
 }
 
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener("abort", done, { once: true });
-  });
+/** The transient status a wait waits out, for its expected duration. */
+function transitionOf(action: WaitAction, initial: Server | undefined): string | undefined {
+  if (action === "create") return "provisioning";
+  if (action === "settle") return initial?.status;
+  return MANAGEMENT_TRANSITIONS[action].via;
 }
 
 function describeAction(options: WaitForServerStatusOptions): string {
@@ -136,32 +115,36 @@ function describeAction(options: WaitForServerStatusOptions): string {
 }
 
 /**
- * Polls server `serverId` until it reaches `target` and returns the last answer (`undefined`
- * for `gone`). Throws a {@link ServerWaitError} on status `error`, on a status from which the
- * target cannot be reached, when the server disappears, at the deadline, or on abort. Other
- * failures of a poll are thrown as they are, except transient ones (5xx, 429, connection,
- * timeout), which are retried until the deadline.
+ * Polls server `serverId` (through the process's shared `watch`) until it reaches `target` and
+ * returns the last answer (`undefined` for `gone`). Throws a {@link ServerWaitError} on status
+ * `error`, on a status from which the target cannot be reached, when the server disappears, at
+ * the deadline, or on abort. Other failures of a poll are thrown as they are, except transient
+ * ones (5xx, 429, connection, timeout), which are retried until the deadline.
  */
 export async function waitForServerStatus(
-  client: ServerReader,
+  watch: ServerWatch,
   serverId: Id,
   options: WaitForServerStatusOptions & { target: "running" | "stopped" },
 ): Promise<Server>;
 export async function waitForServerStatus(
-  client: ServerReader,
+  watch: ServerWatch,
   serverId: Id,
   options: WaitForServerStatusOptions,
 ): Promise<Server | undefined>;
 export async function waitForServerStatus(
-  client: ServerReader,
+  watch: ServerWatch,
   serverId: Id,
   options: WaitForServerStatusOptions,
 ): Promise<Server | undefined> {
   const startedAt = Date.now();
   const onTheWay = statusesOnTheWay(options.target);
   const pending = notYetApplied(options.action);
-  let last: Server | undefined;
+  const transition = transitionOf(options.action, options.initial);
+  let last: Server | undefined = options.initial;
+  /** The last answer in the transient status, whose timestamp says when the transition began. */
+  let transient = last?.status === transition ? last : undefined;
   let lastPollError: unknown;
+  let lastPolledAt = startedAt;
 
   const fail = (
     reason: WaitFailure,
@@ -193,14 +176,42 @@ export async function waitForServerStatus(
 
   for (;;) {
     if (options.signal?.aborted) throw aborted();
+    const question: WatchQuestion = {
+      serverId: Number(serverId),
+      transition,
+      sentAt: options.sentAt ?? startedAt,
+      startedAt,
+      lastPolledAt,
+      deadlineAt: options.deadlineAt,
+      signal: options.signal,
+    };
+    let answer: WatchAnswer | undefined;
     try {
-      last = await client.get(
-        serverId,
-        options.signal === undefined ? {} : { signal: options.signal },
-      );
+      answer = await watch.next(question);
       lastPollError = undefined;
-      const status = last.status;
-      if (status === options.target) return last;
+    } catch (err) {
+      if (options.signal?.aborted) throw aborted();
+      if (!isTransient(err)) throw err;
+      lastPollError = err;
+      lastPolledAt = Date.now();
+    }
+    if (answer !== undefined) {
+      lastPolledAt = answer.polledAt;
+      const server = answer.server;
+      if (server === undefined) {
+        if (options.target === "gone") {
+          watch.learn(question, transient, answer);
+          return undefined;
+        }
+        throw fail("disappeared", `server ${serverId} disappeared (404) before reaching ${target}`);
+      }
+      last = server;
+      const status = server.status;
+      if (status === transition) transient = server;
+      if (status === options.target) {
+        watch.learn(question, transient, answer);
+        return server;
+      }
       if (!onTheWay.has(status) && !pending.includes(status)) {
         if (status === "error") {
           throw fail(
@@ -213,22 +224,8 @@ export async function waitForServerStatus(
           `server ${serverId} is ${JSON.stringify(status)} and can no longer reach ${target} by itself (something else changed the server meanwhile)`,
         );
       }
-    } catch (err) {
-      if (err instanceof ServerWaitError) throw err;
-      if (err instanceof NotFoundError) {
-        if (options.target === "gone") return undefined;
-        throw fail(
-          "disappeared",
-          `server ${serverId} disappeared (404) before reaching ${target}`,
-          err,
-        );
-      }
-      if (options.signal?.aborted) throw aborted();
-      if (!isTransient(err)) throw err;
-      lastPollError = err;
     }
-    const now = Date.now();
-    if (now >= options.deadlineAt) {
+    if (Date.now() >= options.deadlineAt) {
       const pollError =
         lastPollError instanceof Error ? `; the last poll failed: ${lastPollError.message}` : "";
       throw fail(
@@ -240,9 +237,5 @@ export async function waitForServerStatus(
           : `raise ${options.timeoutSetting} if it needs longer`,
       );
     }
-    await sleep(
-      Math.min(pollIntervalMs(now - startedAt), options.deadlineAt - now),
-      options.signal,
-    );
   }
 }

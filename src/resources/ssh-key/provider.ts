@@ -24,6 +24,7 @@ import {
 import { alreadyExistsError, explainConflict } from "../conflict";
 import { createExactlyOnce } from "../create";
 import { apiClient, createJournal } from "../session";
+import { findInSharedList } from "../shared-list";
 import {
   fromApi,
   keySourceFailures,
@@ -215,13 +216,20 @@ export const implementation = {
 
   async read(id, props) {
     const client = apiClient();
-    let key: Key;
+    let key: Key | undefined;
     try {
-      key = await client.keys.get(id);
+      // A refresh reads every key of the stack at once: they share the list (shared-list.ts).
+      const list = keyList(client);
+      key = await findInSharedList(
+        client,
+        list.key,
+        () => list.read(),
+        (k) => String(k.id) === id,
+      );
     } catch (err) {
-      if (err instanceof NotFoundError) return {};
       throw operationError(describeOperation("reading", "SshKey", id), err);
     }
+    if (key === undefined) return {};
     const outs = withStoredState(key, props);
     return { id, props: { ...outs }, inputs: liveInputs(outs) };
   },

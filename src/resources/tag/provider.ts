@@ -1,6 +1,7 @@
 /**
  * The Tag implementation. There is no endpoint to read one tag, so `read` finds it in the list,
- * which every read in this process shares (see ../shared-list.ts); every write invalidates it.
+ * which every read in this process shares (see ../shared-list.ts); a write through the client
+ * makes the next read ask again.
  */
 import type { CloudInfraClient } from "../../api/client";
 import { ConflictError, NotFoundError } from "../../api/errors";
@@ -21,7 +22,7 @@ import {
 import { nameTakenError } from "../conflict";
 import { createExactlyOnce } from "../create";
 import { apiClient, createJournal } from "../session";
-import { findInSharedList, writeInvalidating } from "../shared-list";
+import { findInSharedList } from "../shared-list";
 import {
   fromApi,
   liveInputs,
@@ -44,11 +45,6 @@ function tagList(client: CloudInfraClient) {
 function findTag(client: CloudInfraClient, match: (tag: Tag) => boolean): Promise<Tag | undefined> {
   const list = tagList(client);
   return findInSharedList(client, list.key, () => list.read(), match);
-}
-
-/** Sends a write of tags, forgetting the shared list whatever the outcome. */
-function writeTags<T>(client: CloudInfraClient, write: () => Promise<T>): Promise<T> {
-  return writeInvalidating(client, tagList(client).key, write);
 }
 
 /** The 409 says only that the name is taken; the user needs to know by which tag. */
@@ -76,7 +72,7 @@ const ADOPTION: Adoption<TagInputs, Tag> = {
     const current = fromApi(live, tag.serverIds !== undefined);
     if (diffInputs({ ...current }, { ...tag }, TAG_FIELDS).changes) {
       try {
-        await writeTags(client, () => client.tags.update(live.id, toApi(tag)));
+        await client.tags.update(live.id, toApi(tag));
       } catch (err) {
         if (err instanceof ConflictError) throw await nameTaken(client, tag.name, err);
         throw err;
@@ -142,7 +138,7 @@ export const implementation = {
     const operation = describeOperation("updating", "Tag", tag.name);
     const client = apiClient();
     try {
-      await writeTags(client, () => client.tags.update(id, toApi(tag)));
+      await client.tags.update(id, toApi(tag));
     } catch (err) {
       if (err instanceof ConflictError) {
         throw operationError(operation, await nameTaken(client, tag.name, err));
@@ -156,7 +152,7 @@ export const implementation = {
   async delete(id, props) {
     const client = apiClient();
     try {
-      await writeTags(client, () => client.tags.delete(id));
+      await client.tags.delete(id);
     } catch (err) {
       if (err instanceof NotFoundError) return;
       throw operationError(describeOperation("deleting", "Tag", labelOf(props, id)), err);
