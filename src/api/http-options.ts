@@ -7,6 +7,7 @@ import { readFileSync } from "node:fs";
 import * as tls from "node:tls";
 import { type AbortedError, ConfigurationError, InsecureEndpointError } from "./errors";
 import type { Logger } from "./log";
+import type { RequestPriority } from "./rate-budget";
 import { errorCode } from "./transport-errors";
 
 /** Options of an `HttpClient`. */
@@ -36,6 +37,13 @@ export interface HttpClientOptions {
    * answer's error (RateLimitedError for 429). Default 60 000.
    */
   maxRetryAfterMs?: number;
+  /**
+   * How long a call may wait out the service's rate limit (429 answers, and the client's own
+   * pacing to avoid them) before it fails with RateLimitedError, in ms, unless the call sets its
+   * `deadlineAt`. 429s do not count against `maxRetries` (but `maxRetries: 0` fails at the first
+   * one). Default 600 000 (10 minutes, the resources' default operation timeout).
+   */
+  rateLimitWaitMs?: number;
   /** Where debug lines go. Default: from `CLOUDINFRA_LOG` (`debug` writes to stderr). */
   logger?: Logger;
   /** Appended to the default User-Agent (`pulumi-cloudinfra/<version> node/<version>`). */
@@ -56,6 +64,16 @@ export interface RequestOptions {
   maxRetries?: number;
   /** Abandons the call (and any wait before a retry) with {@link AbortedError}. */
   signal?: AbortSignal;
+  /**
+   * Until when (ms since the epoch) this call may wait out the rate limit: its operation's
+   * deadline. Default: the client's `rateLimitWaitMs` from the call's start.
+   */
+  deadlineAt?: number;
+  /**
+   * Who goes first when calls wait for the rate budget (rate-budget.ts): `write` (default for
+   * anything but GET), `read` (default for GET), `background` (status polls).
+   */
+  priority?: RequestPriority;
 }
 
 export const DEFAULTS = {
@@ -64,6 +82,7 @@ export const DEFAULTS = {
   retryBaseDelayMs: 500,
   retryMaxDelayMs: 8_000,
   maxRetryAfterMs: 60_000,
+  rateLimitWaitMs: 600_000,
 } as const;
 
 function checkNonNegative(name: string, value: number | undefined): void {
@@ -99,6 +118,7 @@ export function checkClientOptions(options: HttpClientOptions): void {
   checkNonNegative("retryBaseDelayMs", options.retryBaseDelayMs);
   checkNonNegative("retryMaxDelayMs", options.retryMaxDelayMs);
   checkNonNegative("maxRetryAfterMs", options.maxRetryAfterMs);
+  checkNonNegative("rateLimitWaitMs", options.rateLimitWaitMs);
 }
 
 /**

@@ -20,10 +20,11 @@ import {
   trustedCas,
 } from "./http-options";
 import { type Logger, loggerFromEnv } from "./log";
+import { type BudgetTicket, RateBudget } from "./rate-budget";
 import { scrub, scrubDeep } from "./redact";
 import { type EncodedBody, encodeBody, type MultipartBody } from "./request-body";
 import { failureFromStatus, parseSuccess, type RawAnswer } from "./response";
-import { type BackoffSettings, type RetryPolicy, retryDelay } from "./retry";
+import { type BackoffSettings, type RetryPolicy, rateLimitWait, retryDelay } from "./retry";
 import { failureFromThrown, TimedOut } from "./transport-errors";
 import { PACKAGE_VERSION } from "./version";
 
@@ -111,6 +112,8 @@ export class HttpClient {
   readonly #logger: Logger;
   readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   readonly #now: () => number;
+  readonly #rateLimitWaitMs: number;
+  readonly #budget: RateBudget;
   #writesSettled = 0;
 
   constructor(options: HttpClientOptions) {
@@ -133,6 +136,8 @@ export class HttpClient {
     this.#logger = options.logger ?? loggerFromEnv();
     this.#sleep = options.sleep ?? defaultSleep;
     this.#now = options.now ?? Date.now;
+    this.#rateLimitWaitMs = options.rateLimitWaitMs ?? DEFAULTS.rateLimitWaitMs;
+    this.#budget = new RateBudget({ now: this.#now, sleep: this.#sleep });
 
     const ca = trustedCas(options.caCert);
     this.#agent = new Agent({
@@ -187,13 +192,24 @@ export class HttpClient {
     if (signal?.aborted) throw new AbortedError(method, path, signal.reason);
     const url = this.#url(req);
     const body = encodeBody(req);
+    const priority = options.priority ?? (method === "GET" ? "read" : "write");
+    const deadlineAt = options.deadlineAt ?? this.#now() + this.#rateLimitWaitMs;
 
+    // `attempt` counts failures that may be retried; a 429 is waited out without counting.
+    let refusals = 0;
     for (let attempt = 1; ; attempt++) {
+      let ticket: BudgetTicket;
+      try {
+        ticket = await this.#budget.take(priority, signal);
+      } catch {
+        throw new AbortedError(method, path, signal?.reason);
+      }
       const started = performance.now();
       let answer: RawAnswer;
       try {
         answer = await this.#send(req, url, body, timeoutMs, signal);
       } catch (err) {
+        this.#budget.failed(ticket);
         // The caller's abort wins over everything: they no longer want an answer or a retry.
         if (signal?.aborted) {
           throw new AbortedError(method, path, signal.reason, req.retry === "non-idempotent");
@@ -211,6 +227,7 @@ export class HttpClient {
 
       const requestId = answer.headers["x-request-id"];
       if (answer.status >= 200 && answer.status < 300) {
+        this.#budget.answered(ticket, answer.headers);
         const parsed = parseSuccess(req, req.response, answer, requestId, this.#secrets);
         this.#logAttempt(req, body, attempt, maxAttempts, started, {
           status: answer.status,
@@ -234,6 +251,22 @@ export class HttpClient {
         this.#secrets,
         this.#now(),
       );
+      if (answer.status === 429 && maxRetries > 0) {
+        // Everyone waits, this request is sent again once the budget allows (rate-budget.ts).
+        refusals++;
+        const wait = rateLimitWait(failure, deadlineAt - this.#now(), refusals, this.#backoff);
+        this.#budget.answered(ticket, answer.headers, wait);
+        this.#logAttempt(req, body, attempt, maxAttempts, started, {
+          status: answer.status,
+          requestId,
+          response: { code: failure.error.code },
+          ...(wait !== undefined ? { retryInMs: wait } : {}),
+        });
+        if (wait === undefined) throw failure.error;
+        attempt--;
+        continue;
+      }
+      this.#budget.answered(ticket, answer.headers);
       const delay = retryDelay(req.retry, failure, attempt, maxAttempts, this.#backoff);
       this.#logAttempt(req, body, attempt, maxAttempts, started, {
         status: answer.status,

@@ -37,6 +37,14 @@
  * Delays: Retry-After first (delta-seconds or HTTP-date) when present on 429/503, else
  * exponential backoff with full jitter and a cap: random() * min(cap, base * 2^retry). A
  * Retry-After longer than maxRetryAfterMs is not waited for: the error is thrown at once.
+ *
+ * 429 IS NOT A FAILURE OF THE REQUEST
+ *
+ * A 429 says the client went faster than its budget, not that the request is wrong or that the
+ * service failed, and it is answered before the service acts. So it does not count against
+ * maxRetries: every request of the client waits (rate-budget.ts) and this one is sent again,
+ * until the call's deadline (`deadlineAt`, by default the client's rateLimitWaitMs), and only a
+ * wait that would end after it fails the call with RateLimitedError (see rateLimitWait).
  */
 import type { ApiError, ConnectionError, TimeoutError } from "./errors";
 
@@ -125,6 +133,25 @@ export function retryDelay(
     return failure.retryAfterMs <= backoff.maxRetryAfterMs ? failure.retryAfterMs : undefined;
   }
   return backoffDelay(attempt, backoff);
+}
+
+/**
+ * How long a 429 asks every request of the client to wait: `Retry-After` (or `RateLimit-Reset`),
+ * else the backoff after the request's `refusals`-th 429. Undefined when the request must fail instead: the service asks
+ * for longer than `maxRetryAfterMs`, or the wait would end after `leftMs` (what is left of the
+ * call's deadline). A 429 is answered before the service acts, so every policy may send again.
+ */
+export function rateLimitWait(
+  failure: StatusFailure,
+  leftMs: number,
+  refusals: number,
+  backoff: BackoffSettings,
+): number | undefined {
+  const wait = failure.retryAfterMs ?? backoffDelay(refusals, backoff);
+  if (failure.retryAfterMs !== undefined && failure.retryAfterMs > backoff.maxRetryAfterMs) {
+    return undefined;
+  }
+  return wait <= leftMs ? wait : undefined;
 }
 
 /** Exponential backoff with full jitter and a cap, after the given (1-based) attempt. */

@@ -104,6 +104,7 @@ export function isServerFor(live: Server, inputs: ServerInputs): boolean {
 async function createOne(
   client: CloudInfraClient,
   inputs: ServerInputs,
+  deadline: Deadline,
 ): Promise<{ server: Server; close(): void }> {
   const made = await createExactlyOnce({
     what: SERVER,
@@ -115,7 +116,8 @@ async function createOne(
       idOf: (server) => server.id,
       matches: (server) => isServerFor(server, inputs),
     },
-    send: () => client.servers.create(toApi(inputs)),
+    // A 429 is waited out within the create's own timeout (timeouts.create).
+    send: () => client.servers.create(toApi(inputs), { deadlineAt: deadline.at }),
     idInAnswer: (servers) => servers[0]?.id,
     journal: { journal: createJournal(), request: toApi(inputs) },
     closesLater: true,
@@ -138,13 +140,14 @@ async function sendAction(
   client: CloudInfraClient,
   id: number,
   action: ManagementAction,
+  deadline: Deadline,
 ): Promise<string> {
   const transition = MANAGEMENT_TRANSITIONS[action];
   let failure: string | undefined;
   let status = "unknown";
   for (let sent = 1; sent <= DEFAULT_MAX_SENDS; sent++) {
     try {
-      return (await client.servers.manage(id, { action })).action_id;
+      return (await client.servers.manage(id, { action }, { deadlineAt: deadline.at })).action_id;
     } catch (err) {
       if (!isAmbiguousFailure(err)) throw err;
       failure = err.summary;
@@ -211,7 +214,7 @@ async function ensurePowerState(
         : undefined;
   if (action === undefined) return server;
   const sentAt = Date.now();
-  const actionId = await sendAction(client, id, action);
+  const actionId = await sendAction(client, id, action, deadline);
   return waitForServerStatus(serverWatch(client), id, {
     action,
     actionId,
@@ -330,7 +333,7 @@ async function deleteServer(client: CloudInfraClient, id: number, deadline: Dead
   let actionId: string;
   const sentAt = Date.now();
   try {
-    actionId = await sendAction(client, id, "delete");
+    actionId = await sendAction(client, id, "delete", deadline);
   } catch (err) {
     if (err instanceof NotFoundError) return;
     throw err;
@@ -375,7 +378,7 @@ export const implementation = {
     let created: Server;
     let close: () => void;
     try {
-      ({ server: created, close } = await createOne(client, inputs));
+      ({ server: created, close } = await createOne(client, inputs, deadline));
     } catch (err) {
       throw operationError(operation, err);
     }

@@ -258,9 +258,12 @@ export function serverWatch(client: { servers: ServerSource }): ServerWatch {
   let watch = watches.get(client);
   if (watch === undefined) {
     const { servers } = client;
+    // Polls spend what the rate budget has left after the work a user waits for.
+    const background = { priority: "background" } as const;
     watch = new ServerWatch({
-      get: (id, options) => servers.get(id, options),
-      list: () => readListSince(client, "servers", () => servers.list(), sharedListMark()),
+      get: (id) => servers.get(id, background),
+      list: () =>
+        readListSince(client, "servers", () => servers.list(background), sharedListMark()),
     });
     watches.set(client, watch);
   }
