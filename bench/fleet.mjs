@@ -6,8 +6,14 @@
 //               destroy, at --parallel 16
 //   tags        programs of 100 and 1000 tags: up and no-op up, with peak memory
 //   rate-limit  the fleet under a 10 req/s limit (burst 10): runs that fail, and wall time
-//               against requests admitted ÷ rate; BENCH_RATE_RUNS (default 2) up/destroy runs of
-//               a fleet of BENCH_RATE_SIZE (default 10) servers
+//               against requests admitted ÷ rate; BENCH_RATE_RUNS (default 10) up/destroy runs of
+//               a fleet of BENCH_RATE_SIZE (default 40) servers
+//
+// The local engine runs in this process, so the benchmark also times what the engine itself
+// spends writing its checkpoints (StateStore.save: the whole state, secrets encrypted, after
+// every step, where the CLI journals): the part of a wall time no provider change can reach.
+// "Start-up" is the time until the provider host is ready (the program's first registration
+// reached the engine and the host answered): the same moment for an up and a no-op up.
 //
 // Every bound is computed in the same run from the same settings: the lower bound of an `up`
 // with P workers, latency L and provisioning T is the longer of the dependency chain
@@ -17,6 +23,8 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { LocalEngine } from "../test/support/local-engine/engine.ts";
+import { ProviderHost } from "../test/support/local-engine/provider-host.ts";
+import { StateStore } from "../test/support/local-engine/state.ts";
 import { num, ROOT, ratio, stackConfig, startBenchEmulator, table } from "./support.mjs";
 
 const L = 20;
@@ -78,12 +86,51 @@ function peaks(rssFile) {
   return { program: max("program"), host: max("host") };
 }
 
+/**
+ * What the engine in this process did during a run: checkpoint writes, Check calls (the step
+ * generator makes them one at a time: they delay every later create) and the host's start.
+ */
+const engineClock = { saves: 0, saveMs: 0, checks: 0, checkMs: 0, hostReadyAt: Number.NaN };
+const check = ProviderHost.prototype.check;
+ProviderHost.prototype.check = async function timedCheck(...args) {
+  const started = performance.now();
+  try {
+    return await check.apply(this, args);
+  } finally {
+    engineClock.checks++;
+    engineClock.checkMs += performance.now() - started;
+  }
+};
+const save = StateStore.prototype.save;
+StateStore.prototype.save = function timedSave(...args) {
+  const started = performance.now();
+  try {
+    return save.apply(this, args);
+  } finally {
+    engineClock.saves++;
+    engineClock.saveMs += performance.now() - started;
+  }
+};
+const startHost = ProviderHost.start;
+ProviderHost.start = async function timedStart(...args) {
+  const host = await startHost.apply(this, args);
+  if (Number.isNaN(engineClock.hostReadyAt)) engineClock.hostReadyAt = Date.now();
+  return host;
+};
+
 /** Runs `operation`, measuring wall time and what the emulator saw while it ran. */
 async function measure(emulator, operation) {
   const before = emulator.admin.requests(100_000).length;
+  engineClock.saves = 0;
+  engineClock.saveMs = 0;
+  engineClock.checks = 0;
+  engineClock.checkMs = 0;
+  engineClock.hostReadyAt = Number.NaN;
   const started = Date.now();
   const result = await operation();
   const wall = Date.now() - started;
+  const { saves, saveMs, checks, checkMs } = engineClock;
+  const startup = engineClock.hostReadyAt - started;
   const requests = emulator.admin.requests(100_000).slice(before);
   const times = requests.map((r) => Date.parse(r.time));
   const first = times.length > 0 ? Math.min(...times) : NaN;
@@ -105,6 +152,11 @@ async function measure(emulator, operation) {
   return {
     result,
     wall,
+    saves,
+    saveMs,
+    checks,
+    checkMs,
+    startup,
     startToFirst: first - started,
     span: last - first,
     count: requests.length,
@@ -173,6 +225,16 @@ export async function benchFleet() {
           "",
         ],
         [
+          "up: Check calls, one at a time (local engine)",
+          `${num(up.checks)} in ${num(up.checkMs, " ms")}`,
+          `${num(up.checkMs / Math.max(1, up.checks))} ms each, round trip to the host`,
+        ],
+        [
+          "local engine's checkpoint writes: up / destroy",
+          `${num(up.saveMs, " ms")} / ${num(destroy.saveMs, " ms")}`,
+          `${num(up.saves)} / ${num(destroy.saves)} writes of the whole state`,
+        ],
+        [
           "runs that failed",
           num([up, noop, refresh, destroy].filter((m) => m.result.exitCode !== 0).length),
           "of 4",
@@ -207,7 +269,17 @@ export async function benchTags() {
           `${num(up.wall, " ms")} (${num(up.startToFirst, " ms")})`,
           count === 1000 ? "goal ≤ 10000 ms" : "",
         ],
+        [
+          `${count} tags: start-up (provider host ready): up / no-op up`,
+          `${num(up.startup, " ms")} / ${num(noop.startup, " ms")}`,
+          "",
+        ],
         [`${count} tags: no-op up wall`, num(noop.wall, " ms"), ""],
+        [
+          `${count} tags: local engine's checkpoint writes, up`,
+          `${num(up.saveMs, " ms")} (${num(up.saves)} writes)`,
+          `${ratio(up.saveMs, up.wall)} of the up's wall`,
+        ],
         [`${count} tags: API requests up / no-op`, `${num(up.count)} / ${num(noop.count)}`, ""],
         [
           `${count} tags: peak memory program / host`,
@@ -224,10 +296,17 @@ export async function benchTags() {
     const big = figures[1000][op];
     const small = figures[100][op];
     return exclude
-      ? (big.wall - big.startToFirst) / (small.wall - small.startToFirst)
+      ? (big.wall - big.startup) / (small.wall - small.startup)
       : big.wall / small.wall;
   };
+  const bigUp = figures[1000].up;
+  const smallUp = figures[100].up;
   rows.push(
+    [
+      "1000 tags: up wall less the local engine's checkpoint writes",
+      num(bigUp.wall - bigUp.saveMs, " ms"),
+      `t(1000) ÷ t(100) so: ${((bigUp.wall - bigUp.saveMs) / (smallUp.wall - smallUp.saveMs)).toFixed(2)}`,
+    ],
     [
       "t(1000) ÷ t(100): up, no-op up",
       `${r("up", false).toFixed(2)}, ${r("noop", false).toFixed(2)}`,
@@ -243,8 +322,8 @@ export async function benchTags() {
 }
 
 export async function benchRateLimit() {
-  const runs = Number(process.env.BENCH_RATE_RUNS ?? 2);
-  const size = Number(process.env.BENCH_RATE_SIZE ?? 10);
+  const runs = Number(process.env.BENCH_RATE_RUNS ?? 10);
+  const size = Number(process.env.BENCH_RATE_SIZE ?? 40);
   const rate = 10;
   const emulator = await startEmulator({
     rateLimit: { enabled: true, rate_per_second: rate, burst: 10 },
@@ -271,7 +350,7 @@ export async function benchRateLimit() {
     table(
       `A fleet of ${size} servers under a ${rate} req/s limit (burst 10), through the local engine`,
       rows,
-      "BENCH_RATE_SIZE=40 BENCH_RATE_RUNS=10 for the issue's full figure (about 15 minutes).",
+      "BENCH_RATE_SIZE and BENCH_RATE_RUNS (default 40 servers, 10 runs: the issue's figure) for a quicker look.",
     );
     routes("requests by route (429 answers apart)", byRoute);
   } finally {
