@@ -143,6 +143,63 @@ describe("SharedLists", () => {
     expect(await lists.read(owner, "tags", source.fetch)).toEqual([1, 2]);
     expect(source.requests).toBe(2);
   });
+
+  it("serves no list read before a write of its client settled", async () => {
+    const source = controlledSource<number>();
+    const client = { writesSettled: 0 };
+    const first = lists.read(client, "tags", source.fetch);
+    source.answer(0, [1]);
+    await first;
+    expect(await lists.read(client, "tags", source.fetch)).toEqual([1]);
+    client.writesSettled++;
+    const after = lists.read(client, "tags", source.fetch);
+    expect(source.requests).toBe(2);
+    source.answer(1, [1, 2]);
+    expect(await after).toEqual([1, 2]);
+  });
+
+  it("gives a create's look before the latest list of the moment, whatever was written since", async () => {
+    const source = controlledSource<number>();
+    const first = lists.recent(owner, "tags", source.fetch);
+    lists.invalidate(owner, "tags");
+    // Creates of the same moment share the one request, written or not.
+    const second = lists.recent(owner, "tags", source.fetch);
+    expect(source.requests).toBe(1);
+    source.answer(0, [1]);
+    expect(await Promise.all([first, second])).toEqual([[1], [1]]);
+    clock = 999;
+    expect(await lists.recent(owner, "tags", source.fetch)).toEqual([1]);
+    clock = 1000;
+    const later = lists.recent(owner, "tags", source.fetch);
+    expect(source.requests).toBe(2);
+    source.answer(1, [1, 2]);
+    expect(await later).toEqual([1, 2]);
+  });
+
+  it("finds what creates that settled together made in one list asked for after them", async () => {
+    const source = controlledSource<number>();
+    const before = lists.read(owner, "tags", source.fetch);
+    source.answer(0, [1]);
+    await before;
+    // Two creates settle; each marks the moment, and a list asked for after both serves both.
+    const firstMark = lists.mark();
+    const secondMark = lists.mark();
+    const firstFind = lists.since(owner, "tags", source.fetch, firstMark);
+    expect(source.requests).toBe(2);
+    lists.invalidate(owner, "tags");
+    const secondFind = lists.since(owner, "tags", source.fetch, secondMark);
+    expect(source.requests).toBe(2);
+    source.answer(1, [1, 2, 3]);
+    expect(await Promise.all([firstFind, secondFind])).toEqual([
+      [1, 2, 3],
+      [1, 2, 3],
+    ]);
+    // A mark taken after that list was asked for needs a new one.
+    const laterFind = lists.since(owner, "tags", source.fetch, lists.mark());
+    expect(source.requests).toBe(3);
+    source.answer(2, [1, 2, 3, 4]);
+    expect(await laterFind).toEqual([1, 2, 3, 4]);
+  });
 });
 
 describe("Tag reads against the emulator", () => {
