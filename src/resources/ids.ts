@@ -25,3 +25,14 @@ export function idReference(what: string) {
     return z.NEVER;
   });
 }
+
+/**
+ * The number in a resource id the engine hands a provider (`"12"`), or an error that says what an
+ * id of this kind is: `what` as for {@link idReference}. Reads that look an id up in a list must
+ * refuse ids that cannot exist rather than report them gone.
+ */
+export function resourceIdOf(id: string, what: string): number {
+  const parsed = idReference(what).safeParse(id);
+  if (parsed.success) return parsed.data;
+  throw new Error(parsed.error.issues[0]?.message ?? `expected ${what}`);
+}

@@ -184,7 +184,8 @@ describe("Server through the Pulumi dynamic-provider host", () => {
     });
     await api.servers.update(id, { user_defined_name: "renamed-by-hand" });
 
-    const refreshed = await host.read(urn, id, properties, inputs);
+    // Each refresh runs in a new provider host, as the engine starts one per operation.
+    const refreshed = await (await fx.startHost()).read(urn, id, properties, inputs);
     expect(stripProvider(refreshed.inputs ?? {})).toEqual({
       ...stripProvider(inputs),
       name: "renamed-by-hand",
@@ -200,7 +201,7 @@ describe("Server through the Pulumi dynamic-provider host", () => {
 
     await api.servers.manage(id, { action: "delete" });
     await host.delete(urn, id, refreshed.properties);
-    const gone = await host.read(urn, id, refreshed.properties, inputs);
+    const gone = await (await fx.startHost()).read(urn, id, refreshed.properties, inputs);
     expect(gone.id).toBe("");
   });
 

@@ -20,6 +20,7 @@ import {
 } from "../common";
 import { nameTakenError } from "../conflict";
 import { createExactlyOnce } from "../create";
+import { resourceIdOf } from "../ids";
 import { apiClient, createJournal } from "../session";
 import { deleteWhenDetached } from "./delete";
 import { findGroup, groupList } from "./list";
@@ -116,7 +117,8 @@ export const implementation = {
     let group: SecurityGroup | undefined;
     try {
       // A refresh reads every group of the stack at once: they share the list (./list.ts).
-      group = await findGroup(apiClient(), (g) => String(g.id) === id);
+      const groupId = resourceIdOf(id, "a security group id");
+      group = await findGroup(apiClient(), (g) => g.id === groupId);
     } catch (err) {
       throw operationError(describeOperation("reading", "SecurityGroup", label), err);
     }

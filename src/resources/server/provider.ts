@@ -27,6 +27,7 @@ import {
   unlessNotFound,
 } from "../common";
 import { createExactlyOnce, DEFAULT_MAX_SENDS, LOOKUP_MAX_RETRIES } from "../create";
+import { resourceIdOf } from "../ids";
 import { apiClient, createJournal } from "../session";
 import { findInSharedList } from "../shared-list";
 import {
@@ -348,11 +349,7 @@ async function deleteServer(client: CloudInfraClient, id: number, deadline: Dead
 }
 
 function serverIdOf(id: string): number {
-  const n = Number(id);
-  if (!/^\d+$/.test(id) || !Number.isSafeInteger(n) || n <= 0) {
-    throw new Error(`cloudinfra: ${JSON.stringify(id)} is not a server id (a positive integer)`);
-  }
-  return n;
+  return resourceIdOf(id, "a server id");
 }
 
 export const implementation = {

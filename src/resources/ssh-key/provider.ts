@@ -23,6 +23,7 @@ import {
 } from "../common";
 import { alreadyExistsError, explainConflict } from "../conflict";
 import { createExactlyOnce } from "../create";
+import { resourceIdOf } from "../ids";
 import { apiClient, createJournal } from "../session";
 import { findInSharedList } from "../shared-list";
 import {
@@ -219,12 +220,13 @@ export const implementation = {
     let key: Key | undefined;
     try {
       // A refresh reads every key of the stack at once: they share the list (shared-list.ts).
+      const keyId = resourceIdOf(id, "an SSH key id");
       const list = keyList(client);
       key = await findInSharedList(
         client,
         list.key,
         () => list.read(),
-        (k) => String(k.id) === id,
+        (k) => k.id === keyId,
       );
     } catch (err) {
       throw operationError(describeOperation("reading", "SshKey", id), err);
