@@ -20,12 +20,17 @@ function makeClient(options: Partial<HttpClientOptions> = {}): {
   delays: number[];
 } {
   const delays: number[] = [];
+  // A clock that moves only when the client sleeps: a wait is then exactly what the client
+  // decided, not less the milliseconds the test itself took.
+  let clock = Date.parse("2025-01-01T12:00:00Z");
   const client = new HttpClient({
     endpoint: ORIGIN,
     apiKey: KEY,
     random: () => 0.5,
+    now: () => clock,
     sleep: async (ms) => {
       delays.push(ms);
+      clock += ms;
     },
     logger: { debug() {} },
     ...options,
