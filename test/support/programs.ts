@@ -2,7 +2,7 @@
  * Whole Pulumi programs, run after run, through the local engine against a test emulator: the
  * fixture (emulator, client, engine with its own state file) and what a test asserts about a run.
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "vitest";
@@ -138,7 +138,7 @@ export function fieldsByName(result: RunResult): Record<string, string[]> {
 
 /** The state file, as stored, holds none of `secrets` in clear. */
 export function expectNoSecretInState(engine: LocalEngine, secrets: readonly string[]): void {
-  const raw = readFileSync(engine.options.stateFile, "utf8");
+  const raw = engine.store.raw();
   for (const secret of secrets) {
     expect(secret.length).toBeGreaterThan(8);
     expect(raw).not.toContain(secret);

@@ -304,6 +304,8 @@ export class LocalEngine {
     } finally {
       const h = host ?? (hostStarting ? await hostStarting.catch(() => undefined) : undefined);
       await h?.close();
+      // A run that "died" leaves its journal, as a killed engine would (state.ts).
+      if (!deployments.some((d) => d.dead)) this.store.commit();
     }
     const changes = steps.filter((s) => !["same", "read", "refresh"].includes(s.op));
     let exitCode = failed ? EXIT_ERROR : EXIT_OK;

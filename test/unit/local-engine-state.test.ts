@@ -1,0 +1,105 @@
+/**
+ * The local engine's state store: a step's checkpoint is one journal line (what it changed, and
+ * the snapshot's resources by id); an operation's end writes the whole file; a run that dies in
+ * between leaves a journal that the next read replays, up to its last whole line.
+ */
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { type ResourceState, type Snapshot, StateStore } from "../support/local-engine/state.ts";
+import { makeSecret } from "../support/local-engine/values.ts";
+
+const SECRET = "do-not-leak-this-password";
+let dir: string;
+let file: string;
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "local-engine-state-"));
+  file = join(dir, "dev.json");
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+function tag(i: number): ResourceState {
+  return {
+    urn: `urn:pulumi:dev::p::cloudinfra:index:Tag::tag-${i}`,
+    custom: true,
+    id: String(i),
+    type: "cloudinfra:index:Tag",
+    inputs: { name: `tag-${i}`, password: makeSecret(SECRET) },
+    outputs: { name: `tag-${i}`, password: makeSecret(SECRET) },
+  };
+}
+
+/** Saves the snapshots a create-by-create run of `n` resources checkpoints: one more each. */
+function saveGrowing(store: StateStore, n: number): ResourceState[] {
+  const resources: ResourceState[] = [];
+  for (let i = 0; i < n; i++) {
+    resources.push(tag(i));
+    store.save({ resources: [...resources], pendingOperations: [] });
+  }
+  return resources;
+}
+
+function names(snapshot: Snapshot): string[] {
+  return snapshot.resources.map((r) => String(r.outputs?.["name"]));
+}
+
+describe("the local engine's state store", () => {
+  it("reads the last checkpoint back from the journal, its secrets decrypted", () => {
+    const store = new StateStore(file, "pass");
+    saveGrowing(store, 3);
+    const read = new StateStore(file, "pass").load();
+    expect(names(read)).toEqual(["tag-0", "tag-1", "tag-2"]);
+    expect(read.resources[2]?.outputs?.["password"]).toEqual(makeSecret(SECRET));
+    expect(store.raw()).not.toContain(SECRET);
+  });
+
+  it("writes each resource once per journal, not once per checkpoint", () => {
+    const store = new StateStore(file, "pass");
+    saveGrowing(store, 50);
+    const journal = readFileSync(store.journalPath, "utf8");
+    expect(journal.trim().split("\n")).toHaveLength(50);
+    for (const i of [0, 25, 49]) {
+      expect(
+        journal.split(`"urn":"urn:pulumi:dev::p::cloudinfra:index:Tag::tag-${i}"`),
+      ).toHaveLength(2);
+    }
+  });
+
+  it("serializes a resource again once one of its fields is replaced", () => {
+    const store = new StateStore(file, "pass");
+    const [first] = saveGrowing(store, 1);
+    if (first === undefined) throw new Error("no resource");
+    first.outputs = { name: "renamed" };
+    store.save({ resources: [first], pendingOperations: [] });
+    expect(names(new StateStore(file, "pass").load())).toEqual(["renamed"]);
+  });
+
+  it("commits the whole file at the end of an operation and removes the journal", () => {
+    const store = new StateStore(file, "pass");
+    saveGrowing(store, 3);
+    const journaled = store.export();
+    store.commit();
+    expect(existsSync(store.journalPath)).toBe(false);
+    const committed = JSON.parse(readFileSync(file, "utf8"));
+    expect(committed.deployment.resources).toEqual(journaled?.deployment.resources);
+    expect(readFileSync(file, "utf8")).not.toContain(SECRET);
+    // The next operation journals again, over the committed file.
+    store.save({ resources: [], pendingOperations: [] });
+    expect(new StateStore(file, "pass").load().resources).toEqual([]);
+  });
+
+  it("keeps pending operations, and ignores a last line torn by a kill", () => {
+    const store = new StateStore(file, "pass");
+    const resources = saveGrowing(store, 2);
+    const creating = tag(2);
+    store.save({ resources, pendingOperations: [{ type: "creating", resource: creating }] });
+    appendFileSync(store.journalPath, '{"time":"2026-01-01T00:00:00.000Z","defs":{"9":');
+    const read = new StateStore(file, "pass").load();
+    expect(names(read)).toEqual(["tag-0", "tag-1"]);
+    expect(read.pendingOperations.map((op) => [op.type, op.resource.urn])).toEqual([
+      ["creating", creating.urn],
+    ]);
+  });
+});
