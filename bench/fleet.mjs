@@ -1,5 +1,5 @@
 // Fleets through the local engine (test/support/local-engine): whole programs run as `pulumi up`
-// runs them, each resource through the real dynamic-provider host, against an emulator with 20 ms
+// runs them, each resource through the real dynamic-provider host, against an emulator (on a worker thread of its own) with 20 ms
 // added to every request and 2 s server provisioning.
 //
 //   fleet       40 keys, 40 servers, 10 groups, 40 attachments, 10 tags: up, no-op up, refresh,
@@ -16,6 +16,10 @@
 // "Start-up" is the time until the provider host is ready (the program's first registration
 // reached the engine and the host answered): the same moment for an up and a no-op up.
 //
+// Diagnosis: BENCH_TIMELINE=1 prints every request of each operation (ms after its start) and
+// every Check (its end, Date.now(), and duration); BENCH_NODE_OPTIONS adds Node options to the
+// program and the provider host (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof").
+//
 // Every bound is computed in the same run from the same settings: the lower bound of an `up`
 // with P workers, latency L and provisioning T is the longer of the dependency chain
 // (key → server → attachment/tag: L + (T + L) + L) and the waves of servers P allows
@@ -26,7 +30,8 @@ import { join } from "node:path";
 import { LocalEngine } from "../test/support/local-engine/engine.ts";
 import { ProviderHost } from "../test/support/local-engine/provider-host.ts";
 import { StateStore } from "../test/support/local-engine/state.ts";
-import { num, ROOT, ratio, stackConfig, startBenchEmulator, table } from "./support.mjs";
+import { startEmulatorThread } from "./support/emulator-thread.mjs";
+import { num, ROOT, ratio, stackConfig, table } from "./support.mjs";
 
 const L = 20;
 const T = 2000;
@@ -40,7 +45,7 @@ function lowerBound(servers, provisioning) {
 }
 
 async function startEmulator(extra = {}) {
-  return startBenchEmulator({
+  return startEmulatorThread({
     lifecycle: {
       durations: { provisioning: T, deleting: T, starting: 100, stopping: 100, rebooting: 100 },
     },
@@ -57,7 +62,7 @@ function engineFor(project, emulator, config, dir) {
   const env = { ...process.env };
   for (const k of Object.keys(env)) if (k.startsWith("CLOUDINFRA_")) delete env[k];
   env.BENCH_RSS_FILE = rssFile;
-  env.NODE_OPTIONS = `${env.NODE_OPTIONS ?? ""} --require ${join(ROOT, "bench", "support", "report-rss.cjs")}`;
+  env.NODE_OPTIONS = `${env.NODE_OPTIONS ?? ""} ${process.env.BENCH_NODE_OPTIONS ?? ""} --require ${join(ROOT, "bench", "support", "report-rss.cjs")}`;
   const engine = new LocalEngine({
     projectDir: join(ROOT, "bench", "programs", project),
     stateFile: join(dir, "state.json"),
@@ -100,6 +105,10 @@ ProviderHost.prototype.check = async function timedCheck(...args) {
   } finally {
     engineClock.checks++;
     engineClock.checkMs += performance.now() - started;
+    if (process.env.BENCH_TIMELINE) {
+      const ms = performance.now() - started;
+      process.stdout.write(`  check ${Date.now()} ${ms.toFixed(1)} ms ${String(args[0])}\n`);
+    }
   }
 };
 const save = StateStore.prototype.save;
@@ -130,7 +139,7 @@ ProviderHost.start = async function timedStart(...args) {
 
 /** Runs `operation`, measuring wall time and what the emulator saw while it ran. */
 async function measure(emulator, operation) {
-  const before = emulator.admin.requests(100_000).length;
+  const before = (await emulator.admin.requests(100_000)).length;
   engineClock.saves = 0;
   engineClock.saveMs = 0;
   engineClock.checks = 0;
@@ -141,8 +150,17 @@ async function measure(emulator, operation) {
   const wall = Date.now() - started;
   const { saves, saveMs, checks, checkMs } = engineClock;
   const startup = engineClock.hostReadyAt - started;
-  const requests = emulator.admin.requests(100_000).slice(before);
+  const requests = (await emulator.admin.requests(100_000)).slice(before);
   const times = requests.map((r) => Date.parse(r.time));
+  if (process.env.BENCH_TIMELINE) {
+    for (const r of requests) {
+      const at = Date.parse(r.time) - started;
+      process.stdout.write(
+        `  request +${at} ms (${r.duration_ms} ms) ${r.method} ${r.path} ${r.status}\n`,
+      );
+    }
+    process.stdout.write(`  operation started ${started}, ended after ${wall} ms\n`);
+  }
   const first = times.length > 0 ? Math.min(...times) : NaN;
   const last =
     requests.length > 0
