@@ -1,6 +1,6 @@
 // Fleets through the local engine (test/support/local-engine): whole programs run as `pulumi up`
-// runs them, each resource through the real dynamic-provider host, against an emulator (on a worker thread of its own) with 20 ms
-// added to every request and 2 s server provisioning.
+// runs them, each resource through the real dynamic-provider host, against an emulator (on a
+// worker thread of its own) with 20 ms added to every request and 2 s server provisioning.
 //
 //   fleet       40 keys, 40 servers, 10 groups, 40 attachments, 10 tags: up, no-op up, refresh,
 //               destroy, at --parallel 16
