@@ -67,6 +67,34 @@ describe("the local engine's state store", () => {
     }
   });
 
+  it("writes a step's change, not the whole list of resources", () => {
+    const store = new StateStore(file, "pass");
+    saveGrowing(store, 50);
+    const lines = readFileSync(store.journalPath, "utf8").trim().split("\n");
+    const last = JSON.parse(lines.at(-1) ?? "{}");
+    expect(Object.keys(last.defs)).toHaveLength(1);
+    expect(last.ids).toHaveLength(1);
+  });
+
+  it("replays replaced, removed and reordered resources in the order of the last checkpoint", () => {
+    const store = new StateStore(file, "pass");
+    const resources = saveGrowing(store, 6);
+    const [a, b, c, d, e, f] = resources;
+    const updated = { ...tag(2), outputs: { name: "tag-2-updated" } };
+    const steps: (ResourceState | undefined)[][] = [
+      [a, b, updated, d, e, f],
+      [a, updated, d, f],
+      [f, a, updated, d, c],
+      [],
+      [b],
+    ];
+    for (const step of steps) {
+      const snapshot = { resources: step.filter((r) => r !== undefined), pendingOperations: [] };
+      store.save(snapshot);
+      expect(names(new StateStore(file, "pass").load())).toEqual(names(snapshot));
+    }
+  });
+
   it("serializes a resource again once one of its fields is replaced", () => {
     const store = new StateStore(file, "pass");
     const [first] = saveGrowing(store, 1);

@@ -780,7 +780,8 @@ export class Deployment {
         .filter((r): r is ResourceState => r !== undefined),
     ];
     // The default provider goes only when no resource that needs it stays.
-    const stays = this.snapshot().resources.filter((r) => !leftovers.includes(r));
+    const leaving = new Set(leftovers);
+    const stays = this.snapshot().resources.filter((r) => !leaving.has(r));
     const remaining = new Set(
       leftovers.filter(
         (r) =>
@@ -788,17 +789,25 @@ export class Deployment {
           !stays.some((s) => s.provider?.startsWith(`${r.urn}::`)),
       ),
     );
-    const blocked = (r: ResourceState) =>
-      [...remaining].some((other) => other !== r && dependenciesOf(other).includes(r.urn));
+    // How many resources still to delete depend on each URN: a wave is those nobody waits for.
+    const dependents = new Map<string, number>();
+    const count = (r: ResourceState, by: number) => {
+      for (const d of dependenciesOf(r))
+        if (d !== r.urn) dependents.set(d, (dependents.get(d) ?? 0) + by);
+    };
+    for (const r of remaining) count(r, 1);
     while (remaining.size > 0 && !this.failed) {
-      const wave = [...remaining].filter((r) => !blocked(r));
+      const wave = [...remaining].filter((r) => (dependents.get(r.urn) ?? 0) === 0);
       if (wave.length === 0) {
         this.error(
           `cycle among resources to delete: ${[...remaining].map((r) => r.urn).join(", ")}`,
         );
         return;
       }
-      for (const r of wave) remaining.delete(r);
+      for (const r of wave) {
+        remaining.delete(r);
+        count(r, -1);
+      }
       const results = await Promise.allSettled(
         wave.map(async (r) => {
           if (r.external) {
@@ -925,8 +934,11 @@ export class Deployment {
       for (const r of this.olds.values()) {
         if (r.dependencies) r.dependencies = r.dependencies.filter((d) => d !== u);
         if (r.propertyDependencies) {
-          for (const [k, v] of Object.entries(r.propertyDependencies))
-            r.propertyDependencies[k] = v.filter((d) => d !== u);
+          // A new object, not changed in place: the state store reuses what it serialized of a
+          // resource while its fields are the same objects.
+          r.propertyDependencies = Object.fromEntries(
+            Object.entries(r.propertyDependencies).map(([k, v]) => [k, v.filter((d) => d !== u)]),
+          );
         }
       }
     }

@@ -162,6 +162,25 @@ function deserializeResource(r: Record<string, unknown>, crypter: SecretsCrypter
   return state;
 }
 
+/** Whether `r`'s fields are still the objects `fields` holds (FIELD_ORDER), without allocating. */
+function sameFields(r: ResourceState, fields: readonly unknown[]): boolean {
+  for (let i = 0; i < FIELD_ORDER.length; i++) {
+    const field = FIELD_ORDER[i];
+    if (field === undefined || r[field] !== fields[i]) return false;
+  }
+  return true;
+}
+
+/** How many ids `a` and `b` share at their start and, after that, at their end. */
+function commonEnds(a: readonly number[], b: readonly number[]): [number, number] {
+  const max = Math.min(a.length, b.length);
+  let head = 0;
+  while (head < max && a[head] === b[head]) head++;
+  let tail = 0;
+  while (tail < max - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail++;
+  return [head, tail];
+}
+
 function emptyCheckpoint(salt: string, time: string): Checkpoint {
   return {
     version: 3,
@@ -184,15 +203,19 @@ interface JournalLine {
   time: string;
   /** Resources serialized for the first time in this journal, by id. */
   defs: Record<string, Record<string, unknown>>;
-  /** The snapshot's resources, in order. */
-  resources: number[];
+  /**
+   * The snapshot's resources, in order, as a change of the line before's: its first `keep[0]`
+   * ids, then `ids`, then its last `keep[1]` ids (a step changes a few; the rest stays).
+   */
+  keep: [number, number];
+  ids: number[];
   /** Its pending operations: [type, resource id]. */
   pending: [PendingOperationType, number][];
 }
 
 /** A resource serialized once: reused while none of its fields was reassigned. */
 interface Serialized {
-  fields: unknown[];
+  fields: readonly unknown[];
   value: Record<string, unknown>;
   /** Its id in the current journal, and which journal that is. */
   id: number;
@@ -216,6 +239,8 @@ export class StateStore {
   private journal = 0;
   private nextId = 0;
   private lastSaved: Snapshot | undefined;
+  /** The ids of the last journal line's resources. */
+  private lastIds: number[] = [];
   private static journals = 0;
 
   readonly path: string;
@@ -283,7 +308,8 @@ export class StateStore {
     const line: JournalLine = {
       time: new Date().toISOString(),
       defs: {},
-      resources: [],
+      keep: [0, 0],
+      ids: [],
       pending: [],
     };
     if (first) line.salt = crypter.salt;
@@ -297,7 +323,11 @@ export class StateStore {
       return s.id;
     };
     this.lastSaved = snapshot;
-    line.resources = snapshot.resources.map(idOf);
+    const ids = snapshot.resources.map(idOf);
+    const before = first ? [] : this.lastIds;
+    line.keep = commonEnds(before, ids);
+    line.ids = ids.slice(line.keep[0], ids.length - line.keep[1]);
+    this.lastIds = ids;
     line.pending = snapshot.pendingOperations.map((op) => [op.type, idOf(op.resource)]);
     const text = `${JSON.stringify(line)}\n`;
     if (first) {
@@ -342,9 +372,9 @@ export class StateStore {
 
   /** `r` serialized, its secrets encrypted: once, while its fields are the same objects. */
   private serialize(r: ResourceState, crypter: SecretsCrypter): Serialized {
-    const fields = FIELD_ORDER.map((f) => r[f]);
     const cached = this.serialized.get(r);
-    if (cached?.fields.every((v, i) => v === fields[i])) return cached;
+    if (cached !== undefined && sameFields(r, cached.fields)) return cached;
+    const fields = FIELD_ORDER.map((f) => r[f]);
     const s: Serialized = { fields, value: serializeResource(r, crypter), id: -1, journal: 0 };
     this.serialized.set(r, s);
     return s;
@@ -356,6 +386,7 @@ export class StateStore {
     const defs = new Map<number, Record<string, unknown>>();
     let salt: string | undefined;
     let last: JournalLine | undefined;
+    let ids: number[] = [];
     for (const text of readFileSync(this.journalPath, "utf8").split("\n")) {
       if (text === "") continue;
       let line: JournalLine;
@@ -366,6 +397,8 @@ export class StateStore {
       }
       salt ??= line.salt;
       for (const [id, value] of Object.entries(line.defs)) defs.set(Number(id), value);
+      const [head, tail] = line.keep;
+      ids = [...ids.slice(0, head), ...line.ids, ...ids.slice(ids.length - tail)];
       last = line;
     }
     if (last === undefined || salt === undefined) return undefined;
@@ -376,7 +409,7 @@ export class StateStore {
       return value;
     };
     const checkpoint = emptyCheckpoint(salt, last.time);
-    if (last.resources.length > 0) checkpoint.deployment.resources = last.resources.map(def);
+    if (ids.length > 0) checkpoint.deployment.resources = ids.map(def);
     if (last.pending.length > 0) {
       checkpoint.deployment.pending_operations = last.pending.map(([type, id]) => ({
         resource: def(id),
