@@ -215,7 +215,7 @@ export async function createExactlyOnce<Answer, Live>(
 async function sendAndFind<Answer, Live>(
   recipe: CreateRecipe<Answer, Live>,
   record: CreateRecord,
-  before: Set<number> | undefined,
+  before: ReadonlySet<number> | undefined,
 ): Promise<
   | { id: number; answer: Answer; found?: undefined }
   | { id: number; found: Live; answer?: undefined }
@@ -346,6 +346,12 @@ function madeBy<Live>(
 }
 
 /**
+ * The ids of each list read, by list: the creates that share a list share one set (and the
+ * journal serializes it once), instead of each paying for the size of the kind.
+ */
+const idsOfList = new WeakMap<readonly unknown[], ReadonlySet<number>>();
+
+/**
  * Ids of the kind's live objects before the first request: from any list requested before it
  * (shared with the other creates of the moment, see readRecentList), since what this process's
  * creates made meanwhile is claimed by them.
@@ -353,12 +359,17 @@ function madeBy<Live>(
 async function idsBefore<Answer, Live>(
   recipe: CreateRecipe<Answer, Live>,
   lookup: Lookup<Live>,
-): Promise<Set<number>> {
+): Promise<ReadonlySet<number>> {
   try {
     const live = await readRecentList(recipe.owner, lookup.key, () =>
       lookup.read({ maxRetries: LOOKUP_MAX_RETRIES }),
     );
-    return new Set(live.map((item) => lookup.idOf(item)));
+    let ids = idsOfList.get(live);
+    if (ids === undefined) {
+      ids = new Set(live.map((item) => lookup.idOf(item)));
+      idsOfList.set(live, ids);
+    }
+    return ids;
   } catch (err) {
     throw new CreateFailedError(
       `reading the ${recipe.what.noun}s before sending the create failed (${messageOf(err)}); nothing was sent`,

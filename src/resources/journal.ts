@@ -12,11 +12,26 @@
  * takes over what that one made (see create.ts), instead of making another.
  *
  * Entries live in the OS temporary directory, one folder per project directory, endpoint and API
- * key (never the key itself), one small file per create, written atomically. Closed entries are
- * kept for a day: the ids they name were handed to the engine and are never taken over.
+ * key (never the key itself). An open entry is a small file of its own in that folder, written
+ * atomically; closing it appends it to this process's log in `closed/`, then removes the file. So
+ * the folder holds only creates in flight and creates nobody finished, and the look before each
+ * create lists just that, however many creates were made before. Closed entries are kept for a
+ * day: the ids they name were handed to the engine and are never taken over. An older version
+ * closed an entry in place (`closedAt` in its file): such files are still read as closed, and
+ * moved to `closed/` when found.
  */
 import { createHash, randomUUID } from "node:crypto";
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import {
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -24,6 +39,10 @@ import { join } from "node:path";
 export const CLOSED_ENTRY_TTL_MS = 24 * 60 * 60 * 1000;
 /** Entries older than this are forgotten, open or not. */
 export const ENTRY_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+
+/** The subfolder of closed entries: one log per journal of a process, `<pid>.<uuid>.jsonl`. */
+const CLOSED = "closed";
+const LOG_SUFFIX = ".jsonl";
 
 /** One create as the journal holds it. */
 export interface JournalEntry {
@@ -38,7 +57,7 @@ export interface JournalEntry {
   /** When it was written (ms since the epoch). */
   at: number;
   /** Ids of the kind's live objects before the request. */
-  before: number[];
+  before: readonly number[];
   /** The id the answer named, once known. */
   id?: number;
   /** Set once the create returned to the engine. */
@@ -75,64 +94,275 @@ export function requestDigest(kind: string, body: unknown): string {
     .digest("hex");
 }
 
-/** The journals of this process, by folder: each keeps what it knows between creates. */
+/** The pid that writes a closed log, from its name; `undefined` for any other file. */
+function logWriter(file: string): number | undefined {
+  if (!file.endsWith(LOG_SUFFIX)) return undefined;
+  const pid = Number(file.slice(0, file.indexOf(".")));
+  return Number.isSafeInteger(pid) && pid > 0 ? pid : undefined;
+}
+
+/** A closed log's entries; a line cut short by a kill, or not one of ours, is skipped. */
+function parseLog(text: string): JournalEntry[] {
+  const out: JournalEntry[] = [];
+  for (const line of text.split("\n")) {
+    if (line === "") continue;
+    try {
+      const entry = JSON.parse(line) as Partial<JournalEntry> | null;
+      if (
+        typeof entry?.name === "string" &&
+        typeof entry.id === "number" &&
+        typeof entry.closedAt === "number"
+      ) {
+        out.push(entry as JournalEntry);
+      }
+    } catch {
+      // Cut short: its create's file is still in the folder, and still open.
+    }
+  }
+  return out;
+}
+
+/**
+ * Ids before, serialized once per set: the creates that share one list of the kind (create.ts)
+ * share its set, so a create does not pay for the size of the kind.
+ */
+const serializedBefore = new WeakMap<object, { ids: readonly number[]; json: string }>();
+
+function beforeOf(before: ReadonlySet<number> | readonly number[]): {
+  ids: readonly number[];
+  json: string;
+} {
+  let known = serializedBefore.get(before);
+  if (known === undefined) {
+    const ids = [...before];
+    known = { ids, json: JSON.stringify(ids) };
+    serializedBefore.set(before, known);
+  }
+  return known;
+}
+
+/** An entry as a file or a log line holds it, with its ids before serialized already. */
+function serialize(entry: JournalEntry, before: string): string {
+  return `${JSON.stringify({ ...entry, before: undefined }).slice(0, -1)},"before":${before}}`;
+}
+
+/** The journals of this process, by scope: each keeps what it knows between creates. */
 const journals = new Map<string, CreateJournal>();
 
 /**
  * The creates of one project against one account, on disk.
  *
- * Reading it stays cheap however many creates a run makes: this process's own entries are known
- * from memory and entries of a process found dead are read once (nothing changes them any more),
- * so a create reads only the folder's listing and the files of other live hosts.
+ * A create reads only the folder's listing, which holds the creates in flight and those nobody
+ * finished: this process's own entries are known from memory, entries of a process found dead
+ * are read once (nothing changes them any more), and closed entries are read only when a dead
+ * process left one of the same request open. One journal per folder and process
+ * ({@link CreateJournal.forProject}).
  */
 export class CreateJournal {
   readonly #dir: string;
+  readonly #closedDir: string;
   readonly #now: () => number;
-  /** Entries this process wrote, as last written, by name. */
+  /** This journal's log in `closed/`. */
+  readonly #logName = `${process.pid}.${randomUUID()}${LOG_SUFFIX}`;
+  /** Its file descriptor, once opened. */
+  #log: number | undefined;
+  /** Open entries this process wrote, as last written, by name. */
   readonly #mine = new Map<string, JournalEntry>();
-  /** Entries of processes found dead, by name: read once. */
+  /** What this journal appended to its log. */
+  readonly #closedMine: JournalEntry[] = [];
+  /** Open entries of processes found dead, by name: read once. */
   readonly #settled = new Map<string, JournalEntry>();
+  /** Closed logs of processes found dead, by file name: read once. */
+  readonly #settledLogs = new Map<string, JournalEntry[]>();
+  /** Whether expired closed logs were removed: once, when this process first uses the journal. */
+  #swept = false;
 
   constructor(dir: string, now: () => number = Date.now) {
     this.#dir = dir;
+    this.#closedDir = join(dir, CLOSED);
     this.#now = now;
   }
 
   /** The journal of the project in `cwd` for these settings (the key is only hashed). */
   static forProject(cwd: string, endpoint: string, apiKey: string): CreateJournal {
     const scope = createHash("sha256").update(`${cwd}\n${endpoint}\n${apiKey}`).digest("hex");
-    const dir = join(tmpdir(), "pulumi-cloudinfra", scope.slice(0, 24));
-    let journal = journals.get(dir);
+    let journal = journals.get(scope);
     if (journal === undefined) {
-      journal = new CreateJournal(dir);
-      journals.set(dir, journal);
+      journal = new CreateJournal(join(tmpdir(), "pulumi-cloudinfra", scope.slice(0, 24)));
+      journals.set(scope, journal);
     }
     return journal;
   }
 
-  /** Every entry on disk; unreadable files and expired entries are dropped. */
+  /** Every entry, open and closed; unreadable files and expired entries are dropped. */
   entries(): JournalEntry[] {
-    let names: string[];
+    const open = this.#folder();
+    const closed = this.#closed(open).filter((e) => !this.#expired(e));
+    const names = new Set(closed.map((e) => e.name));
+    return [...open.filter((e) => !names.has(e.name)), ...closed].sort((a, b) => a.at - b.at);
+  }
+
+  /** Open entries for `digest` whose process is gone: creates nobody finished. */
+  orphans(digest: string): JournalEntry[] {
+    const folder = this.#folder();
+    if (!this.#swept) this.#closed(folder, false);
+    const left = folder.filter(
+      (e) => e.digest === digest && e.closedAt === undefined && this.#gone(e),
+    );
+    if (left.length === 0) return left;
+    // A process killed between closing an entry and removing its file left it in the folder.
+    const closed = new Set(this.#closed(folder).map((e) => e.name));
+    return left.filter((e) => {
+      if (closed.has(e.name)) this.forget(e);
+      return !closed.has(e.name);
+    });
+  }
+
+  /** Ids that creates handed to the engine (closed entries), or that live processes made. */
+  claimedIds(): Set<number> {
+    const ids = new Set<number>();
+    const folder = this.#folder();
+    for (const e of folder) {
+      if (e.id === undefined) continue;
+      if (e.closedAt !== undefined || !this.#gone(e)) ids.add(e.id);
+    }
+    for (const e of this.#closed(folder)) {
+      if (e.id !== undefined && !this.#expired(e)) ids.add(e.id);
+    }
+    return ids;
+  }
+
+  /**
+   * Writes an open entry before a request is sent. `before` must not change afterwards: it is
+   * serialized once, and shared by the creates that pass the same set.
+   */
+  open(digest: string, before: ReadonlySet<number> | readonly number[]): JournalTicket {
+    const { ids, json } = beforeOf(before);
+    const entry: JournalEntry = {
+      name: randomUUID(),
+      digest,
+      pid: process.pid,
+      process: PROCESS,
+      at: this.#now(),
+      before: ids,
+    };
+    this.#write(entry, json);
+    return {
+      made: (id) => {
+        entry.id = id;
+        // A take-over of an entry with an id needs nothing else: the ids before are dropped.
+        entry.before = [];
+        this.#write(entry, "[]");
+      },
+      close: (id) => {
+        if (entry.closedAt !== undefined) return;
+        if (id !== undefined) {
+          entry.id = id;
+          entry.before = [];
+        }
+        entry.closedAt = this.#now();
+        if (entry.id === undefined) this.forget(entry);
+        else this.#close(entry);
+      },
+    };
+  }
+
+  /** Records that an open entry was dealt with (taken over, proved to have made nothing, closed). */
+  forget(entry: JournalEntry): void {
+    this.#mine.delete(entry.name);
+    this.#settled.delete(entry.name);
+    rmSync(join(this.#dir, `${entry.name}.json`), { force: true });
+  }
+
+  /**
+   * The folder's entries: open ones, and closed ones an older version left there (moved to
+   * `closed/` now). Expired entries are removed.
+   */
+  #folder(): JournalEntry[] {
+    let files: string[];
     try {
-      names = readdirSync(this.#dir).filter((n) => n.endsWith(".json"));
+      files = readdirSync(this.#dir);
     } catch {
       return [];
     }
     const out: JournalEntry[] = [];
     const listed = new Set<string>();
-    for (const file of names) {
+    for (const file of files) {
+      if (!file.endsWith(".json")) continue;
       const name = file.slice(0, -".json".length);
       listed.add(name);
       const entry = this.#mine.get(name) ?? this.#settled.get(name) ?? this.#read(name);
       if (entry === undefined) continue;
-      const expired =
-        this.#now() - entry.at > ENTRY_TTL_MS ||
-        (entry.closedAt !== undefined && this.#now() - entry.closedAt > CLOSED_ENTRY_TTL_MS);
-      if (expired) this.forget(entry);
-      else out.push(entry);
+      if (this.#expired(entry)) {
+        this.forget(entry);
+        continue;
+      }
+      // Closed in place (by an older version, or when the log could not be written): it keeps
+      // its id from take-overs wherever it is, and leaves the folder once the log has it.
+      if (entry.closedAt !== undefined && this.#append(entry)) this.forget(entry);
+      out.push(entry);
     }
     for (const name of this.#settled.keys()) if (!listed.has(name)) this.#settled.delete(name);
-    return out.sort((a, b) => a.at - b.at);
+    return out;
+  }
+
+  /**
+   * Every closed entry in `closed/`, expired ones included (an entry left open beside its closed
+   * one stays closed); with `read` false, only the mine. A log is removed once its writer is
+   * dead, its last entry expired and no entry of its writer is left open in `folder`.
+   */
+  #closed(folder: readonly JournalEntry[], read = true): JournalEntry[] {
+    this.#swept = true;
+    const out = [...this.#closedMine];
+    let files: string[];
+    try {
+      files = readdirSync(this.#closedDir);
+    } catch {
+      return out;
+    }
+    const listed = new Set(files);
+    for (const file of this.#settledLogs.keys())
+      if (!listed.has(file)) this.#settledLogs.delete(file);
+    for (const file of files) {
+      const pid = logWriter(file);
+      if (pid === undefined || file === this.#logName) continue;
+      let entries = this.#settledLogs.get(file);
+      if (entries === undefined) {
+        const path = join(this.#closedDir, file);
+        // Checked before reading: a log read after its writer died is whole.
+        const dead = !isAlive(pid);
+        if (dead && this.#expiredLog(path) && !folder.some((e) => e.pid === pid)) {
+          rmSync(path, { force: true });
+          continue;
+        }
+        if (!read) continue;
+        try {
+          entries = parseLog(readFileSync(path, "utf8"));
+        } catch {
+          continue;
+        }
+        if (dead) this.#settledLogs.set(file, entries);
+      }
+      out.push(...entries);
+    }
+    return out;
+  }
+
+  /** Whether a log's last write is older than closed entries are kept. */
+  #expiredLog(path: string): boolean {
+    try {
+      return this.#now() - statSync(path).mtimeMs > CLOSED_ENTRY_TTL_MS;
+    } catch {
+      return false;
+    }
+  }
+
+  #expired(entry: JournalEntry): boolean {
+    const now = this.#now();
+    return (
+      now - entry.at > ENTRY_TTL_MS ||
+      (entry.closedAt !== undefined && now - entry.closedAt > CLOSED_ENTRY_TTL_MS)
+    );
   }
 
   /** An entry of another process, remembered once that process is gone. */
@@ -148,76 +378,57 @@ export class CreateJournal {
     return entry;
   }
 
-  /** Open entries for `digest` whose process is gone: creates nobody finished. */
-  orphans(digest: string): JournalEntry[] {
-    return this.entries().filter(
-      (e) => e.digest === digest && e.closedAt === undefined && this.#gone(e),
-    );
-  }
-
   /** Whether the process that wrote `entry` is gone (a pid reused since cannot bring it back). */
   #gone(entry: JournalEntry): boolean {
     return entry.process !== PROCESS && (this.#settled.has(entry.name) || !isAlive(entry.pid));
   }
 
-  /** Ids that creates handed to the engine (closed entries), or that live processes made. */
-  claimedIds(): Set<number> {
-    const ids = new Set<number>();
-    for (const e of this.entries()) {
-      if (e.id === undefined) continue;
-      if (e.closedAt !== undefined || !this.#gone(e)) ids.add(e.id);
+  /**
+   * Closes an entry of this process: its closed entry first, then the open file goes, so a kill
+   * in between leaves an open file that its closed entry shadows, never an orphan.
+   */
+  #close(entry: JournalEntry): void {
+    if (this.#append(entry)) this.forget(entry);
+    else this.#write(entry, "[]");
+  }
+
+  /** Appends a closed entry to this journal's log; `false` when it could not be written. */
+  #append(entry: JournalEntry): boolean {
+    try {
+      if (this.#log === undefined) {
+        const path = join(this.#closedDir, this.#logName);
+        this.#log = this.#inFolders(() => openSync(path, "a", 0o600));
+      }
+      writeSync(this.#log, `${serialize(entry, "[]")}\n`);
+    } catch {
+      return false;
     }
-    return ids;
+    this.#closedMine.push(entry);
+    return true;
   }
 
-  /** Writes an open entry before a request is sent. */
-  open(digest: string, before: Iterable<number>): JournalTicket {
-    const entry: JournalEntry = {
-      name: randomUUID(),
-      digest,
-      pid: process.pid,
-      process: PROCESS,
-      at: this.#now(),
-      before: [...before],
-    };
-    this.#write(entry);
-    return {
-      made: (id) => {
-        entry.id = id;
-        // A take-over of an entry with an id needs nothing else: the ids before are dropped.
-        entry.before = [];
-        this.#write(entry);
-      },
-      close: (id) => {
-        if (id !== undefined) {
-          entry.id = id;
-          entry.before = [];
-        }
-        entry.closedAt = this.#now();
-        if (entry.id === undefined) this.forget(entry);
-        else this.#write(entry);
-      },
-    };
-  }
-
-  /** Records that an orphan was dealt with (taken over, or proved to have made nothing). */
-  forget(entry: JournalEntry): void {
-    this.#mine.delete(entry.name);
-    this.#settled.delete(entry.name);
-    rmSync(join(this.#dir, `${entry.name}.json`), { force: true });
-  }
-
-  #write(entry: JournalEntry): void {
+  /** Writes an open entry's file, whole or not at all. */
+  #write(entry: JournalEntry, before: string): void {
     this.#mine.set(entry.name, { ...entry });
     try {
-      mkdirSync(this.#dir, { recursive: true, mode: 0o700 });
       const path = join(this.#dir, `${entry.name}.json`);
       const temporary = `${path}.${process.pid}.tmp`;
-      writeFileSync(temporary, JSON.stringify(entry), { mode: 0o600 });
+      this.#inFolders(() => writeFileSync(temporary, serialize(entry, before), { mode: 0o600 }));
       renameSync(temporary, path);
     } catch {
       // A journal that cannot be written only loses the take-over after a crash; the create
       // itself must not fail for it.
+    }
+  }
+
+  /** Runs `write`, making the journal's folders first when they are missing. */
+  #inFolders<T>(write: () => T): T {
+    try {
+      return write();
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+      mkdirSync(this.#closedDir, { recursive: true, mode: 0o700 });
+      return write();
     }
   }
 }

@@ -291,7 +291,7 @@ describe("createExactlyOnce with a journal (a host killed mid-create)", () => {
     expect(made).toMatchObject({ id: 7, found: { id: 7, name: "a" } });
     expect(svc.calls.sends).toBe(0);
     // The orphan is gone; this create's closed entry keeps the id from any later take-over.
-    expect(readdirSync(dir)).toHaveLength(1);
+    expect(readdirSync(dir)).toEqual(["closed"]);
     expect(journal.orphans(digest)).toEqual([]);
     expect(journal.claimedIds()).toEqual(new Set([7]));
   });
@@ -344,6 +344,7 @@ describe("createExactlyOnce with a journal (a host killed mid-create)", () => {
       svc.recipe("a", ["ok"], { journal: { journal, request } }),
     );
     expect(made.id).toBe(100);
-    expect(readdirSync(dir)).toHaveLength(1);
+    expect(readdirSync(dir)).toEqual(["closed"]);
+    expect(journal.claimedIds()).toEqual(new Set([100]));
   });
 });

@@ -12,10 +12,12 @@ import { CreateJournal, requestDigest } from "../../src/resources/journal";
 
 vi.mock("node:fs", async (importOriginal) => {
   const real = await importOriginal<typeof import("node:fs")>();
-  return { ...real, readFileSync: vi.fn(real.readFileSync) };
+  return { ...real, readFileSync: vi.fn(real.readFileSync), readdirSync: vi.fn(real.readdirSync) };
 });
 
 const reads = vi.mocked(fs.readFileSync);
+const listings = vi.mocked(fs.readdirSync);
+const DAY = 24 * 60 * 60 * 1000;
 
 /** The pid of a process that has exited. */
 function deadPid(): number {
@@ -26,6 +28,30 @@ function deadPid(): number {
 
 function journalReads(dir: string): number {
   return reads.mock.calls.filter(([path]) => String(path).startsWith(dir)).length;
+}
+
+/** What `run` read of the journal in `dir`: files read, folders listed, names in those lists. */
+function cost(dir: string, run: () => void): { reads: number; listings: number; listed: number } {
+  reads.mockClear();
+  listings.mockClear();
+  run();
+  let listed = 0;
+  listings.mock.calls.forEach(([path], i) => {
+    const result = listings.mock.results[i];
+    if (String(path).startsWith(dir) && result?.type === "return") {
+      listed += (result.value as unknown[]).length;
+    }
+  });
+  const inDir = listings.mock.calls.filter(([path]) => String(path).startsWith(dir)).length;
+  return { reads: journalReads(dir), listings: inDir, listed };
+}
+
+/** A closed log as a host of this version leaves it in `closed/`. */
+function writeLog(dir: string, file: string, entries: object[], modifiedAt = Date.now()): void {
+  fs.mkdirSync(join(dir, "closed"), { recursive: true });
+  const path = join(dir, "closed", file);
+  fs.writeFileSync(path, entries.map((e) => `${JSON.stringify(e)}\n`).join(""));
+  fs.utimesSync(path, modifiedAt / 1000, modifiedAt / 1000);
 }
 
 describe("CreateJournal's reads", () => {
@@ -76,11 +102,6 @@ describe("CreateJournal's reads", () => {
   });
 
   it("keeps no ids before once the answer named the object", () => {
-    try {
-      fs.mkdtempSync(join(tmpdir(), "journal-reads-"));
-    } catch (e) {
-      console.log("ERR1", (e as Error).stack);
-    }
     const dir = fs.mkdtempSync(join(tmpdir(), "journal-reads-"));
     const journal = new CreateJournal(dir);
     const ticket = journal.open("d", [1, 2, 3]);
@@ -91,5 +112,92 @@ describe("CreateJournal's reads", () => {
       id: number;
     };
     expect(written).toMatchObject({ id: 4, before: [] });
+  });
+
+  it("costs each create the same however many creates came before, in this run and earlier ones", () => {
+    const dir = fs.mkdtempSync(join(tmpdir(), "journal-reads-"));
+    const dead = deadPid();
+    const earlier = { digest: "d", pid: dead, process: "gone", at: Date.now(), before: [] };
+    // An older version's run closed its entries in place, in the folder.
+    for (let i = 0; i < 300; i++) {
+      const entry = { ...earlier, name: `old${i}`, id: i, closedAt: Date.now() };
+      fs.writeFileSync(join(dir, `old${i}.json`), JSON.stringify(entry));
+    }
+    // A run of this version closed its entries into its log.
+    const logged = Array.from({ length: 500 }, (_, i) => ({
+      ...earlier,
+      name: `e${i}`,
+      id: 1000 + i,
+      closedAt: Date.now(),
+    }));
+    writeLog(dir, `${dead}.earlier.jsonl`, logged);
+
+    const journal = new CreateJournal(dir);
+    const costs = Array.from({ length: 400 }, (_, i) =>
+      cost(dir, () => {
+        const digest = requestDigest("Tag", { name: `t${i}` });
+        expect(journal.orphans(digest)).toEqual([]);
+        journal.open(digest, new Set([1, 2, 3])).close(5000 + i);
+      }),
+    );
+    // The first create moves the older version's closed entries out of the folder, once.
+    expect(costs[0]?.reads).toBe(300);
+    // Every later create lists the folder, which holds nothing but closed/, and reads no file.
+    expect(new Set(costs.slice(1).map((c) => JSON.stringify(c)))).toEqual(
+      new Set([JSON.stringify({ reads: 0, listings: 1, listed: 1 })]),
+    );
+    // Nothing was forgotten: every id handed to the engine stays claimed.
+    expect(journal.claimedIds().size).toBe(300 + 500 + 400);
+  });
+
+  it("takes no entry for an orphan when its host closed it and was killed before removing its file", () => {
+    const dir = fs.mkdtempSync(join(tmpdir(), "journal-reads-"));
+    const dead = deadPid();
+    const entry = { name: "cut", digest: "d", pid: dead, process: "gone", at: Date.now() };
+    fs.writeFileSync(join(dir, "cut.json"), JSON.stringify({ ...entry, before: [], id: 7 }));
+    writeLog(dir, `${dead}.x.jsonl`, [{ ...entry, before: [], id: 7, closedAt: Date.now() }]);
+    const journal = new CreateJournal(dir);
+    expect(journal.orphans("d")).toEqual([]);
+    expect(journal.claimedIds()).toEqual(new Set([7]));
+    expect(fs.readdirSync(dir)).toEqual(["closed"]);
+  });
+
+  it("takes an entry for an orphan when its host was killed while closing it", () => {
+    const dir = fs.mkdtempSync(join(tmpdir(), "journal-reads-"));
+    const dead = deadPid();
+    const entry = { name: "cut", digest: "d", pid: dead, process: "gone", at: Date.now() };
+    fs.writeFileSync(join(dir, "cut.json"), JSON.stringify({ ...entry, before: [], id: 7 }));
+    fs.mkdirSync(join(dir, "closed"));
+    const line = JSON.stringify({ ...entry, before: [], id: 7, closedAt: Date.now() });
+    fs.writeFileSync(join(dir, "closed", `${dead}.x.jsonl`), line.slice(0, 30));
+    const journal = new CreateJournal(dir);
+    expect(journal.orphans("d").map((e) => e.id)).toEqual([7]);
+    expect(journal.claimedIds()).toEqual(new Set());
+  });
+
+  it("removes a dead host's closed log once a day old, when a process first uses the journal", () => {
+    const dir = fs.mkdtempSync(join(tmpdir(), "journal-reads-"));
+    const dead = deadPid();
+    const old = Date.now() - 2 * DAY;
+    const closed = (name: string, id: number, at: number) => ({
+      name,
+      digest: "d",
+      pid: dead,
+      process: "gone",
+      at,
+      before: [],
+      id,
+      closedAt: at,
+    });
+    writeLog(dir, `${dead}.old.jsonl`, [closed("a", 1, old)], old);
+    writeLog(dir, `${dead}.recent.jsonl`, [closed("b", 2, Date.now())]);
+    // A live host's log stays, whatever its age; its day-old entries claim nothing any more.
+    writeLog(dir, `${process.pid}.live.jsonl`, [closed("c", 3, old)], old);
+    const journal = new CreateJournal(dir);
+    expect(journal.orphans("other")).toEqual([]);
+    expect(new Set(fs.readdirSync(join(dir, "closed")))).toEqual(
+      new Set([`${dead}.recent.jsonl`, `${process.pid}.live.jsonl`]),
+    );
+    expect(journal.claimedIds()).toEqual(new Set([2]));
   });
 });
