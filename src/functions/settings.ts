@@ -5,7 +5,7 @@
  * same keep-alive connections.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { CloudInfraClient } from "../api/client";
+import type { CloudInfraClient } from "../api/client";
 import { CloudInfraError } from "../api/errors";
 import type { RequestOptions } from "../api/http";
 import { scrub } from "../api/redact";
@@ -38,9 +38,15 @@ export function dataSourceSettings(env: NodeJS.ProcessEnv = process.env): Settin
 }
 
 const clients = new Map<string, CloudInfraClient>();
+let clientModule: Promise<typeof import("../api/client.ts")> | undefined;
 
 /** The program-wide client for these settings, built on first use. */
-export function clientFor(settings: Settings): CloudInfraClient {
+export async function clientFor(settings: Settings): Promise<CloudInfraClient> {
+  // Loaded on the first call, not with the package: the client (undici, every endpoint and its
+  // schemas) is ~10 MB of a program's peak memory, and a program of resources alone never needs
+  // it (the provider host has its own).
+  clientModule ??= import("../api/client.ts");
+  const { CloudInfraClient } = await clientModule;
   const key = settingsFingerprint(settings);
   let client = clients.get(key);
   if (client === undefined) {
@@ -140,7 +146,7 @@ export async function callApi<T>(
     });
   }
   try {
-    const client = clientFor(settings);
+    const client = await clientFor(settings);
     return await call(client, opts?.signal === undefined ? {} : { signal: opts.signal });
   } catch (err) {
     const text = err instanceof Error ? err.message : String(err);

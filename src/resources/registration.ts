@@ -1,5 +1,6 @@
 /**
- * Keeping a resource's registration cheap at fleet scale.
+ * Keeping a resource's registration cheap at fleet scale: {@link CloudInfraResource}, the base of
+ * every resource class.
  *
  * While a resource registers, the SDK wraps each of its properties in four promises and records a
  * stack trace for every one (`debuggablePromise`), only to print them when a program runs with
@@ -15,8 +16,51 @@
  * constructor of the class, so it still points at the program's line.
  */
 
+import * as pulumi from "@pulumi/pulumi";
+import type { ResourceKind } from "./kinds";
+import { serializedShim } from "./shim";
+
+/**
+ * A resource of this package, registered as `pulumi.dynamic.Resource` registers one: type
+ * `pulumi-nodejs:dynamic/cloudinfra:<kind>`, the properties with `__provider` (the kind's shim,
+ * see ../shim.ts), served by the engine's dynamic-provider host. What differs is only how the
+ * `__provider` text is made: `pulumi.dynamic.Resource` runs the SDK's closure serializer in the
+ * program, this class takes the same text pinned ({@link serializedShim}). Instances still pass
+ * `instanceof pulumi.dynamic.Resource`.
+ */
+export abstract class CloudInfraResource extends pulumi.CustomResource {
+  /**
+   * @param kind The resource kind (and class name): `"Tag"`.
+   * @param props Every declared output, and the arguments (`withEveryOutput`, ../outputs.ts).
+   */
+  protected constructor(
+    kind: ResourceKind,
+    name: string,
+    props: Record<string, unknown>,
+    opts: pulumi.CustomResourceOptions | undefined,
+  ) {
+    const quiet = quietRegistration();
+    try {
+      super(
+        `pulumi-nodejs:dynamic/cloudinfra:${kind}`,
+        name,
+        { ...props, __provider: serializedShim(kind) },
+        opts,
+      );
+    } catch (err) {
+      throw quiet.failed(err);
+    } finally {
+      quiet.done();
+    }
+  }
+}
+// `super()` above calls CustomResource's constructor (the class's own prototype), so the SDK's
+// serializer never runs; instances keep `pulumi.dynamic.Resource` in their prototype chain for
+// programs that test for it.
+Object.setPrototypeOf(CloudInfraResource.prototype, pulumi.dynamic.Resource.prototype);
+
 /** One registration: `failed(err)` when `super()` threw, then `done()` in any case. */
-export interface QuietRegistration {
+interface QuietRegistration {
   /** Restores the limit and gives `err` the stack of the caller. */
   failed(err: unknown): unknown;
   /** Restores the limit. */
@@ -24,21 +68,10 @@ export interface QuietRegistration {
 }
 
 /**
- * Lowers `Error.stackTraceLimit` to 0 for the `super()` call of a resource class (see the top of
- * this module), unless `PULUMI_DEBUG_PROMISE_LEAKS` is set:
- *
- * ```ts
- * const quiet = quietRegistration();
- * try {
- *   super(providerShim("Tag"), name, props, opts, "cloudinfra", "Tag");
- * } catch (err) {
- *   throw quiet.failed(err);
- * } finally {
- *   quiet.done();
- * }
- * ```
+ * Lowers `Error.stackTraceLimit` to 0 for the `super()` call of {@link CloudInfraResource} (see
+ * the top of this module), unless `PULUMI_DEBUG_PROMISE_LEAKS` is set.
  */
-export function quietRegistration(): QuietRegistration {
+function quietRegistration(): QuietRegistration {
   const limit = Error.stackTraceLimit;
   const debugging = (process.env["PULUMI_DEBUG_PROMISE_LEAKS"] ?? "") !== "";
   if (!debugging) Error.stackTraceLimit = 0;

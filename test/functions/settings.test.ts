@@ -101,14 +101,14 @@ describe("settings", () => {
     expect(err.message).toMatch(/^getPlans: cloudinfra: cloudinfra:endpoint must use https:\/\//);
   });
 
-  it("share one client per distinct settings in the program", () => {
+  it("share one client per distinct settings in the program", async () => {
     useEnv(env);
-    const first = clientFor(dataSourceSettings());
-    expect(clientFor(dataSourceSettings())).toBe(first);
+    const first = await clientFor(dataSourceSettings());
+    expect(await clientFor(dataSourceSettings())).toBe(first);
     useEnv(env, WRONG_KEY);
-    expect(clientFor(dataSourceSettings())).not.toBe(first);
+    expect(await clientFor(dataSourceSettings())).not.toBe(first);
     useEnv(env);
-    expect(clientFor(dataSourceSettings())).toBe(first);
+    expect(await clientFor(dataSourceSettings())).toBe(first);
   });
 
   it("stop a call when its signal aborts", async () => {

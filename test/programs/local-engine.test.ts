@@ -151,6 +151,19 @@ describe("runs that die, and what the next runs do", () => {
   });
 });
 
+describe("the project's runtime options", () => {
+  it("start the program's Node with `nodeargs`, split as a POSIX shell splits it", async () => {
+    const fx = await startProgramFixture(join(ROOT, "test", "programs", "node-args"));
+    try {
+      const result = await fx.engine.up();
+      expectExit(result, EXIT_OK);
+      expect(result.outputs["execArgv"]).toEqual(["--max-old-space-size=123", "--title=node args"]);
+    } finally {
+      await fx.close();
+    }
+  });
+});
+
 describe("npm run local-engine", () => {
   it("runs under Node's own type stripping and says how to use it", () => {
     const help = execFileSync(process.execPath, [CLI, "--help"], { encoding: "utf8" });

@@ -1,6 +1,8 @@
 /**
  * What Pulumi stores as each resource's `__provider` must be a thin shim: small, free of secrets
- * and of paths of the machine that ran `pulumi up` (state moves between machines and CI runners).
+ * and of paths of the machine that ran `pulumi up` (state moves between machines and CI runners),
+ * and exactly what `pulumi.dynamic.Resource` would store for the kind's shim object, although
+ * programs register it without running the SDK's closure serializer.
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { captureProviders, ROOT } from "../support/provider-fixture";
@@ -24,21 +26,30 @@ const BUDGET_BYTES = 2560;
 const SECRET = "sk-serialization-canary-0123456789";
 
 let providers: Record<string, string>;
+let serialized: Record<string, string>;
 
 beforeAll(() => {
   // The capture runs with the API key in both the environment and a captured-looking variable:
   // neither may end up in the serialized text.
-  providers = captureProviders({
+  ({ registered: providers, serialized } = captureProviders({
     CLOUDINFRA_API_KEY: SECRET,
     CLOUDINFRA_ENDPOINT: "https://127.0.0.1:1",
     PULUMI_CONFIG: JSON.stringify({ "cloudinfra:apiKey": SECRET }),
-  });
+  }));
 });
 
 describe("serialized providers", () => {
   it("exist for every resource class, as pulumi-nodejs:dynamic/cloudinfra:<Class>", () => {
     expect(Object.keys(providers).sort()).toEqual([...CLASSES].sort());
   });
+
+  it.each(CLASSES)(
+    "%s registers the text the SDK's serializer makes of its shim, byte for byte",
+    (name) => {
+      expect(serialized[name]).toEqual(expect.stringContaining("exports.handler"));
+      expect(providers[name]).toBe(serialized[name]);
+    },
+  );
 
   it.each(CLASSES)("%s fits the budget of 2.5 KiB", (name) => {
     expect(Buffer.byteLength(providers[name] ?? "x".repeat(BUDGET_BYTES + 1))).toBeLessThanOrEqual(

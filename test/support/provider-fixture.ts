@@ -49,14 +49,26 @@ export function prepareFixtureProject(): string {
   return FIXTURE_PROJECT;
 }
 
+/** What {@link captureProviders} found, keyed by class name. */
+export interface CapturedProviders {
+  /** The `__provider` each resource class registers. */
+  registered: Record<string, string>;
+  /**
+   * What the SDK's closure serializer makes of each class's shim (`providerShim(kind)`), called
+   * as `pulumi.dynamic.Resource` calls it.
+   */
+  serialized: Record<string, string>;
+}
+
 /**
- * The serialized `__provider` of each resource class, captured by constructing the classes of the
- * built package under `pulumi.runtime.setMocks` in a separate Node process (as a user's program
- * would run them), keyed by class name. `extraEnv` is added to the environment of that process.
+ * The `__provider` of each resource class, captured by constructing the classes of the built
+ * package under `pulumi.runtime.setMocks` in a separate Node process (as a user's program would
+ * run them), and the serialized shims in the same process. `extraEnv` is added to the
+ * environment of that process.
  */
-export function captureProviders(extraEnv: NodeJS.ProcessEnv = {}): Record<string, string> {
+export function captureProviders(extraEnv: NodeJS.ProcessEnv = {}): CapturedProviders {
   const out = runInFixtureProject([join(FIXTURE_PROJECT, "capture-providers.cjs")], extraEnv);
-  return JSON.parse(out) as Record<string, string>;
+  return JSON.parse(out) as CapturedProviders;
 }
 
 /**
@@ -210,7 +222,7 @@ export async function startProviderFixture(
     return started;
   };
   try {
-    const providers = captureProviders();
+    const providers = captureProviders().registered;
     const host = await startHost();
     const provider = (className: string) => {
       const captured = providers[className];

@@ -69,6 +69,24 @@ describe("module format", () => {
     expect(JSON.parse(out)).toEqual(Array(NAMES.length + 2).fill("function"));
   });
 
+  it("loads neither the API client nor undici until a data source is called", () => {
+    // A program of resources alone never calls the API itself (the provider host does): the
+    // client is ~10 MB of the program's memory it would carry for nothing.
+    const out = run(
+      "lazy.cjs",
+      `const c = require("pulumi-cloudinfra");
+       const loaded = () =>
+         Object.keys(require.cache).some((f) => f.includes("/undici/") || f.endsWith("/api/client.js"));
+       const before = loaded();
+       process.env.CLOUDINFRA_ENDPOINT = "https://127.0.0.1:9";
+       process.env.CLOUDINFRA_API_KEY = "not-a-key";
+       c.getPlans({}, { signal: AbortSignal.abort() }).catch(() =>
+         console.log(JSON.stringify([before, loaded()])),
+       );`,
+    );
+    expect(JSON.parse(out)).toEqual([false, true]);
+  });
+
   it("internal files are not reachable around the exports map", () => {
     expect(() =>
       run("internal.cjs", `require("pulumi-cloudinfra/dist/resources/common");`),

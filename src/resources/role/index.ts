@@ -1,7 +1,6 @@
-import * as pulumi from "@pulumi/pulumi";
+import type * as pulumi from "@pulumi/pulumi";
 import { type EveryOutput, withEveryOutput } from "../outputs";
-import { quietRegistration } from "../registration";
-import { providerShim } from "../shim";
+import { CloudInfraResource } from "../registration";
 
 /** Arguments of a {@link Role}. */
 export interface RoleArgs {
@@ -42,7 +41,7 @@ export interface RoleArgs {
  * The API has no call to read one role: a refresh reads the list once for all roles of the stack
  * (see `readSharedList`). Permissions changed outside Pulumi show as a change of `permissions`.
  */
-export class Role extends pulumi.dynamic.Resource {
+export class Role extends CloudInfraResource {
   /** Role name. */
   declare readonly name: pulumi.Output<string>;
   /** Description; `""` when there is none. */
@@ -56,14 +55,7 @@ export class Role extends pulumi.dynamic.Resource {
 
   constructor(name: string, args: RoleArgs, opts?: pulumi.CustomResourceOptions) {
     const props = withEveryOutput(ROLE_OUTPUTS, args);
-    const quiet = quietRegistration();
-    try {
-      super(providerShim("Role"), name, props, opts, "cloudinfra", "Role");
-    } catch (err) {
-      throw quiet.failed(err);
-    } finally {
-      quiet.done();
-    }
+    super("Role", name, props, opts);
   }
 
   /**

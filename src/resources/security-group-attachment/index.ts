@@ -1,7 +1,6 @@
-import * as pulumi from "@pulumi/pulumi";
+import type * as pulumi from "@pulumi/pulumi";
 import { type EveryOutput, withEveryOutput } from "../outputs";
-import { quietRegistration } from "../registration";
-import { providerShim } from "../shim";
+import { CloudInfraResource } from "../registration";
 
 /** Arguments of a {@link SecurityGroupAttachment}. */
 export interface SecurityGroupAttachmentArgs {
@@ -24,7 +23,7 @@ export interface SecurityGroupAttachmentArgs {
  * Do not also list the same group in the server's `securityGroupIds`: two resources would then
  * manage one attachment.
  */
-export class SecurityGroupAttachment extends pulumi.dynamic.Resource {
+export class SecurityGroupAttachment extends CloudInfraResource {
   /** Id of the security group. */
   declare readonly securityGroupId: pulumi.Output<number>;
   /** Id of the server. */
@@ -35,21 +34,7 @@ export class SecurityGroupAttachment extends pulumi.dynamic.Resource {
     args: SecurityGroupAttachmentArgs,
     opts?: pulumi.CustomResourceOptions,
   ) {
-    const quiet = quietRegistration();
-    try {
-      super(
-        providerShim("SecurityGroupAttachment"),
-        name,
-        withEveryOutput(ATTACHMENT_OUTPUTS, args),
-        opts,
-        "cloudinfra",
-        "SecurityGroupAttachment",
-      );
-    } catch (err) {
-      throw quiet.failed(err);
-    } finally {
-      quiet.done();
-    }
+    super("SecurityGroupAttachment", name, withEveryOutput(ATTACHMENT_OUTPUTS, args), opts);
   }
 
   /**

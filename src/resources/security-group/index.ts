@@ -1,7 +1,6 @@
-import * as pulumi from "@pulumi/pulumi";
+import type * as pulumi from "@pulumi/pulumi";
 import { type EveryOutput, withEveryOutput } from "../outputs";
-import { quietRegistration } from "../registration";
-import { providerShim } from "../shim";
+import { CloudInfraResource } from "../registration";
 
 /** One firewall rule of a {@link SecurityGroup}. */
 export interface SecurityGroupRuleArgs {
@@ -62,7 +61,7 @@ export interface SecurityGroupArgs {
  * changed elsewhere show as a change of `rules`, and a group deleted elsewhere disappears from
  * the state.
  */
-export class SecurityGroup extends pulumi.dynamic.Resource {
+export class SecurityGroup extends CloudInfraResource {
   /** Group name. */
   declare readonly name: pulumi.Output<string>;
   /** Description; `""` when there is none. */
@@ -81,14 +80,7 @@ export class SecurityGroup extends pulumi.dynamic.Resource {
 
   constructor(name: string, args: SecurityGroupArgs, opts?: pulumi.CustomResourceOptions) {
     const props = withEveryOutput(SECURITY_GROUP_OUTPUTS, args);
-    const quiet = quietRegistration();
-    try {
-      super(providerShim("SecurityGroup"), name, props, opts, "cloudinfra", "SecurityGroup");
-    } catch (err) {
-      throw quiet.failed(err);
-    } finally {
-      quiet.done();
-    }
+    super("SecurityGroup", name, props, opts);
   }
 
   /**

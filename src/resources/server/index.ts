@@ -1,7 +1,6 @@
-import * as pulumi from "@pulumi/pulumi";
+import type * as pulumi from "@pulumi/pulumi";
 import { type EveryOutput, withEveryOutput } from "../outputs";
-import { quietRegistration } from "../registration";
-import { providerShim } from "../shim";
+import { CloudInfraResource } from "../registration";
 
 /**
  * How long each operation may take, as a duration: `"90s"`, `"10m"`, `"1h30m"` (units `h`, `m`,
@@ -80,7 +79,7 @@ export interface ServerArgs {
  * export const ip = web.ip;
  * ```
  */
-export class Server extends pulumi.dynamic.Resource {
+export class Server extends CloudInfraResource {
   /** The server's name. */
   declare readonly name: pulumi.Output<string>;
   /** The plan id. */
@@ -115,21 +114,7 @@ export class Server extends pulumi.dynamic.Resource {
   declare readonly createdAt: pulumi.Output<string>;
 
   constructor(name: string, args: ServerArgs, opts?: pulumi.CustomResourceOptions) {
-    const quiet = quietRegistration();
-    try {
-      super(
-        providerShim("Server"),
-        name,
-        withEveryOutput(SERVER_OUTPUTS, args),
-        opts,
-        "cloudinfra",
-        "Server",
-      );
-    } catch (err) {
-      throw quiet.failed(err);
-    } finally {
-      quiet.done();
-    }
+    super("Server", name, withEveryOutput(SERVER_OUTPUTS, args), opts);
   }
 
   /**

@@ -1,7 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { type EveryOutput, withEveryOutput } from "../outputs";
-import { quietRegistration } from "../registration";
-import { providerShim } from "../shim";
+import { CloudInfraResource } from "../registration";
 
 /** Arguments of an {@link SshKey}: set exactly one of `publicKey` and `generate: true`. */
 export interface SshKeyArgs {
@@ -39,7 +38,7 @@ export interface SshKeyArgs {
  * An SSH public key stored with the service (`/v1/keys`), imported or generated, for servers
  * to install at creation. The service cannot change a key, so every change replaces it.
  */
-export class SshKey extends pulumi.dynamic.Resource {
+export class SshKey extends CloudInfraResource {
   /** Descriptive name. */
   declare readonly name: pulumi.Output<string>;
   /** The public key as the service stores it, OpenSSH text. */
@@ -64,14 +63,7 @@ export class SshKey extends pulumi.dynamic.Resource {
     // The engine stores and shows the generated private key as a secret; the provider host
     // cannot return secrets itself.
     const options = pulumi.mergeOptions(opts, { additionalSecretOutputs: ["privateKey"] });
-    const quiet = quietRegistration();
-    try {
-      super(providerShim("SshKey"), name, props, options, "cloudinfra", "SshKey");
-    } catch (err) {
-      throw quiet.failed(err);
-    } finally {
-      quiet.done();
-    }
+    super("SshKey", name, props, options);
   }
 
   /**

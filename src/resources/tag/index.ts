@@ -1,7 +1,6 @@
-import * as pulumi from "@pulumi/pulumi";
+import type * as pulumi from "@pulumi/pulumi";
 import { type EveryOutput, withEveryOutput } from "../outputs";
-import { quietRegistration } from "../registration";
-import { providerShim } from "../shim";
+import { CloudInfraResource } from "../registration";
 
 /** Arguments of a {@link Tag}. */
 export interface TagArgs {
@@ -41,7 +40,7 @@ export interface TagArgs {
  * The API has no call to read one tag: a refresh reads the whole list once for all tags of the
  * stack (see `readSharedList`), so refreshing many tags costs one request, not one per tag.
  */
-export class Tag extends pulumi.dynamic.Resource {
+export class Tag extends CloudInfraResource {
   /** Tag name. */
   declare readonly name: pulumi.Output<string>;
   /** Colour, `#rrggbb` in lower case. */
@@ -58,14 +57,7 @@ export class Tag extends pulumi.dynamic.Resource {
 
   constructor(name: string, args: TagArgs, opts?: pulumi.CustomResourceOptions) {
     const props = withEveryOutput(TAG_OUTPUTS, args);
-    const quiet = quietRegistration();
-    try {
-      super(providerShim("Tag"), name, props, opts, "cloudinfra", "Tag");
-    } catch (err) {
-      throw quiet.failed(err);
-    } finally {
-      quiet.done();
-    }
+    super("Tag", name, props, opts);
   }
 
   /**

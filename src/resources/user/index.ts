@@ -1,7 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { type EveryOutput, withEveryOutput } from "../outputs";
-import { quietRegistration } from "../registration";
-import { providerShim } from "../shim";
+import { CloudInfraResource } from "../registration";
 
 /** Arguments of a {@link User}. */
 export interface UserArgs {
@@ -45,7 +44,7 @@ export interface UserArgs {
  * cannot be recovered. To use an existing user, leave it outside Pulumi; to manage one, let the
  * program create a new user and delete the old one.
  */
-export class User extends pulumi.dynamic.Resource {
+export class User extends CloudInfraResource {
   /** Display name. */
   declare readonly name: pulumi.Output<string>;
   /** `"api"` or `"did"`. */
@@ -65,21 +64,7 @@ export class User extends pulumi.dynamic.Resource {
 
   constructor(name: string, args: UserArgs, opts?: pulumi.CustomResourceOptions) {
     const props = withEveryOutput(USER_OUTPUTS, args);
-    const quiet = quietRegistration();
-    try {
-      super(
-        providerShim("User"),
-        name,
-        props,
-        pulumi.mergeOptions(opts, { additionalSecretOutputs: ["apiKey"] }),
-        "cloudinfra",
-        "User",
-      );
-    } catch (err) {
-      throw quiet.failed(err);
-    } finally {
-      quiet.done();
-    }
+    super("User", name, props, pulumi.mergeOptions(opts, { additionalSecretOutputs: ["apiKey"] }));
   }
 }
 

@@ -116,6 +116,8 @@ interface Project {
   name: string;
   main: string;
   typescript: boolean;
+  /** The runtime option `nodeargs`: Node's own arguments for the program's process. */
+  nodeArgs: string[];
 }
 
 function readProject(projectDir: string): Project {
@@ -123,10 +125,47 @@ function readProject(projectDir: string): Project {
   const doc = parse(readFileSync(join(projectDir, "Pulumi.yaml"), "utf8")) as {
     name: string;
     main?: string;
-    runtime?: string | { name: string; options?: { typescript?: boolean } };
+    runtime?: string | { name: string; options?: { typescript?: boolean; nodeargs?: string } };
   };
   const options = typeof doc.runtime === "object" ? doc.runtime.options : undefined;
-  return { name: doc.name, main: doc.main ?? ".", typescript: options?.typescript !== false };
+  return {
+    name: doc.name,
+    main: doc.main ?? ".",
+    typescript: options?.typescript !== false,
+    nodeArgs: splitArgs(options?.nodeargs ?? ""),
+  };
+}
+
+/**
+ * `nodeargs` split into arguments as `pulumi-language-nodejs` splits it (shlex, POSIX rules):
+ * whitespace separates, quotes group, a backslash escapes the next character outside single
+ * quotes.
+ */
+function splitArgs(text: string): string[] {
+  const args: string[] = [];
+  let current: string | undefined;
+  let quote: "'" | '"' | undefined;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charAt(i);
+    if (quote === undefined && /\s/.test(c)) {
+      if (current !== undefined) args.push(current);
+      current = undefined;
+    } else if (c === quote) {
+      quote = undefined;
+    } else if (quote === undefined && (c === "'" || c === '"')) {
+      quote = c;
+      current ??= "";
+    } else if (c === "\\" && quote !== "'" && i + 1 < text.length) {
+      i++;
+      current = (current ?? "") + text.charAt(i);
+    } else {
+      current = (current ?? "") + c;
+    }
+  }
+  if (quote !== undefined)
+    throw new Error(`nodeargs: unclosed ${quote} in ${JSON.stringify(text)}`);
+  if (current !== undefined) args.push(current);
+  return args;
 }
 
 function stateForJson(r: ResourceState | undefined): Record<string, unknown> | undefined {
@@ -419,7 +458,7 @@ export class LocalEngine {
       PULUMI_CONFIG_SECRET_KEYS: JSON.stringify(this.secretKeys),
     };
     if (this.project.typescript) env["PULUMI_NODEJS_TYPESCRIPT"] = "true";
-    const child = spawn(process.execPath, args, {
+    const child = spawn(process.execPath, [...this.project.nodeArgs, ...args], {
       cwd: root,
       env,
       stdio: ["ignore", "pipe", "pipe"],

@@ -1,0 +1,4 @@
+// @ts-check
+"use strict";
+
+exports.execArgv = process.execArgv;
