@@ -64,14 +64,14 @@ function captureScript() {
   return found;
 }
 
-/** The serialized `__provider` of each class, keyed by class name. */
+/** The `__provider` each class registers, keyed by class name. */
 function captureProviders(cwd) {
   const out = execFileSync(process.execPath, [captureScript()], {
     cwd,
     encoding: "utf8",
     env: hostEnv(),
   });
-  return JSON.parse(out);
+  return JSON.parse(out).registered;
 }
 
 const struct = (value) => Struct.fromJavaScript(value);

@@ -1,6 +1,7 @@
 // 3. Waiting for a server: create a server whose provisioning takes D through the Server
-// implementation (poll at once, then every clamp(elapsed × 0.1, 250 ms, 10 s), see
-// src/resources/server/wait.ts) and, at the same moment, another with the same D polled every
+// implementation (its shared watch: no poll at once, then every clamp(elapsed × 0.1, 250 ms,
+// 10 s), and a transition seen once polled when it should end; see
+// src/resources/server/watch.ts) and, at the same moment, another with the same D polled every
 // 100 ms (the baseline). Counted: GET /v1/servers/:id polls of each server (emulator request
 // log) and the detection lag, from the emulator's status change (the server's status_date, set
 // when the transition completes) to the moment the wait returned.
@@ -52,7 +53,7 @@ export async function benchServerWait() {
     session.configureSession(new Map(Object.entries(stackConfig(emulator))));
     const { implementation: server } = dist("resources/server/provider.js");
     const { ServerInputsSchema, toApi } = dist("resources/server/model.js");
-    const { pollIntervalMs } = dist("resources/server/wait.js");
+    const { pollIntervalMs } = dist("resources/server/watch.js");
 
     // Warm-up: one quick create both ways.
     emulator.admin.setLifecycle({ mode: "auto", durations: { provisioning: 50 } });
@@ -94,7 +95,7 @@ export async function benchServerWait() {
       "3. Waiting for a server to finish provisioning (D = provisioning time)",
       rows,
       `baseline: GET /v1/servers/:id every ${BASELINE_INTERVAL_MS} ms, run at the same time on a second server\n` +
-        "with the same D. Polls include the first one right after the create. Lag: time from the\n" +
+        "with the same D (its polls include one right after the create; the implementation sends none then). Lag: time from the\n" +
         "emulator's status change (status_date) to the wait returning; it includes the last poll's\n" +
         "round trip, and for the implementation the rest of create (mapping the outputs).",
     );

@@ -1,0 +1,39 @@
+/**
+ * `npm run bench` keeps running: the benchmarks reach into the built package's modules, so a
+ * refactor can break one without any other test noticing (it happened twice). Each of these runs
+ * once, small, and must end with its table; their figures are not asserted (timings are noisy),
+ * except counts that do not depend on timing.
+ */
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { ROOT } from "../support/programs";
+
+function bench(names: string[], env: Record<string, string> = {}) {
+  const run = spawnSync(process.execPath, [join(ROOT, "bench", "run.mjs"), ...names], {
+    cwd: ROOT,
+    encoding: "utf8",
+    env: { ...process.env, ...env },
+    timeout: 240_000,
+  });
+  return { code: run.status, out: run.stdout, err: run.stderr };
+}
+
+describe("the benchmarks", () => {
+  it("that read the package's internals run to their tables", () => {
+    const { code, out, err } = bench(["shared-list", "server-wait", "host", "durable"]);
+    expect(err).not.toMatch(/Error/);
+    expect(out).not.toContain("FAILED");
+    expect(code).toBe(0);
+    for (const title of ["Shared list reads", "Waiting for a server", "provider host", "durable write"]) {
+      expect(out.toLowerCase()).toContain(title.toLowerCase());
+    }
+  }, 240_000);
+
+  it("of whole programs run, small, through the local engine, and no rate-limited run fails", () => {
+    const { code, out } = bench(["rate-limit"], { BENCH_RATE_RUNS: "2", BENCH_RATE_SIZE: "3" });
+    expect(out).not.toContain("FAILED");
+    expect(code).toBe(0);
+    expect(out).toMatch(/runs that failed\s+0 of 2/);
+  }, 240_000);
+});
