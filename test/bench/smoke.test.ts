@@ -25,7 +25,12 @@ describe("the benchmarks", () => {
     expect(err).not.toMatch(/Error/);
     expect(out).not.toContain("FAILED");
     expect(code).toBe(0);
-    for (const title of ["Shared list reads", "Waiting for a server", "provider host", "durable write"]) {
+    for (const title of [
+      "Shared list reads",
+      "Waiting for a server",
+      "provider host",
+      "durable write",
+    ]) {
       expect(out.toLowerCase()).toContain(title.toLowerCase());
     }
   }, 240_000);
