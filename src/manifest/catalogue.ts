@@ -11,8 +11,8 @@ import { getImage, getImages } from "../functions/images";
 import { getPermissions } from "../functions/permissions";
 import { getPlan, getPlans } from "../functions/plans";
 import { DataSourceError, NoMatchError } from "../functions/settings";
+import { closestNames } from "../lib/names";
 import { didYouMean, type LocatedIssue, type YamlSource } from "../lib/yaml-document";
-import { closestNames } from "../resources/role/permissions";
 import { entriesOf } from "./load";
 import { type ImageSpec, ImageSpecSchema, type PlanSpec, PlanSpecSchema } from "./schema";
 

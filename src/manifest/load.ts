@@ -8,9 +8,9 @@
  */
 import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
+import { closestNames } from "../lib/names";
 import { parsePublicKey } from "../lib/sshkeys";
 import { didYouMean, type LocatedIssue, YamlSource } from "../lib/yaml-document";
-import { closestNames } from "../resources/role/permissions";
 import {
   ENTRY_NAME,
   ENTRY_NAME_RULE,

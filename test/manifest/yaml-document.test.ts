@@ -7,8 +7,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { closestNames } from "../../src/lib/names";
 import { formatIssue, keysAt, type LocatedIssue, YamlSource } from "../../src/lib/yaml-document";
-import { closestNames } from "../../src/resources/role/permissions";
 
 function parse(text: string): YamlSource {
   const source = YamlSource.parse(text, "seed.yaml");

@@ -1,12 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Permission, Role } from "../../src/api/schemas/iam";
+import { closestNames, editDistance } from "../../src/lib/names";
 import { UNKNOWN } from "../../src/resources/common";
 import { fromApi, liveInputs, toApi } from "../../src/resources/role/model";
-import {
-  closestNames,
-  editDistance,
-  resolvePermissions,
-} from "../../src/resources/role/permissions";
+import { resolvePermissions } from "../../src/resources/role/permissions";
 import { implementation as role } from "../../src/resources/role/provider";
 import { resetSession } from "../../src/resources/session";
 import {

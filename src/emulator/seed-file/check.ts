@@ -9,6 +9,8 @@
  */
 import { formatPath as formatted, NameInputSchema } from "../../api/schemas/common";
 import { PERMISSION_NAMES } from "../../api/schemas/iam";
+// The one name-suggestion rule of the package (the manifest uses it too); pure, no Pulumi.
+import { closestNames } from "../../lib/names";
 import { parsePublicKey, SshKeyError } from "../../lib/sshkeys";
 import {
   didYouMean,
@@ -17,8 +19,6 @@ import {
   type Path,
   type YamlSource,
 } from "../../lib/yaml-document";
-// The one name-suggestion rule of the package (the manifest uses it too); pure, no Pulumi.
-import { closestNames } from "../../resources/role/permissions";
 import { hashApiKey } from "../auth";
 import type { PlanRecord } from "../data";
 import { SYSTEM_ROLES } from "../permissions";

@@ -3,35 +3,7 @@
  * for names that do not exist. Pure: the catalogue is passed in.
  */
 import type { Permission } from "../../api/schemas/iam";
-
-/** Levenshtein distance: insertions, deletions and substitutions each cost 1. */
-export function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
-      current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution));
-    }
-    previous = current;
-  }
-  return previous[b.length] ?? 0;
-}
-
-/**
- * The valid names nearest to `wanted`, at most three, nearest first. A typo is within a third of
- * the name's length (at least 2 edits); beyond that nothing is close and none is returned.
- */
-export function closestNames(wanted: string, valid: readonly string[]): string[] {
-  const needle = wanted.trim().toLowerCase();
-  const limit = Math.max(2, Math.floor(needle.length / 3));
-  return valid
-    .map((name) => ({ name, distance: editDistance(needle, name.toLowerCase()) }))
-    .filter((c) => c.distance <= limit)
-    .sort((x, y) => x.distance - y.distance || x.name.localeCompare(y.name))
-    .slice(0, 3)
-    .map((c) => c.name);
-}
+import { closestNames } from "../../lib/names";
 
 /** Names sorted and without repeats: a role's permissions are a set. */
 export function normaliseNames(names: readonly string[]): string[] {
