@@ -261,6 +261,13 @@ export class StateStore {
     return this.crypterCache;
   }
 
+  /** The crypter writes use: the one of the state read last, else the stored state's. */
+  private writingCrypter(): SecretsCrypter {
+    return (
+      this.crypterCache ?? this.crypter(this.export()?.deployment.secrets_providers.state.salt)
+    );
+  }
+
   exists(): boolean {
     return existsSync(this.path) || existsSync(this.journalPath);
   }
@@ -298,8 +305,7 @@ export class StateStore {
 
   /** A step's checkpoint: one journal line (see the class). */
   save(snapshot: Snapshot): void {
-    const crypter =
-      this.crypterCache ?? this.crypter(this.export()?.deployment.secrets_providers.state.salt);
+    const crypter = this.writingCrypter();
     const first = this.journal === 0;
     if (first) {
       this.journal = ++StateStore.journals;
@@ -347,8 +353,7 @@ export class StateStore {
   commit(): void {
     const snapshot = this.lastSaved;
     if (this.journal === 0 || snapshot === undefined) return;
-    const crypter =
-      this.crypterCache ?? this.crypter(this.export()?.deployment.secrets_providers.state.salt);
+    const crypter = this.writingCrypter();
     const checkpoint = emptyCheckpoint(crypter.salt, new Date().toISOString());
     if (snapshot.resources.length > 0) {
       checkpoint.deployment.resources = snapshot.resources.map(
