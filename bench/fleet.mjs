@@ -106,49 +106,40 @@ const engineClock = {
   diffMs: 0,
   hostReadyAt: Number.NaN,
 };
-const diff = ProviderHost.prototype.diff;
-ProviderHost.prototype.diff = async function timedDiff(...args) {
-  const started = performance.now();
-  try {
-    return await diff.apply(this, args);
-  } finally {
-    engineClock.diffs++;
-    engineClock.diffMs += performance.now() - started;
-  }
-};
-const check = ProviderHost.prototype.check;
-ProviderHost.prototype.check = async function timedCheck(...args) {
-  const started = performance.now();
-  try {
-    return await check.apply(this, args);
-  } finally {
-    engineClock.checks++;
-    engineClock.checkMs += performance.now() - started;
-    if (process.env.BENCH_TIMELINE) {
-      const ms = performance.now() - started;
-      process.stdout.write(`  check ${Date.now()} ${ms.toFixed(1)} ms ${String(args[0])}\n`);
+/**
+ * Wraps `proto[method]` to add its duration to `engineClock[ms]` and count its calls in
+ * `engineClock[count]` (when given); `after(ms, args)` sees each call's duration.
+ */
+function timed(proto, method, ms, count, after) {
+  const original = proto[method];
+  proto[method] = function timedMethod(...args) {
+    const started = performance.now();
+    const done = () => {
+      const took = performance.now() - started;
+      engineClock[ms] += took;
+      if (count !== undefined) engineClock[count]++;
+      after?.(took, args);
+    };
+    let result;
+    try {
+      result = original.apply(this, args);
+    } catch (err) {
+      done();
+      throw err;
     }
+    if (result instanceof Promise) return result.finally(done);
+    done();
+    return result;
+  };
+}
+timed(ProviderHost.prototype, "diff", "diffMs", "diffs");
+timed(ProviderHost.prototype, "check", "checkMs", "checks", (ms, args) => {
+  if (process.env.BENCH_TIMELINE) {
+    process.stdout.write(`  check ${Date.now()} ${ms.toFixed(1)} ms ${String(args[0])}\n`);
   }
-};
-const save = StateStore.prototype.save;
-StateStore.prototype.save = function timedSave(...args) {
-  const started = performance.now();
-  try {
-    return save.apply(this, args);
-  } finally {
-    engineClock.saves++;
-    engineClock.saveMs += performance.now() - started;
-  }
-};
-const commit = StateStore.prototype.commit;
-StateStore.prototype.commit = function timedCommit(...args) {
-  const started = performance.now();
-  try {
-    return commit.apply(this, args);
-  } finally {
-    engineClock.saveMs += performance.now() - started;
-  }
-};
+});
+timed(StateStore.prototype, "save", "saveMs", "saves");
+timed(StateStore.prototype, "commit", "saveMs");
 const startHost = ProviderHost.start;
 ProviderHost.start = async function timedStart(...args) {
   const host = await startHost.apply(this, args);
