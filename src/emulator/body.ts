@@ -40,7 +40,7 @@ function contentType(header: string | undefined): ContentType {
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 /** Reads the request body, refusing (413) past `limit` bytes. */
-async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+export async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   const tooLarge = () =>
     new HttpError(413, "payload_too_large", `Request body over ${limit} bytes`);
   if (Number(req.headers["content-length"] ?? "0") > limit) throw tooLarge();

@@ -12,6 +12,7 @@ import { type EmulatorAdmin, emulatorAdmin } from "./admin";
 import { Authenticator, newApiKey, type Principal, permissionsOf } from "./auth";
 import { loadCatalogue } from "./catalogue";
 import { Clock } from "./clock";
+import { EmulatorConsole, isConsolePath } from "./console";
 import { definedOnly } from "./defined";
 import { type FaultConfig, Faults } from "./faults";
 import { writeFileAtomic } from "./files";
@@ -84,6 +85,8 @@ export class Emulator {
   readonly startedAt = new Date();
   /** The administration operations, in-process and behind /_emulator/. */
   readonly admin: EmulatorAdmin = emulatorAdmin(this);
+  /** The web console under /_emulator/console/ (console/). */
+  readonly console: EmulatorConsole;
   /** Where the CA certificate is on disk (a temp dir in memory mode). */
   readonly caCertFile: string;
   /** The permission each route needs, by `routeKey` (ROUTE_PERMISSIONS plus extra routes). */
@@ -103,6 +106,12 @@ export class Emulator {
 
   constructor(private readonly options: EmulatorOptions = {}) {
     this.catalogue = loadCatalogue(options.catalogue ?? {});
+    this.console = new EmulatorConsole({
+      admin: this.admin,
+      catalogue: this.catalogue,
+      bootstrapKey: () => this.bootstrapKey,
+      reportError: (what, error) => this.reportError(what, error),
+    });
     this.permissions = { ...ROUTE_PERMISSIONS };
     for (const route of [...allRoutes, ...adminRoutes(this.admin)]) this.addRoute(route);
     for (const extra of options.extraRoutes ?? []) {
@@ -295,7 +304,8 @@ export class Emulator {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     this.inFlight += 1;
     try {
-      await handleRequest(this, req, res);
+      if (isConsolePath(req.url)) await this.console.handle(req, res);
+      else await handleRequest(this, req, res);
     } finally {
       this.inFlight -= 1;
       if (this.inFlight === 0) this.idle?.();
