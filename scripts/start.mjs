@@ -1,23 +1,29 @@
 // `npm start`: the quick start end to end. Uses the emulator in .emulator/ (starting one, in the
-// background, if none runs there), a local state backend inside the project (.pulumi-state/, no
-// login, no passphrase prompt), runs `pulumi up --yes` through the official `pulumi` npm package
-// (which installs the CLI on first use), and prints the outputs and the command that destroys it.
-// Where the CLI cannot be had, it says so and what to do instead.
+// background, if none runs there; a running one is reused, never replaced), then deploys the
+// quick-start program:
+//  - with the Pulumi CLI (`pulumi` on PATH, else the official `pulumi` npm package, which installs
+//    the CLI on first use) and a local state backend inside the project (.pulumi-state/, no login,
+//    no passphrase prompt);
+//  - where the CLI cannot be had, through the test suite's local engine (test/support/local-engine,
+//    as `npm run local-engine` runs it), state in .pulumi-local/dev.json.
+// Then it prints the outputs, the console's address and the one command that destroys it.
 //
 // Environment: CLOUDINFRA_START_DATA_DIR (the emulator's data dir, default .emulator),
-// CLOUDINFRA_PULUMI (the command that runs the CLI, default `npx --yes pulumi`).
+// CLOUDINFRA_PULUMI (the command that runs the CLI), CLOUDINFRA_START_LOCAL_STATE (the local
+// engine's state file, default .pulumi-local/dev.json).
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, openSync, readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const ROOT = resolve(fileURLToPath(import.meta.url), "..", "..");
 const dataDir = resolve(ROOT, process.env.CLOUDINFRA_START_DATA_DIR ?? ".emulator");
 const stateDir = join(ROOT, ".pulumi-state");
-const [pulumiCommand, ...pulumiPrefix] = (
-  process.env.CLOUDINFRA_PULUMI ?? "npx --yes pulumi"
-).split(" ");
+const DEFAULT_LOCAL_STATE = join(ROOT, ".pulumi-local", "dev.json");
+const localState = resolve(ROOT, process.env.CLOUDINFRA_START_LOCAL_STATE ?? DEFAULT_LOCAL_STATE);
 const say = (line) => process.stdout.write(`${line}\n`);
+/** A path as a person in the project directory would type it. */
+const shown = (path) => (path.startsWith(`${ROOT}/`) ? relative(ROOT, path) : path);
 
 function alive(pid) {
   try {
@@ -60,19 +66,101 @@ async function ensureEmulator() {
       say(`Emulator running at ${info.endpoint} (pid ${info.pid}); stop it with: kill ${info.pid}`);
       return info;
     }
-    if (child.exitCode !== null) break;
+    if (child.exitCode !== null) {
+      // Another command started one in the same data dir meanwhile (ours then refuses to start
+      // beside it): use that one rather than fail.
+      if (info) {
+        say(`Using the emulator at ${info.endpoint} (pid ${info.pid}, ${dataDir}).`);
+        return info;
+      }
+      break;
+    }
     await new Promise((ok) => setTimeout(ok, 100));
   }
   throw new Error(`the emulator did not start; see ${join(ROOT, ".emulator.log")}`);
 }
 
-function pulumi(args, env, capture = false) {
-  return spawnSync(pulumiCommand, [...pulumiPrefix, ...args], {
-    cwd: ROOT,
-    env,
-    encoding: "utf8",
-    stdio: capture ? ["ignore", "pipe", "pipe"] : "inherit",
-  });
+/** The command that runs the Pulumi CLI here, or why there is none. */
+function findPulumi(env) {
+  const candidates = process.env.CLOUDINFRA_PULUMI
+    ? [process.env.CLOUDINFRA_PULUMI]
+    : ["pulumi", "npx --yes pulumi"];
+  let why = "";
+  for (const candidate of candidates) {
+    const [command, ...prefix] = candidate.split(" ");
+    const version = spawnSync(command, [...prefix, "version"], {
+      cwd: ROOT,
+      env,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const last = (version.stdout ?? "").trim().split("\n").at(-1) ?? "";
+    if (version.status === 0 && /^v?\d+\.\d+/.test(last)) return { command, prefix, version: last };
+    const detail = (version.stderr || version.stdout || version.error?.message || "")
+      .trim()
+      .split("\n")
+      .at(-1);
+    why = `\`${candidate} version\` failed${detail ? `: ${detail}` : ""}`;
+  }
+  return { why };
+}
+
+function pulumi(cli, args, env) {
+  return spawnSync(cli.command, [...cli.prefix, ...args], { cwd: ROOT, env, stdio: "inherit" });
+}
+
+function withCli(cli, env, emulator) {
+  say(`Pulumi CLI ${cli.version}; state in ${stateDir} (a local backend, no login).`);
+  const select = pulumi(cli, ["stack", "select", "--create", "dev"], env);
+  if (select.status !== 0) return select.status ?? 1;
+  const up = pulumi(cli, ["up", "--yes"], env);
+  if (up.status !== 0) return up.status ?? 1;
+  say("\nOutputs:");
+  pulumi(cli, ["stack", "output"], env);
+  printConsole(emulator);
+  say(
+    [
+      "To destroy it (the emulator keeps running):",
+      `  eval "$(node scripts/emulator-env.mjs ${dataDir})" && PULUMI_BACKEND_URL=file://${stateDir} PULUMI_CONFIG_PASSPHRASE= ${[cli.command, ...cli.prefix].join(" ")} destroy --yes`,
+    ].join("\n"),
+  );
+  return 0;
+}
+
+/** The quick start through the local engine, as `npm run local-engine -- up` runs it. */
+function withLocalEngine(why, emulator) {
+  say(
+    `No Pulumi CLI here (${why}): running the quick start through the local engine (test/support/local-engine) instead; for the real CLI see https://www.pulumi.com/docs/install/ and run \`npm start\` again.`,
+  );
+  const emulatorFile = join(dataDir, "emulator.json");
+  const stateArgs = localState === DEFAULT_LOCAL_STATE ? [] : ["--state", shown(localState)];
+  const args = ["--emulator", shown(emulatorFile), ...stateArgs];
+  // --refresh: a state left by an earlier run may name resources an emulator since reset no
+  // longer has; refreshing first drops them, so `up` creates them again.
+  const up = spawnSync(
+    process.execPath,
+    [join(ROOT, "test", "support", "local-engine", "cli.ts"), "up", "--refresh", ...args],
+    { cwd: ROOT, stdio: "inherit" },
+  );
+  if (up.status !== 0) return up.status ?? 1;
+  printConsole(emulator);
+  say(
+    [
+      "To destroy it (the emulator keeps running):",
+      `  npm run local-engine -- destroy ${args.join(" ")}`,
+    ].join("\n"),
+  );
+  return 0;
+}
+
+function printConsole(emulator) {
+  say(
+    [
+      "",
+      `Console: ${emulator.endpoint}/_emulator/console/ (sign in with the emulator's key: \`npm run -s emulator:env${dataDir === resolve(ROOT, ".emulator") ? "" : ` -- --data-dir ${shown(dataDir)}`}\` prints it as CLOUDINFRA_API_KEY)`,
+      `Emulator: pid ${emulator.pid}, state in ${dataDir}; stop it with: kill ${emulator.pid}`,
+    ].join("\n"),
+  );
 }
 
 async function main() {
@@ -90,44 +178,8 @@ async function main() {
     CLOUDINFRA_API_KEY: emulator.apiKey,
     CLOUDINFRA_CA_CERT: emulator.caCertFile,
   };
-  const version = pulumi(["version"], env, true);
-  const last = (version.stdout ?? "").trim().split("\n").at(-1) ?? "";
-  if (version.status !== 0 || !/^v?\d+\.\d+/.test(last)) {
-    const why = (version.stderr || version.stdout || version.error?.message || "")
-      .trim()
-      .split("\n")
-      .at(-1);
-    say(
-      [
-        "",
-        `The Pulumi CLI could not be run: \`${[pulumiCommand, ...pulumiPrefix, "version"].join(" ")}\` failed${why ? ` (${why})` : ""}.`,
-        "The `pulumi` npm package downloads the CLI on first use, which needs network access to",
-        "Pulumi's download site. To go on:",
-        "  - install the CLI (https://www.pulumi.com/docs/install/) and run `npm start` again; or",
-        "  - run the same program without the CLI, through the test suite's local engine:",
-        `      npm run local-engine -- up --emulator ${join(dataDir, "emulator.json")}`,
-        `The emulator keeps running at ${emulator.endpoint} (stop it with: kill ${emulator.pid}).`,
-      ].join("\n"),
-    );
-    return 1;
-  }
-  say(`Pulumi CLI ${last}; state in ${stateDir} (a local backend, no login).`);
-  const select = pulumi(["stack", "select", "--create", "dev"], env);
-  if (select.status !== 0) return select.status ?? 1;
-  const up = pulumi(["up", "--yes"], env);
-  if (up.status !== 0) return up.status ?? 1;
-  say("\nOutputs:");
-  pulumi(["stack", "output"], env);
-  say(
-    [
-      "",
-      "To tear it down (the emulator keeps running):",
-      `  eval "$(node scripts/emulator-env.mjs ${dataDir})"`,
-      `  PULUMI_BACKEND_URL=file://${stateDir} PULUMI_CONFIG_PASSPHRASE= npx pulumi destroy --yes`,
-      `Stop the emulator with: kill ${emulator.pid}`,
-    ].join("\n"),
-  );
-  return 0;
+  const cli = findPulumi(env);
+  return "why" in cli ? withLocalEngine(cli.why, emulator) : withCli(cli, env, emulator);
 }
 
 main().then(
