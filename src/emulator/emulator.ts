@@ -7,28 +7,28 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { PermissionName } from "../api/schemas/iam";
-import { initialState, setBootstrapKey } from "./accounts";
-import { type EmulatorAdmin, emulatorAdmin } from "./admin";
-import { Authenticator, newApiKey, type Principal, permissionsOf } from "./auth";
-import { loadCatalogue } from "./catalogue";
-import { Clock } from "./clock";
+import { type EmulatorAdmin, emulatorAdmin } from "./admin/operations";
+import { adminRoutes } from "./admin/routes";
 import { definedOnly } from "./defined";
-import { type FaultConfig, Faults } from "./faults";
-import { writeFileAtomic } from "./files";
-import { DEFAULT_TIMING, Lifecycle, type LifecycleTiming } from "./lifecycle";
-import { accessLine, RequestLog, type RequestLogEntry } from "./log";
-import { ROUTE_PERMISSIONS, type RoutePermission } from "./permissions";
-import { handleRequest } from "./pipeline";
-import { DEFAULT_RATE_LIMIT, type RateLimitConfig, RateLimiter } from "./ratelimit";
-import { type AnyRoute, Router, routeKey } from "./router";
+import { type FaultConfig, Faults } from "./http/faults";
+import { accessLine, RequestLog, type RequestLogEntry } from "./http/log";
+import { handleRequest } from "./http/pipeline";
+import { DEFAULT_RATE_LIMIT, type RateLimitConfig, RateLimiter } from "./http/ratelimit";
+import { type AnyRoute, Router, routeKey } from "./http/router";
+import { caCertPath, processTlsMaterial, type TlsMaterial, tlsMaterialInDir } from "./http/tls";
+import { Listener } from "./http/transport";
 import { allRoutes } from "./routes";
-import { adminRoutes } from "./routes/admin";
-import { type Catalogue, type EmulatorState, restoreState } from "./state";
+import { ROUTE_PERMISSIONS, type RoutePermission } from "./routes/permissions";
+import { initialState, setBootstrapKey } from "./service/accounts";
+import { Authenticator, newApiKey, type Principal, permissionsOf } from "./service/auth";
+import { loadCatalogue } from "./service/catalogue";
+import { Clock } from "./service/clock";
+import { DEFAULT_TIMING, Lifecycle, type LifecycleTiming } from "./service/lifecycle";
 import { checkStore } from "./store/check";
 import { Store } from "./store/database";
+import { writeFileAtomic } from "./store/files";
 import { archiveJsonState, JSON_STATE_FILE, jsonStateBlobs, readJsonState } from "./store/migrate";
-import { caCertPath, processTlsMaterial, type TlsMaterial, tlsMaterialInDir } from "./tls";
-import { Listener } from "./transport";
+import { type Catalogue, type EmulatorState, restoreState } from "./store/state";
 
 /** A route that only exists in this emulator instance (tests); it names its own permission. */
 export type ExtraRoute = AnyRoute & { permission: RoutePermission };
@@ -170,7 +170,7 @@ export class Emulator {
     const key = routeKey(route.method, route.path);
     if (route.admin !== true && !(key in this.permissions)) {
       throw new Error(
-        `route ${key} has no entry in ROUTE_PERMISSIONS (src/emulator/permissions.ts)`,
+        `route ${key} has no entry in ROUTE_PERMISSIONS (src/emulator/routes/permissions.ts)`,
       );
     }
     this.router.add(route);

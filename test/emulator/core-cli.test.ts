@@ -21,7 +21,7 @@ import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { Agent } from "undici";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { MINIMUM_NODE_VERSION } from "../../src/emulator/node-version";
+import { MINIMUM_NODE_VERSION } from "../../src/emulator/cli/node-version";
 import { callEmulator } from "../support/emulator";
 
 const root = join(__dirname, "..", "..");

@@ -9,7 +9,7 @@ import { DatabaseSync } from "node:sqlite";
 import { FormData } from "undici";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { defineRoute, type EmulatorOptions } from "../../src/emulator";
-import { findOr404 } from "../../src/emulator/http-errors";
+import { findOr404 } from "../../src/emulator/http/http-errors";
 import { isSqliteExperimentalWarning, withoutWarnings } from "../../src/emulator/store/sqlite";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 

@@ -13,10 +13,10 @@ import {
   UpdateAccountRequestSchema,
   UpdateUserProfileRequestSchema,
 } from "../../api/schemas/account";
-import { conflict, fieldError } from "../http-errors";
-import { recomputeInvoice } from "../orders";
-import { defineRoute } from "../router";
-import type { AccountProfile, AccountState, UserRecord } from "../state";
+import { conflict, fieldError } from "../http/http-errors";
+import { defineRoute } from "../http/router";
+import { recomputeInvoice } from "../service/orders";
+import type { AccountProfile, AccountState, UserRecord } from "../store/state";
 
 /** A user as the wire shows it (spec: User): no key hash, no password, no DID internals. */
 export function renderUser(user: UserRecord) {

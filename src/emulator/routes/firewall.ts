@@ -9,9 +9,9 @@ import {
   SecurityGroupRequestSchema,
   UpdateServerFirewallRequestSchema,
 } from "../../api/schemas/firewall";
-import { conflict, findOr404 } from "../http-errors";
-import { type Author, defineRoute } from "../router";
-import type { AccountState, FirewallRuleRecord, SecurityGroupRecord } from "../state";
+import { conflict, findOr404 } from "../http/http-errors";
+import { type Author, defineRoute } from "../http/router";
+import type { AccountState, FirewallRuleRecord, SecurityGroupRecord } from "../store/state";
 import { nameTaken } from "./validation";
 import { groupView } from "./views";
 

@@ -19,7 +19,6 @@ import {
   UpdateRoleRequestSchema,
   UpdateUserRoleRequestSchema,
 } from "../../api/schemas/iam";
-import { hashApiKey, newApiKey, permissionsOf } from "../auth";
 import { PERMISSIONS, permissionById } from "../data";
 import {
   conflict,
@@ -28,9 +27,10 @@ import {
   findOr404,
   forbidden,
   invalidRequest,
-} from "../http-errors";
-import { type Author, defineRoute, type RouteContext } from "../router";
-import type { AccountState, RolePermissionRecord, RoleRecord, UserRecord } from "../state";
+} from "../http/http-errors";
+import { type Author, defineRoute, type RouteContext } from "../http/router";
+import { hashApiKey, newApiKey, permissionsOf } from "../service/auth";
+import type { AccountState, RolePermissionRecord, RoleRecord, UserRecord } from "../store/state";
 import { nameTaken } from "./validation";
 
 /** A role as the wire shows it (spec: Role), with each grant's permission spelled out. */

@@ -9,9 +9,9 @@ import {
   parsePublicKey,
   SshKeyError,
 } from "../../lib/sshkeys";
-import { conflict, fieldError, findOr404 } from "../http-errors";
-import { type Author, defineRoute } from "../router";
-import type { AccountState, SshKeyRecord } from "../state";
+import { conflict, fieldError, findOr404 } from "../http/http-errors";
+import { type Author, defineRoute } from "../http/router";
+import type { AccountState, SshKeyRecord } from "../store/state";
 
 function keyView(account: AccountState, key: SshKeyRecord) {
   return {

@@ -12,17 +12,17 @@ import {
   UpdateServerRequestSchema,
 } from "../../api/schemas/servers";
 import type { PlanRecord } from "../data";
-import { conflict, findOr404, invalidFields } from "../http-errors";
+import { conflict, findOr404, invalidFields } from "../http/http-errors";
+import { type Author, defineRoute, type RouteContext, type TransientStatus } from "../http/router";
 import {
   defaultMetricsWindow,
   emptyMetricsFor,
   MAX_METRIC_SAMPLES,
   type MetricsWindow,
   metricsFor,
-} from "../metrics";
-import { recordServerOrder } from "../orders";
-import { type Author, defineRoute, type RouteContext, type TransientStatus } from "../router";
-import type { SecurityGroupRecord, ServerRecord } from "../state";
+} from "../service/metrics";
+import { recordServerOrder } from "../service/orders";
+import type { SecurityGroupRecord, ServerRecord } from "../store/state";
 import { unknownIdErrors } from "./validation";
 import { serverView } from "./views";
 

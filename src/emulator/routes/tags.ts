@@ -7,9 +7,9 @@ import {
   CreateTagRequestSchema,
   UpdateTagRequestSchema,
 } from "../../api/schemas/tags";
-import { conflict, findOr404, invalidFields } from "../http-errors";
-import { type Author, defineRoute } from "../router";
-import type { AccountState, TagRecord } from "../state";
+import { conflict, findOr404, invalidFields } from "../http/http-errors";
+import { type Author, defineRoute } from "../http/router";
+import type { AccountState, TagRecord } from "../store/state";
 import { nameTaken, unknownIdErrors } from "./validation";
 import { tagView } from "./views";
 

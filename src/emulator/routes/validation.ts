@@ -1,6 +1,6 @@
 /** Checks that several route modules share: ids named in a body, and names unique per account. */
 import type { FieldError } from "../../api/schemas/common";
-import { nameKey } from "../state";
+import { nameKey } from "../store/state";
 
 /**
  * Field errors for ids in a request list that the account does not have: one per unknown id,

@@ -15,7 +15,7 @@ import type {
   SecurityGroupRecord,
   ServerRecord,
   TagRecord,
-} from "../state";
+} from "../store/state";
 
 /** How many levels of relations an answer expands below the object asked for. */
 export const RELATION_DEPTH = 2;

@@ -18,10 +18,10 @@ import { createHash } from "node:crypto";
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { DatabaseSync, StatementSync } from "node:sqlite";
-import { processRunning } from "../registry";
-import type { AccountRecords, AccountRow, StateMeta } from "../state";
-import { noRecords } from "../state";
+import { processRunning } from "../cli/registry";
 import { sqlite } from "./sqlite";
+import type { AccountRecords, AccountRow, StateMeta } from "./state";
+import { noRecords } from "./state";
 import { RECORD_TABLES, type RecordId, type RecordTable, type RowSink } from "./table";
 
 const DATABASE_FILE = "state.db";

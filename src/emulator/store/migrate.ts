@@ -6,8 +6,8 @@
  */
 import { existsSync, readdirSync, readFileSync, renameSync } from "node:fs";
 import { join } from "node:path";
-import type { AccountProfile, AccountRecords, IdKind, ReplyRecord, TicketRecord } from "../state";
 import type { StoredState } from "./database";
+import type { AccountProfile, AccountRecords, IdKind, ReplyRecord, TicketRecord } from "./state";
 
 export const JSON_STATE_FILE = "state.json";
 const BLOB_DIR = "blobs";

@@ -7,9 +7,8 @@
  * invoice is a closed document that must never change afterwards.
  */
 import { randomUUID } from "node:crypto";
-import { priceToCents } from "../lib/money";
-import { computeInvoice, proratedCents } from "./billing";
-import { COUNTRIES } from "./data";
+import { priceToCents } from "../../lib/money";
+import { COUNTRIES } from "../data";
 import type {
   AccountState,
   CountryRecord,
@@ -17,7 +16,8 @@ import type {
   InvoiceRecord,
   PlanRecord,
   Timestamp,
-} from "./state";
+} from "../store/state";
+import { computeInvoice, proratedCents } from "./billing";
 
 /** Days between the end of the billing month and the invoice's due date. */
 export const PAYMENT_TERM_DAYS = 14;

@@ -4,10 +4,10 @@
  * never authenticate over HTTP (the spec does not show how a DID request is formed).
  */
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
-import type { PermissionName } from "../api/schemas/iam";
-import { permissionById } from "./data";
-import { HttpError } from "./http-errors";
-import type { AccountState, EmulatorState, UserRecord } from "./state";
+import type { PermissionName } from "../../api/schemas/iam";
+import { permissionById } from "../data";
+import { HttpError } from "../http/http-errors";
+import type { AccountState, EmulatorState, UserRecord } from "../store/state";
 
 const KEY_PREFIX = "cik_";
 

@@ -3,7 +3,7 @@
  * the spec, and the permission its caller's role must hold (`null`: any valid key). The router
  * refuses to register a /v1 route that is missing here, so a new route cannot ship unguarded.
  */
-import { PERMISSION_NAMES, type PermissionName } from "../api/schemas/iam";
+import { PERMISSION_NAMES, type PermissionName } from "../../api/schemas/iam";
 
 export type RoutePermission = PermissionName | null;
 

@@ -1,6 +1,6 @@
 /** The read-only catalogue every account shares, from ./data unless a test replaces a list. */
-import { BLOG_POSTS, COUNTRIES, IMAGES, PLANS } from "./data";
-import type { Catalogue } from "./state";
+import { BLOG_POSTS, COUNTRIES, IMAGES, PLANS } from "../data";
+import type { Catalogue } from "../store/state";
 
 export function loadCatalogue(overrides: Partial<Catalogue> = {}): Catalogue {
   return {

@@ -12,7 +12,7 @@
  * 4. `total` = subtotal − discount + vat;
  * 5. `outstanding` = total − payments, never below zero; an overpayment is reported as `credit`.
  */
-import { type Cents, formatCents, percentOf, priceToCents, sumCents } from "../lib/money";
+import { type Cents, formatCents, percentOf, priceToCents, sumCents } from "../../lib/money";
 
 /** One billed item before formatting. */
 export interface InvoiceItemInput {

@@ -4,11 +4,17 @@
  * and two stored payment cards, since the API has no way to add a card.
  */
 import { z } from "zod";
+import { permissionByName } from "../data";
+import { SYSTEM_ROLES } from "../routes/permissions";
+import {
+  AccountState,
+  EmulatorState,
+  ID_KINDS,
+  type IdKind,
+  type RoleRecord,
+} from "../store/state";
+import type { RowSink } from "../store/table";
 import { hashApiKey, newApiKey } from "./auth";
-import { permissionByName } from "./data";
-import { SYSTEM_ROLES } from "./permissions";
-import { AccountState, EmulatorState, ID_KINDS, type IdKind, type RoleRecord } from "./state";
-import type { RowSink } from "./store/table";
 
 /** A new account (POST /_emulator/accounts, and each account of a seed document). */
 export const AccountRequestSchema = z.strictObject({

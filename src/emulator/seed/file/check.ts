@@ -7,22 +7,22 @@
  * Each check reads the document leniently, entry by entry, so one mistake never hides another:
  * a file with a misspelt plan, a dangling reference and an unknown field reports all three.
  */
-import { formatPath as formatted, NameInputSchema } from "../../api/schemas/common";
-import { PERMISSION_NAMES } from "../../api/schemas/iam";
+import { formatPath as formatted, NameInputSchema } from "../../../api/schemas/common";
+import { PERMISSION_NAMES } from "../../../api/schemas/iam";
 // The one name-suggestion rule of the package (the manifest uses it too); pure, no Pulumi.
-import { closestNames } from "../../lib/names";
-import { parsePublicKey, SshKeyError } from "../../lib/sshkeys";
+import { closestNames } from "../../../lib/names";
+import { parsePublicKey, SshKeyError } from "../../../lib/sshkeys";
 import {
   didYouMean,
   type LocatedIssue,
   mapAt,
   type Path,
   type YamlSource,
-} from "../../lib/yaml-document";
-import { hashApiKey } from "../auth";
-import type { PlanRecord } from "../data";
-import { SYSTEM_ROLES } from "../permissions";
-import { type Catalogue, type EmulatorState, nameKey } from "../state";
+} from "../../../lib/yaml-document";
+import type { PlanRecord } from "../../data";
+import { SYSTEM_ROLES } from "../../routes/permissions";
+import { hashApiKey } from "../../service/auth";
+import { type Catalogue, type EmulatorState, nameKey } from "../../store/state";
 import {
   type CheckedSeedDocument,
   SEED_SECTIONS,

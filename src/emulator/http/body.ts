@@ -3,7 +3,7 @@
  * validated with its schema, multipart/form-data, or none) before the handler runs.
  */
 import type { IncomingMessage } from "node:http";
-import { checkRequest } from "../api/schemas/common";
+import { checkRequest } from "../../api/schemas/common";
 import { HttpError, invalidFields, invalidRequest } from "./http-errors";
 import type { AnyRoute, TextBody } from "./router";
 

@@ -2,7 +2,7 @@
  * Errors a route handler throws to answer a non-2xx status. The server turns them into the
  * project's error body: `{"success": false, "message", "code", "errors"?}` (design.md).
  */
-import type { ErrorCode, FieldError } from "../api/schemas/common";
+import type { ErrorCode, FieldError } from "../../api/schemas/common";
 
 export type { ErrorCode, FieldError };
 

@@ -10,11 +10,11 @@
  * within their account (a tag lists server names, a user names its role).
  */
 import { z } from "zod";
-import { DescriptionInputSchema, expected } from "../../api/schemas/common";
-import { RuleInputSchema } from "../../api/schemas/firewall";
-import { DidInputSchema } from "../../api/schemas/iam";
-import { ColorInputSchema } from "../../api/schemas/tags";
-import { AccountRequestSchema } from "../accounts";
+import { DescriptionInputSchema, expected } from "../../../api/schemas/common";
+import { RuleInputSchema } from "../../../api/schemas/firewall";
+import { DidInputSchema } from "../../../api/schemas/iam";
+import { ColorInputSchema } from "../../../api/schemas/tags";
+import { AccountRequestSchema } from "../../service/accounts";
 
 /** The statuses a seeded server may be in; `provisioning` then runs its course to `running`. */
 export const SEED_SERVER_STATUSES = ["running", "stopped", "provisioning", "error"] as const;

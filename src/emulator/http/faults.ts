@@ -3,7 +3,7 @@
  * fixed number of draws per matching request, so the same seed and the same sequence of
  * requests give the same sequence of outcomes: a flaky-network test can be replayed exactly.
  */
-import { mulberry32 } from "./prng";
+import { mulberry32 } from "../../lib/prng";
 
 export interface FaultRule {
   /** HTTP method to match; any when absent. */

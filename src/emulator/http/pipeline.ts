@@ -9,11 +9,11 @@
  * the route the request matched (or would have matched, for a 429).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Emulator } from "../emulator";
+import { keyFromHeader, type Principal } from "../service/auth";
 import { faultError, requestId, sendJson } from "./answer";
-import { keyFromHeader, type Principal } from "./auth";
 import { parseBody } from "./body";
 import { routeContext } from "./context";
-import type { Emulator } from "./emulator";
 import type { FaultDecision } from "./faults";
 import { HttpError } from "./http-errors";
 import type { RequestLogEntry } from "./log";

@@ -5,18 +5,18 @@
  * nothing wrong: nothing here can fail half-way, and the caller commits it all at once.
  */
 
-import type { PermissionName } from "../../api/schemas/iam";
-import { parsePublicKey } from "../../lib/sshkeys";
-import { createAccount } from "../accounts";
-import { permissionByName } from "../data";
-import type { Emulator } from "../emulator";
-import type { Author } from "../router";
-import { insertGroup } from "../routes/firewall";
-import { insertRole, insertUser } from "../routes/iam";
-import { insertKey } from "../routes/keys";
-import { insertServer } from "../routes/servers";
-import { insertTag } from "../routes/tags";
-import type { RoleRecord, UserRecord } from "../state";
+import type { PermissionName } from "../../../api/schemas/iam";
+import { parsePublicKey } from "../../../lib/sshkeys";
+import { permissionByName } from "../../data";
+import type { Emulator } from "../../emulator";
+import type { Author } from "../../http/router";
+import { insertGroup } from "../../routes/firewall";
+import { insertRole, insertUser } from "../../routes/iam";
+import { insertKey } from "../../routes/keys";
+import { insertServer } from "../../routes/servers";
+import { insertTag } from "../../routes/tags";
+import { createAccount } from "../../service/accounts";
+import type { RoleRecord, UserRecord } from "../../store/state";
 import { findPlan } from "./check";
 import type { CheckedSeedDocument, SeedAccount } from "./schema";
 

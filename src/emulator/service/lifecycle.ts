@@ -6,16 +6,16 @@
  * soon as the emulator is back.
  */
 import { randomUUID } from "node:crypto";
-import type { Clock } from "./clock";
-import { definedOnly } from "./defined";
-import type { TransientStatus } from "./router";
+import { definedOnly } from "../defined";
+import type { TransientStatus } from "../http/router";
 import type {
   AccountState,
   EmulatorState,
   ServerRecord,
   ServerStatus,
   TransitionTarget,
-} from "./state";
+} from "../store/state";
+import type { Clock } from "./clock";
 
 export type LifecycleMode = "auto" | "manual";
 

@@ -1,23 +1,23 @@
 /**
  * Administration of a running emulator, for tests, benchmarks and tools: one implementation,
  * which `startEmulator()` hands out as `admin` and the HTTP admin API under /_emulator/
- * (routes/admin.ts) calls. Requests have the same snake_case shape in both, are validated with
+ * (admin/routes.ts) calls. Requests have the same snake_case shape in both, are validated with
  * the same schemas (a bad one is a 400 over HTTP, an error naming the field in-process), and the
  * operations that change state make it durable before they return.
  */
 import { z } from "zod";
-import { checkRequest } from "../api/schemas/common";
-import { type AccountRequest, AccountRequestSchema, createAccount } from "./accounts";
-import { definedOnly } from "./defined";
-import type { Emulator } from "./emulator";
-import type { FaultConfig } from "./faults";
-import { invalidFields, notFound } from "./http-errors";
-import type { LifecycleTiming, ProvisioningFailures, TransitionEvent } from "./lifecycle";
-import type { RequestLogEntry, RouteCounter } from "./log";
-import type { RateLimitConfig } from "./ratelimit";
-import { type SeedResult, seedAccount } from "./seed";
-import { type SeedDocument, type SeededAccount, seedFromDocument } from "./seed-file";
-import type { AccountState, ServerStatus, TransitionTarget } from "./state";
+import { checkRequest } from "../../api/schemas/common";
+import { definedOnly } from "../defined";
+import type { Emulator } from "../emulator";
+import type { FaultConfig } from "../http/faults";
+import { invalidFields, notFound } from "../http/http-errors";
+import type { RequestLogEntry, RouteCounter } from "../http/log";
+import type { RateLimitConfig } from "../http/ratelimit";
+import { type SeedDocument, type SeededAccount, seedFromDocument } from "../seed/file";
+import { type SeedResult, seedAccount } from "../seed/sample";
+import { type AccountRequest, AccountRequestSchema, createAccount } from "../service/accounts";
+import type { LifecycleTiming, ProvisioningFailures, TransitionEvent } from "../service/lifecycle";
+import type { AccountState, ServerStatus, TransitionTarget } from "../store/state";
 
 const Count = z.int().min(0).max(100_000);
 const Probability = z.number().min(0).max(1);

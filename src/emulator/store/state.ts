@@ -17,12 +17,12 @@
  * - Money is integer cents (`*_cents`); the wire shows decimal strings with two places.
  * - Timestamps are RFC 3339 strings in UTC, from the emulator clock (`ctx.now()`).
  */
-import type { UserType } from "../api/schemas/account";
-import type { RULE_ACTIONS, RULE_PROTOCOLS } from "../api/schemas/firewall";
-import type { ServerStatus } from "../api/schemas/servers";
-import type { TicketStatus } from "../api/schemas/support";
-import type { BlogPostRecord, CountryRecord, ImageRecord, PlanRecord } from "./data";
-import { type IndexKey, type RowSink, Table } from "./store/table";
+import type { UserType } from "../../api/schemas/account";
+import type { RULE_ACTIONS, RULE_PROTOCOLS } from "../../api/schemas/firewall";
+import type { ServerStatus } from "../../api/schemas/servers";
+import type { TicketStatus } from "../../api/schemas/support";
+import type { BlogPostRecord, CountryRecord, ImageRecord, PlanRecord } from "../data";
+import { type IndexKey, type RowSink, Table } from "./table";
 
 // The enumerations are the wire contract's (src/api/schemas), so the emulator cannot store a
 // value the client would refuse to read.
@@ -132,7 +132,7 @@ export interface ServerRecord {
   status: ServerStatus;
   status_date: Timestamp;
   user_defined_name: string;
-  /** Set while a transition is in progress (see lifecycle.ts). */
+  /** Set while a transition is in progress (see service/lifecycle.ts). */
   pending?: PendingTransition;
 }
 

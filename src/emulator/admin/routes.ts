@@ -5,6 +5,8 @@
  */
 
 import { checkRequest } from "../../api/schemas/common";
+import { fieldError, invalidFields, invalidRequest } from "../http/http-errors";
+import { type AnyRoute, defineRoute, type TextBody } from "../http/router";
 import {
   AccountRequestSchema,
   AdvanceRequestSchema,
@@ -15,9 +17,7 @@ import {
   LifecycleRequestSchema,
   RateLimitRequestSchema,
   SeedRequestSchema,
-} from "../admin";
-import { fieldError, invalidFields, invalidRequest } from "../http-errors";
-import { type AnyRoute, defineRoute, type TextBody } from "../router";
+} from "./operations";
 
 const JSON_TYPES: readonly string[] = ["application/json"];
 /** The media types YAML goes by (RFC 9512's, and those older tools still send). */

@@ -6,7 +6,7 @@
  * does not rewrite the past. Series are smooth value noise (cosine-interpolated random knots)
  * on top of a daily cycle, so graphs look like a machine and not like static.
  */
-import { mulberry32 } from "./prng";
+import { mulberry32 } from "../../lib/prng";
 
 /** Server statistics as the API returns them (spec: Metrics). */
 export interface MetricsRecord {

@@ -3,10 +3,10 @@
  * the validated body, and the emulator services a handler may use.
  */
 import type { IncomingMessage } from "node:http";
-import { checkRequest, PageQuerySchema } from "../api/schemas/common";
-import type { Principal } from "./auth";
+import { checkRequest, PageQuerySchema } from "../../api/schemas/common";
+import type { Emulator } from "../emulator";
+import type { Principal } from "../service/auth";
 import type { ParsedBody } from "./body";
-import type { Emulator } from "./emulator";
 import { type FieldError, invalidFields, invalidRequest } from "./http-errors";
 import type { AnyRoute, HttpMethod, Page, RouteContext } from "./router";
 

@@ -3,9 +3,9 @@
  * everything. The CLI's `--seed FILE`, `POST /_emulator/seed` with a document, and
  * `admin.seedAccounts()` all come here through the one admin implementation (admin.ts).
  */
-import { byPosition, formatIssue, type LocatedIssue, YamlSource } from "../../lib/yaml-document";
-import type { Emulator } from "../emulator";
-import { HttpError } from "../http-errors";
+import { byPosition, formatIssue, type LocatedIssue, YamlSource } from "../../../lib/yaml-document";
+import type { Emulator } from "../../emulator";
+import { HttpError } from "../../http/http-errors";
 import { applySeedDocument, type SeededAccount } from "./apply";
 import { checkSeedDocument } from "./check";
 

@@ -14,7 +14,7 @@ import type {
   Timestamp,
   TransitionTarget,
   UserRecord,
-} from "./state";
+} from "../store/state";
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
@@ -80,7 +80,7 @@ export interface RouteContext<B = undefined> {
   page<T>(items: readonly T[]): Page<T>;
   /**
    * Puts `server` in a transient status now and schedules the move to `target` (see
-   * lifecycle.ts); returns the action id to answer with. `target: "gone"` removes the server
+   * service/lifecycle.ts); returns the action id to answer with. `target: "gone"` removes the server
    * (and its ids from tags and security groups) when the transition completes.
    */
   beginTransition(
@@ -101,7 +101,7 @@ export interface RouteContext<B = undefined> {
 
 /**
  * Who creates records and with what: what the creation functions that routes share with the
- * YAML seed (seed-file/) need of a request. A route passes its `ctx`.
+ * YAML seed (seed/file/) need of a request. A route passes its `ctx`.
  */
 export type Author = Pick<
   RouteContext<unknown>,
@@ -116,7 +116,7 @@ export interface TextBody {
 
 export interface RouteDefinition<B = undefined> {
   method: HttpMethod;
-  /** `/v1/servers/:id`; must have an entry in ROUTE_PERMISSIONS (permissions.ts). */
+  /** `/v1/servers/:id`; must have an entry in ROUTE_PERMISSIONS (routes/permissions.ts). */
   path: string;
   /** JSON body schema: the request must be application/json and valid, else 415 / 400. */
   body?: z.ZodType<B>;
@@ -128,7 +128,7 @@ export interface RouteDefinition<B = undefined> {
    */
   text?: readonly string[];
   /**
-   * An administration route under /_emulator/ (routes/admin.ts): only the bootstrap
+   * An administration route under /_emulator/ (admin/routes.ts): only the bootstrap
    * administrator's key may call it; it is neither rate-limited nor subject to faults, and needs
    * no entry in ROUTE_PERMISSIONS. Its handler makes what it changes durable itself.
    */

@@ -5,8 +5,14 @@
  * that every route can read and act on.
  */
 import { randomUUID } from "node:crypto";
-import { generateEd25519KeyPair } from "../lib/sshkeys";
-import type { AccountState, Catalogue, EmulatorState, InvoiceRecord, ServerRecord } from "./state";
+import { generateEd25519KeyPair } from "../../lib/sshkeys";
+import type {
+  AccountState,
+  Catalogue,
+  EmulatorState,
+  InvoiceRecord,
+  ServerRecord,
+} from "../store/state";
 
 export interface SeedRequest {
   servers?: number | undefined;
