@@ -2,7 +2,7 @@
  * One emulator instance: its state and store, the services around route handlers (auth, rate
  * limits, faults, lifecycle, request log), and its life: start, reset, close.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -27,7 +27,6 @@ import { DEFAULT_TIMING, Lifecycle, type LifecycleTiming } from "./service/lifec
 import { checkStore } from "./store/check";
 import { Store } from "./store/database";
 import { writeFileAtomic } from "./store/files";
-import { archiveJsonState, JSON_STATE_FILE, jsonStateBlobs, readJsonState } from "./store/migrate";
 import { type Catalogue, type EmulatorState, restoreState } from "./store/state";
 
 /** A route that only exists in this emulator instance (tests); it names its own permission. */
@@ -98,8 +97,6 @@ export class Emulator {
   private idle: (() => void) | undefined;
   private closing: Promise<void> | undefined;
   endpoint = "";
-  /** Files of an older emulator's state that this start migrated and moved aside. */
-  migrated: string[] = [];
 
   constructor(private readonly options: EmulatorOptions = {}) {
     this.catalogue = loadCatalogue(options.catalogue ?? {});
@@ -114,12 +111,13 @@ export class Emulator {
     this.store = Store.open(dataDir);
     try {
       this.bootstrapKey = options.apiKey ?? this.storedBootstrapKey() ?? newApiKey().key;
-      const { state, migrating } = this.loadState();
-      this.state = state;
+      const stored = this.store.load();
+      this.state =
+        stored === undefined
+          ? initialState(this.store.journal, this.clock.now(), this.bootstrapKey)
+          : restoreState(this.store.journal, stored);
       setBootstrapKey(this.state, this.bootstrapKey);
       this.commit();
-      // Only once the database holds the migrated state durably.
-      if (migrating !== undefined) this.migrated = archiveJsonState(migrating);
       const certDir = options.certDir ?? dataDir;
       this.tls = certDir === undefined ? processTlsMaterial() : tlsMaterialInDir(certDir);
       if (certDir === undefined) {
@@ -174,29 +172,6 @@ export class Emulator {
       );
     }
     this.router.add(route);
-  }
-
-  /**
-   * The stored state; on a first start the state.json of an older emulator (migrated, then
-   * moved aside) or a fresh state.
-   */
-  private loadState(): { state: EmulatorState; migrating?: string } {
-    const journal = this.store.journal;
-    const stored = this.store.load();
-    const dataDir = this.options.dataDir;
-    if (stored !== undefined) {
-      // A state.json still here was migrated by a start that stopped before moving it aside.
-      const leftover = dataDir !== undefined && existsSync(join(dataDir, JSON_STATE_FILE));
-      return { state: restoreState(journal, stored), ...(leftover ? { migrating: dataDir } : {}) };
-    }
-    const legacy = dataDir === undefined ? undefined : readJsonState(dataDir);
-    if (dataDir === undefined || legacy === undefined) {
-      return { state: initialState(journal, this.clock.now(), this.bootstrapKey) };
-    }
-    const state = restoreState(journal, legacy);
-    state.saveAll();
-    for (const [id, bytes] of jsonStateBlobs(dataDir)) journal.putBlob(id, bytes);
-    return { state, migrating: dataDir };
   }
 
   /**

@@ -215,12 +215,6 @@ async function main(): Promise<void> {
   await writeFileAtomic(infoFile, `${JSON.stringify(info, null, 2)}\n`, 0o600);
   registered = register(process.pid, infoFile);
   process.stdout.write(exportLines(info));
-  if (emulator.migrated.length > 0) {
-    process.stderr.write(
-      `cloudinfra-emulator: moved the state of an older emulator into ${join(infoDir ?? "", "state.db")}; ` +
-        `the old files are kept as ${emulator.migrated.join(" and ")} (delete them once you no longer need them)\n`,
-    );
-  }
   process.stderr.write(
     `cloudinfra-emulator listening on ${info.endpoint} (${infoDir === undefined ? "memory" : `data dir ${infoDir}`}); ` +
       `connection details in ${infoFile}\n`,

@@ -512,15 +512,6 @@ export class EmulatorState {
     return id;
   }
 
-  /** Journals every row again (a state migrated into a new database). */
-  saveAll(): void {
-    this.saveMeta();
-    this.accounts.saveAll();
-    for (const account of this.accounts) {
-      for (const table of account.tables()) table.saveAll();
-    }
-  }
-
   /** The meta row, as stored. */
   metaRow(): StateMeta {
     return this.meta;
