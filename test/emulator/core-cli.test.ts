@@ -206,6 +206,24 @@ describe("cloudinfra-emulator", () => {
     expect(second.stderr()).toContain(
       `${dir} is in use by another emulator (pid ${first.child.pid})`,
     );
+    // The refused one left the running emulator as it was: its emulator.json, and it answers.
+    const info = readInfo(dir);
+    expect(info.pid).toBe(first.child.pid);
+    const agent = new Agent({ connect: { ca: readFileSync(info.caCertFile, "utf8") } });
+    const answer = await callEmulator(agent, info.endpoint, info.apiKey, "GET", "/_emulator/info");
+    await agent.close();
+    expect(answer.body).toMatchObject({ pid: first.child.pid, data_dir: dir });
+  });
+
+  it("refuses a port another process holds, saying so and which flag picks another", async () => {
+    const first = spawnCli(["--memory", "--port", "0", "--quiet"]);
+    await ready(first);
+    const port = new URL(/export CLOUDINFRA_ENDPOINT=(.+)\n/.exec(first.stdout())?.[1] ?? "").port;
+    const second = spawnCli(["--memory", "--port", port, "--quiet"]);
+    expect((await second.exited).code).toBe(1);
+    expect(second.stderr()).toContain(
+      `cloudinfra-emulator: port ${port} on 127.0.0.1 is in use by another process (another emulator?); pick another with --port N, or --port 0 for any free port`,
+    );
   });
 
   it.runIf(process.platform === "linux")(

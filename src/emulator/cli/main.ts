@@ -162,8 +162,10 @@ async function main(): Promise<void> {
     }
   }
   const infoDir = settings.dataDir;
-  if (infoDir !== undefined) rmSync(join(infoDir, "emulator.json"), { force: true });
+  // Opening takes the data dir's lock (or refuses a dir another emulator holds); only then is
+  // its emulator.json ours to remove, never the running emulator's.
   const emulator = new Emulator(settings);
+  if (infoDir !== undefined) rmSync(join(infoDir, "emulator.json"), { force: true });
   // In memory mode the CA already sits in a temp dir; emulator.json goes next to it.
   const infoFile = join(infoDir ?? join(emulator.caCertFile, ".."), "emulator.json");
 
@@ -191,7 +193,17 @@ async function main(): Promise<void> {
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);
 
-  await emulator.start();
+  try {
+    await emulator.start();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "EADDRINUSE") {
+      throw new Error(
+        `port ${settings.port} on ${settings.host} is in use by another process (another emulator?); ` +
+          "pick another with --port N, or --port 0 for any free port",
+      );
+    }
+    throw error;
+  }
   // Before emulator.json exists, so whoever waits for it finds the seeded accounts.
   if (seedText !== undefined && seed !== undefined) {
     try {
