@@ -75,12 +75,58 @@ async function parseMultipart(req: IncomingMessage, route: AnyRoute): Promise<Pa
       headers: { "content-type": req.headers["content-type"] ?? "" },
       body: raw,
     }).formData();
+    const notUtf8 = textPartsNotUtf8(raw, req.headers["content-type"] ?? "");
+    if (notUtf8.length > 0) {
+      throw invalidFields(
+        notUtf8.map((field) => ({
+          field,
+          message: "is not valid UTF-8; text fields must be UTF-8",
+        })),
+        "Invalid multipart body",
+      );
+    }
     return { body: undefined, form };
   } catch (error) {
+    if (error instanceof HttpError) throw error;
     throw invalidRequest(
       `Malformed multipart body: ${error instanceof Error ? error.message : String(error)}`,
     );
   }
+}
+
+/**
+ * Names of the text parts (those without a filename) whose bytes are not UTF-8. `formData()`
+ * decodes such bytes into replacement characters, which a ticket would then store as if the
+ * user had written them; so the raw parts are checked here, after it has accepted the framing.
+ */
+function textPartsNotUtf8(raw: Buffer, header: string): string[] {
+  const boundary = /;\s*boundary=(?:"([^"]+)"|([^;\s]+))/i.exec(header);
+  const delimiter = Buffer.from(`--${boundary?.[1] ?? boundary?.[2] ?? ""}`);
+  if (delimiter.length <= 2) return [];
+  const names: string[] = [];
+  let at = raw.indexOf(delimiter);
+  while (at !== -1) {
+    const start = at + delimiter.length;
+    const next = raw.indexOf(delimiter, start);
+    if (next === -1) break;
+    // A part runs from after the delimiter's line break to the CRLF before the next delimiter.
+    const part = raw.subarray(start, next - 2);
+    const headerEnd = part.indexOf("\r\n\r\n");
+    if (headerEnd !== -1) {
+      const headers = part.subarray(0, headerEnd).toString("latin1");
+      const disposition = /content-disposition:[^\r\n]*/i.exec(headers)?.[0] ?? "";
+      const name = /;\s*name="([^"]*)"/i.exec(disposition)?.[1];
+      if (name !== undefined && !/;\s*filename\*?=/i.test(disposition)) {
+        try {
+          utf8.decode(part.subarray(headerEnd + 4));
+        } catch {
+          names.push(name);
+        }
+      }
+    }
+    at = next;
+  }
+  return names;
 }
 
 /** The body as UTF-8 text: 415 for a charset other than UTF-8, 400 for bytes that are not UTF-8. */
