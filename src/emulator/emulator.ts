@@ -11,6 +11,7 @@ import { type EmulatorAdmin, emulatorAdmin } from "./admin/operations";
 import { adminRoutes } from "./admin/routes";
 import { definedOnly } from "./defined";
 import { type FaultConfig, Faults } from "./http/faults";
+import { HttpError } from "./http/http-errors";
 import { accessLine, RequestLog, type RequestLogEntry } from "./http/log";
 import { handleRequest } from "./http/pipeline";
 import { DEFAULT_RATE_LIMIT, type RateLimitConfig, RateLimiter } from "./http/ratelimit";
@@ -63,6 +64,11 @@ export interface EmulatorOptions {
    * which catches a change made without `table.update()`. Costs a full read per write.
    */
   checkStore?: boolean;
+  /**
+   * For tests of all-or-nothing requests: called after every route handler returned, inside its
+   * transaction; a hook that throws fails the request as a handler failing at its very end would.
+   */
+  afterHandler?: (route: AnyRoute) => void;
 }
 
 const BOOTSTRAP_KEY_FILE = "bootstrap-key";
@@ -96,6 +102,7 @@ export class Emulator {
   private inFlight = 0;
   private idle: (() => void) | undefined;
   private closing: Promise<void> | undefined;
+  private inTransaction = false;
   endpoint = "";
 
   constructor(private readonly options: EmulatorOptions = {}) {
@@ -183,6 +190,44 @@ export class Emulator {
     if (this.options.checkStore === true) checkStore(this.store, this.state);
   }
 
+  /**
+   * Runs `change` all or nothing: when it returns, what it recorded is committed (one
+   * transaction); when it throws, memory and the journal go back to the last commit, so neither
+   * the answer nor the database nor a later request sees half of it. A call inside another
+   * joins that one (an admin operation called by its route).
+   */
+  async transaction<T>(change: () => T | Promise<T>): Promise<T> {
+    if (this.inTransaction) return change();
+    this.inTransaction = true;
+    try {
+      const result = await change();
+      this.commit();
+      return result;
+    } catch (error) {
+      this.rollback(error);
+      throw error;
+    } finally {
+      this.inTransaction = false;
+    }
+  }
+
+  /** Memory back to what the database holds: the changes since the last commit are dropped. */
+  private rollback(error: unknown): void {
+    // A refusal (4xx) thrown before anything was recorded left memory as it was.
+    if (error instanceof HttpError && this.store.journal.empty) return;
+    this.store.journal.discard();
+    const stored = this.store.load();
+    if (stored === undefined) throw new Error("rollback: the database holds no state");
+    this.state = restoreState(this.store.journal, stored);
+    this.auth.clear();
+    this.lifecycle.reschedule();
+  }
+
+  /** The test hook of {@link EmulatorOptions.afterHandler}. */
+  get afterHandler(): ((route: AnyRoute) => void) | undefined {
+    return this.options.afterHandler;
+  }
+
   private storedBootstrapKey(): string | undefined {
     if (this.options.dataDir === undefined) return undefined;
     try {
@@ -240,15 +285,16 @@ export class Emulator {
 
   /** Replaces all state with a fresh start and restores start-up settings. */
   async reset(): Promise<void> {
-    this.store.journal.emptyEverything();
-    this.state = initialState(this.store.journal, this.clock.now(), this.bootstrapKey);
-    this.auth.clear();
+    await this.transaction(() => {
+      this.store.journal.emptyEverything();
+      this.state = initialState(this.store.journal, this.clock.now(), this.bootstrapKey);
+      this.auth.clear();
+    });
     this.clock.setOffset(0);
     this.lifecycle.reset(this.startTiming);
     this.faults.configure(this.startFaults);
     this.rateLimiter.configure(this.startRateLimit);
     this.requestLog.clear();
-    this.commit();
   }
 
   /** Permission names the principal's role holds. */

@@ -246,40 +246,38 @@ export function emulatorAdmin(emulator: Emulator): EmulatorAdmin {
         users: a.users.size,
         servers: a.servers.size,
       })),
-    async createAccount(request = {}) {
-      const body = checked(AccountRequestSchema, request);
-      const created = createAccount(emulator.state, emulator.clock.now(), {
-        ...definedOnly({
-          name: body.name,
-          company: body.company,
-          email: body.email,
-          apiKey: body.api_key,
-        }),
-        ...(body.country === undefined ? {} : { country: body.country.toUpperCase() }),
-      });
-      emulator.commit();
-      return {
-        account_id: created.account.profile.id,
-        user_id: created.account.owner_user_id,
-        api_key: created.apiKey,
-      };
-    },
+    createAccount: (request = {}) =>
+      emulator.transaction(() => {
+        const body = checked(AccountRequestSchema, request);
+        const created = createAccount(emulator.state, emulator.clock.now(), {
+          ...definedOnly({
+            name: body.name,
+            company: body.company,
+            email: body.email,
+            apiKey: body.api_key,
+          }),
+          ...(body.country === undefined ? {} : { country: body.country.toUpperCase() }),
+        });
+        return {
+          account_id: created.account.profile.id,
+          user_id: created.account.owner_user_id,
+          api_key: created.apiKey,
+        };
+      }),
     account: accountById,
-    async seed(request = {}) {
-      const body = checked(SeedRequestSchema, request);
-      const account = accountById(body.account_id ?? emulator.state.bootstrap.account_id);
-      const now = emulator.clock.now();
-      const created = seedAccount(emulator.state, account, emulator.catalogue, now, body);
-      emulator.commit();
-      return created;
-    },
-    async seedAccounts(document, file = "seed document") {
-      // Data is rendered as JSON, so problems still come with a line and a column.
-      const text = typeof document === "string" ? document : JSON.stringify(document, null, 2);
-      const accounts = seedFromDocument(emulator, text, file);
-      emulator.commit();
-      return { accounts };
-    },
+    seed: (request = {}) =>
+      emulator.transaction(() => {
+        const body = checked(SeedRequestSchema, request);
+        const account = accountById(body.account_id ?? emulator.state.bootstrap.account_id);
+        const now = emulator.clock.now();
+        return seedAccount(emulator.state, account, emulator.catalogue, now, body);
+      }),
+    seedAccounts: (document, file = "seed document") =>
+      emulator.transaction(() => {
+        // Data is rendered as JSON, so problems still come with a line and a column.
+        const text = typeof document === "string" ? document : JSON.stringify(document, null, 2);
+        return { accounts: seedFromDocument(emulator, text, file) };
+      }),
     faults: () => ({ ...emulator.faults.config, injected: emulator.faults.counts }),
     setFaults(config) {
       const body = checked(FaultConfigSchema, config);
@@ -292,11 +290,8 @@ export function emulatorAdmin(emulator: Emulator): EmulatorAdmin {
       emulator.lifecycle.setTiming(checked(LifecycleRequestSchema, timing));
       return lifecycleView();
     },
-    async advance(filter = {}) {
-      const events = emulator.lifecycle.advance(checked(AdvanceRequestSchema, filter));
-      emulator.commit();
-      return events;
-    },
+    advance: (filter = {}) =>
+      emulator.transaction(() => emulator.lifecycle.advance(checked(AdvanceRequestSchema, filter))),
     failProvisioning(request) {
       emulator.lifecycle.failProvisioning(checked(FailProvisioningRequestSchema, request));
       return lifecycleView();

@@ -136,14 +136,13 @@ async function route(
 
   const parsed = await parseBody(req, route);
   const ctx = routeContext(emulator, { id, url, req, route, params, principal }, parsed);
-  let reply: Reply;
-  try {
-    reply = await route.handler(ctx);
-  } finally {
-    // Whatever the handler recorded is committed, even when it then failed: memory is the
-    // truth the next request sees, and the database must never disagree with it.
-    emulator.commit();
-  }
+  // All or nothing: what the handler recorded is committed before the answer, or, when it
+  // fails (even after changing things), dropped from memory and never written.
+  const reply = await emulator.transaction(async () => {
+    const handled = await route.handler(ctx);
+    emulator.afterHandler?.(route);
+    return handled;
+  });
   answer(res, reply, fault, entry);
 }
 

@@ -99,6 +99,11 @@ export class Journal implements RowSink {
     return taken;
   }
 
+  /** Forgets every change recorded since the last commit (a failed request's). */
+  discard(): void {
+    this.take();
+  }
+
   /** Puts changes back after a failed commit; they go with the next one. */
   restore(taken: ReturnType<Journal["take"]>): void {
     for (const row of taken.rows) {
