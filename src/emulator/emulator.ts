@@ -7,13 +7,19 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { PermissionName } from "../api/schemas/iam";
-import { type EmulatorAdmin, emulatorAdmin } from "./admin/operations";
+import {
+  type AdminHost,
+  type EmulatorAdmin,
+  type EmulatorInfo,
+  emulatorAdmin,
+} from "./admin/operations";
 import { adminRoutes } from "./admin/routes";
+import type { EmulatorCore } from "./core";
 import { definedOnly } from "./defined";
 import { type FaultConfig, Faults } from "./http/faults";
 import { HttpError } from "./http/http-errors";
 import { accessLine, RequestLog, type RequestLogEntry } from "./http/log";
-import { handleRequest } from "./http/pipeline";
+import { handleRequest, type PipelineHost } from "./http/pipeline";
 import { DEFAULT_RATE_LIMIT, type RateLimitConfig, RateLimiter } from "./http/ratelimit";
 import { type AnyRoute, Router, routeKey } from "./http/router";
 import { caCertPath, processTlsMaterial, type TlsMaterial, tlsMaterialInDir } from "./http/tls";
@@ -73,7 +79,7 @@ export interface EmulatorOptions {
 
 const BOOTSTRAP_KEY_FILE = "bootstrap-key";
 
-export class Emulator {
+export class Emulator implements EmulatorCore, PipelineHost, AdminHost {
   state: EmulatorState;
   readonly clock = new Clock();
   readonly store: Store;
@@ -281,6 +287,26 @@ export class Emulator {
     this.lifecycle.stop();
     this.store.close();
     if (this.tempDir !== undefined) rmSync(this.tempDir, { recursive: true, force: true });
+  }
+
+  /** Stores bytes with the next commit, under their sha256. */
+  putBlob(bytes: Uint8Array): Promise<string> {
+    return this.store.putBlob(bytes);
+  }
+
+  /** Endpoint, pid, data dir, clock, start time and routes (GET /_emulator/info). */
+  info(): EmulatorInfo {
+    return {
+      endpoint: this.endpoint,
+      pid: process.pid,
+      data_dir: this.store.dataDir ?? null,
+      memory: this.store.dataDir === undefined,
+      ca_cert_file: this.caCertFile,
+      started_at: this.startedAt.toISOString(),
+      now: this.clock.now(),
+      clock_offset_ms: this.clock.offset,
+      routes: this.router.list().map((r) => `${r.method} ${r.path}`),
+    };
   }
 
   /** Replaces all state with a fresh start and restores start-up settings. */

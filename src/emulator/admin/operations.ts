@@ -7,12 +7,12 @@
  */
 import { z } from "zod";
 import { checkRequest } from "../../api/schemas/common";
+import type { EmulatorCore } from "../core";
 import { definedOnly } from "../defined";
-import type { Emulator } from "../emulator";
-import type { FaultConfig } from "../http/faults";
+import type { FaultConfig, Faults } from "../http/faults";
 import { invalidFields, notFound } from "../http/http-errors";
-import type { RequestLogEntry, RouteCounter } from "../http/log";
-import type { RateLimitConfig } from "../http/ratelimit";
+import type { RequestLog, RequestLogEntry, RouteCounter } from "../http/log";
+import type { RateLimitConfig, RateLimiter } from "../http/ratelimit";
 import { type SeedDocument, type SeededAccount, seedFromDocument } from "../seed/file";
 import { type SeedResult, seedAccount } from "../seed/sample";
 import { type AccountRequest, AccountRequestSchema, createAccount } from "../service/accounts";
@@ -208,8 +208,18 @@ export interface EmulatorAdmin {
   setClock(request: ClockRequest): ClockView;
 }
 
+/** What the admin operations need of the running emulator besides its core. */
+export interface AdminHost extends EmulatorCore {
+  readonly faults: Faults;
+  readonly rateLimiter: RateLimiter;
+  readonly requestLog: RequestLog;
+  info(): EmulatorInfo;
+  /** Fresh state and start-up settings. */
+  reset(): Promise<void>;
+}
+
 /** The one implementation of {@link EmulatorAdmin} for `emulator`. */
-export function emulatorAdmin(emulator: Emulator): EmulatorAdmin {
+export function emulatorAdmin(emulator: AdminHost): EmulatorAdmin {
   const lifecycleView = (): LifecycleView => ({
     ...emulator.lifecycle.timing,
     provisioning_failures: emulator.lifecycle.provisioningFailures,
@@ -225,17 +235,7 @@ export function emulatorAdmin(emulator: Emulator): EmulatorAdmin {
     return account;
   };
   const admin: EmulatorAdmin = {
-    info: () => ({
-      endpoint: emulator.endpoint,
-      pid: process.pid,
-      data_dir: emulator.store.dataDir ?? null,
-      memory: emulator.store.dataDir === undefined,
-      ca_cert_file: emulator.caCertFile,
-      started_at: emulator.startedAt.toISOString(),
-      now: emulator.clock.now(),
-      clock_offset_ms: emulator.clock.offset,
-      routes: emulator.router.list().map((r) => `${r.method} ${r.path}`),
-    }),
+    info: () => emulator.info(),
     reset: () => emulator.reset(),
     accounts: () =>
       emulator.state.accounts.all().map((a) => ({

@@ -4,7 +4,7 @@
  */
 import type { IncomingMessage } from "node:http";
 import { checkRequest, PageQuerySchema } from "../../api/schemas/common";
-import type { Emulator } from "../emulator";
+import type { EmulatorCore } from "../core";
 import type { Principal } from "../service/auth";
 import type { ParsedBody } from "./body";
 import { type FieldError, invalidFields, invalidRequest } from "./http-errors";
@@ -37,7 +37,7 @@ function queryParams(query: URLSearchParams, names: readonly string[]): Record<s
 }
 
 export function routeContext(
-  emulator: Emulator,
+  emulator: EmulatorCore,
   request: RequestFacts,
   parsed: ParsedBody,
 ): RouteContext<unknown> {
@@ -88,7 +88,7 @@ export function routeContext(
     },
     beginTransition: (server, transient, target) =>
       emulator.lifecycle.begin(principal.account, server, transient, target),
-    putBlob: (bytes) => emulator.store.putBlob(bytes),
+    putBlob: (bytes) => emulator.putBlob(bytes),
     json: (replyBody, status = 200) => ({ status, body: replyBody }),
     generic: (message) => ({ status: 200, body: { success: true, message } }),
   };

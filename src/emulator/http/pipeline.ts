@@ -9,19 +9,39 @@
  * the route the request matched (or would have matched, for a 429).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { Emulator } from "../emulator";
+import type { PermissionName } from "../../api/schemas/iam";
+import type { EmulatorCore } from "../core";
+import type { RoutePermission } from "../routes/permissions";
+import type { Authenticator } from "../service/auth";
 import { keyFromHeader, type Principal } from "../service/auth";
 import { faultError, requestId, sendJson } from "./answer";
 import { parseBody } from "./body";
 import { routeContext } from "./context";
-import type { FaultDecision } from "./faults";
+import type { FaultDecision, Faults } from "./faults";
 import { HttpError } from "./http-errors";
 import type { RequestLogEntry } from "./log";
-import type { RateLimitDecision } from "./ratelimit";
-import { type AnyRoute, type MatchResult, type Reply, routeKey } from "./router";
+import type { RateLimitDecision, RateLimiter } from "./ratelimit";
+import { type AnyRoute, type MatchResult, type Reply, type Router, routeKey } from "./router";
+
+/** What the pipeline needs of the running emulator besides its core. */
+export interface PipelineHost extends EmulatorCore {
+  readonly auth: Authenticator;
+  readonly router: Router;
+  /** The permission each route needs, by `routeKey`. */
+  readonly permissions: Readonly<Record<string, RoutePermission>>;
+  readonly faults: Faults;
+  readonly rateLimiter: RateLimiter;
+  readonly bootstrapKey: string;
+  /** The test hook of `EmulatorOptions.afterHandler`. */
+  readonly afterHandler: ((route: AnyRoute) => void) | undefined;
+  permissionsOf(principal: Principal): Set<PermissionName>;
+  reportError(what: string, error: unknown): void;
+  /** The request log, the counters and the access log. */
+  recordAnswer(entry: RequestLogEntry): void;
+}
 
 export async function handleRequest(
-  emulator: Emulator,
+  emulator: PipelineHost,
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<void> {
@@ -70,7 +90,7 @@ function isAdminPath(path: string): boolean {
 }
 
 async function route(
-  emulator: Emulator,
+  emulator: PipelineHost,
   req: IncomingMessage,
   res: ServerResponse,
   { method, url, entry, id }: Request,
@@ -162,7 +182,7 @@ function found(
 
 /** 403 for every key but the bootstrap administrator's. */
 function assertBootstrapAdministrator(
-  emulator: Emulator,
+  emulator: PipelineHost,
   principal: Principal,
   authorization: string | undefined,
 ): void {
@@ -181,7 +201,7 @@ function assertBootstrapAdministrator(
   }
 }
 
-function takeToken(emulator: Emulator, res: ServerResponse, key: string): RateLimitDecision {
+function takeToken(emulator: PipelineHost, res: ServerResponse, key: string): RateLimitDecision {
   const limit = emulator.rateLimiter.take(key);
   for (const [name, value] of Object.entries(limit.headers)) res.setHeader(name, value);
   return limit;

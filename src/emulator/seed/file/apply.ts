@@ -7,8 +7,8 @@
 
 import type { PermissionName } from "../../../api/schemas/iam";
 import { parsePublicKey } from "../../../lib/sshkeys";
+import type { EmulatorCore } from "../../core";
 import { permissionByName } from "../../data";
-import type { Emulator } from "../../emulator";
 import type { Author } from "../../http/router";
 import { insertGroup } from "../../routes/firewall";
 import { insertRole, insertUser } from "../../routes/iam";
@@ -39,7 +39,7 @@ function entries<T>(section: Record<string, T> | null | undefined): [string, T][
   return Object.entries(section ?? {});
 }
 
-function seedAccount(emulator: Emulator, seed: SeedAccount): SeededAccount {
+function seedAccount(emulator: EmulatorCore, seed: SeedAccount): SeededAccount {
   const { state, catalogue } = emulator;
   const now = emulator.clock.now();
   const { account, apiKey } = createAccount(state, now, {
@@ -139,7 +139,7 @@ function seedAccount(emulator: Emulator, seed: SeedAccount): SeededAccount {
 
 /** Creates every account of `document`, in order. The caller commits. */
 export function applySeedDocument(
-  emulator: Emulator,
+  emulator: EmulatorCore,
   document: CheckedSeedDocument,
 ): SeededAccount[] {
   return document.accounts.map((account) => seedAccount(emulator, account));

@@ -4,7 +4,7 @@
  * `admin.seedAccounts()` all come here through the one admin implementation (admin.ts).
  */
 import { byPosition, formatIssue, type LocatedIssue, YamlSource } from "../../../lib/yaml-document";
-import type { Emulator } from "../../emulator";
+import type { EmulatorCore } from "../../core";
 import { HttpError } from "../../http/http-errors";
 import { applySeedDocument, type SeededAccount } from "./apply";
 import { checkSeedDocument } from "./check";
@@ -59,7 +59,11 @@ export class SeedDocumentError extends HttpError {
  * creates what it describes in `emulator`'s state, or throws {@link SeedDocumentError} having
  * created nothing. The caller commits.
  */
-export function seedFromDocument(emulator: Emulator, text: string, file: string): SeededAccount[] {
+export function seedFromDocument(
+  emulator: EmulatorCore,
+  text: string,
+  file: string,
+): SeededAccount[] {
   const parsed = YamlSource.parse(text, file);
   if (Array.isArray(parsed)) throw new SeedDocumentError(file, parsed);
   const checked = checkSeedDocument(parsed, emulator.catalogue, emulator.state);
