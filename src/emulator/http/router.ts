@@ -16,6 +16,8 @@ import type {
   UserRecord,
 } from "../store/state";
 
+export type { Author } from "../service/author";
+
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
 /** What a handler returns: a status and a JSON body. Build it with `ctx.json()`. */
@@ -98,15 +100,6 @@ export interface RouteContext<B = undefined> {
   /** The spec's GenericResponse: `{"success": true, "message"}`. */
   generic(message: string): Reply;
 }
-
-/**
- * Who creates records and with what: what the creation functions that routes share with the
- * YAML seed (seed/file/) need of a request. A route passes its `ctx`.
- */
-export type Author = Pick<
-  RouteContext<unknown>,
-  "account" | "user" | "catalogue" | "now" | "nextId"
->;
 
 /** A body read as text (routes declared with `text`): its media type, lower case, and the text. */
 export interface TextBody {
