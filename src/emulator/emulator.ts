@@ -25,12 +25,12 @@ import { type AnyRoute, Router, routeKey } from "./http/router";
 import { caCertPath, processTlsMaterial, type TlsMaterial, tlsMaterialInDir } from "./http/tls";
 import { Listener } from "./http/transport";
 import { allRoutes } from "./routes";
-import { ROUTE_PERMISSIONS, type RoutePermission } from "./routes/permissions";
 import { initialState, setBootstrapKey } from "./service/accounts";
 import { Authenticator, newApiKey, type Principal, permissionsOf } from "./service/auth";
 import { loadCatalogue } from "./service/catalogue";
 import { Clock } from "./service/clock";
 import { DEFAULT_TIMING, Lifecycle, type LifecycleTiming } from "./service/lifecycle";
+import { ROUTE_PERMISSIONS, type RoutePermission } from "./service/permissions";
 import { checkStore } from "./store/check";
 import { Store } from "./store/database";
 import { writeFileAtomic } from "./store/files";
@@ -181,7 +181,7 @@ export class Emulator implements EmulatorCore, PipelineHost, AdminHost {
     const key = routeKey(route.method, route.path);
     if (route.admin !== true && !(key in this.permissions)) {
       throw new Error(
-        `route ${key} has no entry in ROUTE_PERMISSIONS (src/emulator/routes/permissions.ts)`,
+        `route ${key} has no entry in ROUTE_PERMISSIONS (src/emulator/service/permissions.ts)`,
       );
     }
     this.router.add(route);

@@ -11,9 +11,9 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { PermissionName } from "../../api/schemas/iam";
 import type { EmulatorCore } from "../core";
-import type { RoutePermission } from "../routes/permissions";
 import type { Authenticator } from "../service/auth";
 import { keyFromHeader, type Principal } from "../service/auth";
+import type { RoutePermission } from "../service/permissions";
 import { faultError, requestId, sendJson } from "./answer";
 import { parseBody } from "./body";
 import { routeContext } from "./context";

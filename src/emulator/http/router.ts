@@ -109,7 +109,7 @@ export interface TextBody {
 
 export interface RouteDefinition<B = undefined> {
   method: HttpMethod;
-  /** `/v1/servers/:id`; must have an entry in ROUTE_PERMISSIONS (routes/permissions.ts). */
+  /** `/v1/servers/:id`; must have an entry in ROUTE_PERMISSIONS (service/permissions.ts). */
   path: string;
   /** JSON body schema: the request must be application/json and valid, else 415 / 400. */
   body?: z.ZodType<B>;

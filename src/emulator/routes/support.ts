@@ -24,7 +24,7 @@ import {
 import { findOr404, invalidFields, payloadTooLarge } from "../http/http-errors";
 import { defineRoute, type RouteContext } from "../http/router";
 import type { AccountState, AttachmentRecord, ReplyRecord, TicketRecord } from "../store/state";
-import { renderUser } from "./account";
+import { renderUser } from "./views";
 
 interface Upload {
   filename: string;

@@ -5,7 +5,6 @@
  */
 import { z } from "zod";
 import { permissionByName } from "../data";
-import { SYSTEM_ROLES } from "../routes/permissions";
 import {
   AccountState,
   EmulatorState,
@@ -15,6 +14,7 @@ import {
 } from "../store/state";
 import type { RowSink } from "../store/table";
 import { hashApiKey, newApiKey } from "./auth";
+import { SYSTEM_ROLES } from "./permissions";
 
 /** A new account (POST /_emulator/accounts, and each account of a seed document). */
 export const AccountRequestSchema = z.strictObject({

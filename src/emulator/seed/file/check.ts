@@ -20,8 +20,8 @@ import {
   type YamlSource,
 } from "../../../lib/yaml-document";
 import type { PlanRecord } from "../../data";
-import { SYSTEM_ROLES } from "../../routes/permissions";
 import { hashApiKey } from "../../service/auth";
+import { SYSTEM_ROLES } from "../../service/permissions";
 import { type Catalogue, type EmulatorState, nameKey } from "../../store/state";
 import {
   type CheckedSeedDocument,
