@@ -1,6 +1,6 @@
 // `npm run -s emulator:env [-- --data-dir DIR]`: the `export CLOUDINFRA_...=` lines of a running
 // emulator, for `eval "$(npm run -s emulator:env)"` in another shell. The same as
-// `cloudinfra-emulator env` (src/emulator/env.ts): the emulator in --data-dir DIR, or else the
+// `cloudinfra-emulator env` (src/emulator/cli/env.ts): the emulator in --data-dir DIR, or else the
 // one running in ./.emulator or started anywhere else by this user; which one it chose, or why
 // none, goes to stderr.
 import { createRequire } from "node:module";

@@ -2,34 +2,40 @@
  * One emulator instance: its state and store, the services around route handlers (auth, rate
  * limits, faults, lifecycle, request log), and its life: start, reset, close.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { PermissionName } from "../api/schemas/iam";
-import { initialState, setBootstrapKey } from "./accounts";
-import { type EmulatorAdmin, emulatorAdmin } from "./admin";
-import { Authenticator, newApiKey, type Principal, permissionsOf } from "./auth";
-import { loadCatalogue } from "./catalogue";
-import { Clock } from "./clock";
+import {
+  type AdminHost,
+  type EmulatorAdmin,
+  type EmulatorInfo,
+  emulatorAdmin,
+} from "./admin/operations";
+import { adminRoutes } from "./admin/routes";
 import { EmulatorConsole, isConsolePath } from "./console";
+import type { EmulatorCore } from "./core";
 import { definedOnly } from "./defined";
-import { type FaultConfig, Faults } from "./faults";
-import { writeFileAtomic } from "./files";
-import { DEFAULT_TIMING, Lifecycle, type LifecycleTiming } from "./lifecycle";
-import { accessLine, RequestLog, type RequestLogEntry } from "./log";
-import { ROUTE_PERMISSIONS, type RoutePermission } from "./permissions";
-import { handleRequest } from "./pipeline";
-import { DEFAULT_RATE_LIMIT, type RateLimitConfig, RateLimiter } from "./ratelimit";
-import { type AnyRoute, Router, routeKey } from "./router";
+import { type FaultConfig, Faults } from "./http/faults";
+import { HttpError } from "./http/http-errors";
+import { accessLine, RequestLog, type RequestLogEntry } from "./http/log";
+import { handleRequest, type PipelineHost } from "./http/pipeline";
+import { DEFAULT_RATE_LIMIT, type RateLimitConfig, RateLimiter } from "./http/ratelimit";
+import { type AnyRoute, Router, routeKey } from "./http/router";
+import { caCertPath, processTlsMaterial, type TlsMaterial, tlsMaterialInDir } from "./http/tls";
+import { Listener } from "./http/transport";
 import { allRoutes } from "./routes";
-import { adminRoutes } from "./routes/admin";
-import { type Catalogue, type EmulatorState, restoreState } from "./state";
+import { initialState, setBootstrapKey } from "./service/accounts";
+import { Authenticator, newApiKey, type Principal, permissionsOf } from "./service/auth";
+import { loadCatalogue } from "./service/catalogue";
+import { Clock } from "./service/clock";
+import { DEFAULT_TIMING, Lifecycle, type LifecycleTiming } from "./service/lifecycle";
+import { ROUTE_PERMISSIONS, type RoutePermission } from "./service/permissions";
 import { checkStore } from "./store/check";
 import { Store } from "./store/database";
-import { archiveJsonState, JSON_STATE_FILE, jsonStateBlobs, readJsonState } from "./store/migrate";
-import { caCertPath, processTlsMaterial, type TlsMaterial, tlsMaterialInDir } from "./tls";
-import { Listener } from "./transport";
+import { writeFileAtomic } from "./store/files";
+import { type Catalogue, type EmulatorState, restoreState } from "./store/state";
 
 /** A route that only exists in this emulator instance (tests); it names its own permission. */
 export type ExtraRoute = AnyRoute & { permission: RoutePermission };
@@ -65,11 +71,16 @@ export interface EmulatorOptions {
    * which catches a change made without `table.update()`. Costs a full read per write.
    */
   checkStore?: boolean;
+  /**
+   * For tests of all-or-nothing requests: called after every route handler returned, inside its
+   * transaction; a hook that throws fails the request as a handler failing at its very end would.
+   */
+  afterHandler?: (route: AnyRoute) => void;
 }
 
 const BOOTSTRAP_KEY_FILE = "bootstrap-key";
 
-export class Emulator {
+export class Emulator implements EmulatorCore, PipelineHost, AdminHost {
   state: EmulatorState;
   readonly clock = new Clock();
   readonly store: Store;
@@ -100,9 +111,8 @@ export class Emulator {
   private inFlight = 0;
   private idle: (() => void) | undefined;
   private closing: Promise<void> | undefined;
+  private inTransaction = false;
   endpoint = "";
-  /** Files of an older emulator's state that this start migrated and moved aside. */
-  migrated: string[] = [];
 
   constructor(private readonly options: EmulatorOptions = {}) {
     this.catalogue = loadCatalogue(options.catalogue ?? {});
@@ -123,12 +133,13 @@ export class Emulator {
     this.store = Store.open(dataDir);
     try {
       this.bootstrapKey = options.apiKey ?? this.storedBootstrapKey() ?? newApiKey().key;
-      const { state, migrating } = this.loadState();
-      this.state = state;
+      const stored = this.store.load();
+      this.state =
+        stored === undefined
+          ? initialState(this.store.journal, this.clock.now(), this.bootstrapKey)
+          : restoreState(this.store.journal, stored);
       setBootstrapKey(this.state, this.bootstrapKey);
       this.commit();
-      // Only once the database holds the migrated state durably.
-      if (migrating !== undefined) this.migrated = archiveJsonState(migrating);
       const certDir = options.certDir ?? dataDir;
       this.tls = certDir === undefined ? processTlsMaterial() : tlsMaterialInDir(certDir);
       if (certDir === undefined) {
@@ -179,33 +190,10 @@ export class Emulator {
     const key = routeKey(route.method, route.path);
     if (route.admin !== true && !(key in this.permissions)) {
       throw new Error(
-        `route ${key} has no entry in ROUTE_PERMISSIONS (src/emulator/permissions.ts)`,
+        `route ${key} has no entry in ROUTE_PERMISSIONS (src/emulator/service/permissions.ts)`,
       );
     }
     this.router.add(route);
-  }
-
-  /**
-   * The stored state; on a first start the state.json of an older emulator (migrated, then
-   * moved aside) or a fresh state.
-   */
-  private loadState(): { state: EmulatorState; migrating?: string } {
-    const journal = this.store.journal;
-    const stored = this.store.load();
-    const dataDir = this.options.dataDir;
-    if (stored !== undefined) {
-      // A state.json still here was migrated by a start that stopped before moving it aside.
-      const leftover = dataDir !== undefined && existsSync(join(dataDir, JSON_STATE_FILE));
-      return { state: restoreState(journal, stored), ...(leftover ? { migrating: dataDir } : {}) };
-    }
-    const legacy = dataDir === undefined ? undefined : readJsonState(dataDir);
-    if (dataDir === undefined || legacy === undefined) {
-      return { state: initialState(journal, this.clock.now(), this.bootstrapKey) };
-    }
-    const state = restoreState(journal, legacy);
-    state.saveAll();
-    for (const [id, bytes] of jsonStateBlobs(dataDir)) journal.putBlob(id, bytes);
-    return { state, migrating: dataDir };
   }
 
   /**
@@ -215,6 +203,44 @@ export class Emulator {
   commit(): void {
     this.store.commit();
     if (this.options.checkStore === true) checkStore(this.store, this.state);
+  }
+
+  /**
+   * Runs `change` all or nothing: when it returns, what it recorded is committed (one
+   * transaction); when it throws, memory and the journal go back to the last commit, so neither
+   * the answer nor the database nor a later request sees half of it. A call inside another
+   * joins that one (an admin operation called by its route).
+   */
+  async transaction<T>(change: () => T | Promise<T>): Promise<T> {
+    if (this.inTransaction) return change();
+    this.inTransaction = true;
+    try {
+      const result = await change();
+      this.commit();
+      return result;
+    } catch (error) {
+      this.rollback(error);
+      throw error;
+    } finally {
+      this.inTransaction = false;
+    }
+  }
+
+  /** Memory back to what the database holds: the changes since the last commit are dropped. */
+  private rollback(error: unknown): void {
+    // A refusal (4xx) thrown before anything was recorded left memory as it was.
+    if (error instanceof HttpError && this.store.journal.empty) return;
+    this.store.journal.discard();
+    const stored = this.store.load();
+    if (stored === undefined) throw new Error("rollback: the database holds no state");
+    this.state = restoreState(this.store.journal, stored);
+    this.auth.clear();
+    this.lifecycle.reschedule();
+  }
+
+  /** The test hook of {@link EmulatorOptions.afterHandler}. */
+  get afterHandler(): ((route: AnyRoute) => void) | undefined {
+    return this.options.afterHandler;
   }
 
   private storedBootstrapKey(): string | undefined {
@@ -272,17 +298,38 @@ export class Emulator {
     if (this.tempDir !== undefined) rmSync(this.tempDir, { recursive: true, force: true });
   }
 
+  /** Stores bytes with the next commit, under their sha256. */
+  putBlob(bytes: Uint8Array): Promise<string> {
+    return this.store.putBlob(bytes);
+  }
+
+  /** Endpoint, pid, data dir, clock, start time and routes (GET /_emulator/info). */
+  info(): EmulatorInfo {
+    return {
+      endpoint: this.endpoint,
+      pid: process.pid,
+      data_dir: this.store.dataDir ?? null,
+      memory: this.store.dataDir === undefined,
+      ca_cert_file: this.caCertFile,
+      started_at: this.startedAt.toISOString(),
+      now: this.clock.now(),
+      clock_offset_ms: this.clock.offset,
+      routes: this.router.list().map((r) => `${r.method} ${r.path}`),
+    };
+  }
+
   /** Replaces all state with a fresh start and restores start-up settings. */
   async reset(): Promise<void> {
-    this.store.journal.emptyEverything();
-    this.state = initialState(this.store.journal, this.clock.now(), this.bootstrapKey);
-    this.auth.clear();
+    await this.transaction(() => {
+      this.store.journal.emptyEverything();
+      this.state = initialState(this.store.journal, this.clock.now(), this.bootstrapKey);
+      this.auth.clear();
+    });
     this.clock.setOffset(0);
     this.lifecycle.reset(this.startTiming);
     this.faults.configure(this.startFaults);
     this.rateLimiter.configure(this.startRateLimit);
     this.requestLog.clear();
-    this.commit();
   }
 
   /** Permission names the principal's role holds. */

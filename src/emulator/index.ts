@@ -5,7 +5,7 @@
  *   // emulator.endpoint, emulator.caCert, emulator.apiKey ... emulator.admin.reset()
  *   await emulator.close();
  */
-import type { EmulatorAdmin } from "./admin";
+import type { EmulatorAdmin } from "./admin/operations";
 import { Emulator, type EmulatorOptions, type ExtraRoute } from "./emulator";
 
 export type {
@@ -22,14 +22,14 @@ export type {
   LifecycleView,
   RateLimitRequest,
   SeedRequest,
-} from "./admin";
-export type { FaultConfig, FaultRule } from "./faults";
-export type { LifecycleTiming, TransitionEvent } from "./lifecycle";
-export type { RequestLogEntry, RouteCounter } from "./log";
-export type { RateLimitConfig } from "./ratelimit";
-export type { AnyRoute, Reply, RouteContext, RouteDefinition } from "./router";
-export { defineRoute } from "./router";
-export type { SeedResult } from "./seed";
+} from "./admin/operations";
+export type { FaultConfig, FaultRule } from "./http/faults";
+export type { RequestLogEntry, RouteCounter } from "./http/log";
+export type { RateLimitConfig } from "./http/ratelimit";
+export type { AnyRoute, Reply, RouteContext, RouteDefinition } from "./http/router";
+export { defineRoute } from "./http/router";
+export type { SeedResult } from "./seed/sample";
+export type { LifecycleTiming, TransitionEvent } from "./service/lifecycle";
 export type { EmulatorOptions, ExtraRoute };
 
 export interface RunningEmulator {

@@ -21,7 +21,7 @@ import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { Agent } from "undici";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { MINIMUM_NODE_VERSION } from "../../src/emulator/node-version";
+import { MINIMUM_NODE_VERSION } from "../../src/emulator/cli/node-version";
 import { callEmulator } from "../support/emulator";
 
 const root = join(__dirname, "..", "..");
@@ -205,6 +205,24 @@ describe("cloudinfra-emulator", () => {
     expect((await second.exited).code).toBe(1);
     expect(second.stderr()).toContain(
       `${dir} is in use by another emulator (pid ${first.child.pid})`,
+    );
+    // The refused one left the running emulator as it was: its emulator.json, and it answers.
+    const info = readInfo(dir);
+    expect(info.pid).toBe(first.child.pid);
+    const agent = new Agent({ connect: { ca: readFileSync(info.caCertFile, "utf8") } });
+    const answer = await callEmulator(agent, info.endpoint, info.apiKey, "GET", "/_emulator/info");
+    await agent.close();
+    expect(answer.body).toMatchObject({ pid: first.child.pid, data_dir: dir });
+  });
+
+  it("refuses a port another process holds, saying so and which flag picks another", async () => {
+    const first = spawnCli(["--memory", "--port", "0", "--quiet"]);
+    await ready(first);
+    const port = new URL(/export CLOUDINFRA_ENDPOINT=(.+)\n/.exec(first.stdout())?.[1] ?? "").port;
+    const second = spawnCli(["--memory", "--port", port, "--quiet"]);
+    expect((await second.exited).code).toBe(1);
+    expect(second.stderr()).toContain(
+      `cloudinfra-emulator: port ${port} on 127.0.0.1 is in use by another process (another emulator?); pick another with --port N, or --port 0 for any free port`,
     );
   });
 

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ROUTE_PERMISSIONS } from "../../src/emulator/permissions";
+import { ROUTE_PERMISSIONS } from "../../src/emulator/service/permissions";
 
 /** `METHOD /path` → permission (null: any valid key), as docs/wire-contract.md's tables state. */
 function documentedPermissions(): Record<string, string | null> {

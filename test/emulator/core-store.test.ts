@@ -1,15 +1,14 @@
 /**
- * The SQLite store: what a restart reads back, the state.json of the previous version migrated
- * on first start, and the test-time guard that memory and database agree after every write.
+ * The SQLite store: what a restart reads back, and the test-time guard that memory and database
+ * agree after every write.
  */
-import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { DatabaseSync } from "node:sqlite";
 import { FormData } from "undici";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { defineRoute, type EmulatorOptions } from "../../src/emulator";
-import { findOr404 } from "../../src/emulator/http-errors";
+import { findOr404 } from "../../src/emulator/http/http-errors";
 import { isSqliteExperimentalWarning, withoutWarnings } from "../../src/emulator/store/sqlite";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 
@@ -115,92 +114,6 @@ describe("a data dir's database", () => {
     const second = await start({ dataDir: dir });
     expect(second.admin.accounts()).toEqual([expect.objectContaining({ id: 1 })]);
     expect((await second.call("GET", "/v1/tags")).body).toEqual([]);
-  });
-});
-
-describe("migration of a state.json data dir", () => {
-  const fixture = join(__dirname, "fixtures", "state-json-v1");
-  /** Keys in the fixture, written by the previous version's emulator. */
-  const bootstrapKey = "cik_migration-fixture-bootstrap-key";
-  const ciUserKey = "cik_3jyHPUxWOHGMS96Phvwdi0LJ3csjIPOiV6_-SVZk6GY";
-  const secondAccountKey = "cik_migration-fixture-second-account";
-
-  it("moves the whole state and the attachments into the database on first start", async () => {
-    const dir = tempDir();
-    cpSync(fixture, dir, { recursive: true });
-    const options = { dataDir: dir, apiKey: bootstrapKey, lifecycle: { mode: "manual" as const } };
-    const emulator = await start(options);
-
-    expect(existsSync(join(dir, "state.json"))).toBe(false);
-    expect(existsSync(join(dir, "state.json.migrated"))).toBe(true);
-    expect(existsSync(join(dir, "blobs.migrated"))).toBe(true);
-
-    const servers = (await emulator.call("GET", "/v1/servers")).body as {
-      id: number;
-      status: string;
-      tags: { name: string }[];
-      security_groups: { name: string }[];
-    }[];
-    expect(servers.map((s) => [s.status, s.tags.map((t) => t.name)])).toEqual([
-      ["running", ["prod"]],
-      ["stopping", ["prod"]],
-    ]);
-    expect(servers[0]?.security_groups.map((g) => g.name)).toEqual(["ssh"]);
-    await emulator.admin.advance({});
-    expect((await emulator.call("GET", `/v1/servers/${servers[1]?.id}`)).body).toMatchObject({
-      status: "stopped",
-    });
-
-    const [ticket] = (await emulator.call("GET", "/v1/tickets")).body as {
-      status: string;
-      files: { filename: string }[];
-      replies: { content: string; files: { filename: string }[] }[];
-    }[];
-    expect(ticket).toMatchObject({
-      status: "answered",
-      files: [expect.objectContaining({ filename: "df.txt" })],
-      replies: [
-        expect.objectContaining({
-          content: "Here is the log.",
-          files: [expect.objectContaining({ filename: "kern.log" })],
-        }),
-      ],
-    });
-    expect((await emulator.call("GET", "/v1/invoices")).body).toEqual([
-      expect.objectContaining({ paid: true, outstanding_amount: "0.00" }),
-    ]);
-    expect((await emulator.call("GET", "/v1/keys")).body).toEqual([
-      expect.objectContaining({ name: "laptop" }),
-    ]);
-    // Users keep their keys, and accounts their own records.
-    const ci = await emulator.call("POST", "/v1/introspect", { key: ciUserKey });
-    expect(ci.body).toMatchObject({ user: { name: "ci", type: "api" } });
-    const theirs = await emulator.call("GET", "/v1/tags", { key: secondAccountKey });
-    expect((theirs.body as { name: string }[]).map((t) => t.name)).toEqual(["theirs"]);
-    // Ids go on from the migrated counters.
-    const tag = await emulator.call("POST", "/v1/tags", {
-      json: { name: "new", color: "#000000" },
-    });
-    expect(tag.body).toMatchObject({ id: 3 });
-    await emulator.close();
-
-    const db = new DatabaseSync(join(dir, "state.db"), { readOnly: true });
-    const blobs = db.prepare("SELECT id, length(bytes) AS size FROM blobs ORDER BY id").all();
-    const { journal_mode } = db.prepare("PRAGMA journal_mode").get() as { journal_mode: string };
-    db.close();
-    expect(journal_mode).toBe("wal");
-    expect(blobs).toEqual([
-      { id: "abbdf771709326659304d3e5ea6990adb83c226cfb137c96f1587831519bf1e3", size: 22 },
-      { id: "d15c430f8fe83aae0f23c6dbde547fd1c65780b0ecf50d9fac78baa582db933b", size: 13 },
-    ]);
-
-    // A second start reads the database and leaves the migrated files alone.
-    const again = await start(options);
-    expect((await again.call("GET", "/v1/tags")).body).toEqual([
-      expect.objectContaining({ name: "prod" }),
-      expect.objectContaining({ name: "new" }),
-    ]);
-    expect(existsSync(join(dir, "state.json.migrated"))).toBe(true);
   });
 });
 

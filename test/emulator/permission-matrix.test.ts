@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CloudInfraClient } from "../../src/api/client";
 import { PERMISSION_NAMES, type PermissionName } from "../../src/api/schemas/iam";
-import { ROUTE_PERMISSIONS } from "../../src/emulator/permissions";
+import { ROUTE_PERMISSIONS } from "../../src/emulator/service/permissions";
 import { type CallResult, startTestEmulator, type TestEmulator } from "../support/emulator";
 
 let emulator: TestEmulator;

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { CloudInfraClient } from "../../src/api/client";
 import { ForbiddenError } from "../../src/api/errors";
-import { SeedDocumentError } from "../../src/emulator/seed-file";
+import { SeedDocumentError } from "../../src/emulator/seed/file";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 
 const fixtures = join(__dirname, "fixtures", "seed");

@@ -120,6 +120,32 @@ describe("creating tickets", () => {
     expect(blank.body).toMatchObject({ errors: [{ field: "subject" }] });
   });
 
+  it("answers 400 naming a text field whose bytes are not UTF-8, and opens no ticket", async () => {
+    const before = await ticketCount();
+    const boundary = "----cloudinfra-test";
+    const part = (name: string, value: Buffer) =>
+      Buffer.concat([
+        Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n`),
+        value,
+        Buffer.from("\r\n"),
+      ]);
+    const answer = await emulator.call("POST", "/v1/tickets", {
+      headers: { "content-type": `multipart/form-data; boundary=${boundary}` },
+      body: Buffer.concat([
+        part("subject", Buffer.from("Caf\u00e9 down", "utf8")),
+        // "Café" in Latin-1: the é is the lone byte 0xE9, which UTF-8 cannot start a text with.
+        part("content", Buffer.from("Caf\u00e9", "latin1")),
+        Buffer.from(`--${boundary}--\r\n`),
+      ]),
+    });
+    expect(answer.status).toBe(400);
+    expect(answer.body).toMatchObject({
+      code: "invalid_request",
+      errors: [{ field: "content", message: expect.stringContaining("not valid UTF-8") }],
+    });
+    expect(await ticketCount()).toBe(before);
+  });
+
   it("answers 415 for a JSON body", async () => {
     const answer = await emulator.call("POST", "/v1/tickets", {
       json: { subject: "s", content: "c" },

@@ -18,9 +18,9 @@ import {
   type RunningEmulator,
   startEmulator,
 } from "../../src/emulator";
-import { newApiKey } from "../../src/emulator/auth";
-import { conflict, fieldError, findOr404 } from "../../src/emulator/http-errors";
-import type { ServerRecord } from "../../src/emulator/state";
+import { conflict, fieldError, findOr404 } from "../../src/emulator/http/http-errors";
+import { newApiKey } from "../../src/emulator/service/auth";
+import type { ServerRecord } from "../../src/emulator/store/state";
 import { configureSession, resetSession } from "../../src/resources/session";
 
 export interface CallOptions {

@@ -1,6 +1,6 @@
 /**
  * Seeds for the emulator's fault injection that give a chosen sequence of outcomes. Outcomes are
- * deterministic from the seed and the sequence of requests a rule matches (src/emulator/faults.ts),
+ * deterministic from the seed and the sequence of requests a rule matches (src/emulator/http/faults.ts),
  * so a test that needs "the first list succeeds, the next five fail" probes seeds with requests
  * of its own until one gives that sequence, then replays it for the code under test.
  */

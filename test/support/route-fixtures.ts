@@ -11,8 +11,8 @@ import { CloudInfraClient } from "../../src/api/client";
 import type { ApiError } from "../../src/api/errors";
 import { PERMISSION_NAMES } from "../../src/api/schemas/iam";
 import { defineRoute, type EmulatorOptions, type ExtraRoute } from "../../src/emulator";
-import { newApiKey } from "../../src/emulator/auth";
 import { permissionByName } from "../../src/emulator/data";
+import { newApiKey } from "../../src/emulator/service/auth";
 import { startTestEmulator, type TestEmulator } from "./emulator";
 
 const LimitedKeyRequest = z.strictObject({ permissions: z.array(z.enum(PERMISSION_NAMES)) });

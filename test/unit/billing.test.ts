@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { COUNTRIES } from "../../src/emulator/data";
 import {
   BillingError,
   computeInvoice,
@@ -6,8 +7,7 @@ import {
   type InvoiceItemInput,
   planItem,
   proratedCents,
-} from "../../src/emulator/billing";
-import { COUNTRIES } from "../../src/emulator/data";
+} from "../../src/emulator/service/billing";
 import { toCents } from "../../src/lib/money";
 
 function mulberry32(seed: number): () => number {

@@ -4,7 +4,7 @@ import {
   MAX_METRIC_SAMPLES,
   type MetricsRecord,
   metricsFor,
-} from "../../src/emulator/metrics";
+} from "../../src/emulator/service/metrics";
 
 const SERIES = [
   "cpu_usage_percent",

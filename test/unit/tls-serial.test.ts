@@ -1,7 +1,7 @@
 import { X509Certificate } from "node:crypto";
 import forge from "node-forge";
 import { describe, expect, it } from "vitest";
-import { serialNumber } from "../../src/emulator/tls";
+import { serialNumber } from "../../src/emulator/http/tls";
 
 describe("emulator certificate serial numbers", () => {
   it("are positive, minimally encoded DER integers that OpenSSL accepts, every time", () => {

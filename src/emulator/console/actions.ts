@@ -4,9 +4,9 @@
  * admin operation validates the request as it validates one over HTTP.
  */
 import type { FieldError } from "../../api/schemas/common";
-import type { LifecycleRequest } from "../admin";
-import type { FaultRule } from "../faults";
-import { HttpError } from "../http-errors";
+import type { LifecycleRequest } from "../admin/operations";
+import type { FaultRule } from "../http/faults";
+import { HttpError } from "../http/http-errors";
 import type { ConsoleSource } from "./source";
 
 /** What an action did, shown on the page it returns to. */

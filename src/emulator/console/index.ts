@@ -8,8 +8,8 @@
  * request log (a live page re-reads itself every two seconds and would drown the log it shows).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { readBody } from "../body";
-import { HttpError } from "../http-errors";
+import { readBody } from "../http/body";
+import { HttpError } from "../http/http-errors";
 import { ACTIONS, type ActionName, type ActionResult, FormError, runAction } from "./actions";
 import { ASSETS } from "./assets";
 import type { Html } from "./html";

@@ -4,7 +4,7 @@
  * ConsoleSource} reads; no page shows a key (users' keys are stored only as hashes anyway).
  */
 import { permissionById } from "../data/permissions";
-import type { AccountState, FirewallRuleRecord } from "../state";
+import type { AccountState, FirewallRuleRecord } from "../store/state";
 import { FAULT_RATES, TRANSIENT_STATUSES } from "./actions";
 import { type Html, html } from "./html";
 import { facts, type PageFrame, page, postForm, table } from "./layout";

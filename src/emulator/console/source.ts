@@ -3,8 +3,8 @@
  * /_emulator/ API and `startEmulator().admin` use, so the console changes nothing another way),
  * the catalogue to name plans, and the key that signs in.
  */
-import type { EmulatorAdmin } from "../admin";
-import type { Catalogue } from "../state";
+import type { EmulatorAdmin } from "../admin/operations";
+import type { Catalogue } from "../store/state";
 
 export interface ConsoleSource {
   readonly admin: EmulatorAdmin;

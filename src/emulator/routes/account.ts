@@ -13,25 +13,11 @@ import {
   UpdateAccountRequestSchema,
   UpdateUserProfileRequestSchema,
 } from "../../api/schemas/account";
-import { conflict, fieldError } from "../http-errors";
-import { recomputeInvoice } from "../orders";
-import { defineRoute } from "../router";
-import type { AccountProfile, AccountState, UserRecord } from "../state";
-
-/** A user as the wire shows it (spec: User): no key hash, no password, no DID internals. */
-export function renderUser(user: UserRecord) {
-  return {
-    id: user.id,
-    name: user.name,
-    last_name: user.last_name,
-    email: user.email === "" ? null : user.email,
-    type: user.type,
-    external: user.external,
-    sys: user.sys,
-    created_at: user.created_at,
-    updated_at: user.updated_at,
-  };
-}
+import { conflict, fieldError } from "../http/http-errors";
+import { defineRoute } from "../http/router";
+import { recomputeInvoice } from "../service/orders";
+import type { AccountProfile, AccountState, UserRecord } from "../store/state";
+import { renderUser } from "./views";
 
 /** The account as the wire shows it (spec: Account). */
 export function renderAccount(profile: AccountProfile) {

@@ -13,9 +13,15 @@
  */
 import { randomBytes } from "node:crypto";
 import { formatCents } from "../../lib/money";
-import { conflict, findOr404 } from "../http-errors";
-import { defineRoute } from "../router";
-import type { AccountState, CardRecord, InvoiceRecord, OrderRecord, Timestamp } from "../state";
+import { conflict, findOr404 } from "../http/http-errors";
+import { defineRoute } from "../http/router";
+import type {
+  AccountState,
+  CardRecord,
+  InvoiceRecord,
+  OrderRecord,
+  Timestamp,
+} from "../store/state";
 
 export function renderOrder(account: AccountState, order: OrderRecord) {
   return {

@@ -4,8 +4,8 @@
  * Paging counts the regular (not featured) posts; `featured_posts` is the same short list on
  * every page, so a reader that walks all pages sees every post exactly once (wire contract).
  */
-import { notFound } from "../http-errors";
-import { defineRoute } from "../router";
+import { notFound } from "../http/http-errors";
+import { defineRoute } from "../http/router";
 
 export const routes = [
   defineRoute({

@@ -2,7 +2,7 @@
  * Catalogues (spec: Catalogues): plans, countries with VAT rates and OS images. They are the same
  * for every account and need only a valid key.
  */
-import { defineRoute } from "../router";
+import { defineRoute } from "../http/router";
 
 export const routes = [
   defineRoute({

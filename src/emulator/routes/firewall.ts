@@ -4,15 +4,14 @@
  * views in views.ts.
  */
 import {
-  type RuleInput,
-  type SecurityGroupRequest,
   SecurityGroupRequestSchema,
   UpdateServerFirewallRequestSchema,
 } from "../../api/schemas/firewall";
-import { conflict, findOr404 } from "../http-errors";
-import { type Author, defineRoute } from "../router";
-import type { AccountState, FirewallRuleRecord, SecurityGroupRecord } from "../state";
-import { nameTaken } from "./validation";
+import { conflict, findOr404 } from "../http/http-errors";
+import { defineRoute } from "../http/router";
+import { buildRules, insertGroup } from "../service/firewall";
+import { nameTaken } from "../service/validation";
+import type { AccountState } from "../store/state";
 import { groupView } from "./views";
 
 function checkNameFree(account: AccountState, name: string, exceptId?: number): void {
@@ -20,55 +19,6 @@ function checkNameFree(account: AccountState, name: string, exceptId?: number): 
   if (taken !== undefined) {
     throw conflict(`A security group named ${taken.name} already exists (group ${taken.id})`);
   }
-}
-
-function sameRule(rule: FirewallRuleRecord, input: RuleInput): boolean {
-  return (
-    rule.action === input.action &&
-    rule.proto === input.proto &&
-    rule.dport === input.dport &&
-    rule.source === input.source
-  );
-}
-
-/**
- * The stored rules for a request's rule list. A rule equal to one the group already has keeps
- * that rule's id, so repeating an update (an idempotent request) changes nothing a caller sees.
- */
-function buildRules(
-  ctx: Pick<Author, "nextId">,
-  inputs: readonly RuleInput[],
-  previous: readonly FirewallRuleRecord[],
-): FirewallRuleRecord[] {
-  const unused = [...previous];
-  return inputs.map((input) => {
-    const index = unused.findIndex((rule) => sameRule(rule, input));
-    const reused = index >= 0 ? unused.splice(index, 1)[0] : undefined;
-    return {
-      id: reused?.id ?? ctx.nextId("rule"),
-      action: input.action,
-      proto: input.proto,
-      ...(input.dport === undefined ? {} : { dport: input.dport }),
-      ...(input.source === undefined ? {} : { source: input.source }),
-    };
-  });
-}
-
-/** A new security group, attached to no server, as POST /v1/firewall/groups makes it. */
-export function insertGroup(author: Author, request: SecurityGroupRequest): SecurityGroupRecord {
-  const now = author.now();
-  const group: SecurityGroupRecord = {
-    id: author.nextId("security_group"),
-    name: request.name,
-    description: request.description ?? "",
-    created_by_user: author.user.id,
-    rules: buildRules(author, request.rules, []),
-    server_ids: [],
-    created_at: now,
-    updated_at: now,
-  };
-  author.account.security_groups.insert(group);
-  return group;
 }
 
 export const routes = [

@@ -2,7 +2,7 @@
  * Every route module of the emulator. To add yours: import its `routes` array and spread it
  * below (see ../ROUTES.md). Keep the list alphabetical to make concurrent edits merge cleanly.
  */
-import type { AnyRoute } from "../router";
+import type { AnyRoute } from "../http/router";
 import { routes as accountRoutes } from "./account";
 import { routes as billingRoutes } from "./billing";
 import { routes as blogRoutes } from "./blog";

@@ -3,36 +3,24 @@
  * the asynchronous lifecycle, and statistics.
  */
 import { z } from "zod";
-import { type FieldError, TimestampSchema } from "../../api/schemas/common";
+import { TimestampSchema } from "../../api/schemas/common";
 import {
-  type CreateServerRequest,
   CreateServerRequestSchema,
   MANAGEMENT_TRANSITIONS,
   ManagementRequestSchema,
   UpdateServerRequestSchema,
 } from "../../api/schemas/servers";
-import type { PlanRecord } from "../data";
-import { conflict, findOr404, invalidFields } from "../http-errors";
+import { conflict, findOr404, invalidFields } from "../http/http-errors";
+import { defineRoute, type RouteContext, type TransientStatus } from "../http/router";
 import {
   defaultMetricsWindow,
   emptyMetricsFor,
   MAX_METRIC_SAMPLES,
   type MetricsWindow,
   metricsFor,
-} from "../metrics";
-import { recordServerOrder } from "../orders";
-import { type Author, defineRoute, type RouteContext, type TransientStatus } from "../router";
-import type { SecurityGroupRecord, ServerRecord } from "../state";
-import { unknownIdErrors } from "./validation";
+} from "../service/metrics";
+import { createServers } from "../service/servers";
 import { serverView } from "./views";
-
-/**
- * Addresses come from 10.0.0.0/8 by server id, the scheme the seed uses too: ids are global and
- * never reused, so addresses never collide across accounts, and a server keeps its address.
- */
-function ipFor(serverId: number): string {
-  return `10.${(serverId >> 16) & 255}.${(serverId >> 8) & 255}.${serverId & 255}`;
-}
 
 function describeStatuses(statuses: readonly string[]): string {
   if (statuses.length <= 1) return statuses.join("");
@@ -105,56 +93,6 @@ function metricsWindow(ctx: RouteContext<unknown>): MetricsWindow | undefined {
   return { from, to: end, stepSeconds: step };
 }
 
-/**
- * A new server of `plan` as POST /v1/servers makes it: its order, its address, its key ids, and
- * attached to `groups`. It is inserted in `provisioning`; the caller starts its lifecycle (or, in
- * a seed file, sets the status it should have).
- */
-export function insertServer(
-  author: Author,
-  plan: PlanRecord,
-  request: Pick<CreateServerRequest, "image" | "user_defined_name" | "ssh_key_ids"> & {
-    firewall_enabled?: boolean | undefined;
-  },
-  groups: readonly SecurityGroupRecord[],
-): ServerRecord {
-  const { account } = author;
-  const now = author.now();
-  const id = author.nextId("server");
-  const server: ServerRecord = {
-    id,
-    unique_id: 100_000 + id,
-    created_at: now,
-    updated_at: now,
-    ip: ipFor(id),
-    user_id: author.user.id,
-    // Only virtual machines have a hypervisor id; dedicated servers are bare metal.
-    ...(plan.type === "VPS" ? { vm_id: 5000 + id } : {}),
-    firewall_enabled: request.firewall_enabled ?? false,
-    data: [{ name: "os", value: request.image }],
-    plan_id: plan.id,
-    image: request.image,
-    ssh_key_ids: [...(request.ssh_key_ids ?? [])],
-    status: "provisioning",
-    status_date: now,
-    user_defined_name: request.user_defined_name,
-  };
-  server.order_id = recordServerOrder(account, {
-    userId: author.user.id,
-    plan,
-    serverId: id,
-    now,
-    nextId: author.nextId,
-    countries: author.catalogue.countries,
-  });
-  account.servers.insert(server);
-  for (const group of groups) {
-    group.server_ids.push(id);
-    account.security_groups.update(group);
-  }
-  return server;
-}
-
 export const routes = [
   defineRoute({
     method: "GET",
@@ -167,37 +105,10 @@ export const routes = [
     path: "/v1/servers",
     body: CreateServerRequestSchema,
     handler(ctx) {
-      const { account, body } = ctx;
-      const plan = ctx.catalogue.plans.find((p) => p.id === body.plan_id);
-      const errors: FieldError[] = [];
-      if (plan === undefined) {
-        errors.push({ field: "plan_id", message: `no plan ${body.plan_id}; see GET /v1/plans` });
-      }
-      if (!ctx.catalogue.images.some((image) => image.name === body.image)) {
-        errors.push({ field: "image", message: `no image ${body.image}; see GET /v1/images` });
-      }
-      errors.push(...unknownIdErrors("ssh_key_ids", body.ssh_key_ids, account.keys, "SSH key"));
-      errors.push(
-        ...unknownIdErrors(
-          "security_group_ids",
-          body.security_group_ids,
-          account.security_groups,
-          "security group",
-        ),
-      );
-      if (plan === undefined || errors.length > 0) throw invalidFields(errors);
-
-      const groups = (body.security_group_ids ?? []).flatMap(
-        (id) => account.security_groups.get(id) ?? [],
-      );
-      const created: ServerRecord[] = [];
-      for (let i = 0; i < body.quantity; i++) {
-        const server = insertServer(ctx, plan, body, groups);
-        ctx.beginTransition(server, "provisioning", "running");
-        created.push(server);
-      }
+      const created = createServers(ctx, ctx.body);
+      for (const server of created) ctx.beginTransition(server, "provisioning", "running");
       return ctx.json(
-        created.map((s) => serverView(account, ctx.catalogue, s)),
+        created.map((s) => serverView(ctx.account, ctx.catalogue, s)),
         201,
       );
     },

@@ -21,10 +21,10 @@ import {
   CreateTicketFieldsSchema,
   UpdateTicketRequestSchema,
 } from "../../api/schemas/support";
-import { findOr404, invalidFields, payloadTooLarge } from "../http-errors";
-import { defineRoute, type RouteContext } from "../router";
-import type { AccountState, AttachmentRecord, ReplyRecord, TicketRecord } from "../state";
-import { renderUser } from "./account";
+import { findOr404, invalidFields, payloadTooLarge } from "../http/http-errors";
+import { defineRoute, type RouteContext } from "../http/router";
+import type { AccountState, AttachmentRecord, ReplyRecord, TicketRecord } from "../store/state";
+import { renderUser } from "./views";
 
 interface Upload {
   filename: string;

@@ -2,15 +2,12 @@
  * Tags (spec: Tags). A tag holds the ids of the servers carrying it; servers show their tags
  * through the views in views.ts.
  */
-import {
-  type CreateTagRequest,
-  CreateTagRequestSchema,
-  UpdateTagRequestSchema,
-} from "../../api/schemas/tags";
-import { conflict, findOr404, invalidFields } from "../http-errors";
-import { type Author, defineRoute } from "../router";
-import type { AccountState, TagRecord } from "../state";
-import { nameTaken, unknownIdErrors } from "./validation";
+import { CreateTagRequestSchema, UpdateTagRequestSchema } from "../../api/schemas/tags";
+import { conflict, findOr404, invalidFields } from "../http/http-errors";
+import { defineRoute } from "../http/router";
+import { insertTag } from "../service/tags";
+import { nameTaken, unknownIdErrors } from "../service/validation";
+import type { AccountState } from "../store/state";
 import { tagView } from "./views";
 
 function checkServers(account: AccountState, serverIds: readonly number[] | undefined): void {
@@ -22,23 +19,6 @@ function checkNameFree(account: AccountState, name: string, exceptId?: number): 
   const taken = nameTaken(account.tags, name, exceptId);
   if (taken !== undefined)
     throw conflict(`A tag named ${taken.name} already exists (tag ${taken.id})`);
-}
-
-/** A new tag as POST /v1/tags makes it (its name and servers already checked). */
-export function insertTag(author: Author, request: CreateTagRequest): TagRecord {
-  const now = author.now();
-  const tag: TagRecord = {
-    id: author.nextId("tag"),
-    name: request.name,
-    color: request.color,
-    data: request.data ?? "",
-    created_by_user: author.user.id,
-    server_ids: [...(request.server_ids ?? [])],
-    created_at: now,
-    updated_at: now,
-  };
-  author.account.tags.insert(tag);
-  return tag;
 }
 
 export const routes = [

@@ -1,7 +1,8 @@
 /**
  * How servers, tags and security groups are answered. The three embed each other (a server its
  * tags and groups, a tag or a group its servers), so their views live together here; route
- * modules import them, never the other way round.
+ * modules import them, never the other way round. A user (spec: User) is answered here too,
+ * inside tickets as on its own.
  *
  * Every object carries every field the spec gives its type, nested ones too: a server inside a
  * tag has its own `tags` and `security_groups`. The cycle is cut by depth instead: an answer
@@ -15,7 +16,8 @@ import type {
   SecurityGroupRecord,
   ServerRecord,
   TagRecord,
-} from "../state";
+  UserRecord,
+} from "../store/state";
 
 /** How many levels of relations an answer expands below the object asked for. */
 export const RELATION_DEPTH = 2;
@@ -166,5 +168,20 @@ export function groupView(
     updated_at: group.updated_at,
     rules: group.rules.map(ruleView),
     servers: serverViewsOf(account, catalogue, group, depth),
+  };
+}
+
+/** A user as the wire shows it (spec: User): no key hash, no password, no DID internals. */
+export function renderUser(user: UserRecord) {
+  return {
+    id: user.id,
+    name: user.name,
+    last_name: user.last_name,
+    email: user.email === "" ? null : user.email,
+    type: user.type,
+    external: user.external,
+    sys: user.sys,
+    created_at: user.created_at,
+    updated_at: user.updated_at,
   };
 }

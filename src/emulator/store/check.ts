@@ -4,8 +4,8 @@
  * that only looks at answers, and loses the change at the next restart; this finds it at once.
  */
 import { isDeepStrictEqual } from "node:util";
-import { type EmulatorState, restoreState } from "../state";
 import type { Store } from "./database";
+import { type EmulatorState, restoreState } from "./state";
 import type { RowSink } from "./table";
 
 const discard: RowSink = { put() {}, delete() {}, putMeta() {} };

@@ -18,10 +18,10 @@ import { createHash } from "node:crypto";
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { DatabaseSync, StatementSync } from "node:sqlite";
-import { processRunning } from "../registry";
-import type { AccountRecords, AccountRow, StateMeta } from "../state";
-import { noRecords } from "../state";
+import { processRunning } from "../cli/registry";
 import { sqlite } from "./sqlite";
+import type { AccountRecords, AccountRow, StateMeta } from "./state";
+import { noRecords } from "./state";
 import { RECORD_TABLES, type RecordId, type RecordTable, type RowSink } from "./table";
 
 const DATABASE_FILE = "state.db";
@@ -97,6 +97,11 @@ export class Journal implements RowSink {
     this.blobs = new Map();
     this.emptyFirst = false;
     return taken;
+  }
+
+  /** Forgets every change recorded since the last commit (a failed request's). */
+  discard(): void {
+    this.take();
   }
 
   /** Puts changes back after a failed commit; they go with the next one. */

@@ -126,11 +126,6 @@ export class Table<T extends { id: K }, K extends RecordId = number, I extends s
     return record;
   }
 
-  /** Journals every record again (a migrated state written to a new database). */
-  saveAll(): void {
-    for (const record of this.records.values()) this.save(record);
-  }
-
   toJSON(): readonly T[] {
     return this.all();
   }

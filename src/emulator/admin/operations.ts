@@ -1,0 +1,317 @@
+/**
+ * Administration of a running emulator, for tests, benchmarks and tools: one implementation,
+ * which `startEmulator()` hands out as `admin` and the HTTP admin API under /_emulator/
+ * (admin/routes.ts) calls. Requests have the same snake_case shape in both, are validated with
+ * the same schemas (a bad one is a 400 over HTTP, an error naming the field in-process), and the
+ * operations that change state make it durable before they return.
+ */
+import { z } from "zod";
+import { checkRequest } from "../../api/schemas/common";
+import type { EmulatorCore } from "../core";
+import { definedOnly } from "../defined";
+import type { FaultConfig, Faults } from "../http/faults";
+import { invalidFields, notFound } from "../http/http-errors";
+import type { RequestLog, RequestLogEntry, RouteCounter } from "../http/log";
+import type { RateLimitConfig, RateLimiter } from "../http/ratelimit";
+import { type SeedDocument, type SeededAccount, seedFromDocument } from "../seed/file";
+import { type SeedResult, seedAccount } from "../seed/sample";
+import { type AccountRequest, AccountRequestSchema, createAccount } from "../service/accounts";
+import type { LifecycleTiming, ProvisioningFailures, TransitionEvent } from "../service/lifecycle";
+import type { AccountState, ServerStatus, TransitionTarget } from "../store/state";
+
+const Count = z.int().min(0).max(100_000);
+const Probability = z.number().min(0).max(1);
+
+export { type AccountRequest, AccountRequestSchema };
+
+export const SeedRequestSchema = z.strictObject({
+  account_id: z.int().positive().optional(),
+  servers: Count.optional(),
+  tags: Count.optional(),
+  keys: Count.max(1000).optional(),
+  security_groups: Count.optional(),
+  tickets: Count.optional(),
+  invoices: Count.optional(),
+});
+export type SeedRequest = z.input<typeof SeedRequestSchema>;
+
+const FaultRuleSchema = z
+  .strictObject({
+    method: z.string().optional(),
+    path: z.string().startsWith("/").optional(),
+    status_500: Probability.optional(),
+    status_502: Probability.optional(),
+    status_503: Probability.optional(),
+    status_429: Probability.optional(),
+    reset: Probability.optional(),
+    latency_ms: z
+      .tuple([z.int().min(0), z.int().min(0).max(60_000)])
+      .refine(([min, max]) => min <= max, { error: "min must not exceed max" })
+      .optional(),
+    answer_lost: Probability.optional(),
+    answer_lost_as: z.enum(["502", "reset"]).optional(),
+    limit: z.int().min(0).optional(),
+  })
+  .refine(
+    (rule) =>
+      (rule.status_500 ?? 0) +
+        (rule.status_502 ?? 0) +
+        (rule.status_503 ?? 0) +
+        (rule.status_429 ?? 0) +
+        (rule.reset ?? 0) <=
+      1,
+    { error: "the rates of status_* and reset must add up to at most 1" },
+  );
+
+export const FaultConfigSchema = z.strictObject({
+  seed: z.int().default(1),
+  rules: z.array(FaultRuleSchema).default([]),
+});
+
+const Duration = z.int().min(0).max(3_600_000);
+export const LifecycleRequestSchema = z.strictObject({
+  mode: z.enum(["auto", "manual"]).optional(),
+  durations: z
+    .strictObject({
+      provisioning: Duration.optional(),
+      stopping: Duration.optional(),
+      starting: Duration.optional(),
+      rebooting: Duration.optional(),
+      deleting: Duration.optional(),
+    })
+    .optional(),
+});
+export type LifecycleRequest = z.input<typeof LifecycleRequestSchema>;
+
+export const AdvanceRequestSchema = z.strictObject({
+  account_id: z.int().positive().optional(),
+  server_id: z.int().positive().optional(),
+});
+export type AdvanceRequest = z.input<typeof AdvanceRequestSchema>;
+
+export const FailProvisioningRequestSchema = z.strictObject({
+  next: z.int().min(0).optional(),
+  server_ids: z.array(z.int().positive()).optional(),
+});
+export type FailProvisioningRequest = z.input<typeof FailProvisioningRequestSchema>;
+
+export const RateLimitRequestSchema = z.strictObject({
+  rate_per_second: z.number().positive().optional(),
+  burst: z.int().positive().optional(),
+  enabled: z.boolean().optional(),
+});
+export type RateLimitRequest = z.input<typeof RateLimitRequestSchema>;
+
+export const ClockRequestSchema = z.union([
+  z.strictObject({ offset_ms: z.int() }),
+  z.strictObject({ advance_ms: z.int() }),
+]);
+export type ClockRequest = z.input<typeof ClockRequestSchema>;
+
+/** Validates an admin request, in-process as over HTTP: 400 naming each field at fault. */
+function checked<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
+  const result = checkRequest(schema, input ?? {});
+  if (!result.success) throw invalidFields(result.fieldErrors, "Invalid admin request");
+  return result.data;
+}
+
+export interface EmulatorInfo {
+  endpoint: string;
+  pid: number;
+  data_dir: string | null;
+  memory: boolean;
+  ca_cert_file: string;
+  started_at: string;
+  now: string;
+  clock_offset_ms: number;
+  /** Every route served, as `METHOD /path/:param`. */
+  routes: string[];
+}
+
+export interface AccountSummary {
+  id: number;
+  name: string;
+  company: string;
+  owner_user_id: number;
+  users: number;
+  servers: number;
+}
+
+export interface FaultsView extends FaultConfig {
+  /** Faults injected so far, per rule. */
+  injected: number[];
+}
+
+export interface LifecycleView extends LifecycleTiming {
+  provisioning_failures: ProvisioningFailures;
+  /** Pending transitions, soonest first. */
+  pending: {
+    account_id: number;
+    server_id: number;
+    status: ServerStatus;
+    target: TransitionTarget;
+    due_in_ms: number;
+  }[];
+}
+
+export interface ClockView {
+  now: string;
+  offset_ms: number;
+}
+
+/** In-process administration: the same operations as the /_emulator/ HTTP API. */
+export interface EmulatorAdmin {
+  /** Endpoint, pid, data dir, clock, start time and routes. */
+  info(): EmulatorInfo;
+  /** Fresh state (only the bootstrap administrator); start-up faults, timing and limits. */
+  reset(): Promise<void>;
+  /** Every account with its user and server counts. */
+  accounts(): AccountSummary[];
+  /** A new account with its owner, whose key is `api_key` when given (else generated). */
+  createAccount(
+    request?: AccountRequest,
+  ): Promise<{ account_id: number; user_id: number; api_key: string }>;
+  /** One account's raw state, for debugging. */
+  account(id: number): AccountState;
+  /** Sample data in an account (the bootstrap administrator's unless `account_id` is given). */
+  seed(request?: SeedRequest): Promise<SeedResult>;
+  /**
+   * New accounts holding the objects a seed document describes (README, "Seeding accounts from
+   * YAML"): YAML or JSON text named `file` in messages, or the same document as data. Everything
+   * is checked first, then created and committed at once; on any problem a
+   * {@link SeedDocumentError} lists them all and nothing is created.
+   */
+  seedAccounts(
+    document: string | SeedDocument,
+    file?: string,
+  ): Promise<{ accounts: SeededAccount[] }>;
+  faults(): FaultsView;
+  /** Replaces the fault rules; their generators restart from `seed`. */
+  setFaults(config: z.input<typeof FaultConfigSchema>): FaultsView;
+  clearFaults(): void;
+  lifecycle(): LifecycleView;
+  setLifecycle(timing: LifecycleRequest): LifecycleView;
+  /** Completes pending status transitions now (all, or one account's, or one server's). */
+  advance(filter?: AdvanceRequest): Promise<TransitionEvent[]>;
+  /** Makes the next `next` provisionings, or those of `server_ids`, end in `error`. */
+  failProvisioning(request: FailProvisioningRequest): LifecycleView;
+  rateLimit(): RateLimitConfig;
+  setRateLimit(config: RateLimitRequest): RateLimitConfig;
+  /** The most recent `limit` requests (default 100), oldest first. */
+  requests(limit?: number): RequestLogEntry[];
+  /** Clears the request log and the counters. */
+  clearRequests(): void;
+  /** Answers per method and route pattern, by status. */
+  counters(): RouteCounter[];
+  clock(): ClockView;
+  /** Moves the emulator clock (timestamps only; timers run on real time). */
+  setClock(request: ClockRequest): ClockView;
+}
+
+/** What the admin operations need of the running emulator besides its core. */
+export interface AdminHost extends EmulatorCore {
+  readonly faults: Faults;
+  readonly rateLimiter: RateLimiter;
+  readonly requestLog: RequestLog;
+  info(): EmulatorInfo;
+  /** Fresh state and start-up settings. */
+  reset(): Promise<void>;
+}
+
+/** The one implementation of {@link EmulatorAdmin} for `emulator`. */
+export function emulatorAdmin(emulator: AdminHost): EmulatorAdmin {
+  const lifecycleView = (): LifecycleView => ({
+    ...emulator.lifecycle.timing,
+    provisioning_failures: emulator.lifecycle.provisioningFailures,
+    pending: emulator.lifecycle.pending(),
+  });
+  const clockView = (): ClockView => ({
+    now: emulator.clock.now(),
+    offset_ms: emulator.clock.offset,
+  });
+  const accountById = (id: number): AccountState => {
+    const account = emulator.state.accounts.get(id);
+    if (account === undefined) throw notFound("Account", id);
+    return account;
+  };
+  const admin: EmulatorAdmin = {
+    info: () => emulator.info(),
+    reset: () => emulator.reset(),
+    accounts: () =>
+      emulator.state.accounts.all().map((a) => ({
+        id: a.profile.id,
+        name: a.profile.name,
+        company: a.profile.company,
+        owner_user_id: a.owner_user_id,
+        users: a.users.size,
+        servers: a.servers.size,
+      })),
+    createAccount: (request = {}) =>
+      emulator.transaction(() => {
+        const body = checked(AccountRequestSchema, request);
+        const created = createAccount(emulator.state, emulator.clock.now(), {
+          ...definedOnly({
+            name: body.name,
+            company: body.company,
+            email: body.email,
+            apiKey: body.api_key,
+          }),
+          ...(body.country === undefined ? {} : { country: body.country.toUpperCase() }),
+        });
+        return {
+          account_id: created.account.profile.id,
+          user_id: created.account.owner_user_id,
+          api_key: created.apiKey,
+        };
+      }),
+    account: accountById,
+    seed: (request = {}) =>
+      emulator.transaction(() => {
+        const body = checked(SeedRequestSchema, request);
+        const account = accountById(body.account_id ?? emulator.state.bootstrap.account_id);
+        const now = emulator.clock.now();
+        return seedAccount(emulator.state, account, emulator.catalogue, now, body);
+      }),
+    seedAccounts: (document, file = "seed document") =>
+      emulator.transaction(() => {
+        // Data is rendered as JSON, so problems still come with a line and a column.
+        const text = typeof document === "string" ? document : JSON.stringify(document, null, 2);
+        return { accounts: seedFromDocument(emulator, text, file) };
+      }),
+    faults: () => ({ ...emulator.faults.config, injected: emulator.faults.counts }),
+    setFaults(config) {
+      const body = checked(FaultConfigSchema, config);
+      emulator.faults.configure({ seed: body.seed, rules: body.rules.map(definedOnly) });
+      return admin.faults();
+    },
+    clearFaults: () => emulator.faults.clear(),
+    lifecycle: lifecycleView,
+    setLifecycle(timing) {
+      emulator.lifecycle.setTiming(checked(LifecycleRequestSchema, timing));
+      return lifecycleView();
+    },
+    advance: (filter = {}) =>
+      emulator.transaction(() => emulator.lifecycle.advance(checked(AdvanceRequestSchema, filter))),
+    failProvisioning(request) {
+      emulator.lifecycle.failProvisioning(checked(FailProvisioningRequestSchema, request));
+      return lifecycleView();
+    },
+    rateLimit: () => emulator.rateLimiter.config,
+    setRateLimit(config) {
+      emulator.rateLimiter.configure(checked(RateLimitRequestSchema, config));
+      return emulator.rateLimiter.config;
+    },
+    requests: (limit = 100) => emulator.requestLog.recent(limit),
+    clearRequests: () => emulator.requestLog.clear(),
+    counters: () => emulator.requestLog.routeCounters(),
+    clock: clockView,
+    setClock(request) {
+      const body = checked(ClockRequestSchema, request);
+      emulator.clock.setOffset(
+        "offset_ms" in body ? body.offset_ms : emulator.clock.offset + body.advance_ms,
+      );
+      return clockView();
+    },
+  };
+  return admin;
+}

@@ -1,0 +1,190 @@
+/**
+ * Request bodies: read within a size limit, then parsed as the route declares them (a JSON body
+ * validated with its schema, multipart/form-data, or none) before the handler runs.
+ */
+import type { IncomingMessage } from "node:http";
+import { checkRequest } from "../../api/schemas/common";
+import { HttpError, invalidFields, invalidRequest } from "./http-errors";
+import type { AnyRoute, TextBody } from "./router";
+
+const MAX_JSON_BYTES = 1024 * 1024;
+/** Attachments may total 2 MB; multipart framing and text fields get some room on top. */
+const MAX_MULTIPART_BYTES = 3 * 1024 * 1024;
+
+export interface ParsedBody {
+  /** The validated JSON body (undefined for routes without a body schema). */
+  body: unknown;
+  /** The parsed form, on multipart routes. */
+  form: FormData | undefined;
+}
+
+interface ContentType {
+  /** `application/json`, lower case; undefined without a Content-Type. */
+  type: string | undefined;
+  /** The `charset` parameter, lower case, unquoted. */
+  charset: string | undefined;
+}
+
+function contentType(header: string | undefined): ContentType {
+  const [type, ...params] = (header ?? "").split(";");
+  let charset: string | undefined;
+  for (const param of params) {
+    const [name, value] = param.split("=", 2).map((part) => part.trim());
+    if (name?.toLowerCase() === "charset" && value !== undefined) {
+      charset = value.replace(/^"(.*)"$/, "$1").toLowerCase();
+    }
+  }
+  return { type: type?.trim().toLowerCase() || undefined, charset };
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/** Reads the request body, refusing (413) past `limit` bytes. */
+export async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  const tooLarge = () =>
+    new HttpError(413, "payload_too_large", `Request body over ${limit} bytes`);
+  if (Number(req.headers["content-length"] ?? "0") > limit) throw tooLarge();
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    const buffer = chunk as Buffer;
+    size += buffer.length;
+    if (size > limit) throw tooLarge();
+    chunks.push(buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+function unsupportedMediaType(route: AnyRoute, wanted: string, type: string | undefined) {
+  return new HttpError(
+    415,
+    "unsupported_media_type",
+    `${route.method} ${route.path} takes ${wanted}, not ${type ?? "an untyped body"}`,
+  );
+}
+
+async function parseMultipart(req: IncomingMessage, route: AnyRoute): Promise<ParsedBody> {
+  const { type } = contentType(req.headers["content-type"]);
+  if (type !== "multipart/form-data") {
+    throw unsupportedMediaType(route, "multipart/form-data", type);
+  }
+  const raw = await readBody(req, MAX_MULTIPART_BYTES);
+  try {
+    const form = await new Request("https://emulator.invalid/", {
+      method: "POST",
+      headers: { "content-type": req.headers["content-type"] ?? "" },
+      body: raw,
+    }).formData();
+    const notUtf8 = textPartsNotUtf8(raw, req.headers["content-type"] ?? "");
+    if (notUtf8.length > 0) {
+      throw invalidFields(
+        notUtf8.map((field) => ({
+          field,
+          message: "is not valid UTF-8; text fields must be UTF-8",
+        })),
+        "Invalid multipart body",
+      );
+    }
+    return { body: undefined, form };
+  } catch (error) {
+    if (error instanceof HttpError) throw error;
+    throw invalidRequest(
+      `Malformed multipart body: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+}
+
+/**
+ * Names of the text parts (those without a filename) whose bytes are not UTF-8. `formData()`
+ * decodes such bytes into replacement characters, which a ticket would then store as if the
+ * user had written them; so the raw parts are checked here, after it has accepted the framing.
+ */
+function textPartsNotUtf8(raw: Buffer, header: string): string[] {
+  const boundary = /;\s*boundary=(?:"([^"]+)"|([^;\s]+))/i.exec(header);
+  const delimiter = Buffer.from(`--${boundary?.[1] ?? boundary?.[2] ?? ""}`);
+  if (delimiter.length <= 2) return [];
+  const names: string[] = [];
+  let at = raw.indexOf(delimiter);
+  while (at !== -1) {
+    const start = at + delimiter.length;
+    const next = raw.indexOf(delimiter, start);
+    if (next === -1) break;
+    // A part runs from after the delimiter's line break to the CRLF before the next delimiter.
+    const part = raw.subarray(start, next - 2);
+    const headerEnd = part.indexOf("\r\n\r\n");
+    if (headerEnd !== -1) {
+      const headers = part.subarray(0, headerEnd).toString("latin1");
+      const disposition = /content-disposition:[^\r\n]*/i.exec(headers)?.[0] ?? "";
+      const name = /;\s*name="([^"]*)"/i.exec(disposition)?.[1];
+      if (name !== undefined && !/;\s*filename\*?=/i.test(disposition)) {
+        try {
+          utf8.decode(part.subarray(headerEnd + 4));
+        } catch {
+          names.push(name);
+        }
+      }
+    }
+    at = next;
+  }
+  return names;
+}
+
+/** The body as UTF-8 text: 415 for a charset other than UTF-8, 400 for bytes that are not UTF-8. */
+function decodeUtf8(route: AnyRoute, raw: Buffer, type: string, charset: string | undefined) {
+  if (charset !== undefined && charset !== "utf-8" && charset !== "utf8") {
+    throw unsupportedMediaType(route, `${type} in UTF-8`, `charset=${charset.slice(0, 40)}`);
+  }
+  try {
+    return utf8.decode(raw);
+  } catch {
+    throw invalidRequest(`Body is not valid UTF-8; ${type} bodies must be UTF-8`);
+  }
+}
+
+async function parseJson(req: IncomingMessage, route: AnyRoute): Promise<ParsedBody> {
+  const { type, charset } = contentType(req.headers["content-type"]);
+  const raw = await readBody(req, MAX_JSON_BYTES);
+  const isJson = type === "application/json" || (type?.endsWith("+json") ?? false);
+  if ((type !== undefined || raw.length > 0) && !isJson) {
+    throw unsupportedMediaType(route, "application/json", type);
+  }
+  let parsed: unknown = {};
+  const text = decodeUtf8(route, raw, "application/json", charset);
+  if (raw.length > 0) {
+    try {
+      parsed = JSON.parse(text);
+    } catch (error) {
+      throw invalidRequest(
+        `Body is not valid JSON: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
+  }
+  const checked = checkRequest(route.body as NonNullable<AnyRoute["body"]>, parsed);
+  if (!checked.success) throw invalidFields(checked.fieldErrors, "Invalid request body");
+  return { body: checked.data, form: undefined };
+}
+
+async function parseText(
+  req: IncomingMessage,
+  route: AnyRoute,
+  types: readonly string[],
+): Promise<ParsedBody> {
+  const { type, charset } = contentType(req.headers["content-type"]);
+  const raw = await readBody(req, MAX_JSON_BYTES);
+  if ((type !== undefined || raw.length > 0) && (type === undefined || !types.includes(type))) {
+    throw unsupportedMediaType(route, types.join(" or "), type);
+  }
+  const text = decodeUtf8(route, raw, type ?? "text", charset);
+  const body: TextBody = { type, text };
+  return { body, form: undefined };
+}
+
+/** Reads and checks the body the route declares: 415 for the wrong type, 400 when invalid. */
+export async function parseBody(req: IncomingMessage, route: AnyRoute): Promise<ParsedBody> {
+  if (route.multipart === true) return parseMultipart(req, route);
+  if (route.text !== undefined) return parseText(req, route, route.text);
+  if (route.body !== undefined) return parseJson(req, route);
+  // Bodies of routes that take none are read and ignored, so the connection stays usable.
+  await readBody(req, MAX_JSON_BYTES);
+  return { body: undefined, form: undefined };
+}

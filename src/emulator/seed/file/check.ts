@@ -1,0 +1,318 @@
+/**
+ * Everything wrong with a seed document, before anything is created: the schema, and what the
+ * schema cannot see (object names, references between entries, names the service keeps unique,
+ * public keys, plans, images, permissions and countries of the emulator's catalogue, and account
+ * names and API keys already in the emulator).
+ *
+ * Each check reads the document leniently, entry by entry, so one mistake never hides another:
+ * a file with a misspelt plan, a dangling reference and an unknown field reports all three.
+ */
+import { formatPath as formatted, NameInputSchema } from "../../../api/schemas/common";
+import { PERMISSION_NAMES } from "../../../api/schemas/iam";
+// The one name-suggestion rule of the package (the manifest uses it too); pure, no Pulumi.
+import { closestNames } from "../../../lib/names";
+import { parsePublicKey, SshKeyError } from "../../../lib/sshkeys";
+import {
+  didYouMean,
+  type LocatedIssue,
+  mapAt,
+  type Path,
+  type YamlSource,
+} from "../../../lib/yaml-document";
+import type { PlanRecord } from "../../data";
+import { hashApiKey } from "../../service/auth";
+import { SYSTEM_ROLES } from "../../service/permissions";
+import { type Catalogue, type EmulatorState, nameKey } from "../../store/state";
+import {
+  type CheckedSeedDocument,
+  SEED_SECTIONS,
+  SeedDocumentSchema,
+  type SeedSection,
+} from "./schema";
+
+type Entries = Record<string, Record<string, unknown>>;
+
+/** The entries of a section that are maps, whatever else is wrong with them. */
+function entriesOf(account: Record<string, unknown>, section: SeedSection): Entries {
+  const out: Entries = {};
+  for (const [name, entry] of Object.entries(mapAt(account, [section]) ?? {})) {
+    const map = mapAt(entry, []);
+    if (map !== undefined) out[name] = map;
+  }
+  return out;
+}
+
+/** The plan a seed server names: by id, or by name without regard to case. */
+export function findPlan(catalogue: Catalogue, plan: string | number): PlanRecord | undefined {
+  return typeof plan === "number"
+    ? catalogue.plans.find((p) => p.id === plan)
+    : catalogue.plans.find((p) => nameKey(p.name) === nameKey(plan));
+}
+
+/** Names unique per account at the service, with how the service compares them. */
+const UNIQUE: { section: SeedSection; noun: string; taken: readonly string[] }[] = [
+  { section: "tags", noun: "tag", taken: [] },
+  { section: "security_groups", noun: "security group", taken: [] },
+  { section: "roles", noun: "role", taken: SYSTEM_ROLES.map((r) => r.name) },
+];
+
+class SeedCheck {
+  readonly issues: LocatedIssue[] = [];
+  /** Where each API key of the document was first given, by its hash. */
+  private readonly keyPaths = new Map<string, string>();
+  /** Account names of the document (folded), by the path of the first. */
+  private readonly accountNames = new Map<string, string>();
+
+  constructor(
+    private readonly source: YamlSource,
+    private readonly catalogue: Catalogue,
+    private readonly state: EmulatorState,
+  ) {}
+
+  private issue(path: Path, message: string, at: "value" | "key" = "value"): void {
+    this.issues.push(this.source.issue(path, message, at));
+  }
+
+  account(base: Path, account: Record<string, unknown>): void {
+    this.accountName(base, account["name"]);
+    this.country(base, account["country"]);
+    this.apiKey([...base, "api_key"], account["api_key"]);
+    for (const section of SEED_SECTIONS) {
+      for (const name of Object.keys(mapAt(account, [section]) ?? {})) {
+        const valid = NameInputSchema.safeParse(name);
+        if (!valid.success) {
+          const why = valid.error.issues[0]?.message ?? "not a valid name";
+          this.issue(
+            [...base, section, name],
+            `${JSON.stringify(name)} is not a valid name: ${why}`,
+            "key",
+          );
+        }
+      }
+    }
+    this.uniqueNames(base, account);
+    this.keys(base, entriesOf(account, "ssh_keys"));
+    this.roles(base, entriesOf(account, "roles"));
+    this.users(base, account);
+    this.servers(base, account);
+    const servers = Object.keys(mapAt(account, ["servers"]) ?? {});
+    for (const section of ["security_groups", "tags"] as const) {
+      for (const [name, entry] of Object.entries(entriesOf(account, section))) {
+        this.references([...base, section, name, "servers"], entry["servers"], servers, "servers");
+      }
+    }
+  }
+
+  private accountName(base: Path, name: unknown): void {
+    if (typeof name !== "string") return; // the schema reports it
+    const path = [...base, "name"];
+    const first = this.accountNames.get(nameKey(name));
+    if (first !== undefined) {
+      this.issue(
+        path,
+        `${first} already has the name ${JSON.stringify(name)}; accounts need distinct names`,
+      );
+      return;
+    }
+    this.accountNames.set(nameKey(name), formatted(path));
+    const existing = this.state.accounts
+      .all()
+      .find((a) => nameKey(a.profile.name) === nameKey(name));
+    if (existing !== undefined) {
+      this.issue(
+        path,
+        `an account named ${JSON.stringify(existing.profile.name)} already exists in this emulator (account ${existing.profile.id}); a seed document only creates, so seed a fresh emulator (--memory, a new --data-dir, or POST /_emulator/reset first)`,
+      );
+    }
+  }
+
+  private country(base: Path, country: unknown): void {
+    if (typeof country !== "string" || country.length !== 2) return;
+    if (this.catalogue.countries.some((c) => c.iso_a2 === country.toUpperCase())) return;
+    this.issue(
+      [...base, "country"],
+      `no country with the ISO 3166-1 code ${JSON.stringify(country)}; use a two-letter code such as DE, FR or US (GET /v1/countries lists them)`,
+    );
+  }
+
+  /** Every key must open exactly one user: distinct in the document, and new to the emulator. */
+  private apiKey(path: Path, key: unknown): void {
+    if (typeof key !== "string" || key.length < 16) return;
+    const hash = hashApiKey(key);
+    const first = this.keyPaths.get(hash);
+    if (first !== undefined) {
+      this.issue(path, `the same API key as ${first}; every API key must be distinct`);
+      return;
+    }
+    this.keyPaths.set(hash, formatted(path));
+    for (const account of this.state.accounts) {
+      if (account.users.all().some((u) => u.api_key_hash === hash)) {
+        this.issue(
+          path,
+          `this API key already belongs to a user of account ${account.profile.id} in this emulator; choose another`,
+        );
+        return;
+      }
+    }
+  }
+
+  private uniqueNames(base: Path, account: Record<string, unknown>): void {
+    for (const { section, noun, taken } of UNIQUE) {
+      const owner = new Map<string, string>(
+        taken.map((name) => [nameKey(name), `the system role ${name}`]),
+      );
+      for (const name of Object.keys(mapAt(account, [section]) ?? {})) {
+        const first = owner.get(nameKey(name));
+        if (first === undefined) {
+          owner.set(nameKey(name), formatted([...base, section, name]));
+          continue;
+        }
+        this.issue(
+          [...base, section, name],
+          `the name ${JSON.stringify(name)} is already used by ${first}; ${noun} names are unique per account, without regard to case`,
+          "key",
+        );
+      }
+    }
+  }
+
+  private keys(base: Path, keys: Entries): void {
+    const byFingerprint = new Map<string, string>();
+    for (const [name, entry] of Object.entries(keys)) {
+      const text = entry["public_key"];
+      if (typeof text !== "string") continue;
+      const path = [...base, "ssh_keys", name, "public_key"];
+      try {
+        const { fingerprint } = parsePublicKey(text);
+        const first = byFingerprint.get(fingerprint);
+        if (first !== undefined) {
+          this.issue(
+            path,
+            `the same public key as ${first} (fingerprint ${fingerprint}); the service stores a key once`,
+          );
+        }
+        byFingerprint.set(fingerprint, formatted([...base, "ssh_keys", name]));
+      } catch (err) {
+        if (!(err instanceof SshKeyError)) throw err;
+        this.issue(path, err.message);
+      }
+    }
+  }
+
+  private roles(base: Path, roles: Entries): void {
+    for (const [name, entry] of Object.entries(roles)) {
+      const permissions = entry["permissions"];
+      if (!Array.isArray(permissions)) continue;
+      permissions.forEach((permission: unknown, index) => {
+        if (typeof permission !== "string") return;
+        if ((PERMISSION_NAMES as readonly string[]).includes(permission.trim().toLowerCase()))
+          return;
+        const near = closestNames(permission, PERMISSION_NAMES);
+        const hint =
+          near.length > 0 ? didYouMean(near) : `; permissions: ${PERMISSION_NAMES.join(", ")}`;
+        this.issue(
+          [...base, "roles", name, "permissions", index],
+          `unknown permission ${JSON.stringify(permission)}${hint}`,
+        );
+      });
+    }
+  }
+
+  private users(base: Path, account: Record<string, unknown>): void {
+    const roles = [
+      ...Object.keys(mapAt(account, ["roles"]) ?? {}),
+      ...SYSTEM_ROLES.map((r) => r.name),
+    ];
+    const dids = new Map<string, string>();
+    for (const [name, entry] of Object.entries(entriesOf(account, "users"))) {
+      const path = [...base, "users", name];
+      this.references([...path, "role"], entry["role"], roles, "roles", false);
+      this.apiKey([...path, "api_key"], entry["api_key"]);
+      const did = entry["did"];
+      if (typeof did !== "string") continue;
+      const first = dids.get(did);
+      if (first !== undefined)
+        this.issue([...path, "did"], `the same DID as ${first}; a DID names one user`);
+      dids.set(did, formatted(path));
+    }
+  }
+
+  private servers(base: Path, account: Record<string, unknown>): void {
+    const keys = Object.keys(mapAt(account, ["ssh_keys"]) ?? {});
+    const plans = this.catalogue.plans.map((p) => p.name);
+    const images = this.catalogue.images.map((i) => i.name);
+    for (const [name, entry] of Object.entries(entriesOf(account, "servers"))) {
+      const path = [...base, "servers", name];
+      const plan = entry["plan"];
+      if (
+        (typeof plan === "string" || typeof plan === "number") &&
+        findPlan(this.catalogue, plan) === undefined
+      ) {
+        const wanted =
+          typeof plan === "string" ? `named ${JSON.stringify(plan)}` : `with id ${plan}`;
+        const near = typeof plan === "string" ? closestNames(plan, plans) : [];
+        this.issue(
+          [...path, "plan"],
+          `no plan ${wanted}${near.length > 0 ? didYouMean(near) : `; plans: ${plans.join(", ")}`}`,
+        );
+      }
+      const image = entry["image"];
+      if (typeof image === "string" && !images.includes(image)) {
+        const near = closestNames(image, images);
+        this.issue(
+          [...path, "image"],
+          `no image named ${JSON.stringify(image)}${near.length > 0 ? didYouMean(near) : `; images: ${images.join(", ")}`}`,
+        );
+      }
+      this.references([...path, "ssh_keys"], entry["ssh_keys"], keys, "ssh_keys");
+    }
+  }
+
+  /** Names given at `path` (a list, or one name) that must be entries of `section`. */
+  private references(
+    path: Path,
+    given: unknown,
+    targets: readonly string[],
+    section: string,
+    list = true,
+  ): void {
+    const names = list ? (Array.isArray(given) ? given : []) : [given];
+    const seen = new Set<string>();
+    names.forEach((name: unknown, index) => {
+      if (typeof name !== "string") return; // the schema reports the type
+      const at = list ? [...path, index] : path;
+      if (seen.has(name)) this.issue(at, `${JSON.stringify(name)} is listed twice`);
+      seen.add(name);
+      if (targets.includes(name)) return;
+      const hint =
+        targets.length === 0
+          ? `; this account declares no ${section}`
+          : didYouMean(closestNames(name, targets)) || `; ${section} has: ${targets.join(", ")}`;
+      this.issue(at, `no entry ${JSON.stringify(name)} in ${section}${hint}`);
+    });
+  }
+}
+
+/**
+ * Checks a parsed seed document against its schema, itself, the emulator's catalogue and what the
+ * emulator already holds. Reads nothing else and changes nothing.
+ */
+export function checkSeedDocument(
+  source: YamlSource,
+  catalogue: Catalogue,
+  state: EmulatorState,
+): { ok: true; document: CheckedSeedDocument } | { ok: false; issues: LocatedIssue[] } {
+  const validated = source.validate(SeedDocumentSchema, { suggest: closestNames });
+  const check = new SeedCheck(source, catalogue, state);
+  const accounts = mapAt(source.value, [])?.["accounts"];
+  if (Array.isArray(accounts)) {
+    accounts.forEach((account: unknown, index) => {
+      const map = mapAt(account, []);
+      if (map !== undefined) check.account(["accounts", index], map);
+    });
+  }
+  const issues = [...(validated.ok ? [] : validated.issues), ...check.issues];
+  return validated.ok && issues.length === 0
+    ? { ok: true, document: validated.data }
+    : { ok: false, issues };
+}
