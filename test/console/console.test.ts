@@ -115,11 +115,13 @@ describe.skipIf(skipReason !== undefined)("the emulator console in Chromium", ()
     expect(userKey).not.toBe("");
 
     await visit("/");
-    await expect(
-      row(/Bootstrap|admin/i)
-        .first()
-        .isVisible(),
-    ).resolves.toBe(true);
+    await expect(row("Emulator Admin").locator("td").allTextContents()).resolves.toEqual([
+      "1",
+      "Emulator Admin",
+      "CloudInfra Emulator",
+      "2",
+      "1",
+    ]);
     await shoot("overview");
     await page.locator("table a").first().click();
     seen.push(await page.content());
