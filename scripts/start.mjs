@@ -5,12 +5,12 @@
 //    the CLI on first use) and a local state backend inside the project (.pulumi-state/, no login,
 //    no passphrase prompt);
 //  - where the CLI cannot be had, through the test suite's local engine (test/support/local-engine,
-//    as `npm run local-engine` runs it), state in .pulumi-local/dev.json.
+//    as `npm run local-engine` runs it), state in .pulumi-state/local-engine/dev.json.
 // Then it prints the outputs, the console's address and the one command that destroys it.
 //
 // Environment: CLOUDINFRA_START_DATA_DIR (the emulator's data dir, default .emulator),
 // CLOUDINFRA_PULUMI (the command that runs the CLI), CLOUDINFRA_START_LOCAL_STATE (the local
-// engine's state file, default .pulumi-local/dev.json).
+// engine's state file, default .pulumi-state/local-engine/dev.json).
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, openSync, readFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
@@ -19,7 +19,9 @@ import { fileURLToPath } from "node:url";
 const ROOT = resolve(fileURLToPath(import.meta.url), "..", "..");
 const dataDir = resolve(ROOT, process.env.CLOUDINFRA_START_DATA_DIR ?? ".emulator");
 const stateDir = join(ROOT, ".pulumi-state");
-const DEFAULT_LOCAL_STATE = join(ROOT, ".pulumi-local", "dev.json");
+// Beside the CLI's backend: the quick start's state stays in .pulumi-state/, apart from the state
+// of `npm run local-engine` by hand (.pulumi-local/), which may belong to another emulator.
+const DEFAULT_LOCAL_STATE = join(ROOT, ".pulumi-state", "local-engine", "dev.json");
 const localState = resolve(ROOT, process.env.CLOUDINFRA_START_LOCAL_STATE ?? DEFAULT_LOCAL_STATE);
 const say = (line) => process.stdout.write(`${line}\n`);
 /** A path as a person in the project directory would type it. */
@@ -133,8 +135,7 @@ function withLocalEngine(why, emulator) {
     `No Pulumi CLI here (${why}): running the quick start through the local engine (test/support/local-engine) instead; for the real CLI see https://www.pulumi.com/docs/install/ and run \`npm start\` again.`,
   );
   const emulatorFile = join(dataDir, "emulator.json");
-  const stateArgs = localState === DEFAULT_LOCAL_STATE ? [] : ["--state", shown(localState)];
-  const args = ["--emulator", shown(emulatorFile), ...stateArgs];
+  const args = ["--emulator", shown(emulatorFile), "--state", shown(localState)];
   // --refresh: a state left by an earlier run may name resources an emulator since reset no
   // longer has; refreshing first drops them, so `up` creates them again.
   const up = spawnSync(
