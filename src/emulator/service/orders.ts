@@ -13,6 +13,7 @@ import type {
   AccountState,
   CountryRecord,
   IdKind,
+  InvoiceItemRecord,
   InvoiceRecord,
   PlanRecord,
   Timestamp,
@@ -163,9 +164,35 @@ export function recordServerOrder(
     amount_cents: proratedCents(monthlyCents, activeSeconds, periodSeconds),
     billing_for: `${plan.name} (server ${input.serverId}), ${now.slice(0, 10)} – ${isoSeconds(period.to).slice(0, 10)}`,
   };
-  const invoice = openInvoiceFor(account, period, now, nextId);
   account.orders.insert(order);
-  invoice.invoice_items.push(item);
-  recomputeInvoice(account, invoice, now, input.countries);
+  addInvoiceItem(account, {
+    at: now,
+    item,
+    now,
+    nextId,
+    ...(input.countries === undefined ? {} : { countries: input.countries }),
+  });
   return orderId;
+}
+
+/**
+ * Bills `item` on the account's open invoice of the billing month that contains `at` (opening
+ * that invoice, with its number, period and due date, when none is open) and recomputes the
+ * invoice's amounts with the VAT rate of the account's country. Returns the invoice.
+ */
+export function addInvoiceItem(
+  account: AccountState,
+  input: {
+    at: Timestamp;
+    item: InvoiceItemRecord;
+    now: Timestamp;
+    nextId: (kind: IdKind) => number;
+    /** The country catalogue; the built-in one when left out. */
+    countries?: readonly CountryRecord[];
+  },
+): InvoiceRecord {
+  const invoice = openInvoiceFor(account, billingPeriod(input.at), input.now, input.nextId);
+  invoice.invoice_items.push(input.item);
+  recomputeInvoice(account, invoice, input.now, input.countries);
+  return invoice;
 }

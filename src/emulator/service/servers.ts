@@ -7,8 +7,9 @@ import type { FieldError } from "../../api/schemas/common";
 import type { CreateServerRequest } from "../../api/schemas/servers";
 import type { PlanRecord } from "../data";
 import { invalidFields } from "../http/http-errors";
-import type { SecurityGroupRecord, ServerRecord } from "../store/state";
+import type { AccountState, SecurityGroupRecord, ServerRecord, ServerStatus } from "../store/state";
 import type { Author } from "./author";
+import type { Lifecycle } from "./lifecycle";
 import { recordServerOrder } from "./orders";
 import { unknownIdErrors } from "./validation";
 
@@ -108,4 +109,22 @@ export function createServers(
   for (let i = 0; i < (body.quantity ?? 1); i++)
     created.push(insertServer(author, plan, body, groups));
   return created;
+}
+
+/**
+ * Puts a server a seeder just made in `status` at once, or, for `provisioning`, starts its
+ * provisioning through the lifecycle as a created server's.
+ */
+export function settleSeededServer(
+  lifecycle: Pick<Lifecycle, "begin">,
+  account: AccountState,
+  server: ServerRecord,
+  status: ServerStatus,
+): void {
+  if (status === "provisioning") {
+    lifecycle.begin(account, server, "provisioning", "running");
+    return;
+  }
+  server.status = status;
+  account.servers.update(server);
 }

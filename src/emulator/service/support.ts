@@ -1,0 +1,53 @@
+/** Support tickets: the operations the tickets routes, the seeders and the admin API share. */
+import type { AttachmentRecord, TicketRecord } from "../store/state";
+import type { Author } from "./author";
+
+/** A file to attach, read and checked (count, size) by the caller. */
+export interface Upload {
+  filename: string;
+  content_type: string;
+  bytes: Uint8Array;
+}
+
+/** Attachment records for `uploads`, their bytes stored with the next commit by `putBlob`. */
+export async function storeAttachments(
+  author: Author,
+  putBlob: (bytes: Uint8Array) => Promise<string>,
+  uploads: readonly Upload[],
+): Promise<AttachmentRecord[]> {
+  const now = author.now();
+  const stored: AttachmentRecord[] = [];
+  for (const upload of uploads) {
+    stored.push({
+      id: author.nextId("attachment"),
+      filename: upload.filename,
+      content_type: upload.content_type,
+      size: upload.bytes.byteLength,
+      sha256: await putBlob(upload.bytes),
+      created_at: now,
+    });
+  }
+  return stored;
+}
+
+/** A new open ticket as POST /v1/tickets makes it, with its case id. */
+export function insertTicket(
+  author: Author,
+  request: { subject: string; content: string; files?: AttachmentRecord[] },
+): TicketRecord {
+  const now = author.now();
+  const id = author.nextId("ticket");
+  const ticket: TicketRecord = {
+    id,
+    case_id: `CASE-${String(id).padStart(6, "0")}`,
+    user_id: author.user.id,
+    subject: request.subject,
+    content: request.content,
+    status: "open",
+    files: request.files ?? [],
+    created_at: now,
+    updated_at: now,
+  };
+  author.account.tickets.insert(ticket);
+  return ticket;
+}
