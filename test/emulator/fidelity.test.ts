@@ -5,41 +5,7 @@
  */
 import { FormData } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { defineRoute, type ExtraRoute } from "../../src/emulator";
-import { startTestEmulator, type TestEmulator } from "../support/emulator";
-
-/**
- * A server record without an order, which no route or seeder makes any more (each server comes
- * with its order): records may still lack optional fields, and answers must show them as null.
- */
-const orderlessServer: ExtraRoute = {
-  ...defineRoute({
-    method: "POST",
-    path: "/v1/_test/orderless-server",
-    handler(ctx) {
-      const now = ctx.now();
-      const id = ctx.nextId("server");
-      ctx.account.servers.insert({
-        id,
-        unique_id: 100_000 + id,
-        created_at: now,
-        updated_at: now,
-        ip: "10.255.0.1",
-        user_id: ctx.user.id,
-        firewall_enabled: false,
-        data: [],
-        plan_id: 1,
-        image: "ubuntu-24.04",
-        ssh_key_ids: [],
-        status: "running",
-        status_date: now,
-        user_defined_name: "orderless",
-      });
-      return ctx.json({ id }, 201);
-    },
-  }),
-  permission: null,
-};
+import { coreTestRoutes, startTestEmulator, type TestEmulator } from "../support/emulator";
 
 /** Field lists of spec/cloud-api.md, "Resources and their fields". */
 const SPEC = {
@@ -184,7 +150,9 @@ async function body(method: string, path: string, json?: unknown): Promise<unkno
 beforeAll(async () => {
   emulator = await startTestEmulator({
     lifecycle: { mode: "manual" },
-    extraRoutes: [orderlessServer],
+    // Its POST /v1/_test/servers stores a server without an order, which no route or seeder
+    // makes any more: answers must show such absent fields as null.
+    extraRoutes: coreTestRoutes,
   });
   const created = (await body("POST", "/v1/servers", {
     plan_id: 1,
@@ -194,7 +162,7 @@ beforeAll(async () => {
   })) as { id: number }[];
   serverIds = created.map((s) => s.id);
   await emulator.admin.advance({});
-  await body("POST", "/v1/_test/orderless-server");
+  await body("POST", "/v1/_test/servers");
   await body("POST", "/v1/firewall/groups", {
     name: "ssh",
     rules: [

@@ -20,6 +20,14 @@ import type {
 } from "../store/state";
 import { computeInvoice, proratedCents } from "./billing";
 
+/** What billing needs besides the account: the time, the id source and the countries' VAT. */
+export interface BillingContext {
+  now: Timestamp;
+  nextId: (kind: IdKind) => number;
+  /** The country catalogue (`ctx.catalogue.countries`); the built-in one when left out. */
+  countries?: readonly CountryRecord[];
+}
+
 /** Days between the end of the billing month and the invoice's due date. */
 export const PAYMENT_TERM_DAYS = 14;
 
@@ -124,15 +132,7 @@ function openInvoiceFor(
  */
 export function recordServerOrder(
   account: AccountState,
-  input: {
-    userId: number;
-    plan: PlanRecord;
-    serverId: number;
-    now: Timestamp;
-    nextId: (kind: IdKind) => number;
-    /** The country catalogue (`ctx.catalogue.countries`); the built-in one when left out. */
-    countries?: readonly CountryRecord[];
-  },
+  input: BillingContext & { userId: number; plan: PlanRecord; serverId: number },
 ): number {
   const { plan, now, nextId } = input;
   const monthlyCents = priceToCents(plan.price);
@@ -182,14 +182,7 @@ export function recordServerOrder(
  */
 export function addInvoiceItem(
   account: AccountState,
-  input: {
-    at: Timestamp;
-    item: InvoiceItemRecord;
-    now: Timestamp;
-    nextId: (kind: IdKind) => number;
-    /** The country catalogue; the built-in one when left out. */
-    countries?: readonly CountryRecord[];
-  },
+  input: BillingContext & { at: Timestamp; item: InvoiceItemRecord },
 ): InvoiceRecord {
   const invoice = openInvoiceFor(account, billingPeriod(input.at), input.now, input.nextId);
   invoice.invoice_items.push(input.item);
