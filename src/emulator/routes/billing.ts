@@ -1,7 +1,7 @@
 import { formatCents } from "../../lib/money";
-import { conflict, findOr404 } from "../http/http-errors";
+import { findOr404 } from "../http/http-errors";
 import { defineRoute } from "../http/router";
-import { cardExpired, describeCard, payInvoice } from "../service/payments";
+import { deleteCard, describeCard, makeDefaultCard, payInvoice } from "../service/payments";
 import type { AccountState, InvoiceRecord, OrderRecord } from "../store/state";
 
 export function renderOrder(account: AccountState, order: OrderRecord) {
@@ -108,16 +108,11 @@ export const routes = [
     path: "/v1/wallet/cards/:id/default",
     handler(ctx) {
       const card = findOr404(ctx.account.cards, ctx.params["id"] ?? "", "Payment method");
-      if (card.default) return ctx.generic(`${describeCard(card)} is already the default`);
-      if (cardExpired(card, ctx.now())) {
-        throw conflict(`${describeCard(card)} expired ${card.exp} and cannot be the default`);
-      }
-      for (const other of ctx.account.cards) {
-        if (other.default === (other.id === card.id)) continue;
-        other.default = other.id === card.id;
-        ctx.account.cards.update(other);
-      }
-      return ctx.generic(`${describeCard(card)} is now the default payment method`);
+      return ctx.generic(
+        makeDefaultCard(ctx, card)
+          ? `${describeCard(card)} is now the default payment method`
+          : `${describeCard(card)} is already the default`,
+      );
     },
   }),
 
@@ -126,12 +121,7 @@ export const routes = [
     path: "/v1/wallet/cards/:id",
     handler(ctx) {
       const card = findOr404(ctx.account.cards, ctx.params["id"] ?? "", "Payment method");
-      if (card.default && ctx.account.cards.size > 1) {
-        throw conflict(
-          `${describeCard(card)} is the default payment method; make another card the default before deleting it`,
-        );
-      }
-      ctx.account.cards.remove(card.id);
+      deleteCard(ctx.account, card);
       return ctx.generic(`${describeCard(card)} deleted`);
     },
   }),

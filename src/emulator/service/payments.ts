@@ -56,3 +56,30 @@ export function payInvoice(
   account.invoices.update(invoice);
   return { paid: true, ref, chargedCents: charged, card };
 }
+
+/** Makes `card` the default (409 when it expired); false when it already was. */
+export function makeDefaultCard(
+  author: { account: AccountState; now(): Timestamp },
+  card: CardRecord,
+): boolean {
+  if (card.default) return false;
+  if (cardExpired(card, author.now())) {
+    throw conflict(`${describeCard(card)} expired ${card.exp} and cannot be the default`);
+  }
+  for (const other of author.account.cards) {
+    if (other.default === (other.id === card.id)) continue;
+    other.default = other.id === card.id;
+    author.account.cards.update(other);
+  }
+  return true;
+}
+
+/** Deletes `card`; the default one only when it is the last (409 otherwise). */
+export function deleteCard(account: AccountState, card: CardRecord): void {
+  if (card.default && account.cards.size > 1) {
+    throw conflict(
+      `${describeCard(card)} is the default payment method; make another card the default before deleting it`,
+    );
+  }
+  account.cards.remove(card.id);
+}
