@@ -23,7 +23,13 @@ import {
 } from "../../api/schemas/support";
 import { findOr404, invalidFields, payloadTooLarge } from "../http/http-errors";
 import { defineRoute } from "../http/router";
-import { insertTicket, storeAttachments, type Upload } from "../service/support";
+import {
+  insertTicket,
+  replyToTicket,
+  setTicketStatus,
+  storeAttachments,
+  type Upload,
+} from "../service/support";
 import type { AccountState, AttachmentRecord, ReplyRecord, TicketRecord } from "../store/state";
 import { renderUser } from "./views";
 
@@ -158,13 +164,11 @@ export const routes = [
     body: UpdateTicketRequestSchema,
     handler(ctx) {
       const ticket = findOr404(ctx.account.tickets, ctx.intParam("id"), "Ticket");
-      if (ticket.status === ctx.body.status) {
-        return ctx.generic(`Ticket ${ticket.case_id} is already ${ticket.status}`);
-      }
-      ticket.status = ctx.body.status;
-      ticket.updated_at = ctx.now();
-      ctx.account.tickets.update(ticket);
-      return ctx.generic(`Ticket ${ticket.case_id} is now ${ticket.status}`);
+      return ctx.generic(
+        setTicketStatus(ctx, ticket, ctx.body.status)
+          ? `Ticket ${ticket.case_id} is now ${ticket.status}`
+          : `Ticket ${ticket.case_id} is already ${ticket.status}`,
+      );
     },
   }),
 
@@ -176,19 +180,7 @@ export const routes = [
       const ticket = findOr404(ctx.account.tickets, ctx.intParam("id"), "Ticket");
       const { fields, uploads } = await readForm(ctx.form, CreateReplyFieldsSchema);
       const files = await storeAttachments(ctx, ctx.putBlob, uploads);
-      const now = ctx.now();
-      const reply: ReplyRecord = {
-        id: ctx.nextId("reply"),
-        ticket_id: ticket.id,
-        user_id: ctx.user.id,
-        content: fields.content,
-        files,
-        created_at: now,
-      };
-      ctx.account.replies.insert(reply);
-      ticket.status = "open";
-      ticket.updated_at = now;
-      ctx.account.tickets.update(ticket);
+      const reply = replyToTicket(ctx, ticket, { content: fields.content, files });
       return ctx.json(renderReply(ctx.account, reply), 201);
     },
   }),

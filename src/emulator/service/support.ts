@@ -1,5 +1,6 @@
 /** Support tickets: the operations the tickets routes, the seeders and the admin API share. */
-import type { AttachmentRecord, TicketRecord } from "../store/state";
+import type { TicketStatus } from "../../api/schemas/support";
+import type { AttachmentRecord, ReplyRecord, TicketRecord } from "../store/state";
 import type { Author } from "./author";
 
 /** A file to attach, read and checked (count, size) by the caller. */
@@ -50,4 +51,39 @@ export function insertTicket(
   };
   author.account.tickets.insert(ticket);
   return ticket;
+}
+
+/** Moves the ticket to `status`; false when it already was there (nothing recorded). */
+export function setTicketStatus(
+  author: Pick<Author, "account" | "now">,
+  ticket: TicketRecord,
+  status: TicketStatus,
+): boolean {
+  if (ticket.status === status) return false;
+  ticket.status = status;
+  ticket.updated_at = author.now();
+  author.account.tickets.update(ticket);
+  return true;
+}
+
+/** A reply by the author; it reopens the ticket. */
+export function replyToTicket(
+  author: Author,
+  ticket: TicketRecord,
+  request: { content: string; files?: AttachmentRecord[] },
+): ReplyRecord {
+  const now = author.now();
+  const reply: ReplyRecord = {
+    id: author.nextId("reply"),
+    ticket_id: ticket.id,
+    user_id: author.user.id,
+    content: request.content,
+    files: request.files ?? [],
+    created_at: now,
+  };
+  author.account.replies.insert(reply);
+  ticket.status = "open";
+  ticket.updated_at = now;
+  author.account.tickets.update(ticket);
+  return reply;
 }
