@@ -137,6 +137,52 @@ describe("accounts, seed and reset", () => {
     expect(invoice && invoice.subtotal_cents + invoice.vat_cents).toBe(invoice?.total_cents);
   });
 
+  it("seeds what the API makes: each server with its order, address and invoice item", async () => {
+    const created = await emulator.admin.createAccount({ name: "Like the API", country: "DE" });
+    const key = created.api_key;
+    const made = await emulator.call("POST", "/v1/servers", {
+      key,
+      json: { plan_id: 1, image: "ubuntu-24.04", user_defined_name: "by-api" },
+    });
+    expect(made.status).toBe(201);
+    await emulator.admin.seed({ account_id: created.account_id, servers: 2, invoices: 1 });
+    const servers = (await emulator.call("GET", "/v1/servers", { key })).body as {
+      id: number;
+      ip: string;
+      order_id: number | null;
+      vm_id: number | null;
+      plan_id: number;
+    }[];
+    const [byApi, ...seeded] = servers;
+    expect(seeded).toHaveLength(2);
+    for (const server of seeded) {
+      expect(Object.keys(server).sort()).toEqual(Object.keys(byApi ?? {}).sort());
+      expect(server.order_id).not.toBeNull();
+      // The same plan gets the same kind of hypervisor id, and the address scheme is the API's.
+      expect(server.vm_id === null).toBe(byApi?.vm_id === null);
+      expect(server.ip).toBe(
+        `10.${(server.id >> 16) & 255}.${(server.id >> 8) & 255}.${server.id & 255}`,
+      );
+    }
+    const orders = (await emulator.call("GET", "/v1/orders", { key })).body as { id: number }[];
+    expect(orders.map((o) => o.id)).toEqual(servers.map((s) => s.order_id));
+    const invoices = (await emulator.call("GET", "/v1/invoices", { key })).body as {
+      billing_month: string;
+      invoice_items: unknown[];
+      subtotal_amount: string;
+      vat_amount: string;
+    }[];
+    // The past month's sample invoice, and this month's holding the three servers' items.
+    const byMonth = [...invoices].sort((x, y) => x.billing_month.localeCompare(y.billing_month));
+    expect(byMonth.map((i) => i.invoice_items.length)).toEqual([1, 3]);
+    expect(byMonth[0]?.billing_month).not.toBe(byMonth[1]?.billing_month);
+    for (const invoice of invoices) {
+      // German VAT (19 %) on the subtotal, rounded once per invoice, as the billing rules say.
+      const subtotal = Math.round(Number(invoice.subtotal_amount) * 100);
+      expect(Math.round(Number(invoice.vat_amount) * 100)).toBe(Math.round(subtotal * 0.19));
+    }
+  });
+
   it("resets to a fresh state: other accounts gone, the bootstrap key still valid", async () => {
     const other = await emulator.admin.createAccount();
     await emulator.call("POST", "/v1/_test/notes", { json: { text: "before reset" } });

@@ -269,8 +269,7 @@ export function emulatorAdmin(emulator: AdminHost): EmulatorAdmin {
       emulator.transaction(() => {
         const body = checked(SeedRequestSchema, request);
         const account = accountById(body.account_id ?? emulator.state.bootstrap.account_id);
-        const now = emulator.clock.now();
-        return seedAccount(emulator.state, account, emulator.catalogue, now, body);
+        return seedAccount(emulator, account, body);
       }),
     seedAccounts: (document, file = "seed document") =>
       emulator.transaction(() => {

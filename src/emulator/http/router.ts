@@ -1,7 +1,7 @@
 /**
  * Route declarations and path matching. A route module declares routes with {@link defineRoute};
  * the server does everything around the handler (auth, permission from permissions.ts, rate
- * limits, faults, content type, body validation, persistence, logging). See ROUTES.md.
+ * limits, faults, content type, body validation, persistence, logging). See ../ROUTES.md.
  */
 import type { IncomingHttpHeaders } from "node:http";
 import type { z } from "zod";

@@ -1,27 +1,8 @@
-/**
- * Billing: orders, invoices, manual payments and stored payment methods (cards). Orders and
- * invoice items come from {@link recordServerOrder} (../orders.ts); amounts are stored in cents
- * and shown as two-place decimal strings.
- *
- * Rules beyond the schemas (docs/wire-contract.md, Billing):
- * - A payment charges the full outstanding amount to the default card. Paying a paid invoice,
- *   or paying without a default card, is 409. An expired default card declines: 200 with
- *   `paid: false`, a `message`, and the outstanding amount unchanged.
- * - Exactly one card is the default whenever the account has any card. An expired card cannot
- *   become the default (409). The default card can be deleted only when it is the last card
- *   (409 otherwise: make another card the default first).
- */
-import { randomBytes } from "node:crypto";
 import { formatCents } from "../../lib/money";
-import { conflict, findOr404 } from "../http/http-errors";
+import { findOr404 } from "../http/http-errors";
 import { defineRoute } from "../http/router";
-import type {
-  AccountState,
-  CardRecord,
-  InvoiceRecord,
-  OrderRecord,
-  Timestamp,
-} from "../store/state";
+import { deleteCard, describeCard, makeDefaultCard, payInvoice } from "../service/payments";
+import type { AccountState, InvoiceRecord, OrderRecord } from "../store/state";
 
 export function renderOrder(account: AccountState, order: OrderRecord) {
   return {
@@ -69,18 +50,6 @@ export function renderInvoice(account: AccountState, invoice: InvoiceRecord) {
   };
 }
 
-/** A card is valid through the last day of its `MM/YY` month. */
-export function cardExpired(card: CardRecord, now: Timestamp): boolean {
-  const match = /^(\d{2})\/(\d{2})$/.exec(card.exp);
-  if (match === null) return true;
-  const firstInvalid = Date.UTC(2000 + Number(match[2]), Number(match[1]), 1);
-  return new Date(now).getTime() >= firstInvalid;
-}
-
-function describeCard(card: CardRecord): string {
-  return `${card.brand} ending in ${card.last4}`;
-}
-
 export const routes = [
   defineRoute({
     method: "GET",
@@ -109,38 +78,22 @@ export const routes = [
     path: "/v1/invoices/:id/payments",
     handler(ctx) {
       const invoice = findOr404(ctx.account.invoices, ctx.intParam("id"), "Invoice");
-      if (invoice.paid) {
-        throw conflict(
-          `Invoice ${invoice.invoice_number} is already paid (${invoice.payment_ref_id ?? "no charge"})`,
-        );
-      }
-      const card = ctx.account.cards.all().find((c) => c.default);
-      if (card === undefined) {
-        throw conflict("No default payment method; make a card the default first");
-      }
-      const now = ctx.now();
-      if (cardExpired(card, now)) {
-        return ctx.json({
-          paid: false,
-          payment_ref: null,
-          message: `Declined: the default card (${describeCard(card)}) expired ${card.exp}`,
-          outstanding: formatCents(invoice.outstanding_cents),
-        });
-      }
-      const charged = invoice.outstanding_cents;
-      const ref = `pay_${randomBytes(12).toString("hex")}`;
-      invoice.paid = true;
-      invoice.paid_at = now;
-      invoice.payment_ref_id = ref;
-      invoice.outstanding_cents = 0;
-      invoice.updated_at = now;
-      ctx.account.invoices.update(invoice);
-      return ctx.json({
-        paid: true,
-        payment_ref: ref,
-        message: `Charged ${formatCents(charged)} to ${describeCard(card)}`,
-        outstanding: formatCents(0),
-      });
+      const payment = payInvoice(ctx.account, invoice, ctx.now());
+      return ctx.json(
+        payment.paid
+          ? {
+              paid: true,
+              payment_ref: payment.ref,
+              message: `Charged ${formatCents(payment.chargedCents)} to ${describeCard(payment.card)}`,
+              outstanding: formatCents(0),
+            }
+          : {
+              paid: false,
+              payment_ref: null,
+              message: payment.declined,
+              outstanding: formatCents(invoice.outstanding_cents),
+            },
+      );
     },
   }),
 
@@ -155,16 +108,11 @@ export const routes = [
     path: "/v1/wallet/cards/:id/default",
     handler(ctx) {
       const card = findOr404(ctx.account.cards, ctx.params["id"] ?? "", "Payment method");
-      if (card.default) return ctx.generic(`${describeCard(card)} is already the default`);
-      if (cardExpired(card, ctx.now())) {
-        throw conflict(`${describeCard(card)} expired ${card.exp} and cannot be the default`);
-      }
-      for (const other of ctx.account.cards) {
-        if (other.default === (other.id === card.id)) continue;
-        other.default = other.id === card.id;
-        ctx.account.cards.update(other);
-      }
-      return ctx.generic(`${describeCard(card)} is now the default payment method`);
+      return ctx.generic(
+        makeDefaultCard(ctx, card)
+          ? `${describeCard(card)} is now the default payment method`
+          : `${describeCard(card)} is already the default`,
+      );
     },
   }),
 
@@ -173,12 +121,7 @@ export const routes = [
     path: "/v1/wallet/cards/:id",
     handler(ctx) {
       const card = findOr404(ctx.account.cards, ctx.params["id"] ?? "", "Payment method");
-      if (card.default && ctx.account.cards.size > 1) {
-        throw conflict(
-          `${describeCard(card)} is the default payment method; make another card the default before deleting it`,
-        );
-      }
-      ctx.account.cards.remove(card.id);
+      deleteCard(ctx.account, card);
       return ctx.generic(`${describeCard(card)} deleted`);
     },
   }),

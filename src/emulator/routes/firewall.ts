@@ -7,19 +7,17 @@ import {
   SecurityGroupRequestSchema,
   UpdateServerFirewallRequestSchema,
 } from "../../api/schemas/firewall";
-import { conflict, findOr404 } from "../http/http-errors";
+import { findOr404 } from "../http/http-errors";
 import { defineRoute } from "../http/router";
-import { buildRules, insertGroup } from "../service/firewall";
-import { nameTaken } from "../service/validation";
-import type { AccountState } from "../store/state";
+import {
+  attachGroup,
+  createGroup,
+  deleteGroup,
+  detachGroup,
+  switchFirewall,
+  updateGroup,
+} from "../service/firewall";
 import { groupView } from "./views";
-
-function checkNameFree(account: AccountState, name: string, exceptId?: number): void {
-  const taken = nameTaken(account.security_groups, name, exceptId);
-  if (taken !== undefined) {
-    throw conflict(`A security group named ${taken.name} already exists (group ${taken.id})`);
-  }
-}
 
 export const routes = [
   defineRoute({
@@ -41,8 +39,7 @@ export const routes = [
     path: "/v1/firewall/groups",
     body: SecurityGroupRequestSchema,
     handler(ctx) {
-      checkNameFree(ctx.account, ctx.body.name);
-      const { id } = insertGroup(ctx, ctx.body);
+      const { id } = createGroup(ctx, ctx.body);
       // The spec's answer has no id field; the name, unique per account, finds the group.
       return ctx.json(
         { success: true, message: `Security group ${ctx.body.name} created with id ${id}` },
@@ -64,12 +61,7 @@ export const routes = [
     body: SecurityGroupRequestSchema,
     handler(ctx) {
       const group = findOr404(ctx.account.security_groups, ctx.intParam("id"), "Security group");
-      checkNameFree(ctx.account, ctx.body.name, group.id);
-      group.name = ctx.body.name;
-      group.description = ctx.body.description ?? "";
-      group.rules = buildRules(ctx, ctx.body.rules, group.rules);
-      group.updated_at = ctx.now();
-      ctx.account.security_groups.update(group);
+      updateGroup(ctx, group, ctx.body);
       return ctx.generic(`Security group ${group.id} updated`);
     },
   }),
@@ -78,12 +70,7 @@ export const routes = [
     path: "/v1/firewall/groups/:id",
     handler(ctx) {
       const group = findOr404(ctx.account.security_groups, ctx.intParam("id"), "Security group");
-      if (group.server_ids.length > 0) {
-        throw conflict(
-          `Security group ${group.id} is still attached to server ${group.server_ids.join(", ")}; detach it first`,
-        );
-      }
-      ctx.account.security_groups.remove(group.id);
+      deleteGroup(ctx.account, group);
       return ctx.generic(`Security group ${group.id} deleted`);
     },
   }),
@@ -93,13 +80,11 @@ export const routes = [
     handler(ctx) {
       const group = findOr404(ctx.account.security_groups, ctx.intParam("id"), "Security group");
       const server = findOr404(ctx.account.servers, ctx.intParam("sid"), "Server");
-      if (group.server_ids.includes(server.id)) {
-        return ctx.generic(`Security group ${group.id} is already attached to server ${server.id}`);
-      }
-      group.server_ids.push(server.id);
-      group.updated_at = ctx.now();
-      ctx.account.security_groups.update(group);
-      return ctx.generic(`Security group ${group.id} attached to server ${server.id}`);
+      return ctx.generic(
+        attachGroup(ctx, group, server)
+          ? `Security group ${group.id} attached to server ${server.id}`
+          : `Security group ${group.id} is already attached to server ${server.id}`,
+      );
     },
   }),
   defineRoute({
@@ -108,13 +93,11 @@ export const routes = [
     handler(ctx) {
       const group = findOr404(ctx.account.security_groups, ctx.intParam("id"), "Security group");
       const server = findOr404(ctx.account.servers, ctx.intParam("sid"), "Server");
-      if (!group.server_ids.includes(server.id)) {
-        return ctx.generic(`Security group ${group.id} is not attached to server ${server.id}`);
-      }
-      group.server_ids = group.server_ids.filter((id) => id !== server.id);
-      group.updated_at = ctx.now();
-      ctx.account.security_groups.update(group);
-      return ctx.generic(`Security group ${group.id} detached from server ${server.id}`);
+      return ctx.generic(
+        detachGroup(ctx, group, server)
+          ? `Security group ${group.id} detached from server ${server.id}`
+          : `Security group ${group.id} is not attached to server ${server.id}`,
+      );
     },
   }),
   defineRoute({
@@ -123,11 +106,7 @@ export const routes = [
     body: UpdateServerFirewallRequestSchema,
     handler(ctx) {
       const server = findOr404(ctx.account.servers, ctx.intParam("id"), "Server");
-      if (server.firewall_enabled !== ctx.body.firewall_enabled) {
-        server.firewall_enabled = ctx.body.firewall_enabled;
-        server.updated_at = ctx.now();
-        ctx.account.servers.update(server);
-      }
+      switchFirewall(ctx, server, ctx.body.firewall_enabled);
       const state = server.firewall_enabled ? "enabled" : "disabled";
       return ctx.generic(`Firewall of server ${server.id} ${state}`);
     },

@@ -3,10 +3,9 @@
  * is answered once and never stored.
  */
 import { CreateKeyRequestSchema } from "../../api/schemas/keys";
-import { type ParsedPublicKey, parsePublicKey, SshKeyError } from "../../lib/sshkeys";
-import { conflict, fieldError, findOr404 } from "../http/http-errors";
+import { findOr404 } from "../http/http-errors";
 import { defineRoute } from "../http/router";
-import { insertKey } from "../service/keys";
+import { createKey, deleteKey } from "../service/keys";
 import type { AccountState, SshKeyRecord } from "../store/state";
 
 function keyView(account: AccountState, key: SshKeyRecord) {
@@ -33,22 +32,7 @@ export const routes = [
     path: "/v1/keys",
     body: CreateKeyRequestSchema,
     handler(ctx) {
-      let imported: ParsedPublicKey | undefined;
-      if (ctx.body.type === "import") {
-        try {
-          imported = parsePublicKey(ctx.body.public_key);
-        } catch (error) {
-          if (error instanceof SshKeyError) throw fieldError("public_key", error.message);
-          throw error;
-        }
-        const [existing] = ctx.account.keys.lookup("fingerprint", imported.fingerprint);
-        if (existing !== undefined) {
-          throw conflict(
-            `This public key is already stored as key ${existing.id} (${existing.name}), fingerprint ${imported.fingerprint}`,
-          );
-        }
-      }
-      const { key, privateKey } = insertKey(ctx, ctx.body.name, imported);
+      const { key, privateKey } = createKey(ctx, ctx.body);
       const envelope = { success: true, key: keyView(ctx.account, key) };
       return ctx.json(
         privateKey === undefined ? envelope : { ...envelope, private_key: privateKey },
@@ -69,8 +53,7 @@ export const routes = [
     path: "/v1/keys/:id",
     handler(ctx) {
       const key = findOr404(ctx.account.keys, ctx.intParam("id"), "SSH key");
-      // Servers keep working: a key is installed at creation and stays on the machine.
-      ctx.account.keys.remove(key.id);
+      deleteKey(ctx.account, key);
       return ctx.generic(`SSH key ${key.id} deleted`);
     },
   }),

@@ -6,12 +6,11 @@ import { z } from "zod";
 import { TimestampSchema } from "../../api/schemas/common";
 import {
   CreateServerRequestSchema,
-  MANAGEMENT_TRANSITIONS,
   ManagementRequestSchema,
   UpdateServerRequestSchema,
 } from "../../api/schemas/servers";
-import { conflict, findOr404, invalidFields } from "../http/http-errors";
-import { defineRoute, type RouteContext, type TransientStatus } from "../http/router";
+import { findOr404, invalidFields } from "../http/http-errors";
+import { defineRoute, type RouteContext } from "../http/router";
 import {
   defaultMetricsWindow,
   emptyMetricsFor,
@@ -19,28 +18,8 @@ import {
   type MetricsWindow,
   metricsFor,
 } from "../service/metrics";
-import { createServers } from "../service/servers";
+import { createServers, manageServer, renameServer } from "../service/servers";
 import { serverView } from "./views";
-
-function describeStatuses(statuses: readonly string[]): string {
-  if (statuses.length <= 1) return statuses.join("");
-  return `${statuses.slice(0, -1).join(", ")} or ${statuses.at(-1)}`;
-}
-
-const TRANSIENT_STATUSES: readonly TransientStatus[] = [
-  "provisioning",
-  "starting",
-  "stopping",
-  "rebooting",
-  "deleting",
-];
-
-/** MANAGEMENT_TRANSITIONS types `via` as any status; the lifecycle only runs transient ones. */
-function transientStatus(status: string): TransientStatus {
-  const found = TRANSIENT_STATUSES.find((s) => s === status);
-  if (found === undefined) throw new Error(`${status} is not a transient server status`);
-  return found;
-}
 
 const HOUR_MS = 3_600_000;
 const MetricsQuerySchema = z.strictObject({
@@ -127,17 +106,8 @@ export const routes = [
     body: UpdateServerRequestSchema,
     handler(ctx) {
       const server = findOr404(ctx.account.servers, ctx.intParam("id"), "Server");
-      if (server.status === "deleting") {
-        throw conflict(`Server ${server.id} is being deleted and can no longer be changed`);
-      }
-      const name = ctx.body.user_defined_name;
-      if (name === undefined || name === server.user_defined_name) {
-        return ctx.generic(`Server ${server.id} unchanged`);
-      }
-      server.user_defined_name = name;
-      server.updated_at = ctx.now();
-      ctx.account.servers.update(server);
-      return ctx.generic(`Server ${server.id} renamed`);
+      const renamed = renameServer(ctx, server, ctx.body.user_defined_name);
+      return ctx.generic(`Server ${server.id} ${renamed ? "renamed" : "unchanged"}`);
     },
   }),
   defineRoute({
@@ -146,18 +116,7 @@ export const routes = [
     body: ManagementRequestSchema,
     handler(ctx) {
       const server = findOr404(ctx.account.servers, ctx.intParam("id"), "Server");
-      const { action } = ctx.body;
-      const transition = MANAGEMENT_TRANSITIONS[action];
-      if (!transition.from.includes(server.status)) {
-        throw conflict(
-          `Cannot ${action} server ${server.id} while it is ${server.status}; ${action} is accepted when it is ${describeStatuses(transition.from)}`,
-        );
-      }
-      const action_id = ctx.beginTransition(
-        server,
-        transientStatus(transition.via),
-        transition.to ?? "gone",
-      );
+      const action_id = manageServer(ctx.beginTransition, server, ctx.body.action);
       return ctx.json({ action_id });
     },
   }),

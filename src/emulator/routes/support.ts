@@ -22,15 +22,16 @@ import {
   UpdateTicketRequestSchema,
 } from "../../api/schemas/support";
 import { findOr404, invalidFields, payloadTooLarge } from "../http/http-errors";
-import { defineRoute, type RouteContext } from "../http/router";
+import { defineRoute } from "../http/router";
+import {
+  insertTicket,
+  replyToTicket,
+  setTicketStatus,
+  storeAttachments,
+  type Upload,
+} from "../service/support";
 import type { AccountState, AttachmentRecord, ReplyRecord, TicketRecord } from "../store/state";
 import { renderUser } from "./views";
-
-interface Upload {
-  filename: string;
-  content_type: string;
-  bytes: Uint8Array;
-}
 
 /**
  * Splits the form into text fields (validated with `schema`) and attachments, and enforces the
@@ -84,22 +85,6 @@ async function readForm<S extends z.ZodType>(
   if (!checked.success) errors.push(...checked.fieldErrors);
   if (errors.length > 0 || !checked.success) throw invalidFields(errors, "Invalid form");
   return { fields: checked.data, uploads };
-}
-
-async function store(ctx: RouteContext<unknown>, uploads: Upload[]): Promise<AttachmentRecord[]> {
-  const now = ctx.now();
-  const stored: AttachmentRecord[] = [];
-  for (const upload of uploads) {
-    stored.push({
-      id: ctx.nextId("attachment"),
-      filename: upload.filename,
-      content_type: upload.content_type,
-      size: upload.bytes.byteLength,
-      sha256: await ctx.putBlob(upload.bytes),
-      created_at: now,
-    });
-  }
-  return stored;
 }
 
 function renderAttachment(file: AttachmentRecord) {
@@ -158,21 +143,8 @@ export const routes = [
     multipart: true,
     async handler(ctx) {
       const { fields, uploads } = await readForm(ctx.form, CreateTicketFieldsSchema);
-      const files = await store(ctx, uploads);
-      const now = ctx.now();
-      const id = ctx.nextId("ticket");
-      const ticket: TicketRecord = {
-        id,
-        case_id: `CASE-${String(id).padStart(6, "0")}`,
-        user_id: ctx.user.id,
-        subject: fields.subject,
-        content: fields.content,
-        status: "open",
-        files,
-        created_at: now,
-        updated_at: now,
-      };
-      ctx.account.tickets.insert(ticket);
+      const files = await storeAttachments(ctx, ctx.putBlob, uploads);
+      const ticket = insertTicket(ctx, { ...fields, files });
       return ctx.json(renderTicket(ctx.account, ticket), 201);
     },
   }),
@@ -192,13 +164,11 @@ export const routes = [
     body: UpdateTicketRequestSchema,
     handler(ctx) {
       const ticket = findOr404(ctx.account.tickets, ctx.intParam("id"), "Ticket");
-      if (ticket.status === ctx.body.status) {
-        return ctx.generic(`Ticket ${ticket.case_id} is already ${ticket.status}`);
-      }
-      ticket.status = ctx.body.status;
-      ticket.updated_at = ctx.now();
-      ctx.account.tickets.update(ticket);
-      return ctx.generic(`Ticket ${ticket.case_id} is now ${ticket.status}`);
+      return ctx.generic(
+        setTicketStatus(ctx, ticket, ctx.body.status)
+          ? `Ticket ${ticket.case_id} is now ${ticket.status}`
+          : `Ticket ${ticket.case_id} is already ${ticket.status}`,
+      );
     },
   }),
 
@@ -209,20 +179,8 @@ export const routes = [
     async handler(ctx) {
       const ticket = findOr404(ctx.account.tickets, ctx.intParam("id"), "Ticket");
       const { fields, uploads } = await readForm(ctx.form, CreateReplyFieldsSchema);
-      const files = await store(ctx, uploads);
-      const now = ctx.now();
-      const reply: ReplyRecord = {
-        id: ctx.nextId("reply"),
-        ticket_id: ticket.id,
-        user_id: ctx.user.id,
-        content: fields.content,
-        files,
-        created_at: now,
-      };
-      ctx.account.replies.insert(reply);
-      ticket.status = "open";
-      ticket.updated_at = now;
-      ctx.account.tickets.update(ticket);
+      const files = await storeAttachments(ctx, ctx.putBlob, uploads);
+      const reply = replyToTicket(ctx, ticket, { content: fields.content, files });
       return ctx.json(renderReply(ctx.account, reply), 201);
     },
   }),

@@ -1,25 +1,13 @@
 /**
  * Tags (spec: Tags). A tag holds the ids of the servers carrying it; servers show their tags
- * through the views in views.ts.
+ * through the views in views.ts. The rules (names unique per account, known servers) are in
+ * service/tags.ts.
  */
 import { CreateTagRequestSchema, UpdateTagRequestSchema } from "../../api/schemas/tags";
-import { conflict, findOr404, invalidFields } from "../http/http-errors";
+import { findOr404 } from "../http/http-errors";
 import { defineRoute } from "../http/router";
-import { insertTag } from "../service/tags";
-import { nameTaken, unknownIdErrors } from "../service/validation";
-import type { AccountState } from "../store/state";
+import { createTag, deleteTag, updateTag } from "../service/tags";
 import { tagView } from "./views";
-
-function checkServers(account: AccountState, serverIds: readonly number[] | undefined): void {
-  const errors = unknownIdErrors("server_ids", serverIds, account.servers, "server");
-  if (errors.length > 0) throw invalidFields(errors);
-}
-
-function checkNameFree(account: AccountState, name: string, exceptId?: number): void {
-  const taken = nameTaken(account.tags, name, exceptId);
-  if (taken !== undefined)
-    throw conflict(`A tag named ${taken.name} already exists (tag ${taken.id})`);
-}
 
 export const routes = [
   defineRoute({
@@ -33,9 +21,7 @@ export const routes = [
     path: "/v1/tags",
     body: CreateTagRequestSchema,
     handler(ctx) {
-      checkServers(ctx.account, ctx.body.server_ids);
-      checkNameFree(ctx.account, ctx.body.name);
-      const tag = insertTag(ctx, ctx.body);
+      const tag = createTag(ctx, ctx.body);
       return ctx.json(tagView(ctx.account, ctx.catalogue, tag), 201);
     },
   }),
@@ -45,14 +31,7 @@ export const routes = [
     body: UpdateTagRequestSchema,
     handler(ctx) {
       const tag = findOr404(ctx.account.tags, ctx.intParam("id"), "Tag");
-      checkServers(ctx.account, ctx.body.server_ids);
-      checkNameFree(ctx.account, ctx.body.name, tag.id);
-      tag.name = ctx.body.name;
-      tag.color = ctx.body.color;
-      if (ctx.body.data !== undefined) tag.data = ctx.body.data;
-      if (ctx.body.server_ids !== undefined) tag.server_ids = [...ctx.body.server_ids];
-      tag.updated_at = ctx.now();
-      ctx.account.tags.update(tag);
+      updateTag(ctx, tag, ctx.body);
       return ctx.generic(`Tag ${tag.id} updated`);
     },
   }),
@@ -61,7 +40,7 @@ export const routes = [
     path: "/v1/tags/:id",
     handler(ctx) {
       const tag = findOr404(ctx.account.tags, ctx.intParam("id"), "Tag");
-      ctx.account.tags.remove(tag.id);
+      deleteTag(ctx.account, tag);
       return ctx.generic(`Tag ${tag.id} deleted`);
     },
   }),

@@ -1,18 +1,21 @@
 /**
  * Sample data for an account (POST /_emulator/seed): what a benchmark or a demo needs without
- * going through the API first, including what the API cannot create (invoices, cards).
- * Everything is built from the account's own counters and the catalogue, so it is valid data
- * that every route can read and act on.
+ * going through the API first, including what the API cannot create (invoices of past months).
+ * Everything is made by the service operations the routes use, as the account's owner, so it is
+ * exactly what the API would have made: servers with their order, invoice item and address,
+ * generated keys (public half kept), groups, tags and tickets.
  */
-import { randomUUID } from "node:crypto";
-import { generateEd25519KeyPair } from "../../lib/sshkeys";
-import type {
-  AccountState,
-  Catalogue,
-  EmulatorState,
-  InvoiceRecord,
-  ServerRecord,
-} from "../store/state";
+import { priceToCents } from "../../lib/money";
+import type { EmulatorCore } from "../core";
+import { type Author, ownerOf } from "../service/author";
+import { insertGroup } from "../service/firewall";
+import { insertKey } from "../service/keys";
+import { addInvoiceItem } from "../service/orders";
+import { insertServer, settleSeededServer } from "../service/servers";
+import { insertTicket } from "../service/support";
+import { insertTag } from "../service/tags";
+import { nameTaken } from "../service/validation";
+import type { AccountState, ServerRecord } from "../store/state";
 
 export interface SeedRequest {
   servers?: number | undefined;
@@ -25,173 +28,89 @@ export interface SeedRequest {
 
 export type SeedResult = { [K in keyof SeedRequest]-?: number };
 
-function ipFor(id: number): string {
-  return `10.${(id >> 16) & 255}.${(id >> 8) & 255}.${id & 255}`;
+/** `prefix-N` with the smallest N from the table's size up that no record's name takes. */
+function freeName(
+  table: { size: number; lookup(index: "name", key: string): { id: number }[] },
+  prefix: string,
+): string {
+  let n = table.size + 1;
+  while (nameTaken(table, `${prefix}-${n}`) !== undefined) n += 1;
+  return `${prefix}-${n}`;
+}
+
+/** First instant (UTC) of the month `monthsBack` months before the one holding `now`. */
+function monthStart(now: string, monthsBack: number): string {
+  const at = new Date(now);
+  return new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth() - monthsBack, 1)).toISOString();
 }
 
 export function seedAccount(
-  state: EmulatorState,
+  core: EmulatorCore,
   account: AccountState,
-  catalogue: Catalogue,
-  now: string,
   request: SeedRequest,
 ): SeedResult {
-  const userId = account.owner_user_id;
+  const { catalogue } = core;
+  const now = core.clock.now();
+  const author: Author = ownerOf(core.state, account, catalogue, now);
   const plan = catalogue.plans[0];
   const image = catalogue.images[0]?.name ?? "ubuntu-24.04";
-  const created: ServerRecord[] = [];
-  for (let i = 0; i < (request.servers ?? 0); i++) {
-    if (plan === undefined) break;
-    const id = state.nextId("server");
-    const server: ServerRecord = {
-      id,
-      unique_id: 100000 + id,
-      created_at: now,
-      updated_at: now,
-      ip: ipFor(id),
-      user_id: userId,
-      vm_id: 5000 + id,
-      firewall_enabled: false,
-      data: [{ name: "os", value: image }],
-      plan_id: plan.id,
-      image,
-      ssh_key_ids: [],
-      status: "running",
-      status_date: now,
-      user_defined_name: `seed-server-${id}`,
-    };
-    account.servers.insert(server);
-    created.push(server);
+  const servers: ServerRecord[] = [];
+  for (let i = 0; i < (request.servers ?? 0) && plan !== undefined; i++) {
+    const name = `seed-server-${account.servers.size + 1}`;
+    const server = insertServer(author, plan, { image, user_defined_name: name }, []);
+    settleSeededServer(core.lifecycle, account, server, "running");
+    servers.push(server);
   }
   for (let i = 0; i < (request.tags ?? 0); i++) {
-    const id = state.nextId("tag");
-    account.tags.insert({
-      id,
-      name: `seed-tag-${id}`,
+    insertTag(author, {
+      name: freeName(account.tags, "seed-tag"),
       color: "#3366ff",
-      data: "",
-      created_by_user: userId,
-      server_ids: created.slice(0, 1).map((s) => s.id),
-      created_at: now,
-      updated_at: now,
+      server_ids: servers.slice(0, 1).map((s) => s.id),
     });
   }
   for (let i = 0; i < (request.keys ?? 0); i++) {
-    const id = state.nextId("key");
-    // Only the public half is kept, as for a key imported through the API.
-    const key = generateEd25519KeyPair(`seed-key-${id}`);
-    account.keys.insert({
-      id,
-      name: `seed-key-${id}`,
-      public_key: key.publicKey,
-      fingerprint: key.fingerprint,
-      user_id: userId,
-      created_at: now,
-      updated_at: now,
-    });
+    // Generated as POST /v1/keys does; the private half is not kept anywhere.
+    insertKey(author, `seed-key-${account.keys.size + 1}`, undefined);
   }
   for (let i = 0; i < (request.security_groups ?? 0); i++) {
-    const id = state.nextId("security_group");
-    account.security_groups.insert({
-      id,
-      name: `seed-group-${id}`,
+    insertGroup(author, {
+      name: freeName(account.security_groups, "seed-group"),
       description: "SSH and HTTPS from anywhere",
-      created_by_user: userId,
       rules: [
-        {
-          id: state.nextId("rule"),
-          action: "ACCEPT",
-          proto: "tcp",
-          dport: "22",
-          source: "0.0.0.0/0",
-        },
-        {
-          id: state.nextId("rule"),
-          action: "ACCEPT",
-          proto: "tcp",
-          dport: "443",
-          source: "0.0.0.0/0",
-        },
+        { action: "ACCEPT", proto: "tcp", dport: "22", source: "0.0.0.0/0" },
+        { action: "ACCEPT", proto: "tcp", dport: "443", source: "0.0.0.0/0" },
       ],
-      server_ids: [],
-      created_at: now,
-      updated_at: now,
     });
   }
   for (let i = 0; i < (request.tickets ?? 0); i++) {
-    const id = state.nextId("ticket");
-    account.tickets.insert({
-      id,
-      case_id: `CASE-${String(id).padStart(6, "0")}`,
-      user_id: userId,
-      subject: `Seed ticket ${id}`,
+    insertTicket(author, {
+      subject: `Seed ticket ${account.tickets.size + 1}`,
       content: "Sample support request created by the emulator's seed.",
-      status: "open",
-      files: [],
-      created_at: now,
-      updated_at: now,
     });
   }
-  const vatRate = catalogue.countries.find((c) => c.iso_a2 === account.profile.country)?.vat ?? 0;
-  for (let i = 0; i < (request.invoices ?? 0); i++) {
-    account.invoices.insert(
-      sampleInvoice(
-        state,
-        account,
-        now,
-        plan?.id ?? 1,
-        Math.round((plan?.price ?? 5) * 100),
-        vatRate,
-      ),
-    );
+  // One invoice per past month, oldest first: a month has at most one open invoice, and the
+  // current month's is the one new orders go to.
+  const invoices = request.invoices ?? 0;
+  for (let back = invoices; back >= 1 && plan !== undefined; back--) {
+    const month = monthStart(now, back);
+    addInvoiceItem(account, {
+      at: month,
+      item: {
+        plan_id: plan.id,
+        amount_cents: priceToCents(plan.price),
+        billing_for: `${plan.name}, ${month.slice(0, 7)}`,
+      },
+      now,
+      nextId: author.nextId,
+      countries: catalogue.countries,
+    });
   }
   return {
-    servers: created.length,
+    servers: servers.length,
     tags: request.tags ?? 0,
     keys: request.keys ?? 0,
     security_groups: request.security_groups ?? 0,
     tickets: request.tickets ?? 0,
-    invoices: request.invoices ?? 0,
-  };
-}
-
-function sampleInvoice(
-  state: EmulatorState,
-  account: AccountState,
-  now: string,
-  planId: number,
-  amountCents: number,
-  vatRate: number,
-): InvoiceRecord {
-  const id = state.nextId("invoice");
-  const start = new Date(now);
-  const from = new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth(), 1));
-  const to = new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + 1, 1) - 1000);
-  const due = new Date(to.getTime() + 14 * 24 * 60 * 60 * 1000 + 1000);
-  const vat = Math.round((amountCents * vatRate) / 100);
-  return {
-    id,
-    unique_id: randomUUID(),
-    invoice_number: `INV-${from.getUTCFullYear()}-${String(id).padStart(5, "0")}`,
-    billing_month: from.toISOString(),
-    from_date: from.toISOString(),
-    to_date: to.toISOString(),
-    due_date: due.toISOString(),
-    subtotal_cents: amountCents,
-    discount_cents: 0,
-    vat_cents: vat,
-    total_cents: amountCents + vat,
-    outstanding_cents: amountCents + vat,
-    paid: false,
-    tax_id: account.profile.tax_id,
-    invoice_items: [
-      {
-        plan_id: planId,
-        amount_cents: amountCents,
-        billing_for: `Plan ${planId}, seed invoice ${id}`,
-      },
-    ],
-    created_at: now,
-    updated_at: now,
+    invoices: plan === undefined ? 0 : invoices,
   };
 }

@@ -3,17 +3,24 @@
  * sign-up: a profile, the system roles, its owner (a human user holding an Administrator key)
  * and two stored payment cards, since the API has no way to add a card.
  */
+import { createHash } from "node:crypto";
 import { z } from "zod";
+import type { UpdateAccountRequest, UpdateUserProfileRequest } from "../../api/schemas/account";
 import { permissionByName } from "../data";
+import { conflict, fieldError } from "../http/http-errors";
 import {
+  type AccountProfile,
   AccountState,
   EmulatorState,
   ID_KINDS,
   type IdKind,
   type RoleRecord,
+  type UserRecord,
 } from "../store/state";
 import type { RowSink } from "../store/table";
 import { hashApiKey, newApiKey } from "./auth";
+import type { Author } from "./author";
+import { recomputeInvoice } from "./orders";
 import { SYSTEM_ROLES } from "./permissions";
 
 /** A new account (POST /_emulator/accounts, and each account of a seed document). */
@@ -151,4 +158,68 @@ export function setBootstrapKey(state: EmulatorState, key: string): void {
   if (user.api_key_hash === hash) return;
   user.api_key_hash = hash;
   account.users.update(user);
+}
+
+/**
+ * Changes the author's own profile. A password is kept only as a hash, and only human users
+ * have one (400 for others); e-mail addresses are unique among the account's users (409).
+ */
+export function updateProfile(
+  author: Pick<Author, "account" | "user" | "now">,
+  body: UpdateUserProfileRequest,
+): UserRecord {
+  const { user } = author;
+  if (body.password !== undefined && user.type !== "human") {
+    throw fieldError(
+      "password",
+      `cannot be set for ${user.type} users; they authenticate with their ${user.type === "api" ? "API key" : "DID"}`,
+    );
+  }
+  if (body.email !== undefined) {
+    const email = body.email.toLowerCase();
+    const taken = author.account.users
+      .all()
+      .some((u) => u.id !== user.id && u.email.toLowerCase() === email);
+    if (taken) {
+      throw conflict("Another user of this account already uses this e-mail address");
+    }
+  }
+  if (body.name !== undefined) user.name = body.name;
+  if (body.last_name !== undefined) user.last_name = body.last_name;
+  if (body.email !== undefined) user.email = body.email;
+  if (body.password !== undefined) {
+    user.password_hash = createHash("sha256").update(body.password, "utf8").digest("hex");
+  }
+  user.updated_at = author.now();
+  author.account.users.update(user);
+  return user;
+}
+
+/**
+ * Changes the account's fields. The country must be one of the catalogue's (400); a change of
+ * country or tax id re-taxes the unpaid invoices at once (paid ones are final).
+ */
+export function updateAccount(
+  author: Pick<Author, "account" | "catalogue" | "now">,
+  body: UpdateAccountRequest,
+): AccountProfile {
+  const { account, catalogue } = author;
+  const profile = account.profile;
+  if (body.country !== undefined && !catalogue.countries.some((c) => c.iso_a2 === body.country)) {
+    throw fieldError("country", `${body.country} is not a country of GET /v1/countries`);
+  }
+  const retax =
+    (body.country !== undefined && body.country !== profile.country) ||
+    (body.tax_id !== undefined && body.tax_id !== profile.tax_id);
+  const now = author.now();
+  for (const [field, value] of Object.entries(body)) {
+    if (value !== undefined) Object.assign(profile, { [field]: value });
+  }
+  profile.updated_at = now;
+  account.saveProfile();
+  if (retax) {
+    for (const invoice of account.invoices)
+      recomputeInvoice(account, invoice, now, catalogue.countries);
+  }
+  return profile;
 }

@@ -1,6 +1,16 @@
-/** SSH keys: the operations the keys routes, the seeders and the admin API share. */
-import { generateEd25519KeyPair, type ParsedPublicKey } from "../../lib/sshkeys";
-import type { SshKeyRecord } from "../store/state";
+/**
+ * SSH keys: the operations the keys routes, the seeders and the admin API share. An imported key
+ * is stored once per account (409 naming the key that has its fingerprint).
+ */
+import type { CreateKeyRequest } from "../../api/schemas/keys";
+import {
+  generateEd25519KeyPair,
+  type ParsedPublicKey,
+  parsePublicKey,
+  SshKeyError,
+} from "../../lib/sshkeys";
+import { conflict, fieldError } from "../http/http-errors";
+import type { AccountState, SshKeyRecord } from "../store/state";
 import type { Author } from "./author";
 
 /**
@@ -38,4 +48,32 @@ export function insertKey(
   };
   author.account.keys.insert(key);
   return privateKey === undefined ? { key } : { key, privateKey };
+}
+
+/** A key as POST /v1/keys makes it: `public_key` parsed (400) and not yet stored (409). */
+export function createKey(
+  author: Author,
+  request: CreateKeyRequest,
+): { key: SshKeyRecord; privateKey?: string } {
+  let imported: ParsedPublicKey | undefined;
+  if (request.type === "import") {
+    try {
+      imported = parsePublicKey(request.public_key);
+    } catch (error) {
+      if (error instanceof SshKeyError) throw fieldError("public_key", error.message);
+      throw error;
+    }
+    const [existing] = author.account.keys.lookup("fingerprint", imported.fingerprint);
+    if (existing !== undefined) {
+      throw conflict(
+        `This public key is already stored as key ${existing.id} (${existing.name}), fingerprint ${imported.fingerprint}`,
+      );
+    }
+  }
+  return insertKey(author, request.name, imported);
+}
+
+export function deleteKey(account: AccountState, key: SshKeyRecord): void {
+  // Servers keep working: a key is installed at creation and stays on the machine.
+  account.keys.remove(key.id);
 }

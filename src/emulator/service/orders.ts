@@ -13,11 +13,20 @@ import type {
   AccountState,
   CountryRecord,
   IdKind,
+  InvoiceItemRecord,
   InvoiceRecord,
   PlanRecord,
   Timestamp,
 } from "../store/state";
 import { computeInvoice, proratedCents } from "./billing";
+
+/** What billing needs besides the account: the time, the id source and the countries' VAT. */
+export interface BillingContext {
+  now: Timestamp;
+  nextId: (kind: IdKind) => number;
+  /** The country catalogue (`ctx.catalogue.countries`); the built-in one when left out. */
+  countries?: readonly CountryRecord[];
+}
 
 /** Days between the end of the billing month and the invoice's due date. */
 export const PAYMENT_TERM_DAYS = 14;
@@ -123,15 +132,7 @@ function openInvoiceFor(
  */
 export function recordServerOrder(
   account: AccountState,
-  input: {
-    userId: number;
-    plan: PlanRecord;
-    serverId: number;
-    now: Timestamp;
-    nextId: (kind: IdKind) => number;
-    /** The country catalogue (`ctx.catalogue.countries`); the built-in one when left out. */
-    countries?: readonly CountryRecord[];
-  },
+  input: BillingContext & { userId: number; plan: PlanRecord; serverId: number },
 ): number {
   const { plan, now, nextId } = input;
   const monthlyCents = priceToCents(plan.price);
@@ -163,9 +164,28 @@ export function recordServerOrder(
     amount_cents: proratedCents(monthlyCents, activeSeconds, periodSeconds),
     billing_for: `${plan.name} (server ${input.serverId}), ${now.slice(0, 10)} – ${isoSeconds(period.to).slice(0, 10)}`,
   };
-  const invoice = openInvoiceFor(account, period, now, nextId);
   account.orders.insert(order);
-  invoice.invoice_items.push(item);
-  recomputeInvoice(account, invoice, now, input.countries);
+  addInvoiceItem(account, {
+    at: now,
+    item,
+    now,
+    nextId,
+    ...(input.countries === undefined ? {} : { countries: input.countries }),
+  });
   return orderId;
+}
+
+/**
+ * Bills `item` on the account's open invoice of the billing month that contains `at` (opening
+ * that invoice, with its number, period and due date, when none is open) and recomputes the
+ * invoice's amounts with the VAT rate of the account's country. Returns the invoice.
+ */
+export function addInvoiceItem(
+  account: AccountState,
+  input: BillingContext & { at: Timestamp; item: InvoiceItemRecord },
+): InvoiceRecord {
+  const invoice = openInvoiceFor(account, billingPeriod(input.at), input.now, input.nextId);
+  invoice.invoice_items.push(input.item);
+  recomputeInvoice(account, invoice, input.now, input.countries);
+  return invoice;
 }

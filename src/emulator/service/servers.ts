@@ -4,11 +4,23 @@
  * `provisioning`; the caller starts its lifecycle or, in a seeder, sets the status it should have.
  */
 import type { FieldError } from "../../api/schemas/common";
-import type { CreateServerRequest } from "../../api/schemas/servers";
+import {
+  type CreateServerRequest,
+  MANAGEMENT_TRANSITIONS,
+  type ManagementAction,
+} from "../../api/schemas/servers";
 import type { PlanRecord } from "../data";
-import { invalidFields } from "../http/http-errors";
-import type { SecurityGroupRecord, ServerRecord } from "../store/state";
+import { conflict, invalidFields } from "../http/http-errors";
+import type { TransientStatus } from "../http/router";
+import type {
+  AccountState,
+  SecurityGroupRecord,
+  ServerRecord,
+  ServerStatus,
+  TransitionTarget,
+} from "../store/state";
 import type { Author } from "./author";
+import type { Lifecycle } from "./lifecycle";
 import { recordServerOrder } from "./orders";
 import { unknownIdErrors } from "./validation";
 
@@ -108,4 +120,86 @@ export function createServers(
   for (let i = 0; i < (body.quantity ?? 1); i++)
     created.push(insertServer(author, plan, body, groups));
   return created;
+}
+
+/**
+ * Puts a server a seeder just made in `status` at once, or, for `provisioning`, starts its
+ * provisioning through the lifecycle as a created server's.
+ */
+export function settleSeededServer(
+  lifecycle: Pick<Lifecycle, "begin">,
+  account: AccountState,
+  server: ServerRecord,
+  status: ServerStatus,
+): void {
+  if (status === "provisioning") {
+    lifecycle.begin(account, server, "provisioning", "running");
+    return;
+  }
+  server.status = status;
+  account.servers.update(server);
+}
+
+function describeStatuses(statuses: readonly string[]): string {
+  if (statuses.length <= 1) return statuses.join("");
+  return `${statuses.slice(0, -1).join(", ")} or ${statuses.at(-1)}`;
+}
+
+const TRANSIENT_STATUSES: readonly TransientStatus[] = [
+  "provisioning",
+  "starting",
+  "stopping",
+  "rebooting",
+  "deleting",
+];
+
+/** MANAGEMENT_TRANSITIONS types `via` as any status; the lifecycle only runs transient ones. */
+function transientStatus(status: string): TransientStatus {
+  const found = TRANSIENT_STATUSES.find((s) => s === status);
+  if (found === undefined) throw new Error(`${status} is not a transient server status`);
+  return found;
+}
+
+/** Starts a transition (the lifecycle's `begin`, bound to the server's account): its action id. */
+export type StartTransition = (
+  server: ServerRecord,
+  transient: TransientStatus,
+  target: TransitionTarget,
+) => string;
+
+/**
+ * Starts management `action` on `server` (409 when its status does not accept the action) and
+ * answers the action id; the server reaches the action's target later (service/lifecycle.ts).
+ */
+export function manageServer(
+  begin: StartTransition,
+  server: ServerRecord,
+  action: ManagementAction,
+): string {
+  const transition = MANAGEMENT_TRANSITIONS[action];
+  if (!transition.from.includes(server.status)) {
+    throw conflict(
+      `Cannot ${action} server ${server.id} while it is ${server.status}; ${action} is accepted when it is ${describeStatuses(transition.from)}`,
+    );
+  }
+  return begin(server, transientStatus(transition.via), transition.to ?? "gone");
+}
+
+/**
+ * Renames `server` (409 while it is being deleted); false when the name is unchanged or not
+ * given, and nothing was recorded.
+ */
+export function renameServer(
+  author: Pick<Author, "account" | "now">,
+  server: ServerRecord,
+  name: string | undefined,
+): boolean {
+  if (server.status === "deleting") {
+    throw conflict(`Server ${server.id} is being deleted and can no longer be changed`);
+  }
+  if (name === undefined || name === server.user_defined_name) return false;
+  server.user_defined_name = name;
+  server.updated_at = author.now();
+  author.account.servers.update(server);
+  return true;
 }

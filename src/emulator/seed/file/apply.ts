@@ -10,13 +10,13 @@ import { parsePublicKey } from "../../../lib/sshkeys";
 import type { EmulatorCore } from "../../core";
 import { permissionByName } from "../../data";
 import { createAccount } from "../../service/accounts";
-import type { Author } from "../../service/author";
+import { ownerOf } from "../../service/author";
 import { insertGroup } from "../../service/firewall";
 import { insertRole, insertUser } from "../../service/iam";
 import { insertKey } from "../../service/keys";
-import { insertServer } from "../../service/servers";
+import { insertServer, settleSeededServer } from "../../service/servers";
 import { insertTag } from "../../service/tags";
-import type { RoleRecord, UserRecord } from "../../store/state";
+import type { RoleRecord } from "../../store/state";
 import { findPlan } from "./check";
 import type { CheckedSeedDocument, SeedAccount } from "./schema";
 
@@ -49,15 +49,7 @@ function seedAccount(emulator: EmulatorCore, seed: SeedAccount): SeededAccount {
     ...(seed.country === undefined ? {} : { country: seed.country.toUpperCase() }),
     ...(seed.api_key === undefined ? {} : { apiKey: seed.api_key }),
   });
-  const owner = account.users.get(account.owner_user_id) as UserRecord;
-  // Made by the owner, as if someone had clicked it together in the console.
-  const author: Author = {
-    account,
-    user: owner,
-    catalogue,
-    now: () => now,
-    nextId: (kind) => state.nextId(kind),
-  };
+  const author = ownerOf(state, account, catalogue, now);
   const out: SeededAccount = {
     account_id: account.id,
     name: seed.name,
@@ -118,12 +110,7 @@ function seedAccount(emulator: EmulatorCore, seed: SeedAccount): SeededAccount {
       },
       groups,
     );
-    if (server.status === "provisioning") {
-      emulator.lifecycle.begin(account, record, "provisioning", "running");
-    } else {
-      record.status = server.status;
-      account.servers.update(record);
-    }
+    settleSeededServer(emulator.lifecycle, account, record, server.status);
     out.servers[name] = record.id;
   }
   for (const [name, tag] of entries(seed.tags)) {
