@@ -97,13 +97,14 @@ describe("the local engine's CLI on a program's mistakes", { timeout: 180_000 },
     expect(all).not.toContain(ESC);
   });
 
-  it("a plan id that does not exist: the API's answer once, the field's complaint once", async () => {
+  it("a plan id that does not exist: the API's answer once, the field's complaint once, the valid ids listed", async () => {
     const run = await up("plan-id");
     const all = run.stdout + run.stderr;
     expect(run.status).toBe(1);
     expect(run.stdout).toMatch(/create +urn:\S+Server::web \(failed\)/);
     expect(times(all, "POST /v1/servers failed: 400")).toBe(1);
     expect(times(all, "no plan 99")).toBe(1);
+    expect(run.stderr).toContain("the plan ids are 1 (VPS XS), 2 (VPS S), 3 (VPS M)");
     expect(all).not.toContain("failed to register");
     expect(all).not.toMatch(/^\s+at /m);
   });

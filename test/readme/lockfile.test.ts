@@ -4,7 +4,8 @@
 // Rolldown's per-platform packages, npm 10 drops it; npm 11 keeps a lockfile without it. So the
 // lockfile is written without `libc`, and with every platform's optional package (an npm 11.19
 // lockfile written from scratch omits those of other systems, npm/cli#4828, and a later
-// `npm install` adds them back).
+// `npm install` adds them back). After a change of dependencies, `npx npm@10 install
+// --package-lock-only` writes the lockfile in that form.
 import { spawnSync } from "node:child_process";
 import { copyFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -13,7 +13,6 @@ import "./node-check";
 import { readFileSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { reportError } from "../../lib/cli-output";
 import type { EmulatorOptions } from "../emulator";
 import { Emulator } from "../emulator";
 import type { SeededAccount } from "../seed/file";
@@ -211,7 +210,9 @@ async function main(): Promise<void> {
       const { accounts } = await emulator.admin.seedAccounts(seedText, seed);
       process.stderr.write(`${seededSummary(seed, accounts)}\n`);
     } catch (error) {
-      reportError("cloudinfra-emulator", error);
+      process.stderr.write(
+        `cloudinfra-emulator: ${error instanceof Error ? error.message : String(error)}\n`,
+      );
       await emulator.close();
       process.exit(2);
     }
@@ -233,6 +234,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  reportError("cloudinfra-emulator", error);
+  process.stderr.write(
+    `cloudinfra-emulator: ${error instanceof Error ? error.message : String(error)}\n`,
+  );
   process.exit(1);
 });
