@@ -9,6 +9,10 @@ import { parseArgs } from "node:util";
 import { LocalEngine, type RunResult } from "./engine.ts";
 
 const USAGE = `usage: npm run local-engine -- <preview|up|refresh|destroy|export> [options]
+       npm run local-engine -- cancel [--cwd DIR] [--stack NAME] [--state FILE]
+
+  cancel                  delete the stack's locks: those an up, refresh or destroy takes for
+                          its length, left behind by a run that was killed (\`pulumi cancel\`)
 
   --cwd DIR               the Pulumi project (the directory of Pulumi.yaml); default: .
   --stack NAME            the stack; default: dev
@@ -55,9 +59,10 @@ function print(result: RunResult, json: boolean): void {
     console.error(`${d.severity}: ${d.urn ? `${d.urn}: ` : ""}${d.message}`);
   }
   if (result.exitCode === 7) console.error("error: no changes were expected but changes occurred");
-  const summary = Object.entries(result.summary)
-    .map(([op, n]) => `${n} ${op}`)
-    .join(", ");
+  const summary = [
+    ...Object.entries(result.summary).map(([op, n]) => `${n} ${op}`),
+    ...(result.errored > 0 ? [`${result.errored} errored`] : []),
+  ].join(", ");
   console.log(`Resources: ${summary || "none"}`);
   if (Object.keys(result.outputs).length > 0) {
     console.log("Outputs:");
@@ -115,6 +120,20 @@ async function main(argv: string[]): Promise<number> {
   });
   if (operation === "export") {
     console.log(JSON.stringify(engine.export() ?? null, null, 2));
+    return 0;
+  }
+  if (operation === "cancel") {
+    const cleared = engine.cancel();
+    for (const l of cleared) {
+      console.log(
+        `deleted the lock of ${l.username}@${l.hostname} (pid ${l.pid}${l.command ? `, ${l.command}` : ""}) from ${l.timestamp}`,
+      );
+    }
+    console.log(
+      cleared.length > 0
+        ? `The currently running update for '${engine.stack}' has been canceled!`
+        : `The stack '${engine.stack}' is not locked.`,
+    );
     return 0;
   }
   const options = {
