@@ -164,6 +164,33 @@ describe("the project's runtime options", () => {
   });
 });
 
+describe("the stack outputs of a failed update", () => {
+  // Issue 19, finding 9: a failed `up` emptied the stack's outputs in the state. The CLI keeps
+  // them (deployment_executor.go, finalizing stack outputs): after an error, the old outputs
+  // with those the program registered written over them.
+  it("keep the old outputs the failed program did not register, and take those it did", async () => {
+    const fx = await startProgramFixture(join(ROOT, "test", "programs", "failing-outputs"));
+    try {
+      expectExit(await fx.engine.up(), EXIT_OK);
+      const failed = await fx.engineWith({ config: { "outputs:fail": "true" } }).up();
+      expectExit(failed, EXIT_ERROR);
+      const stack = fx.engine.resources().find((r) => r.type === "pulumi:pulumi:Stack");
+      expect(stack?.outputs).toEqual({
+        kept: "from the failed run",
+        dropped: "only the run that worked exports this",
+      });
+      // The run that works again registers them whole.
+      expectExit(await fx.engine.up(), EXIT_OK);
+      expect(fx.engine.resources().find((r) => r.type === "pulumi:pulumi:Stack")?.outputs).toEqual({
+        kept: "from the run that worked",
+        dropped: "only the run that worked exports this",
+      });
+    } finally {
+      await fx.close();
+    }
+  });
+});
+
 describe("npm run local-engine", () => {
   it("runs under Node's own type stripping and says how to use it", () => {
     const help = execFileSync(process.execPath, [CLI, "--help"], { encoding: "utf8" });

@@ -374,6 +374,7 @@ export class LocalEngine {
           );
         }
         if (!d.failed) await d.deleteLeftovers();
+        d.finalizeStackOutputs(d.failed);
         if (!dryRun && !d.dead) this.store.save(d.snapshot());
         steps.push(...d.steps);
         diagnostics.push(...d.diagnostics);
