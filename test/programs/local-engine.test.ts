@@ -5,6 +5,7 @@
  * codes, and the command that runs it by hand.
  */
 import { execFileSync, spawnSync } from "node:child_process";
+import { readFileSync, statSync, utimesSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EXIT_ERROR, EXIT_EXPECT_NO_CHANGES, EXIT_OK } from "../support/local-engine/engine.ts";
@@ -199,4 +200,27 @@ describe("npm run local-engine", () => {
     expect(unknown.status).toBe(1);
     expect(unknown.stderr).toContain('unknown operation "frobnicate"');
   });
+
+  // Issue 19, finding 9: every `npm run local-engine` rebuilt dist/ (~3.5 s) though nothing
+  // changed. Its build step now skips when dist/ is newer than everything the build reads.
+  it("builds dist/ only when a source changed after the last build", () => {
+    const build = () =>
+      execFileSync(process.execPath, [join(ROOT, "scripts", "build.mjs"), "--if-stale"], {
+        encoding: "utf8",
+      });
+    const stamp = join(ROOT, "dist", ".build-stamp");
+    build();
+    const built = statSync(stamp).mtimeMs;
+    build();
+    expect(statSync(stamp).mtimeMs, "nothing changed: no build").toBe(built);
+    // A source newer than the build (its content unchanged) builds again.
+    const source = join(ROOT, "src", "index.ts");
+    const now = new Date();
+    utimesSync(source, now, now);
+    build();
+    expect(statSync(stamp).mtimeMs).toBeGreaterThan(built);
+    expect(readFileSync(join(ROOT, "package.json"), "utf8")).toContain(
+      '"local-engine": "node scripts/build.mjs --if-stale && node test/support/local-engine/cli.ts"',
+    );
+  }, 120_000);
 });
