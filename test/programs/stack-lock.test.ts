@@ -5,36 +5,16 @@
  * second run is refused at once naming the holder, a lock left by a killed run says the command
  * that clears it, and the `Resources:` summary counts what happened.
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { mkdirSync, readdirSync, watch, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, watch } from "node:fs";
 import { hostname, userInfo } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  localEngineCli as localEngine,
+  writeEmulatorFile,
+} from "../support/local-engine/by-hand.ts";
 import { EXIT_ERROR, EXIT_OK } from "../support/local-engine/engine.ts";
 import { expectExit, type ProgramFixture, ROOT, startProgramFixture } from "../support/programs";
-
-const CLI = join(ROOT, "test", "support", "local-engine", "cli.ts");
-
-/** `npm run local-engine -- <args>` without the build, from the repository root. */
-function localEngine(args: string[], options: { detached?: boolean } = {}) {
-  const child = spawn(process.execPath, [CLI, ...args], {
-    cwd: ROOT,
-    stdio: ["ignore", "pipe", "pipe"],
-    detached: options.detached === true,
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (b: Buffer) => {
-    stdout += b.toString();
-  });
-  child.stderr.on("data", (b: Buffer) => {
-    stderr += b.toString();
-  });
-  const done = new Promise<{ status: number | null; stdout: string; stderr: string }>((ok) => {
-    child.once("close", (status) => ok({ status, stdout, stderr }));
-  });
-  return { child, done };
-}
 
 /** Resolves when a lock file (`*.json`) appears in `dir` (which must exist). */
 function lockAppears(dir: string): Promise<void> {
@@ -67,17 +47,7 @@ describe("the stack lock", () => {
         },
       },
     });
-    const dir = join(fx.engine.options.stateFile, "..");
-    emulatorFile = join(dir, "emulator.json");
-    writeFileSync(join(dir, "ca.pem"), fx.emulator.caCert);
-    writeFileSync(
-      emulatorFile,
-      JSON.stringify({
-        endpoint: fx.emulator.endpoint,
-        apiKey: fx.emulator.apiKey,
-        caCertFile: join(dir, "ca.pem"),
-      }),
-    );
+    emulatorFile = writeEmulatorFile(join(fx.engine.options.stateFile, ".."), fx.emulator);
     stateArgs = ["--state", fx.engine.options.stateFile, "--emulator", emulatorFile];
   });
   afterAll(async () => fx?.close());
@@ -121,7 +91,7 @@ describe("the stack lock", () => {
     const killed = localEngine(["destroy", ...stateArgs], { detached: true });
     await locked;
     // kill -9 of the run's whole process group, as a closed terminal or the OOM killer would.
-    process.kill(-(killed.child as ChildProcess & { pid: number }).pid, "SIGKILL");
+    process.kill(-(killed.child.pid ?? 0), "SIGKILL");
     await killed.done;
 
     const refused = await fx.engine.up();

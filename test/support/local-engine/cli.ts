@@ -3,7 +3,7 @@
  * hand, for trying a program where the Pulumi CLI cannot be installed. Run by Node's own type
  * stripping (Node >= 22.18), so this folder keeps to erasable TypeScript.
  */
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { LocalEngine, type RunResult } from "./engine.ts";
@@ -26,7 +26,11 @@ const USAGE = `usage: npm run local-engine -- <preview|up|refresh|destroy|export
   --preview-only          refresh: change nothing
   --expect-no-changes     exit 7 when something would change
   --clear-pending-creates refresh: drop interrupted creates from the state
-  --json                  print the preview digest (as \`pulumi preview --json\`)
+  --json                  print JSON as the CLI does: preview (and refresh --preview-only) the
+                          preview digest, or the engine events with
+                          PULUMI_ENABLE_STREAMING_JSON_PREVIEW=true; up, refresh, destroy the
+                          engine events, one per line
+  --event-log FILE        write the engine events to FILE, one per line (any operation)
 
 Exit codes as the CLI's: 0 ok, 1 error, 7 --expect-no-changes violated. The passphrase of the
 state's secrets is PULUMI_CONFIG_PASSPHRASE (default "local-engine").`;
@@ -41,9 +45,21 @@ function keyValues(list: string[] | undefined): Record<string, string> {
   return out;
 }
 
-function print(result: RunResult, json: boolean): void {
-  if (json) {
+/** One engine event per line, as the CLI's encoder writes them. */
+function eventLines(result: RunResult): string {
+  return result
+    .events()
+    .map((e) => `${JSON.stringify(e)}\n`)
+    .join("");
+}
+
+function print(result: RunResult, json: "digest" | "events" | undefined): void {
+  if (json === "digest") {
     console.log(JSON.stringify(result.digest(), null, 4));
+    return;
+  }
+  if (json === "events") {
+    process.stdout.write(eventLines(result));
     return;
   }
   for (const step of result.steps) {
@@ -92,6 +108,7 @@ async function main(argv: string[]): Promise<number> {
       "expect-no-changes": { type: "boolean" },
       "clear-pending-creates": { type: "boolean" },
       json: { type: "boolean" },
+      "event-log": { type: "string" },
       help: { type: "boolean" },
     },
   });
@@ -151,7 +168,16 @@ async function main(argv: string[]): Promise<number> {
     console.error(`unknown operation ${JSON.stringify(operation)}\n\n${USAGE}`);
     return 1;
   }
-  print(result, values.json === true);
+  if (values["event-log"] !== undefined) writeFileSync(values["event-log"], eventLines(result));
+  // display.go: a preview's --json is the digest unless streaming previews are asked for.
+  const isPreview = operation === "preview" || values["preview-only"] === true;
+  const streamPreview = ["1", "true"].includes(
+    (process.env["PULUMI_ENABLE_STREAMING_JSON_PREVIEW"] ?? "").toLowerCase(),
+  );
+  print(
+    result,
+    values.json !== true ? undefined : isPreview && !streamPreview ? "digest" : "events",
+  );
   return result.exitCode;
 }
 

@@ -17,6 +17,7 @@ import {
   STACK_TYPE,
   type StepRecord,
 } from "./deployment.ts";
+import { type EngineEvent, engineEvents } from "./events.ts";
 import { StackLock, StackLockedError } from "./lock.ts";
 import { MonitorServer } from "./monitor.ts";
 import { ProviderHost } from "./provider-host.ts";
@@ -94,8 +95,10 @@ export interface RunResult {
   programStdout: string;
   programStderr: string;
   hostStderr: string;
-  /** What `--json` prints: Pulumi's preview digest. */
+  /** What `preview --json` prints: Pulumi's preview digest. */
   digest(): PreviewDigest;
+  /** The engine event stream: what `--event-log FILE` writes, and `up --json` prints. */
+  events(): EngineEvent[];
 }
 
 export interface PreviewDigest {
@@ -420,6 +423,18 @@ export class LocalEngine {
       programStdout,
       programStderr,
       hostStderr: host?.stderr ?? "",
+      events: () =>
+        engineEvents({
+          dryRun,
+          config,
+          secretKeys,
+          steps,
+          diagnostics,
+          summary,
+          failed,
+          started,
+          durationMs: duration,
+        }),
       digest: () => ({
         config: Object.fromEntries(
           Object.entries(config).map(([k, v]) => [k, secretKeys.includes(k) ? "[secret]" : v]),
