@@ -37,13 +37,17 @@ if (process.argv.includes("--if-stale") && existsSync(stamp)) {
 rmSync(stamp, { force: true });
 const started = new Date();
 if (process.argv.includes("--clean")) rmSync(join(root, "dist"), { recursive: true, force: true });
-execFileSync(
-  process.execPath,
-  [join(root, "node_modules/typescript/bin/tsc"), "-p", join(root, "tsconfig.build.json")],
-  {
-    stdio: "inherit",
-  },
-);
+try {
+  execFileSync(
+    process.execPath,
+    [join(root, "node_modules/typescript/bin/tsc"), "-p", join(root, "tsconfig.build.json")],
+    { stdio: "inherit" },
+  );
+} catch (error) {
+  // tsc has printed its errors; a stack trace of this script would only repeat that it failed.
+  process.stderr.write("build: tsc failed (its errors are above); dist/ is not up to date\n");
+  process.exit(typeof error.status === "number" ? error.status : 1);
+}
 const data = join(root, "src/emulator/data");
 if (existsSync(data)) {
   cpSync(data, join(root, "dist/emulator/data"), {

@@ -91,7 +91,9 @@ function formatApiSummary(init: ApiErrorInit, code: string): string {
   const details: string[] = [];
   if (init.requestId !== undefined) details.push(`request id ${init.requestId}`);
   for (const fe of init.fieldErrors ?? []) {
-    details.push(`field ${fe.field}: ${oneLine(fe.message)}`);
+    // Said once: a service message that already quotes the field's complaint is enough.
+    const complaint = `${fe.field}: ${oneLine(fe.message)}`;
+    if (!oneLine(init.serviceMessage ?? "").includes(complaint)) details.push(`field ${complaint}`);
   }
   if (init.retryAfterMs !== undefined) {
     details.push(`retry after ${Math.ceil(init.retryAfterMs / 1000)}s`);

@@ -13,6 +13,7 @@ import "./cli-node-check";
 import { readFileSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { reportError } from "../lib/cli-output";
 import type { EmulatorOptions } from "./emulator";
 import { Emulator } from "./emulator";
 import { type EmulatorInfoFile, emulatorEnv, exportLines } from "./env";
@@ -198,9 +199,7 @@ async function main(): Promise<void> {
       const { accounts } = await emulator.admin.seedAccounts(seedText, seed);
       process.stderr.write(`${seededSummary(seed, accounts)}\n`);
     } catch (error) {
-      process.stderr.write(
-        `cloudinfra-emulator: ${error instanceof Error ? error.message : String(error)}\n`,
-      );
+      reportError("cloudinfra-emulator", error);
       await emulator.close();
       process.exit(2);
     }
@@ -228,8 +227,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(
-    `cloudinfra-emulator: ${error instanceof Error ? error.message : String(error)}\n`,
-  );
+  reportError("cloudinfra-emulator", error);
   process.exit(1);
 });

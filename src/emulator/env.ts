@@ -1,8 +1,9 @@
 /**
  * `cloudinfra-emulator env` (and `npm run -s emulator:env`): the `export CLOUDINFRA_...=` lines
  * of a running emulator, for `eval "$(...)"` in another shell. It finds the emulator in
- * `--data-dir DIR`, or else the one running in `./.emulator` or started anywhere else on this
- * machine by this user (registry.ts), and says on stderr which one it chose. It refuses an
+ * `--data-dir DIR`, or else the one running in `./.emulator` (even when others run), or else the
+ * only one started anywhere else on this machine by this user (registry.ts), and says on stderr
+ * which one it chose. It refuses an
  * emulator.json whose process is gone (a crashed or killed emulator) rather than printing
  * settings that cannot work, and refuses to guess between several running emulators.
  */
@@ -102,13 +103,22 @@ export function emulatorEnv(options: { dataDir?: string | undefined; cwd: string
       c.info !== undefined && c.problem === undefined,
   );
   const stale = candidates.flatMap((c) => (c.problem === undefined ? [] : [`  ${c.problem}`]));
-  const [chosen] = running;
-  if (chosen !== undefined && running.length === 1) {
+  // The project's own ./.emulator wins over emulators started elsewhere: it is the one the
+  // README's commands in this directory started.
+  const chosen =
+    running.find((c) => c.file === local) ?? (running.length === 1 ? running[0] : undefined);
+  if (chosen !== undefined) {
+    const others = running.flatMap((c) =>
+      c === chosen
+        ? []
+        : [`  ${describeEmulator(c.info, c.file)} (running; --data-dir chooses it)`],
+    );
+    const notUsed = [...others, ...stale];
     return {
       stdout: exportLines(chosen.info),
       stderr:
         `emulator env: using the emulator at ${describeEmulator(chosen.info, chosen.file)}\n` +
-        (stale.length > 0 ? `emulator env: not using:\n${stale.join("\n")}\n` : ""),
+        (notUsed.length > 0 ? `emulator env: not using:\n${notUsed.join("\n")}\n` : ""),
       code: 0,
     };
   }

@@ -16,6 +16,7 @@ import {
   type Settings,
   settingsFingerprint,
 } from "../config";
+import { debugEnabled } from "../lib/cli-output";
 
 const NAMESPACE = "cloudinfra";
 
@@ -75,6 +76,14 @@ export class DataSourceError extends CloudInfraError {
       writable: true,
       configurable: true,
     });
+  }
+  /**
+   * Pulumi's language host prints a `RunError` as its message alone, where other unhandled errors
+   * get the program's path and a stack trace (`RunError.isInstance` reads this member): a data
+   * source's failure is one the package expected. `CLOUDINFRA_LOG=debug` keeps the trace.
+   */
+  get __pulumiRunError(): boolean {
+    return !debugEnabled();
   }
   /** The data source that failed, for example `getPlan`. */
   readonly function: string;

@@ -340,6 +340,20 @@ describe("cloudinfra-emulator env (npm run -s emulator:env)", () => {
     expect(both.stderr).toContain(`(pid ${second.child.pid}, in memory)`);
     expect(env(["--data-dir", one], two, extra)).toMatchObject({ code: 0, stdout: first.stdout() });
   });
+
+  it("prefers the project's ./.emulator to emulators running elsewhere, and names those", async () => {
+    const { env: extra } = isolated();
+    const project = tempDir();
+    const local = join(project, ".emulator");
+    const elsewhere = tempDir();
+    const mine = spawnCli(["--data-dir", local, "--port", "0", "--quiet"], extra);
+    const other = spawnCli(["--data-dir", elsewhere, "--port", "0", "--quiet"], extra);
+    await Promise.all([ready(mine), ready(other)]);
+    const found = env([], project, extra);
+    expect(found).toMatchObject({ code: 0, stdout: mine.stdout() });
+    expect(found.stderr).toContain(`using the emulator at ${readInfo(local).endpoint}`);
+    expect(found.stderr).toContain(`(pid ${other.child.pid}, data dir ${elsewhere})`);
+  });
 });
 
 describe("cloudinfra-emulator --seed FILE", () => {

@@ -75,6 +75,21 @@ describe("ApiError messages", () => {
     );
   });
 
+  it("say a field's complaint once when the service message already quotes it", () => {
+    const err = createApiError({
+      ...base,
+      status: 400,
+      code: "invalid_request",
+      serviceMessage: "Invalid request (plan_id: no plan 99; see GET /v1/plans)",
+      requestId: "req_1",
+      fieldErrors: [{ field: "plan_id", message: "no plan 99; see GET /v1/plans" }],
+    });
+    expect(err.message).toBe(
+      "POST /v1/servers failed: 400 invalid_request: Invalid request (plan_id: no plan 99; see GET /v1/plans) (request id req_1)",
+    );
+    expect(err.message.split("no plan 99")).toHaveLength(2);
+  });
+
   it("derive the code from the status when the body had none", () => {
     const err = createApiError({ ...base, status: 502 });
     expect(err.code).toBe("http_502");

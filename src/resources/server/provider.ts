@@ -7,7 +7,7 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import type { CloudInfraClient } from "../../api/client";
-import { isAmbiguousFailure, NotFoundError } from "../../api/errors";
+import { isAmbiguousFailure, NotFoundError, ValidationError } from "../../api/errors";
 import type { RequestOptions } from "../../api/http";
 import {
   MANAGEMENT_TRANSITIONS,
@@ -50,6 +50,24 @@ import { serverWatch } from "./watch";
 const ANSWER_LOST = "unknown (its answer was lost)";
 
 const SERVER: KindNames = { kind: "Server", noun: "server" };
+
+/**
+ * A create the service refused for its `plan_id` says which plans there are (ids are not names:
+ * no "did you mean", the whole list, as `getPlans()` would give it). When the list cannot be
+ * read, the service's answer alone.
+ */
+async function withPlanChoices(client: CloudInfraClient, err: unknown): Promise<unknown> {
+  if (!(err instanceof ValidationError) || !err.fieldErrors.some((f) => f.field === "plan_id")) {
+    return err;
+  }
+  try {
+    const plans = await client.catalogue.listPlans({ maxRetries: 0 });
+    const choices = plans.map((plan) => `${plan.id} (${plan.name})`).join(", ");
+    return new Error(`${err.message}; the plan ids are ${choices}`, { cause: err });
+  } catch {
+    return err;
+  }
+}
 
 /** The validated inputs of a create or update; `check` has normalised them already. */
 function parseInputs(props: Props, operation: string): ServerInputs {
@@ -377,7 +395,7 @@ export const implementation = {
     try {
       ({ server: created, close } = await createOne(client, inputs, deadline));
     } catch (err) {
-      throw operationError(operation, err);
+      throw operationError(operation, await withPlanChoices(client, err));
     }
     // The server exists from here on: every failure must carry its id, or Pulumi forgets it.
     let last = created;

@@ -4,9 +4,15 @@
  * stripping (Node >= 22.18), so this folder keeps to erasable TypeScript.
  */
 import { readFileSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { LocalEngine, type RunResult } from "./engine.ts";
+
+// The package's rules for printing errors and colour (the npm script builds dist/ first).
+const { forStream, reportError } = createRequire(import.meta.url)(
+  "../../../dist/lib/cli-output.js",
+) as typeof import("../../../src/lib/cli-output.ts");
 
 const USAGE = `usage: npm run local-engine -- <preview|up|refresh|destroy|export> [options]
        npm run local-engine -- cancel [--cwd DIR] [--stack NAME] [--state FILE]
@@ -53,6 +59,34 @@ function eventLines(result: RunResult): string {
     .join("");
 }
 
+/**
+ * The diagnostics as the CLI shows them: each once. A resource that failed has its own error;
+ * the program's "resource X [T] failed to register", which the SDK raises for it (with a stack
+ * trace), would only say it again.
+ */
+function diagnosticLines(diagnostics: RunResult["diagnostics"]): string[] {
+  const failedResources = new Set(
+    diagnostics.flatMap((d) => (d.severity === "error" && d.urn ? [d.urn] : [])),
+  );
+  const lines: string[] = [];
+  for (const d of diagnostics) {
+    if (d.severity === "debug") continue;
+    const registration =
+      /^(?:Running program [^\n]* failed with an unhandled exception:\n)?(?:Error: )?resource (\S+) \[([^\]]+)\] failed to register/.exec(
+        d.message,
+      );
+    if (
+      registration !== null &&
+      [...failedResources].some((urn) => urn.endsWith(`::${registration[2]}::${registration[1]}`))
+    )
+      continue;
+    const urn = d.urn && !d.message.startsWith(d.urn) ? `${d.urn}: ` : "";
+    const line = `${d.severity}: ${urn}${d.message}`;
+    if (!lines.includes(line)) lines.push(line);
+  }
+  return lines;
+}
+
 function print(result: RunResult, json: "digest" | "events" | undefined): void {
   if (json === "digest") {
     console.log(JSON.stringify(result.digest(), null, 4));
@@ -66,13 +100,15 @@ function print(result: RunResult, json: "digest" | "events" | undefined): void {
     if (step.op === "same") continue;
     const fields = step.replaceReasons.length > 0 ? step.replaceReasons : step.diffReasons;
     const detail = fields.length > 0 ? ` [${fields.join(", ")}]` : "";
+    // A failed step's error is printed once, with the diagnostics, when the engine reported one.
+    const reported = result.diagnostics.some((d) => d.urn === step.urn && d.severity === "error");
+    const error = step.error && !reported ? `\n      error: ${step.error}` : "";
     console.log(
-      `  ${step.op.padEnd(18)} ${step.urn}${detail}${step.error ? `\n      error: ${step.error}` : ""}`,
+      `  ${step.op.padEnd(18)} ${step.urn}${detail}${step.error ? " (failed)" : ""}${error}`,
     );
   }
-  for (const d of result.diagnostics) {
-    if (d.severity === "debug") continue;
-    console.error(`${d.severity}: ${d.urn ? `${d.urn}: ` : ""}${d.message}`);
+  for (const line of diagnosticLines(result.diagnostics)) {
+    process.stderr.write(forStream(`${line}\n`, process.stderr));
   }
   if (result.exitCode === 7) console.error("error: no changes were expected but changes occurred");
   const summary = [
@@ -186,7 +222,7 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (err: unknown) => {
-    console.error(err instanceof Error ? err.message : String(err));
+    reportError("local-engine", err);
     process.exitCode = 1;
   },
 );

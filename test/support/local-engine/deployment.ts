@@ -446,7 +446,15 @@ export class Deployment {
       host.check(urn, stripSecretsMap(olds), stripSecretsMap(news)),
     );
     if (result.failures.length > 0) {
-      const lines = result.failures.map((f) => `  ${f.property}: ${f.reason}`).join("\n");
+      // A reason that starts with its property's path ("color: expected ...") is not prefixed
+      // with it again.
+      const lines = result.failures
+        .map((f) =>
+          /^[\w.[\]]+: /.exec(f.reason)?.[0].startsWith(f.property)
+            ? `  ${f.reason}`
+            : `  ${f.property}: ${f.reason}`,
+        )
+        .join("\n");
       throw new Error(`${urn} has check errors:\n${lines}`);
     }
     return annotateSecrets(result.inputs as PropertyMap, news);

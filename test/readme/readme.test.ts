@@ -1,0 +1,236 @@
+// The README is a test: its shell blocks run in order on a fresh copy of the project, as a new
+// user would type them, so a README flow that fails, leaves state behind for the next one or
+// points at the wrong emulator fails CI.
+//
+// The convention (README.md follows it; keep it when you add commands there):
+// - Every fenced ```sh block runs, in the order of the file, with bash (`set -eo pipefail`) in
+//   the copy's root, and must exit 0. Exported variables carry over from one block to the next,
+//   as in one terminal (`eval "$(npm run -s emulator:env)"` in one block serves the next).
+// - A block whose previous non-blank line is `<!-- readme-test: skip <reason> -->` is skipped,
+//   and the reason printed (steps that need the Pulumi CLI or a browser, the whole test suite).
+// - A block whose previous non-blank line is `<!-- readme-test: background <file> -->` is a
+//   long-running command (an emulator): it starts in the background, the next block runs once
+//   `<file>` (relative to the project) exists, and it is stopped at the end.
+// - Other shell-like fences (bash, shell, console) are refused: a command is either run or
+//   skipped with a reason.
+// The copy is the project's tracked and not-ignored files committed to a new git repository, with
+// the installed node_modules hard-linked in (npm then finds it up to date, as it would after
+// downloading the same locked versions), so `git status` shows what the README's commands leave
+// behind. Blocks run with the PATH of the user's shell (without this project's node_modules/.bin)
+// and a temp dir of their own, so emulators running elsewhere on the machine are not found.
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { delimiter, dirname, join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const root = join(__dirname, "..", "..");
+
+interface Block {
+  /** 1-based line of the opening fence. */
+  line: number;
+  script: string;
+  mode: "run" | "skip" | "background";
+  /** The skip reason, or the file a background command writes when ready. */
+  argument: string;
+}
+
+const MARKER = /^<!--\s*readme-test:\s*(skip|background)\s+(.+?)\s*-->$/;
+
+/** The README's shell blocks, with their markers; throws on a misplaced marker or fence. */
+function readmeBlocks(text: string): Block[] {
+  const lines = text.split("\n");
+  const blocks: Block[] = [];
+  let previous: { line: number; text: string } | undefined;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i] ?? "";
+    const fence = /^```(\S*)/.exec(line);
+    if (fence === null) {
+      if (line.trim() !== "") previous = { line: i + 1, text: line.trim() };
+      continue;
+    }
+    const language = fence[1] ?? "";
+    const start = i;
+    for (i++; i < lines.length && !(lines[i] ?? "").startsWith("```"); i++);
+    const marker = previous === undefined ? null : MARKER.exec(previous.text);
+    if (["bash", "shell", "console", "zsh"].includes(language)) {
+      throw new Error(`README.md:${start + 1}: a \`\`\`${language} block; use \`\`\`sh`);
+    }
+    if (language !== "sh") {
+      if (marker !== null) {
+        throw new Error(
+          `README.md:${previous?.line}: a readme-test marker before a ${language} block`,
+        );
+      }
+      previous = undefined;
+      continue;
+    }
+    blocks.push({
+      line: start + 1,
+      script: lines.slice(start + 1, i).join("\n"),
+      mode: marker === null ? "run" : (marker[1] as "skip" | "background"),
+      argument: marker?.[2] ?? "",
+    });
+    previous = undefined;
+  }
+  return blocks;
+}
+
+const blocks = readmeBlocks(readFileSync(join(root, "README.md"), "utf8"));
+let work = "";
+let project = "";
+let envFile = "";
+const background: { block: Block; child: ChildProcess; log: string }[] = [];
+
+/** The environment of a user's shell: no npm or vitest variables, no project PATH entries. */
+function userEnvironment(tmp: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (/^(npm_|VITEST|NODE_OPTIONS$|INIT_CWD$|TEST$)/.test(key)) continue;
+    env[key] = value;
+  }
+  env["PATH"] = (process.env["PATH"] ?? "")
+    .split(delimiter)
+    .filter((dir) => !dir.includes(`${root}/node_modules`) && !dir.includes("node_modules/.bin"))
+    .join(delimiter);
+  env["TMPDIR"] = tmp;
+  return env;
+}
+
+function git(args: string[], cwd: string): string {
+  const run = spawnSync("git", args, { cwd, encoding: "utf8" });
+  if (run.status !== 0) throw new Error(`git ${args.join(" ")}: ${run.stderr}`);
+  return run.stdout;
+}
+
+/** bash that loads the previous block's exports, runs `script` and saves its exports. */
+function shellScript(script: string, saveEnv: boolean): string {
+  return [
+    "set -eo pipefail",
+    `[ -f ${envFile} ] && . ${envFile}`,
+    `cd ${project}`,
+    script,
+    saveEnv ? `export -p > ${envFile}.next && mv ${envFile}.next ${envFile}` : "",
+  ].join("\n");
+}
+
+async function waitForFile(file: string, child: ChildProcess, log: string): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  while (!existsSync(file)) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(
+        `exited (${child.exitCode ?? child.signalCode}) before writing ${file}:\n${readFileSync(log, "utf8")}`,
+      );
+    }
+    if (Date.now() > deadline) throw new Error(`${file} not written within 120 s`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+function gitStatus(): string {
+  return git(["status", "--porcelain", "--untracked-files=all"], project);
+}
+
+beforeAll(() => {
+  work = mkdtempSync(join(tmpdir(), "cloudinfra-readme-"));
+  project = join(work, "pulumi-cloudinfra");
+  envFile = join(work, "env.sh");
+  mkdirSync(join(work, "tmp"));
+  const files = git(["ls-files", "-z", "--cached", "--others", "--exclude-standard"], root)
+    .split("\0")
+    .filter((file) => file !== "" && existsSync(join(root, file)));
+  for (const file of files) {
+    mkdirSync(dirname(join(project, file)), { recursive: true });
+    copyFileSync(join(root, file), join(project, file));
+  }
+  git(["init", "-q"], project);
+  git(["add", "-A"], project);
+  git(
+    [
+      "-c",
+      "user.name=readme-test",
+      "-c",
+      "user.email=readme-test@localhost",
+      "commit",
+      "-qm",
+      "copy",
+    ],
+    project,
+  );
+  const linked = spawnSync("cp", [
+    "-al",
+    join(root, "node_modules"),
+    join(project, "node_modules"),
+  ]);
+  if (linked.status !== 0) throw new Error(`cp -al node_modules: ${linked.stderr}`);
+  writeFileSync(envFile, "");
+}, 120_000);
+
+afterAll(async () => {
+  for (const { child } of background.splice(0)) {
+    if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) continue;
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    process.kill(-child.pid, "SIGTERM");
+    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
+    if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid, "SIGKILL");
+  }
+  if (work !== "") rmSync(work, { recursive: true, force: true });
+}, 60_000);
+
+describe("README.md, its shell blocks in order on a fresh copy", () => {
+  it("has shell blocks to run, and every marker sits before one", () => {
+    expect(blocks.filter((b) => b.mode !== "skip").length).toBeGreaterThan(3);
+    expect(blocks.every((b) => b.mode === "run" || b.argument !== "")).toBe(true);
+  });
+
+  for (const block of blocks) {
+    const first = block.script.split("\n")[0] ?? "";
+    const name = `README.md:${block.line}: ${first}`;
+    if (block.mode === "skip") {
+      it.skip(`${name} (skipped: ${block.argument})`, () => {});
+      console.log(`readme-test: skip README.md:${block.line}: ${block.argument}`);
+      continue;
+    }
+    if (block.mode === "background") {
+      it(`${name} (in the background, ready when ${block.argument} exists)`, async () => {
+        const log = join(work, `background-${block.line}.log`);
+        writeFileSync(log, "");
+        const out = openSync(log, "a");
+        const child = spawn("bash", ["-c", shellScript(block.script, false)], {
+          env: userEnvironment(join(work, "tmp")),
+          detached: true,
+          stdio: ["ignore", out, out],
+        });
+        background.push({ block, child, log });
+        await waitForFile(join(project, block.argument), child, log);
+      }, 180_000);
+      continue;
+    }
+    it(name, () => {
+      const run = spawnSync("bash", ["-c", shellScript(block.script, true)], {
+        env: userEnvironment(join(work, "tmp")),
+        encoding: "utf8",
+        timeout: 600_000,
+      });
+      const output = `${run.stdout}${run.stderr}`.split("\n").slice(-60).join("\n");
+      expect(run.status, `README.md:${block.line} failed:\n${output}`).toBe(0);
+      if (/^npm install\b/m.test(block.script)) {
+        // A fresh clone stays clean after the install (package-lock.json read unchanged).
+        expect(gitStatus()).toBe("");
+      }
+    }, 600_000);
+  }
+
+  it("leaves nothing behind that git would show (each flow's state is in an ignored directory)", () => {
+    expect(gitStatus()).toBe("");
+  });
+});
