@@ -1,12 +1,41 @@
 // Builds dist/ from src/: a CommonJS build with declarations (see docs/module-format.md), plus
 // the emulator's data files, which tsc does not copy. Files are overwritten in place, so tests
 // running against dist/ meanwhile never see it missing; `--clean` starts from an empty dist/.
+// `--if-stale` builds only when something the build reads (src/, its folders, the tsconfig
+// files, package.json) changed after the last whole build, which dist/.build-stamp records.
 import { execFileSync } from "node:child_process";
-import { cpSync, existsSync, rmSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const stamp = join(root, "dist", ".build-stamp");
+
+/** The newest modification time under `path`; a folder's own time covers files removed from it. */
+function newest(path) {
+  const stat = statSync(path);
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  let latest = stat.mtimeMs;
+  for (const entry of readdirSync(path)) latest = Math.max(latest, newest(join(path, entry)));
+  return latest;
+}
+
+if (process.argv.includes("--if-stale") && existsSync(stamp)) {
+  const inputs = ["src", "tsconfig.json", "tsconfig.build.json", "package.json"];
+  if (Math.max(...inputs.map((p) => newest(join(root, p)))) < statSync(stamp).mtimeMs) {
+    process.exit(0);
+  }
+}
+rmSync(stamp, { force: true });
+const started = new Date();
 if (process.argv.includes("--clean")) rmSync(join(root, "dist"), { recursive: true, force: true });
 try {
   execFileSync(
@@ -26,3 +55,7 @@ if (existsSync(data)) {
     filter: (p) => !p.endsWith(".ts"),
   });
 }
+// Written last: a build that failed or was stopped leaves no stamp, so the next one runs. Dated
+// when the build started, so a file changed while tsc ran is newer and builds again.
+writeFileSync(stamp, `${started.toISOString()}\n`);
+utimesSync(stamp, started, started);

@@ -5,22 +5,27 @@
  */
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { driftReport, NotPulumiJsonError } from "./index";
+import { analyse, NotPulumiJsonError, parsePulumiJson, renderMarkdown } from "./index";
 
 const USAGE = `Usage: cloudinfra-drift-report [FILE | -] [--kind refresh|preview]
 
-Reads the JSON that \`pulumi refresh --preview-only --json\` or \`pulumi preview --json\` printed
-(from FILE, or standard input when FILE is - or left out) and writes a Markdown report on
-standard output: every resource and field that differs, with what the state (or the code) says
-and what runs. Secret values show as [secret].
+Reads the whole output of one Pulumi run (from FILE, or standard input when FILE is - or left
+out): the preview digest \`pulumi refresh --preview-only --json\` or \`pulumi preview --json\`
+prints, or the engine event stream of \`--event-log FILE\` (or of \`--json\` with
+PULUMI_ENABLE_STREAMING_JSON_PREVIEW=true). Writes a Markdown report on standard output: every
+resource and field that differs, with what the state (or the code) says and what runs. Secret
+values show as [secret].
 
-  --kind refresh|preview   read the steps as drift (state against live) or as planned changes
-                           (code against state); default: refresh when the JSON holds refresh steps
+  --kind refresh|preview   read the refresh steps as drift (state against live), or the plan as
+                           planned changes (code against the state, or against what runs after
+                           \`preview --refresh\`); default: refresh when the run only refreshed
 
-For every field of this package's resources, set PULUMI_ENABLE_STREAMING_JSON_PREVIEW=true for
-the refresh: Pulumi's preview digest leaves out what a refresh of a dynamic provider found.
+For every field of this package's resources, read the event stream: Pulumi's preview digest
+leaves out what a refresh of a dynamic provider found.
 
-Exit status: 0 when the report was written, 1 when the input is not Pulumi JSON, 2 on bad usage.
+Exit status: 0 when the report was written; 1 when the input is not a whole Pulumi run (empty,
+an error object, cut short: it says what it got) or the run failed (the report is written, with
+no verdict); 2 on bad usage.
 `;
 
 function main(argv: string[]): number {
@@ -59,14 +64,19 @@ function main(argv: string[]): number {
     );
     return 1;
   }
+  const source = file === "-" ? "stdin" : file;
   try {
-    process.stdout.write(driftReport(text, kind === undefined ? {} : { kind }));
-    return 0;
+    const run = parsePulumiJson(text);
+    const report = analyse(run, kind ?? run.kind);
+    process.stdout.write(renderMarkdown(report));
+    if (report.errors.length === 0) return 0;
+    process.stderr.write(
+      `cloudinfra-drift-report: ${source}: the run failed (${report.errors.length === 1 ? "1 error" : `${report.errors.length} errors`}); no verdict\n`,
+    );
+    return 1;
   } catch (err) {
     if (!(err instanceof NotPulumiJsonError)) throw err;
-    process.stderr.write(
-      `cloudinfra-drift-report: ${file === "-" ? "stdin" : file}: ${err.message}\n`,
-    );
+    process.stderr.write(`cloudinfra-drift-report: ${source}: ${err.message}\n`);
     return 1;
   }
 }

@@ -16,6 +16,16 @@
  * provider returned a detailed diff (`json.go`, `ResourceOutputsEvent`), and dynamic providers
  * (every resource of this package) return none. For them only the event stream says which
  * fields drifted; the digest says only how many resources did (`changeSummary`).
+ *
+ * Only a whole run is read: a digest is written once the engine's summary arrived, so it has a
+ * `duration` and, unless the run failed before its first step, `steps` (the root stack's step is
+ * always shown); an event stream starts with a `preludeEvent` and has a `summaryEvent`, every
+ * line an `EngineEvent` with its `sequence` and `timestamp`. Anything else (`{}`, `[]`, an error
+ * object, nothing, a stream cut short) is refused, saying what it is: a drift gate must never
+ * read "no changes" into a run that did not finish.
+ *
+ * `pulumi preview --refresh` holds two phases: the refresh steps (state against live) and then
+ * the plan (code against the refreshed state). Each step says which phase it belongs to.
  */
 import { z } from "zod";
 
@@ -39,17 +49,24 @@ export interface Step {
   replaceReasons: string[];
   /** Property paths (`rules[0].dport`) the provider or engine reported; often absent. */
   detailedPaths: string[];
+  /** `refresh`: a read of what runs (state against live); `plan`: code against the state. */
+  phase: "refresh" | "plan";
 }
 
 /** A Pulumi JSON output, whichever format it came in. */
 export interface PulumiRun {
   format: "digest" | "events";
-  /** `refresh` when the steps are refresh steps (drift), else `preview` (planned changes). */
+  /**
+   * `refresh` when the run only refreshed (drift), else `preview` (planned changes, after a
+   * refresh when {@link refreshed}).
+   */
   kind: "refresh" | "preview";
+  /** The run has refresh steps and a plan: `pulumi preview --refresh` (or `up --refresh`). */
+  refreshed: boolean;
   steps: Step[];
   /** Resource count per operation, as the engine summed it (`update`, `create`, `same`, ...). */
   changeSummary: Record<string, number>;
-  /** Error diagnostics, without colour codes. */
+  /** Error diagnostics, without colour codes; a failed or cancelled run has at least one. */
   errors: string[];
 }
 
@@ -62,6 +79,7 @@ const DetailedDiff = z
 const StateSchema = z.looseObject({
   id: z.string().optional(),
   type: z.string().optional(),
+  custom: z.boolean().optional(),
   inputs: Props,
   outputs: Props,
 });
@@ -83,6 +101,7 @@ const DigestSchema = z.looseObject({
     .array(z.looseObject({ message: z.string().optional(), severity: z.string().optional() }))
     .nullish(),
   changeSummary: z.record(z.string(), z.number()).nullish(),
+  duration: z.number().nullish(),
 });
 
 const StepMetadata = z.looseObject({
@@ -96,13 +115,19 @@ const StepMetadata = z.looseObject({
 });
 const EventSchema = z.looseObject({
   sequence: z.number(),
+  timestamp: z.number(),
+  preludeEvent: z.looseObject({ config: z.record(z.string(), z.string()).nullish() }).optional(),
+  cancelEvent: z.looseObject({}).optional(),
   resourcePreEvent: z.looseObject({ metadata: StepMetadata }).optional(),
   resOutputsEvent: z.looseObject({ metadata: StepMetadata }).optional(),
   diagnosticEvent: z
     .looseObject({ message: z.string(), severity: z.string().optional() })
     .optional(),
   summaryEvent: z
-    .looseObject({ resourceChanges: z.record(z.string(), z.number()).nullish() })
+    .looseObject({
+      resourceChanges: z.record(z.string(), z.number()).nullish(),
+      result: z.string().optional(),
+    })
     .optional(),
 });
 
@@ -124,10 +149,12 @@ function stepOf(raw: {
   diffs: string[] | null | undefined;
   keys: string[] | null | undefined;
   detailedDiff: z.infer<typeof DetailedDiff>;
+  phase: Step["phase"];
 }): Step {
   const step: Step = {
     op: raw.op,
     urn: raw.urn,
+    phase: raw.phase,
     diffReasons: raw.diffs ?? [],
     replaceReasons: raw.keys ?? [],
     detailedPaths: Object.keys(raw.detailedDiff ?? {}),
@@ -142,14 +169,35 @@ function stepOf(raw: {
 // Diagnostics keep the CLI's colour directives (`<{%reset%}>`) in the event stream.
 const stripColour = (text: string) => text.replace(/<\{%[^%]*%\}>/g, "").trim();
 
-/** Refresh steps are `refresh` before the read; a run with any of them is a refresh. */
-function kindOf(ops: string[]): "refresh" | "preview" {
-  return ops.includes("refresh") ? "refresh" : "preview";
+const isRootStack = (urn: string) => urn.split("::")[2] === "pulumi:pulumi:Stack";
+
+/**
+ * A run only refreshed when it has refresh steps and no plan step that changes something: a
+ * `preview --refresh` that plans nothing reads the same as a refresh, and means the same.
+ */
+function kindOf(steps: Step[]): { kind: PulumiRun["kind"]; refreshed: boolean } {
+  const refreshes = steps.some((s) => s.phase === "refresh");
+  const plans = steps.some((s) => s.phase === "plan" && s.op !== "same" && !isRootStack(s.urn));
+  return { kind: refreshes && !plans ? "refresh" : "preview", refreshed: refreshes && plans };
 }
 
+/** Ops a refresh step can end as in the digest: `refresh`, or rewritten by the read. */
+const REFRESH_OPS = new Set(["refresh", "update", "delete"]);
+
 function fromDigest(digest: z.infer<typeof DigestSchema>): PulumiRun {
-  const steps = (digest.steps ?? []).map((s) =>
-    stepOf({
+  const raw = digest.steps ?? [];
+  const hasRefresh = raw.some((s) => s.op === "refresh");
+  const seen = new Set<string>();
+  const steps = raw.map((s) => {
+    // A refresh comes first: a resource's first step is its refresh when the run refreshed and
+    // the op is one a refresh step has; refreshes read custom resources only.
+    const custom = (s.oldState ?? s.newState)?.custom !== false;
+    const phase =
+      s.op === "refresh" || (hasRefresh && !seen.has(s.urn) && REFRESH_OPS.has(s.op) && custom)
+        ? "refresh"
+        : "plan";
+    seen.add(s.urn);
+    return stepOf({
       op: s.op,
       urn: s.urn,
       old: s.oldState,
@@ -157,11 +205,12 @@ function fromDigest(digest: z.infer<typeof DigestSchema>): PulumiRun {
       diffs: s.diffReasons,
       keys: s.replaceReasons,
       detailedDiff: s.detailedDiff,
-    }),
-  );
+      phase,
+    });
+  });
   return {
     format: "digest",
-    kind: kindOf(steps.map((s) => s.op)),
+    ...kindOf(steps),
     steps,
     changeSummary: digest.changeSummary ?? {},
     errors: (digest.diagnostics ?? [])
@@ -171,10 +220,10 @@ function fromDigest(digest: z.infer<typeof DigestSchema>): PulumiRun {
 }
 
 function fromEvents(events: z.infer<typeof EventSchema>[]): PulumiRun {
-  // The last word on a resource is its outputs event (after a refresh's read); before that, its
-  // pre event. Order of first appearance is kept.
-  const byUrn = new Map<string, Step>();
-  const preOps: string[] = [];
+  // The last word on a resource in each phase is its outputs event (after a refresh's read);
+  // before that, its pre event. Order of first appearance is kept.
+  const byKey = new Map<string, Step>();
+  const phaseOf = new Map<string, Step["phase"]>();
   let changeSummary: Record<string, number> = {};
   const errors: string[] = [];
   for (const event of events) {
@@ -182,9 +231,10 @@ function fromEvents(events: z.infer<typeof EventSchema>[]): PulumiRun {
     const post = event.resOutputsEvent?.metadata;
     for (const meta of [pre, post]) {
       if (meta === undefined) continue;
-      if (meta === pre) preOps.push(meta.op);
-      byUrn.set(
-        meta.urn,
+      if (meta === pre) phaseOf.set(meta.urn, meta.op === "refresh" ? "refresh" : "plan");
+      const phase = phaseOf.get(meta.urn) ?? "plan";
+      byKey.set(
+        `${phase} ${meta.urn}`,
         stepOf({
           op: meta.op,
           urn: meta.urn,
@@ -193,21 +243,23 @@ function fromEvents(events: z.infer<typeof EventSchema>[]): PulumiRun {
           diffs: meta.diffs,
           keys: meta.keys,
           detailedDiff: meta.detailedDiff,
+          phase,
         }),
       );
     }
     if (event.diagnosticEvent?.severity === "error") {
       errors.push(stripColour(event.diagnosticEvent.message));
     }
-    if (event.summaryEvent !== undefined) changeSummary = event.summaryEvent.resourceChanges ?? {};
+    if (event.summaryEvent !== undefined) {
+      changeSummary = event.summaryEvent.resourceChanges ?? {};
+      const result = event.summaryEvent.result;
+      if ((result === "failed" || result === "canceled") && errors.length === 0) {
+        errors.push(`the run ${result === "failed" ? "failed" : "was cancelled"}`);
+      }
+    }
   }
-  return {
-    format: "events",
-    kind: kindOf(preOps),
-    steps: [...byUrn.values()],
-    changeSummary,
-    errors,
-  };
+  const steps = [...byKey.values()];
+  return { format: "events", ...kindOf(steps), steps, changeSummary, errors };
 }
 
 /** The input is neither a preview digest nor an engine event stream. */
@@ -222,44 +274,99 @@ export class NotPulumiJsonError extends Error {
 }
 
 const EXPECTED =
-  "expected the output of `pulumi preview --json` or `pulumi refresh --preview-only --json` (a preview digest, or one engine event per line with PULUMI_ENABLE_STREAMING_JSON_PREVIEW set)";
+  "expected the whole output of `pulumi preview --json`, `pulumi refresh --preview-only --json` (a preview digest) or an engine event stream (`--event-log FILE`, or `--json` with PULUMI_ENABLE_STREAMING_JSON_PREVIEW set)";
 
-/** Reads either format; fails with {@link NotPulumiJsonError} naming what was expected. */
-export function parsePulumiJson(text: string): PulumiRun {
-  const trimmed = text.trim();
-  if (trimmed === "") throw new NotPulumiJsonError(`the input is empty; ${EXPECTED}`);
-  let whole: unknown;
-  try {
-    whole = JSON.parse(trimmed);
-  } catch {
-    whole = undefined;
+/** What a JSON value is, in a few words, for an error message. */
+function describe(value: unknown): string {
+  if (Array.isArray(value)) return value.length === 0 ? "an empty JSON array" : "a JSON array";
+  if (value === null || typeof value !== "object") return `the JSON ${typeof value}`;
+  const keys = Object.keys(value);
+  if (keys.length === 0) return "an empty JSON object";
+  const shown = keys.slice(0, 5).join(", ") + (keys.length > 5 ? ", ..." : "");
+  const error =
+    (value as Record<string, unknown>)["error"] ?? (value as Record<string, unknown>)["message"];
+  const said = typeof error === "string" ? ` saying ${JSON.stringify(error.slice(0, 200))}` : "";
+  return `a JSON object with ${keys.length === 1 ? "key" : "keys"} ${shown}${said}`;
+}
+
+function fail(got: string, why: string): never {
+  throw new NotPulumiJsonError(`got ${got}: ${why}; ${EXPECTED}`);
+}
+
+function readDigest(whole: unknown): PulumiRun {
+  if (whole === null || typeof whole !== "object" || Array.isArray(whole)) {
+    fail(describe(whole), "not a preview digest");
   }
-  if (whole !== undefined) {
-    const digest = DigestSchema.safeParse(whole);
-    const looksLikeDigest =
-      whole !== null &&
-      typeof whole === "object" &&
-      !Array.isArray(whole) &&
-      !("sequence" in whole);
-    if (digest.success && looksLikeDigest) return fromDigest(digest.data);
-    if (!("sequence" in (whole as object))) {
-      throw new NotPulumiJsonError(`the JSON is not a preview digest; ${EXPECTED}`);
-    }
+  const digest = DigestSchema.safeParse(whole);
+  if (!digest.success) {
+    const issue = digest.error.issues[0];
+    fail(
+      describe(whole),
+      `not a preview digest (${issue?.path.join(".") || "value"}: ${issue?.message})`,
+    );
   }
+  const run = fromDigest(digest.data);
+  // The digest is printed when the engine's summary arrived (`duration`); a run that failed
+  // before its first step has no steps but says why in its diagnostics.
+  if (typeof digest.data.duration !== "number") {
+    fail(
+      describe(whole),
+      "no `duration`, so not a whole run (the digest ends with the run's summary)",
+    );
+  }
+  if (run.steps.length === 0 && run.errors.length === 0) {
+    fail(describe(whole), "no `steps` and no error (every run shows at least its stack)");
+  }
+  return run;
+}
+
+function readEvents(text: string): PulumiRun {
   const events: z.infer<typeof EventSchema>[] = [];
-  for (const [index, line] of trimmed.split("\n").entries()) {
+  const lines = text.split("\n");
+  for (const [index, line] of lines.entries()) {
     if (line.trim() === "") continue;
     let value: unknown;
     try {
       value = JSON.parse(line);
     } catch {
-      throw new NotPulumiJsonError(`line ${index + 1} is not JSON; ${EXPECTED}`);
+      const last = lines.slice(index + 1).every((l) => l.trim() === "");
+      throw new NotPulumiJsonError(
+        `line ${index + 1} is not JSON${last && index > 0 ? " (a run cut short?)" : ""}; ${EXPECTED}`,
+      );
     }
     const event = EventSchema.safeParse(value);
     if (!event.success) {
-      throw new NotPulumiJsonError(`line ${index + 1} is not a Pulumi engine event; ${EXPECTED}`);
+      throw new NotPulumiJsonError(
+        `line ${index + 1} is not a Pulumi engine event (got ${describe(value)}); ${EXPECTED}`,
+      );
     }
     events.push(event.data);
   }
+  const got = `${events.length} engine ${events.length === 1 ? "event" : "events"}`;
+  if (events[0]?.preludeEvent === undefined) {
+    fail(got, "the first is not a `preludeEvent`, so the stream is not a whole run");
+  }
+  if (!events.some((e) => e.summaryEvent !== undefined)) {
+    const last = events[events.length - 1];
+    fail(
+      got,
+      `no \`summaryEvent\`: the run did not finish (cut short after sequence ${last?.sequence})`,
+    );
+  }
   return fromEvents(events);
+}
+
+/** Reads either format; fails with {@link NotPulumiJsonError} saying what it got instead. */
+export function parsePulumiJson(text: string): PulumiRun {
+  const trimmed = text.trim();
+  if (trimmed === "") fail("empty input", "nothing to read (did the command fail?)");
+  let whole: unknown;
+  try {
+    whole = JSON.parse(trimmed);
+  } catch {
+    return readEvents(trimmed);
+  }
+  const oneEvent =
+    whole !== null && typeof whole === "object" && !Array.isArray(whole) && "sequence" in whole;
+  return oneEvent ? readEvents(trimmed) : readDigest(whole);
 }

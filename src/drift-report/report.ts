@@ -40,6 +40,13 @@ export interface ResourceRow {
 /** What a Pulumi JSON output says changed, ready to render. */
 export interface DriftReport {
   kind: "refresh" | "preview";
+  /**
+   * The plan was made against a refreshed state (`pulumi preview --refresh`): in a preview, the
+   * "state" side is what runs.
+   */
+  refreshed: boolean;
+  /** The input was the engine event stream (every field said), not the preview digest. */
+  format: PulumiRun["format"];
   stack?: string;
   project?: string;
   /** Resources looked at (the stack and providers left out). */
@@ -47,6 +54,11 @@ export interface DriftReport {
   rows: ResourceRow[];
   /** Resources the engine counted as changed but the JSON does not say how (see pulumi-json.ts). */
   unexplained: number;
+  /**
+   * Resources refreshed whose outcome the JSON does not say at all: refresh steps of a preview
+   * digest made with `--refresh` (its change counts are the plan's, so they cannot tell).
+   */
+  undetermined: number;
   errors: string[];
 }
 
@@ -258,7 +270,11 @@ function rowOf(step: Step, kind: DriftReport["kind"]): ResourceRow | undefined {
 
 /** Reads what changed out of a parsed Pulumi JSON output. */
 export function analyse(run: PulumiRun, kind: DriftReport["kind"] = run.kind): DriftReport {
-  const steps = run.steps.filter((s) => {
+  // A refresh reads the refresh steps, a preview the plan; a run with only one phase is read
+  // whole either way.
+  const wanted = kind === "refresh" ? "refresh" : "plan";
+  const inPhase = run.steps.filter((s) => s.phase === wanted);
+  const steps = (inPhase.length > 0 ? inPhase : run.steps).filter((s) => {
     const { type } = parseUrn(s.urn);
     return type !== "pulumi:pulumi:Stack" && !type.startsWith("pulumi:providers:");
   });
@@ -268,15 +284,23 @@ export function analyse(run: PulumiRun, kind: DriftReport["kind"] = run.kind): D
   const rows = steps
     .filter((s) => !(halves.has(s.op) && replaced.has(s.urn)))
     .flatMap((s) => rowOf(s, kind) ?? []);
-  const counted =
-    kind === "refresh"
-      ? CHANGED_IN_REFRESH.reduce((sum, op) => sum + (run.changeSummary[op] ?? 0), 0)
+  // The change counts are a pure refresh's only when the run planned nothing after it.
+  const countsAreTheRefresh = kind === "refresh" && !run.refreshed;
+  const counted = countsAreTheRefresh
+    ? CHANGED_IN_REFRESH.reduce((sum, op) => sum + (run.changeSummary[op] ?? 0), 0)
+    : 0;
+  const undetermined =
+    kind === "refresh" && run.refreshed && run.format === "digest"
+      ? steps.filter((s) => s.op === "refresh").length
       : 0;
   const report: DriftReport = {
     kind,
+    refreshed: run.refreshed,
+    format: run.format,
     resources: steps.length,
     rows,
     unexplained: Math.max(0, counted - rows.length),
+    undetermined,
     errors: run.errors,
   };
   const first = steps[0] ?? run.steps[0];
@@ -287,6 +311,10 @@ export function analyse(run: PulumiRun, kind: DriftReport["kind"] = run.kind): D
   }
   return report;
 }
+
+/** Where every field of a dynamic provider's refresh is said, for advice. */
+const EVENT_STREAM_ADVICE =
+  "Read the engine event stream instead: `pulumi refresh --preview-only --event-log refresh.events` (or `--json` with `PULUMI_ENABLE_STREAMING_JSON_PREVIEW=true`), then `cloudinfra-drift-report refresh.events`.";
 
 function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? "" : "s"}`;
@@ -310,16 +338,31 @@ export function renderMarkdown(report: DriftReport): string {
   const fieldCell = (f: FieldRow) =>
     (f.field === "" ? "*(resource)*" : `\`${f.field}\``) + (f.replaces ? " (replaces)" : "");
   const changed = report.rows.length + report.unexplained;
-  if (report.kind === "refresh") {
+  const failed = report.errors.length > 0;
+  if (failed) {
+    // A run that failed proves nothing about what it did not reach: no verdict, only findings.
     lines.push(
-      changed === 0
-        ? `### No drift`
-        : `### Drift: ${changed} of ${plural(report.resources, "resource")} changed outside Pulumi`,
+      `### The ${report.kind === "refresh" ? "refresh" : "preview"} failed: no verdict`,
       "",
-      changed === 0
-        ? `All ${plural(report.resources, "resource")}${where(report)} match what runs.`
-        : `What runs differs from the state${where(report)}.`,
+      `The run${where(report)} stopped with ${plural(report.errors.length, "error")}; what it did not reach may differ too.`,
     );
+  }
+  if (report.kind === "refresh") {
+    if (!failed) {
+      lines.push(
+        changed > 0
+          ? `### Drift: ${changed} of ${plural(report.resources, "resource")} changed outside Pulumi`
+          : report.undetermined > 0
+            ? `### Drift unknown: ${plural(report.undetermined, "resource")} refreshed, outcome not in this JSON`
+            : `### No drift`,
+        "",
+        changed > 0
+          ? `What runs differs from the state${where(report)}.`
+          : report.undetermined > 0
+            ? `This preview digest of a \`--refresh\` run counts the plan, not the refresh, so it cannot say whether anything${where(report)} drifted.`
+            : `All ${plural(report.resources, "resource")}${where(report)} match what runs.`,
+      );
+    }
     if (report.rows.length > 0) {
       lines.push("", "| Resource | Field | In the state | Live |", "|---|---|---|---|");
       for (const row of report.rows) {
@@ -331,8 +374,11 @@ export function renderMarkdown(report: DriftReport): string {
     if (report.unexplained > 0) {
       lines.push(
         "",
-        `${plural(report.unexplained, "more resource")} changed, but this JSON does not say which: Pulumi's preview digest leaves out what a refresh of a dynamic provider's resource found. Set \`PULUMI_ENABLE_STREAMING_JSON_PREVIEW=true\` for \`pulumi refresh --preview-only --json\` to get every field.`,
+        `${plural(report.unexplained, "more resource")} changed, but this JSON does not say which: Pulumi's preview digest leaves out what a refresh of a dynamic provider's resource found.`,
       );
+    }
+    if ((report.unexplained > 0 || report.undetermined > 0) && report.format === "digest") {
+      lines.push("", EVENT_STREAM_ADVICE);
     }
     if (changed > 0) {
       lines.push(
@@ -341,17 +387,22 @@ export function renderMarkdown(report: DriftReport): string {
       );
     }
   } else {
-    lines.push(
-      report.rows.length === 0 ? "### No changes" : `### Planned changes: ${opCounts(report.rows)}`,
-      "",
-      report.rows.length === 0
-        ? `The code matches the state${where(report)}.`
-        : `What \`pulumi up\` would change${where(report)}.`,
-    );
+    const sideB = report.refreshed ? "Live (refreshed)" : "In the state";
+    if (!failed) {
+      lines.push(
+        report.rows.length === 0
+          ? "### No changes"
+          : `### Planned changes: ${opCounts(report.rows)}`,
+        "",
+        report.rows.length === 0
+          ? `The code matches ${report.refreshed ? "what runs" : "the state"}${where(report)}.`
+          : `What \`pulumi up${report.refreshed ? " --refresh" : ""}\` would change${where(report)}${report.refreshed ? ", against what runs (the refreshed state)" : ""}.`,
+      );
+    }
     if (report.rows.length > 0) {
       lines.push(
         "",
-        "| Resource | Change | Field | In the code | In the state |",
+        `| Resource | Change | Field | In the code | ${sideB} |`,
         "|---|---|---|---|---|",
       );
       for (const row of report.rows) {

@@ -51,6 +51,39 @@ describe("cloudinfra-drift-report", () => {
     expect(stderr).toMatch(/^cloudinfra-drift-report: stdin: line 1 is not JSON; expected /);
   });
 
+  // Issue 19, finding 3: each of these once printed "No changes. The code matches the state."
+  // and exited 0, the one answer a drift gate must never give falsely.
+  it.each([
+    ["{}", "{}", "got an empty JSON object"],
+    ["[]", "[]", "got an empty JSON array"],
+    [
+      "an error object",
+      '{"error": "update failed"}',
+      'got a JSON object with key error saying "update failed"',
+    ],
+    ["empty input", "", "got empty input"],
+    [
+      "a truncated run",
+      readFileSync(FIXTURE, "utf8").split("\n").slice(0, 5).join("\n"),
+      "got 5 engine events: no `summaryEvent`: the run did not finish",
+    ],
+  ])("exits 1 on %s, saying what it got, and prints no report", (_, input, got) => {
+    const { status, stdout, stderr } = run([], input);
+    expect({ status, stdout }).toEqual({ status: 1, stdout: "" });
+    expect(stderr).toContain(`cloudinfra-drift-report: stdin: ${got}`);
+  });
+
+  it("exits 1 on a run that failed, after a report with no verdict", () => {
+    const failed = readFileSync(FIXTURE, "utf8").replace(
+      '"result":"succeeded"',
+      '"result":"failed"',
+    );
+    const { status, stdout, stderr } = run([], failed);
+    expect(status).toBe(1);
+    expect(stdout).toMatch(/^### The refresh failed: no verdict\n/);
+    expect(stderr).toBe("cloudinfra-drift-report: stdin: the run failed (1 error); no verdict\n");
+  });
+
   it("exits 1 when the file cannot be read, and 2 on bad usage", () => {
     expect(run(["/nonexistent.json"])).toMatchObject({
       status: 1,

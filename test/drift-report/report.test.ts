@@ -14,7 +14,14 @@ const SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270";
 const URN = (type: string, name: string) =>
   `urn:pulumi:prod::gitops::cloudinfra:index:Manifest$pulumi-nodejs:dynamic/cloudinfra:${type}::${name}`;
 
-/** An engine event stream of one refresh of `urn` from `old` to `live`. */
+/** A preview digest of a whole run (printed once the engine's summary arrived) with `steps`. */
+function wholeDigest(steps: { op: string; [field: string]: unknown }[]): string {
+  const changeSummary: Record<string, number> = {};
+  for (const s of steps) changeSummary[s.op] = (changeSummary[s.op] ?? 0) + 1;
+  return JSON.stringify({ steps, duration: 1_200_000_000, changeSummary });
+}
+
+/** An engine event stream of one whole refresh of `urn` from `old` to `live`. */
 function refreshEvents(
   steps: {
     urn: string;
@@ -33,8 +40,8 @@ function refreshEvents(
     outputs: props,
     provider: "",
   });
-  const lines: unknown[] = [];
   let sequence = 0;
+  const lines: unknown[] = [{ sequence: sequence++, timestamp: 1, preludeEvent: { config: {} } }];
   for (const s of steps) {
     const metadata = {
       op: "refresh",
@@ -67,6 +74,16 @@ function refreshEvents(
       resOutputsEvent: { metadata, planning: true },
     });
   }
+  const resourceChanges: Record<string, number> = {};
+  for (const s of steps) resourceChanges[s.op] = (resourceChanges[s.op] ?? 0) + 1;
+  lines.push(
+    {
+      sequence: sequence++,
+      timestamp: 1,
+      summaryEvent: { resourceChanges, isPreview: true, result: "succeeded" },
+    },
+    { sequence: sequence++, timestamp: 1, cancelEvent: {} },
+  );
   return lines.map((l) => JSON.stringify(l)).join("\n");
 }
 
@@ -181,33 +198,31 @@ describe("replacements and ids", () => {
       type: "t",
       inputs,
     });
-    const digest = JSON.stringify({
-      steps: [
-        {
-          op: "replace",
-          urn,
-          oldState: state(urn, { planId: 2 }),
-          newState: state(urn, { planId: 3 }),
-          replaceReasons: ["planId"],
-          detailedDiff: null,
-        },
-        {
-          op: "create-replacement",
-          urn,
-          oldState: state(urn, { planId: 2 }),
-          newState: state(urn, { planId: 3 }),
-          detailedDiff: null,
-        },
-        { op: "delete-replaced", urn, oldState: state(urn, { planId: 2 }), detailedDiff: null },
-        {
-          op: "update",
-          urn: tag,
-          oldState: state(tag, { serverIds: [1, 2], color: "#000000" }),
-          newState: state(tag, { serverIds: ["1", "2"], color: "#ffffff" }),
-          detailedDiff: null,
-        },
-      ],
-    });
+    const digest = wholeDigest([
+      {
+        op: "replace",
+        urn,
+        oldState: state(urn, { planId: 2 }),
+        newState: state(urn, { planId: 3 }),
+        replaceReasons: ["planId"],
+        detailedDiff: null,
+      },
+      {
+        op: "create-replacement",
+        urn,
+        oldState: state(urn, { planId: 2 }),
+        newState: state(urn, { planId: 3 }),
+        detailedDiff: null,
+      },
+      { op: "delete-replaced", urn, oldState: state(urn, { planId: 2 }), detailedDiff: null },
+      {
+        op: "update",
+        urn: tag,
+        oldState: state(tag, { serverIds: [1, 2], color: "#000000" }),
+        newState: state(tag, { serverIds: ["1", "2"], color: "#ffffff" }),
+        detailedDiff: null,
+      },
+    ]);
     const table = driftReport(digest)
       .split("\n")
       .filter((l) => l.startsWith("| ") && !l.startsWith("| Resource"));
@@ -235,30 +250,28 @@ describe("secrets", () => {
     expect(report).not.toContain("ck_live");
     expect(report).toContain("| User `ci` | `roleId` | `9` | `10` |");
     // The digest spells secrets "[secret]"; a changed secret named by the engine shows as such.
-    const digest = JSON.stringify({
-      steps: [
-        {
-          op: "update",
+    const digest = wholeDigest([
+      {
+        op: "update",
+        urn: URN("User", "ci"),
+        oldState: {
           urn: URN("User", "ci"),
-          oldState: {
-            urn: URN("User", "ci"),
-            custom: true,
-            id: "21",
-            type: "t",
-            inputs: { token: "[secret]" },
-          },
-          newState: {
-            urn: URN("User", "ci"),
-            custom: true,
-            id: "21",
-            type: "t",
-            inputs: { token: "[secret]" },
-          },
-          diffReasons: ["token"],
-          detailedDiff: null,
+          custom: true,
+          id: "21",
+          type: "t",
+          inputs: { token: "[secret]" },
         },
-      ],
-    });
+        newState: {
+          urn: URN("User", "ci"),
+          custom: true,
+          id: "21",
+          type: "t",
+          inputs: { token: "[secret]" },
+        },
+        diffReasons: ["token"],
+        detailedDiff: null,
+      },
+    ]);
     expect(driftReport(digest)).toContain(
       "| User `ci` | update | `token` | `[secret]` | `[secret]` |",
     );
@@ -268,33 +281,31 @@ describe("secrets", () => {
 describe("the engine's own paths", () => {
   it("are used when a provider gives a detailed diff, values read at each path", () => {
     const urn = "urn:pulumi:prod::web::aws:s3/bucketV2:BucketV2::assets";
-    const digest = JSON.stringify({
-      steps: [
-        {
-          op: "update",
+    const digest = wholeDigest([
+      {
+        op: "update",
+        urn,
+        oldState: {
           urn,
-          oldState: {
-            urn,
-            custom: true,
-            id: "assets-1",
-            type: "aws:s3/bucketV2:BucketV2",
-            inputs: { tags: { "team.name": "web", env: "prod" }, rules: [{ days: 30 }] },
-          },
-          newState: {
-            urn,
-            custom: true,
-            id: "assets-1",
-            type: "aws:s3/bucketV2:BucketV2",
-            inputs: { tags: { "team.name": "data", env: "prod" }, rules: [{ days: 90 }] },
-          },
-          diffReasons: ["tags", "rules"],
-          detailedDiff: {
-            'tags["team.name"]': { kind: "update", inputDiff: true },
-            "rules[0].days": { kind: "update", inputDiff: true },
-          },
+          custom: true,
+          id: "assets-1",
+          type: "aws:s3/bucketV2:BucketV2",
+          inputs: { tags: { "team.name": "web", env: "prod" }, rules: [{ days: 30 }] },
         },
-      ],
-    });
+        newState: {
+          urn,
+          custom: true,
+          id: "assets-1",
+          type: "aws:s3/bucketV2:BucketV2",
+          inputs: { tags: { "team.name": "data", env: "prod" }, rules: [{ days: 90 }] },
+        },
+        diffReasons: ["tags", "rules"],
+        detailedDiff: {
+          'tags["team.name"]': { kind: "update", inputDiff: true },
+          "rules[0].days": { kind: "update", inputDiff: true },
+        },
+      },
+    ]);
     const report = driftReport(digest);
     expect(report).toContain(
       '| BucketV2 `assets` | update | `tags["team.name"]` | `data` | `web` |',
@@ -306,29 +317,27 @@ describe("the engine's own paths", () => {
 describe("table cells", () => {
   it("escape pipes and backticks, shorten long values, and quote what would read wrongly", () => {
     const urn = URN("Tag", "web");
-    const digest = JSON.stringify({
-      steps: [
-        {
-          op: "update",
+    const digest = wholeDigest([
+      {
+        op: "update",
+        urn,
+        oldState: {
           urn,
-          oldState: {
-            urn,
-            custom: true,
-            id: "7",
-            type: "t",
-            inputs: { data: "a|b", name: "web", color: "", note: "x".repeat(200) },
-          },
-          newState: {
-            urn,
-            custom: true,
-            id: "7",
-            type: "t",
-            inputs: { data: "`c`", name: "web ", color: "#000000", note: "y" },
-          },
-          detailedDiff: null,
+          custom: true,
+          id: "7",
+          type: "t",
+          inputs: { data: "a|b", name: "web", color: "", note: "x".repeat(200) },
         },
-      ],
-    });
+        newState: {
+          urn,
+          custom: true,
+          id: "7",
+          type: "t",
+          inputs: { data: "`c`", name: "web ", color: "#000000", note: "y" },
+        },
+        detailedDiff: null,
+      },
+    ]);
     const report = driftReport(digest);
     expect(report).toContain('| Tag `web` | update | `data` | ``"`c`"`` | `a\\|b` |');
     expect(report).toContain('| `name` | `"web "` | `web` |');
@@ -337,28 +346,84 @@ describe("table cells", () => {
   });
 });
 
-describe("input that is not Pulumi JSON", () => {
+describe("input that is not a whole Pulumi run", () => {
   it("fails with what was expected, for empty input, other JSON and other lines", () => {
     expect(() => driftReport("")).toThrow(NotPulumiJsonError);
     expect(() => driftReport("")).toThrow(
-      /the input is empty; expected the output of `pulumi preview --json`/,
+      /got empty input: nothing to read .*; expected the whole output of `pulumi preview --json`/,
     );
     expect(() => driftReport('{"name": "not pulumi", "sequence": "x"}')).toThrow(
-      /line 1 is not a Pulumi engine event/,
+      /line 1 is not a Pulumi engine event \(got a JSON object with keys name, sequence\)/,
     );
-    expect(() => driftReport("[1, 2]")).toThrow(/the JSON is not a preview digest/);
+    expect(() => driftReport("[1, 2]")).toThrow(/got a JSON array: not a preview digest/);
     expect(() => driftReport("Previewing update (prod):\n")).toThrow(/line 1 is not JSON/);
   });
 
-  it("reports the errors of a failed run beneath the table", () => {
+  // Each of these once read "No changes. The code matches the state." with exit 0.
+  it.each([
+    ["{}", /^got an empty JSON object: no `duration`, so not a whole run/],
+    ["[]", /^got an empty JSON array: not a preview digest/],
+    [
+      '{"error": "no stack named \'prod\' found"}',
+      /^got a JSON object with key error saying "no stack named 'prod' found": no `duration`/,
+    ],
+    ['{"config": {}, "duration": 5}', /no `steps` and no error/],
+    ["  \n", /^got empty input/],
+  ])("refuses %j, saying what it got", (input, message) => {
+    expect(() => driftReport(input)).toThrow(NotPulumiJsonError);
+    expect(() => driftReport(input)).toThrow(message);
+  });
+
+  it("refuses an event stream cut short: mid-line, before its summary, or without its start", () => {
+    const whole = fixture("refresh-preview-only.events.stdout").trimEnd();
+    expect(driftReport(whole)).toContain("### Drift: 3 of 4 resources changed");
+    expect(() => driftReport(whole.slice(0, whole.length - 40))).toThrow(
+      /line \d+ is not JSON \(a run cut short\?\)/,
+    );
+    const lines = whole.split("\n");
+    expect(() => driftReport(lines.slice(0, -1).join("\n"))).toThrow(
+      /^got 9 engine events: no `summaryEvent`: the run did not finish \(cut short after sequence 8\)/,
+    );
+    expect(() => driftReport(lines.slice(1).join("\n"))).toThrow(
+      /the first is not a `preludeEvent`/,
+    );
+  });
+
+  it("reports the errors of a failed run, with no verdict", () => {
+    const stack = "urn:pulumi:prod::gitops::pulumi:pulumi:Stack::gitops-prod";
     const digest = JSON.stringify({
+      steps: [{ op: "same", urn: stack, detailedDiff: null }],
       diagnostics: [
         { urn: "", message: "error: update failed\n", severity: "error" },
         { message: "warning: something", severity: "warning" },
       ],
+      duration: 5,
+      changeSummary: { same: 1 },
     });
     expect(driftReport(digest)).toBe(
-      "### No changes\n\nThe code matches the state.\n\n**Errors**\n\n- error: update failed\n",
+      [
+        "### The preview failed: no verdict",
+        "",
+        "The run of stack `prod` (project `gitops`) stopped with 1 error; what it did not reach may differ too.",
+        "",
+        "**Errors**",
+        "",
+        "- error: update failed",
+        "",
+      ].join("\n"),
     );
+    // A failed run before its first step still says why; a stream's summary says it failed.
+    expect(
+      driftReport(
+        JSON.stringify({ diagnostics: [{ message: "boom", severity: "error" }], duration: 5 }),
+        { kind: "refresh" },
+      ),
+    ).toMatch(/^### The refresh failed: no verdict\n[\s\S]*- boom\n$/);
+    const failed = fixture("refresh-preview-only.events.stdout").replace(
+      '"result":"succeeded"',
+      '"result":"failed"',
+    );
+    expect(driftReport(failed)).toMatch(/^### The refresh failed: no verdict/);
+    expect(driftReport(failed)).toContain("- the run failed");
   });
 });

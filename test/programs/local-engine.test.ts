@@ -5,6 +5,7 @@
  * codes, and the command that runs it by hand.
  */
 import { execFileSync, spawnSync } from "node:child_process";
+import { readFileSync, statSync, utimesSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EXIT_ERROR, EXIT_EXPECT_NO_CHANGES, EXIT_OK } from "../support/local-engine/engine.ts";
@@ -164,6 +165,33 @@ describe("the project's runtime options", () => {
   });
 });
 
+describe("the stack outputs of a failed update", () => {
+  // Issue 19, finding 9: a failed `up` emptied the stack's outputs in the state. The CLI keeps
+  // them (deployment_executor.go, finalizing stack outputs): after an error, the old outputs
+  // with those the program registered written over them.
+  it("keep the old outputs the failed program did not register, and take those it did", async () => {
+    const fx = await startProgramFixture(join(ROOT, "test", "programs", "failing-outputs"));
+    try {
+      expectExit(await fx.engine.up(), EXIT_OK);
+      const failed = await fx.engineWith({ config: { "outputs:fail": "true" } }).up();
+      expectExit(failed, EXIT_ERROR);
+      const stack = fx.engine.resources().find((r) => r.type === "pulumi:pulumi:Stack");
+      expect(stack?.outputs).toEqual({
+        kept: "from the failed run",
+        dropped: "only the run that worked exports this",
+      });
+      // The run that works again registers them whole.
+      expectExit(await fx.engine.up(), EXIT_OK);
+      expect(fx.engine.resources().find((r) => r.type === "pulumi:pulumi:Stack")?.outputs).toEqual({
+        kept: "from the run that worked",
+        dropped: "only the run that worked exports this",
+      });
+    } finally {
+      await fx.close();
+    }
+  });
+});
+
 describe("npm run local-engine", () => {
   it("runs under Node's own type stripping and says how to use it", () => {
     const help = execFileSync(process.execPath, [CLI, "--help"], { encoding: "utf8" });
@@ -172,4 +200,27 @@ describe("npm run local-engine", () => {
     expect(unknown.status).toBe(1);
     expect(unknown.stderr).toContain('unknown operation "frobnicate"');
   });
+
+  // Issue 19, finding 9: every `npm run local-engine` rebuilt dist/ (~3.5 s) though nothing
+  // changed. Its build step now skips when dist/ is newer than everything the build reads.
+  it("builds dist/ only when a source changed after the last build", () => {
+    const build = () =>
+      execFileSync(process.execPath, [join(ROOT, "scripts", "build.mjs"), "--if-stale"], {
+        encoding: "utf8",
+      });
+    const stamp = join(ROOT, "dist", ".build-stamp");
+    build();
+    const built = statSync(stamp).mtimeMs;
+    build();
+    expect(statSync(stamp).mtimeMs, "nothing changed: no build").toBe(built);
+    // A source newer than the build (its content unchanged) builds again.
+    const source = join(ROOT, "src", "index.ts");
+    const now = new Date();
+    utimesSync(source, now, now);
+    build();
+    expect(statSync(stamp).mtimeMs).toBeGreaterThan(built);
+    expect(readFileSync(join(ROOT, "package.json"), "utf8")).toContain(
+      '"local-engine": "node scripts/build.mjs --if-stale && node test/support/local-engine/cli.ts"',
+    );
+  }, 120_000);
 });

@@ -3,7 +3,7 @@
  * hand, for trying a program where the Pulumi CLI cannot be installed. Run by Node's own type
  * stripping (Node >= 22.18), so this folder keeps to erasable TypeScript.
  */
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
@@ -15,6 +15,10 @@ const { forStream, reportError } = createRequire(import.meta.url)(
 ) as typeof import("../../../src/lib/cli-output.ts");
 
 const USAGE = `usage: npm run local-engine -- <preview|up|refresh|destroy|export> [options]
+       npm run local-engine -- cancel [--cwd DIR] [--stack NAME] [--state FILE]
+
+  cancel                  delete the stack's locks: those an up, refresh or destroy takes for
+                          its length, left behind by a run that was killed (\`pulumi cancel\`)
 
   --cwd DIR               the Pulumi project (the directory of Pulumi.yaml); default: .
   --stack NAME            the stack; default: dev
@@ -28,7 +32,11 @@ const USAGE = `usage: npm run local-engine -- <preview|up|refresh|destroy|export
   --preview-only          refresh: change nothing
   --expect-no-changes     exit 7 when something would change
   --clear-pending-creates refresh: drop interrupted creates from the state
-  --json                  print the preview digest (as \`pulumi preview --json\`)
+  --json                  print JSON as the CLI does: preview (and refresh --preview-only) the
+                          preview digest, or the engine events with
+                          PULUMI_ENABLE_STREAMING_JSON_PREVIEW=true; up, refresh, destroy the
+                          engine events, one per line
+  --event-log FILE        write the engine events to FILE, one per line (any operation)
 
 Exit codes as the CLI's: 0 ok, 1 error, 7 --expect-no-changes violated. The passphrase of the
 state's secrets is PULUMI_CONFIG_PASSPHRASE (default "local-engine").`;
@@ -41,6 +49,14 @@ function keyValues(list: string[] | undefined): Record<string, string> {
     out[item.slice(0, i)] = item.slice(i + 1);
   }
   return out;
+}
+
+/** One engine event per line, as the CLI's encoder writes them. */
+function eventLines(result: RunResult): string {
+  return result
+    .events()
+    .map((e) => `${JSON.stringify(e)}\n`)
+    .join("");
 }
 
 /**
@@ -71,9 +87,13 @@ function diagnosticLines(diagnostics: RunResult["diagnostics"]): string[] {
   return lines;
 }
 
-function print(result: RunResult, json: boolean): void {
-  if (json) {
+function print(result: RunResult, json: "digest" | "events" | undefined): void {
+  if (json === "digest") {
     console.log(JSON.stringify(result.digest(), null, 4));
+    return;
+  }
+  if (json === "events") {
+    process.stdout.write(eventLines(result));
     return;
   }
   for (const step of result.steps) {
@@ -91,9 +111,10 @@ function print(result: RunResult, json: boolean): void {
     process.stderr.write(forStream(`${line}\n`, process.stderr));
   }
   if (result.exitCode === 7) console.error("error: no changes were expected but changes occurred");
-  const summary = Object.entries(result.summary)
-    .map(([op, n]) => `${n} ${op}`)
-    .join(", ");
+  const summary = [
+    ...Object.entries(result.summary).map(([op, n]) => `${n} ${op}`),
+    ...(result.errored > 0 ? [`${result.errored} errored`] : []),
+  ].join(", ");
   console.log(`Resources: ${summary || "none"}`);
   if (Object.keys(result.outputs).length > 0) {
     console.log("Outputs:");
@@ -123,6 +144,7 @@ async function main(argv: string[]): Promise<number> {
       "expect-no-changes": { type: "boolean" },
       "clear-pending-creates": { type: "boolean" },
       json: { type: "boolean" },
+      "event-log": { type: "string" },
       help: { type: "boolean" },
     },
   });
@@ -153,6 +175,20 @@ async function main(argv: string[]): Promise<number> {
     console.log(JSON.stringify(engine.export() ?? null, null, 2));
     return 0;
   }
+  if (operation === "cancel") {
+    const cleared = engine.cancel();
+    for (const l of cleared) {
+      console.log(
+        `deleted the lock of ${l.username}@${l.hostname} (pid ${l.pid}${l.command ? `, ${l.command}` : ""}) from ${l.timestamp}`,
+      );
+    }
+    console.log(
+      cleared.length > 0
+        ? `The currently running update for '${engine.stack}' has been canceled!`
+        : `The stack '${engine.stack}' is not locked.`,
+    );
+    return 0;
+  }
   const options = {
     ...(values.refresh ? { refresh: true } : {}),
     ...(values["preview-only"] ? { previewOnly: true } : {}),
@@ -168,7 +204,16 @@ async function main(argv: string[]): Promise<number> {
     console.error(`unknown operation ${JSON.stringify(operation)}\n\n${USAGE}`);
     return 1;
   }
-  print(result, values.json === true);
+  if (values["event-log"] !== undefined) writeFileSync(values["event-log"], eventLines(result));
+  // display.go: a preview's --json is the digest unless streaming previews are asked for.
+  const isPreview = operation === "preview" || values["preview-only"] === true;
+  const streamPreview = ["1", "true"].includes(
+    (process.env["PULUMI_ENABLE_STREAMING_JSON_PREVIEW"] ?? "").toLowerCase(),
+  );
+  print(
+    result,
+    values.json !== true ? undefined : isPreview && !streamPreview ? "digest" : "events",
+  );
   return result.exitCode;
 }
 

@@ -140,6 +140,8 @@ export class Deployment {
   readonly steps: StepRecord[] = [];
   readonly diagnostics: Diagnostic[] = [];
   stackOutputs: PropertyMap = {};
+  /** The stack's RegisterResourceOutputs, kept for {@link finalizeStackOutputs}. */
+  private registeredStackOutputs: PropertyMap | undefined;
   failed = false;
   /** Set once a step fails: the engine stops taking registrations (cancelDueToError). */
   canceled = false;
@@ -412,9 +414,29 @@ export class Deployment {
 
   /** RegisterResourceOutputs: a component's (the stack's) outputs. */
   registerOutputs(urn: string, outputs: PropertyMap): void {
+    if (urn === this.stackUrn) {
+      // The stack's wait for the end of the run (finalizeStackOutputs).
+      this.registeredStackOutputs = outputs;
+      this.stackOutputs = outputs;
+      return;
+    }
     const state = this.news.find((r) => r.urn === urn);
     if (state) state.outputs = outputs;
-    if (urn === this.stackUrn) this.stackOutputs = outputs;
+    this.checkpoint();
+  }
+
+  /**
+   * The stack's outputs once the run is over, as `deployment_executor.go` finalizes them: those
+   * the program registered; after an error, the old ones with those registered written over them
+   * (a missing output is not taken as deleted). Unregistered, the stack keeps its old outputs.
+   */
+  finalizeStackOutputs(errored: boolean): void {
+    const state = this.news.find((r) => r.urn === this.stackUrn);
+    if (state === undefined || this.registeredStackOutputs === undefined) return;
+    state.outputs = errored
+      ? { ...state.outputs, ...this.registeredStackOutputs }
+      : this.registeredStackOutputs;
+    this.stackOutputs = state.outputs;
     this.checkpoint();
   }
 

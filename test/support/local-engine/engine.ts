@@ -9,7 +9,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { availableParallelism } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
 import {
   Deployment,
   type DeploymentContext,
@@ -17,6 +17,8 @@ import {
   STACK_TYPE,
   type StepRecord,
 } from "./deployment.ts";
+import { type EngineEvent, engineEvents } from "./events.ts";
+import { StackLock, StackLockedError } from "./lock.ts";
 import { MonitorServer } from "./monitor.ts";
 import { ProviderHost } from "./provider-host.ts";
 import { type ResourceState, type Snapshot, StateStore } from "./state.ts";
@@ -83,16 +85,20 @@ export interface RunResult {
   steps: StepRecord[];
   /** The steps that change something (what `--expect-no-changes` rejects). */
   changes: StepRecord[];
-  /** How many steps of each kind, as the CLI's summary counts them. */
+  /** How many steps of each kind succeeded, as the CLI's summary counts them. */
   summary: Record<string, number>;
+  /** How many steps failed (the CLI's "N errored"). */
+  errored: number;
   diagnostics: Diagnostic[];
   /** Stack outputs (secrets in Pulumi's secret wrapper). */
   outputs: PropertyMap;
   programStdout: string;
   programStderr: string;
   hostStderr: string;
-  /** What `--json` prints: Pulumi's preview digest. */
+  /** What `preview --json` prints: Pulumi's preview digest. */
   digest(): PreviewDigest;
+  /** The engine event stream: what `--event-log FILE` writes, and `up --json` prints. */
+  events(): EngineEvent[];
 }
 
 export interface PreviewDigest {
@@ -212,6 +218,38 @@ export class LocalEngine {
     return this.store.load().pendingOperations;
   }
 
+  /** The stack's lock, beside the state file as the file backend keeps it beside its stacks. */
+  stackLock(): StackLock {
+    return new StackLock(
+      dirname(resolve(this.options.stateFile)),
+      this.options.organization ?? "organization",
+      this.project.name,
+      this.stack,
+      this.cancelCommand(),
+    );
+  }
+
+  /** `npm run local-engine -- cancel` with the options that find this stack from here. */
+  cancelCommand(): string {
+    const projectDir = resolve(this.options.projectDir);
+    const stateFile = resolve(this.options.stateFile);
+    const quote = (s: string) => (/^[\w./-]+$/.test(s) ? s : `'${s.replaceAll("'", "'\\''")}'`);
+    const args = ["npm run local-engine -- cancel"];
+    if (projectDir !== process.cwd())
+      args.push(`--cwd ${quote(relative(process.cwd(), projectDir) || ".")}`);
+    if (this.stack !== "dev") args.push(`--stack ${quote(this.stack)}`);
+    if (stateFile !== join(projectDir, ".pulumi-local", `${this.stack}.json`)) {
+      const rel = relative(process.cwd(), stateFile);
+      args.push(`--state ${quote(rel.startsWith("..") ? stateFile : rel)}`);
+    }
+    return args.join(" ");
+  }
+
+  /** `pulumi cancel`: deletes the stack's locks, those of killed runs included; returns them. */
+  cancel() {
+    return this.stackLock().clear();
+  }
+
   private context(
     dryRun: boolean,
     legacyRefreshDiff: boolean,
@@ -248,6 +286,15 @@ export class LocalEngine {
 
   private async run(operation: string, dryRun: boolean, options: RunOptions): Promise<RunResult> {
     const started = Date.now();
+    // The file backend locks an update, a refresh and a destroy, never a preview (diy/backend.go).
+    const lock = dryRun ? undefined : this.stackLock();
+    let refused: string | undefined;
+    try {
+      lock?.acquire(operation);
+    } catch (err) {
+      if (!(err instanceof StackLockedError)) throw err;
+      refused = err.message;
+    }
     const env = this.options.env ?? process.env;
     const legacy = ["1", "true"].includes(
       String(env["PULUMI_ENABLE_LEGACY_REFRESH_DIFF"]).toLowerCase(),
@@ -289,6 +336,8 @@ export class LocalEngine {
     let programStdout = "";
     let programStderr = "";
     try {
+      // Refused: nothing is read or written; the error is the run's only diagnostic.
+      if (refused !== undefined) throw new Error(refused);
       let base = this.store.load();
       if (operation === "refresh" || options.refresh === true) {
         const refresh = new Deployment(ctx, base);
@@ -328,6 +377,7 @@ export class LocalEngine {
           );
         }
         if (!d.failed) await d.deleteLeftovers();
+        d.finalizeStackOutputs(d.failed);
         if (!dryRun && !d.dead) this.store.save(d.snapshot());
         steps.push(...d.steps);
         diagnostics.push(...d.diagnostics);
@@ -344,15 +394,20 @@ export class LocalEngine {
       const h = host ?? (hostStarting ? await hostStarting.catch(() => undefined) : undefined);
       await h?.close();
       // A run that "died" leaves its journal, as a killed engine would (state.ts).
-      if (!deployments.some((d) => d.dead)) this.store.commit();
+      if (refused === undefined && !deployments.some((d) => d.dead)) this.store.commit();
+      // Here the engine's process is the caller's and lives on, so even a run that "died"
+      // lets go of the lock; a killed `npm run local-engine` leaves it for `cancel`.
+      lock?.release();
     }
     const changes = steps.filter((s) => !["same", "read", "refresh"].includes(s.op));
     let exitCode = failed ? EXIT_ERROR : EXIT_OK;
     if (!failed && options.expectNoChanges === true && changes.length > 0) {
       exitCode = EXIT_EXPECT_NO_CHANGES;
     }
+    // As the engine's `Ops`: a step counts once it succeeded; failed ones are counted apart.
     const summary: Record<string, number> = {};
-    for (const s of steps) summary[s.op] = (summary[s.op] ?? 0) + 1;
+    for (const s of steps) if (s.error === undefined) summary[s.op] = (summary[s.op] ?? 0) + 1;
+    const errored = steps.filter((s) => s.error !== undefined).length;
     const duration = Date.now() - started;
     const config = this.config;
     const secretKeys = this.secretKeys;
@@ -362,11 +417,24 @@ export class LocalEngine {
       steps,
       changes,
       summary,
+      errored,
       diagnostics,
       outputs,
       programStdout,
       programStderr,
       hostStderr: host?.stderr ?? "",
+      events: () =>
+        engineEvents({
+          dryRun,
+          config,
+          secretKeys,
+          steps,
+          diagnostics,
+          summary,
+          failed,
+          started,
+          durationMs: duration,
+        }),
       digest: () => ({
         config: Object.fromEntries(
           Object.entries(config).map(([k, v]) => [k, secretKeys.includes(k) ? "[secret]" : v]),
