@@ -11,7 +11,9 @@ import { parseArgs } from "node:util";
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 let emulatorEnv;
 try {
-  ({ emulatorEnv } = createRequire(import.meta.url)(join(root, "dist", "emulator", "cli", "env.js")));
+  ({ emulatorEnv } = createRequire(import.meta.url)(
+    join(root, "dist", "emulator", "cli", "env.js"),
+  ));
 } catch {
   process.stderr.write(
     "emulator env: dist/ is not built; run `npm run build` (or `npm install`)\n",
