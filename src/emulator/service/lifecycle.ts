@@ -7,12 +7,12 @@
  */
 import { randomUUID } from "node:crypto";
 import { definedOnly } from "../defined";
-import type { TransientStatus } from "../http/router";
 import type {
   AccountState,
   EmulatorState,
   ServerRecord,
   ServerStatus,
+  TransientStatus,
   TransitionTarget,
 } from "../store/state";
 import type { Clock } from "./clock";

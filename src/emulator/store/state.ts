@@ -39,6 +39,12 @@ export type {
 /** RFC 3339 timestamp in UTC, for example `2024-05-01T12:00:00.000Z`. */
 export type Timestamp = string;
 
+/** Transient statuses a route can put a server in, with the status each one leads to. */
+export type TransientStatus = Extract<
+  ServerStatus,
+  "provisioning" | "stopping" | "starting" | "rebooting" | "deleting"
+>;
+
 /** Where a pending transition ends: a steady status, or `gone` (the server is removed). */
 export type TransitionTarget = ServerStatus | "gone";
 
