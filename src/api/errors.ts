@@ -200,6 +200,15 @@ export class ConflictError extends ApiError {
   static {
     setName(ConflictError, "ConflictError");
   }
+
+  /**
+   * The id of the object that holds what must be unique (a name, a key), when the service names
+   * it (`existing_id` in the error body, wire-contract.md); `undefined` otherwise.
+   */
+  get existingId(): number | undefined {
+    const id = (this.body as { existing_id?: unknown } | null | undefined)?.existing_id;
+    return typeof id === "number" && Number.isSafeInteger(id) && id > 0 ? id : undefined;
+  }
 }
 
 /** 429: rate limited, and retries were exhausted or the requested wait was too long. */

@@ -348,7 +348,8 @@ export class AccountState {
   profile: AccountProfile;
   /** The account owner; cannot be deleted. */
   owner_user_id: number;
-  readonly users: Table<UserRecord>;
+  /** Index `name`: {@link nameKey} of the name. */
+  readonly users: Table<UserRecord, number, "name">;
   /** Index `name`: {@link nameKey} of the name. */
   readonly roles: Table<RoleRecord, number, "name">;
   readonly servers: Table<ServerRecord>;
@@ -375,7 +376,7 @@ export class AccountState {
     this.owner_user_id = row.owner_user_id;
     const id = row.profile.id;
     const byName = (record: { name: string }) => nameKey(record.name);
-    this.users = new Table(sink, "users", id, {}, records.users);
+    this.users = new Table(sink, "users", id, { indexes: { name: byName } }, records.users);
     this.roles = new Table(sink, "roles", id, { indexes: { name: byName } }, records.roles);
     this.servers = new Table(sink, "servers", id, {}, records.servers);
     this.tags = new Table(
