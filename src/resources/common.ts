@@ -5,7 +5,7 @@
 import { isDeepStrictEqual } from "node:util";
 import type * as pulumi from "@pulumi/pulumi";
 import type { z } from "zod";
-import { NotFoundError } from "../api/errors";
+import { CloudInfraError, NotFoundError, nameErrorClass } from "../api/errors";
 import type { ProviderSession } from "./session";
 
 /** Property bags as the host hands them over: plain JSON, possibly with preview unknowns. */
@@ -176,9 +176,16 @@ export function describeOperation(verb: string, kind: string, label: string | un
  * One readable line for the user: the operation and resource first, then the API's own message
  * (status, code, request id, field at fault). The cause is kept for debugging.
  */
-export function operationError(operation: string, err: unknown): Error {
+/** A resource operation that failed: `cloudinfra: creating Tag "web" failed: ...`. */
+export class OperationError extends CloudInfraError {
+  static {
+    nameErrorClass(OperationError, "OperationError");
+  }
+}
+
+export function operationError(operation: string, err: unknown): OperationError {
   const message = err instanceof Error ? err.message : String(err);
-  return new Error(`cloudinfra: ${operation} failed: ${message}`, { cause: err });
+  return new OperationError(`cloudinfra: ${operation} failed: ${message}`, { cause: err });
 }
 
 /**

@@ -4,7 +4,7 @@
  * adoption included. The bare 409 only says that the name is taken; the user needs to know by
  * which object, and that `adoptId` can take it over (an interrupted `up` leaves such objects).
  */
-import type { ConflictError } from "../api/errors";
+import { CloudInfraError, type ConflictError, nameErrorClass } from "../api/errors";
 import { aNoun, type KindNames } from "./common";
 
 /** An existing object that the program's object would duplicate. */
@@ -17,8 +17,10 @@ export interface ExistingObject {
 }
 
 /** The service holds an object the create would duplicate; `existingId` names it. */
-export class AlreadyExistsError extends Error {
-  override readonly name = "AlreadyExistsError";
+export class AlreadyExistsError extends CloudInfraError {
+  static {
+    nameErrorClass(AlreadyExistsError, "AlreadyExistsError");
+  }
   constructor(
     message: string,
     readonly existingId: number,

@@ -27,7 +27,7 @@
  * the object its answer named, or the one new matching object since its own look before, unless
  * a finished create handed that id to the engine.
  */
-import { ConflictError, isAmbiguousFailure } from "../api/errors";
+import { CloudInfraError, ConflictError, isAmbiguousFailure, nameErrorClass } from "../api/errors";
 import type { RequestOptions } from "../api/http";
 import { aNoun, type KindNames } from "./common";
 import {
@@ -179,8 +179,10 @@ function summaryOf(err: unknown): string {
 }
 
 /** A create that failed after the toolkit acted on it; the message says what it found. */
-export class CreateFailedError extends Error {
-  override readonly name = "CreateFailedError";
+export class CreateFailedError extends CloudInfraError {
+  static {
+    nameErrorClass(CreateFailedError, "CreateFailedError");
+  }
   constructor(
     message: string,
     /** Ids of objects the request may have made, when there are any: for the user to check. */
