@@ -17,10 +17,12 @@
  * - Money is integer cents (`*_cents`); the wire shows decimal strings with two places.
  * - Timestamps are RFC 3339 strings in UTC, from the emulator clock (`ctx.now()`).
  */
+
 import type { UserType } from "../api/schemas/account";
 import type { RULE_ACTIONS, RULE_PROTOCOLS } from "../api/schemas/firewall";
 import type { ServerStatus } from "../api/schemas/servers";
 import type { TicketStatus } from "../api/schemas/support";
+import { nameKey } from "../lib/names";
 import type { BlogPostRecord, CountryRecord, ImageRecord, PlanRecord } from "./data";
 import { type IndexKey, type RowSink, Table } from "./store/table";
 
@@ -294,13 +296,8 @@ export interface Catalogue {
   blogPosts: readonly BlogPostRecord[];
 }
 
-/**
- * Names unique per account (tags, security groups, roles) are compared without case and
- * surrounding blanks: `Web` and `web ` would be indistinguishable in a list.
- */
-export function nameKey(name: string): string {
-  return name.trim().toLowerCase();
-}
+/** Names unique per account are compared by the package's one rule (src/lib/names.ts). */
+export { nameKey };
 
 /** The stored row of an account: what is not in its tables. */
 export interface AccountRow {

@@ -5,6 +5,7 @@
  * which object, and that `adoptId` can take it over (an interrupted `up` leaves such objects).
  */
 import { CloudInfraError, type ConflictError, nameErrorClass } from "../api/errors";
+import { sameName } from "../lib/names";
 import { aNoun, type KindNames } from "./common";
 
 /** An existing object that the program's object would duplicate. */
@@ -87,8 +88,7 @@ export function nameTakenError<Live extends NamedObject>(
     list(): Promise<readonly Live[]>;
     /** The object being changed (an update, an adoption): it never takes its own name. */
     self?: number | string;
-    /** How names compare; exactly, by default. */
-    sameName?(a: string, b: string): boolean;
+
     /** What must be unique, when it is not just the name (letter case, say). */
     rule?: string;
     /** More about the existing object, after its id: `, attached to server 6`. */
@@ -97,12 +97,11 @@ export function nameTakenError<Live extends NamedObject>(
     special?(existing: Live): Error | undefined;
   },
 ): Promise<Error> {
-  const same = options.sameName ?? ((a: string, b: string) => a === b);
   return explainConflict(
     err,
     async () =>
       (await options.list()).find(
-        (o) => same(o.name, options.name) && String(o.id) !== String(options.self),
+        (o) => sameName(o.name, options.name) && String(o.id) !== String(options.self),
       ),
     (existing) => {
       const special = options.special?.(existing);
