@@ -5,9 +5,9 @@
  * clearly when the user is gone.
  */
 import { ConflictError, NotFoundError } from "../../api/errors";
+import { definedOnly } from "../../lib/defined";
 import {
   checkInputs,
-  compact,
   describeOperation,
   diffInputs,
   type KindNames,
@@ -131,7 +131,7 @@ export const operations = {
     // The key is not in `news` (it is an output) and the service never shows it again: carry it.
     const apiKey = typeof olds["apiKey"] === "string" ? olds["apiKey"] : undefined;
     const userId = Number(olds["userId"] ?? id);
-    return { outs: { ...compact({ ...outputsFromInputs(userId, user, apiKey) }) } };
+    return { outs: { ...definedOnly({ ...outputsFromInputs(userId, user, apiKey) }) } };
   },
 
   async delete(session, id, props) {
