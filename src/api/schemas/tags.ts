@@ -18,10 +18,13 @@ export const TagSchema = z.object({
 export type Tag = z.infer<typeof TagSchema>;
 export const TagListSchema = z.array(TagSchema);
 
+/** The one colour rule: `#RRGGBB`, either case (the client, the emulator and Tag's check). */
+export const COLOR_PATTERN = /^#[0-9A-Fa-f]{6}$/;
+
 /** `#RRGGBB`, either case. */
 export const ColorInputSchema = z
   .string({ error: expected("a string") })
-  .regex(/^#[0-9A-Fa-f]{6}$/, { error: "expected a colour of the form #RRGGBB" });
+  .regex(COLOR_PATTERN, { error: "expected a colour of the form #RRGGBB" });
 
 /** Body of `POST /v1/tags` (project decision; the spec shows no fields). */
 export const CreateTagRequestSchema = z.strictObject({
