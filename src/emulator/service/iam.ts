@@ -156,8 +156,20 @@ export function createUser(
   request: CreateUserRequest,
 ): { user: UserRecord; apiKey: string } {
   const role = roleForAssignment(author, request.role_id);
-  if (request.type === "did" && author.account.users.all().some((u) => u.did === request.did)) {
-    throw conflict(`A user with DID ${request.did} already exists in this account`);
+  const did = request.type === "did" ? request.did : undefined;
+  const sameDid =
+    did === undefined ? undefined : author.account.users.all().find((u) => u.did === did);
+  if (sameDid !== undefined) {
+    throw conflict(
+      `A user with DID ${did} already exists in this account (user ${sameDid.id})`,
+      sameDid.id,
+    );
+  }
+  // Names are unique per account as for tags and roles: a create whose answer was lost can
+  // then be told apart from a new one by the 409 of the next attempt (wire-contract.md).
+  const taken = nameTaken(author.account.users, request.name);
+  if (taken !== undefined) {
+    throw conflict(`A user named ${taken.name} already exists (user ${taken.id})`, taken.id);
   }
   return insertUser(author, request, role);
 }
@@ -186,8 +198,9 @@ export function changeUserRole(
 export function createRole(author: Author, request: CreateRoleRequest): RoleRecord {
   checkPermissionIds(request.permission_ids);
   assertCanGrant(author, request.permission_ids);
-  if (nameTaken(author.account.roles, request.name) !== undefined) {
-    throw conflict(`A role named ${request.name} already exists`);
+  const taken = nameTaken(author.account.roles, request.name);
+  if (taken !== undefined) {
+    throw conflict(`A role named ${request.name} already exists (role ${taken.id})`, taken.id);
   }
   return insertRole(author, request);
 }
@@ -197,8 +210,9 @@ export function updateRole(author: Author, role: RoleRecord, request: UpdateRole
   if (role.system_role) throw conflict(`${role.name} is a system role and cannot be changed`);
   checkPermissionIds(request.permission_ids);
   assertCanGrant(author, request.permission_ids);
-  if (nameTaken(author.account.roles, request.name, role.id) !== undefined) {
-    throw conflict(`A role named ${request.name} already exists`);
+  const taken = nameTaken(author.account.roles, request.name, role.id);
+  if (taken !== undefined) {
+    throw conflict(`A role named ${request.name} already exists (role ${taken.id})`, taken.id);
   }
   role.role_permissions = grants(author, role.role_permissions, request.permission_ids);
   role.name = request.name;
