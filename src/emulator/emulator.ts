@@ -8,6 +8,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { PermissionName } from "../api/schemas/iam";
+import { definedOnly } from "../lib/defined";
 import {
   type AdminHost,
   type EmulatorAdmin,
@@ -16,7 +17,6 @@ import {
 } from "./admin/operations";
 import { adminRoutes } from "./admin/routes";
 import type { EmulatorCore } from "./core";
-import { definedOnly } from "./defined";
 import { type FaultConfig, Faults } from "./http/faults";
 import { HttpError } from "./http/http-errors";
 import { accessLine, RequestLog, type RequestLogEntry } from "./http/log";

@@ -6,7 +6,7 @@
  * soon as the emulator is back.
  */
 import { randomUUID } from "node:crypto";
-import { definedOnly } from "../defined";
+import { definedOnly } from "../../lib/defined";
 import type {
   AccountState,
   EmulatorState,
