@@ -126,6 +126,26 @@ class SessionRegistry {
   #configured: Map<string, string> | undefined;
   /** Tests only: backoff of the sessions made from now on. */
   #backoff: Pick<SessionTimeouts, "retryBaseDelayMs" | "retryMaxDelayMs"> = {};
+  /** Bumped whenever what {@link current} depends on changes, besides the environment. */
+  #generation = 0;
+  /**
+   * The host's session as last resolved, with what it was resolved from: every use of a member
+   * of the host's session resolves it, and resolving hashes the settings.
+   */
+  #current: { key: string; session: ProviderSession } | undefined;
+
+  current(env: NodeJS.ProcessEnv): ProviderSession {
+    const key = [
+      this.#generation,
+      env["CLOUDINFRA_ENDPOINT"],
+      env["CLOUDINFRA_API_KEY"],
+      env["CLOUDINFRA_CA_CERT"],
+    ].join("\n");
+    if (this.#current?.key === key) return this.#current.session;
+    const session = this.sessionFor(this.settings(env));
+    this.#current = { key, session };
+    return session;
+  }
 
   #key(config: SessionConfig): string {
     const { endpoint, apiKey, caCert, projectDir, ...timeouts } = config;
@@ -151,6 +171,7 @@ class SessionRegistry {
       if (value !== undefined) copy.set(key, value);
     }
     this.#configured = copy;
+    this.#generation++;
   }
 
   settings(env: NodeJS.ProcessEnv): Settings {
@@ -166,6 +187,7 @@ class SessionRegistry {
     this.#sessions.clear();
     this.#configured = undefined;
     this.#backoff = { ...backoff };
+    this.#generation++;
     await Promise.all(sessions.map((s) => s.close()));
   }
 
@@ -173,6 +195,7 @@ class SessionRegistry {
     const sessions = [...this.#sessions.values()];
     this.#sessions.clear();
     this.#backoff = { ...backoff };
+    this.#generation++;
     for (const s of sessions) void s.close();
   }
 }
@@ -199,7 +222,7 @@ export function currentSettings(env: NodeJS.ProcessEnv = process.env): Settings 
 
 /** The session of the configuration `configure()` recorded (or of the environment). */
 export function currentSession(): ProviderSession {
-  return registry.sessionFor(currentSettings());
+  return registry.current(process.env);
 }
 
 /** For tests that run providers in-process: forget the configuration, the sessions and the backoff. */
