@@ -2,11 +2,13 @@
  * One emulator instance: its state and store, the services around route handlers (auth, rate
  * limits, faults, lifecycle, request log), and its life: start, reset, close.
  */
+import { AsyncLocalStorage } from "node:async_hooks";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { PermissionName } from "../api/schemas/iam";
+import { definedOnly } from "../lib/defined";
 import {
   type AdminHost,
   type EmulatorAdmin,
@@ -16,7 +18,6 @@ import {
 import { adminRoutes } from "./admin/routes";
 import { EmulatorConsole, isConsolePath } from "./console";
 import type { EmulatorCore } from "./core";
-import { definedOnly } from "./defined";
 import { type FaultConfig, Faults } from "./http/faults";
 import { HttpError } from "./http/http-errors";
 import { accessLine, RequestLog, type RequestLogEntry } from "./http/log";
@@ -111,7 +112,10 @@ export class Emulator implements EmulatorCore, PipelineHost, AdminHost {
   private inFlight = 0;
   private idle: (() => void) | undefined;
   private closing: Promise<void> | undefined;
-  private inTransaction = false;
+  /** The last transaction asked for; the next one starts when it has ended. */
+  private transactions: Promise<void> = Promise.resolve();
+  private readonly insideTransaction = new AsyncLocalStorage<object>();
+  private running: object | undefined;
   endpoint = "";
 
   constructor(private readonly options: EmulatorOptions = {}) {
@@ -165,7 +169,7 @@ export class Emulator implements EmulatorCore, PipelineHost, AdminHost {
     this.lifecycle = new Lifecycle({
       getState: () => this.state,
       clock: this.clock,
-      commit: () => this.commit(),
+      transaction: (change) => this.transaction(change),
       onError: (error) => this.reportError("committing a status transition", error),
     });
     this.lifecycle.reset(this.startTiming);
@@ -208,22 +212,37 @@ export class Emulator implements EmulatorCore, PipelineHost, AdminHost {
   /**
    * Runs `change` all or nothing: when it returns, what it recorded is committed (one
    * transaction); when it throws, memory and the journal go back to the last commit, so neither
-   * the answer nor the database nor a later request sees half of it. A call inside another
-   * joins that one (an admin operation called by its route).
+   * the answer nor the database nor a later request sees half of it. Transactions run one at a
+   * time, in the order they were asked for: a handler that awaits never lets another request
+   * (or a timed transition) commit its half-made changes or see them. A call made inside a
+   * transaction (an admin operation called by its route) joins it.
    */
-  async transaction<T>(change: () => T | Promise<T>): Promise<T> {
-    if (this.inTransaction) return change();
-    this.inTransaction = true;
-    try {
-      const result = await change();
-      this.commit();
-      return result;
-    } catch (error) {
-      this.rollback(error);
-      throw error;
-    } finally {
-      this.inTransaction = false;
-    }
+  transaction<T>(change: () => T | Promise<T>): Promise<T> {
+    const inside = this.insideTransaction.getStore();
+    if (inside !== undefined && inside === this.running) return Promise.resolve().then(change);
+    const run = this.transactions.then(() => {
+      // Identity, not a flag: a timer armed inside a transaction inherits its async context
+      // and must still wait for its own turn when it fires.
+      const token = {};
+      this.running = token;
+      return this.insideTransaction.run(token, async () => {
+        try {
+          const result = await change();
+          this.commit();
+          return result;
+        } catch (error) {
+          this.rollback(error);
+          throw error;
+        } finally {
+          this.running = undefined;
+        }
+      });
+    });
+    this.transactions = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
   }
 
   /** Memory back to what the database holds: the changes since the last commit are dropped. */

@@ -5,7 +5,9 @@
 import { isDeepStrictEqual } from "node:util";
 import type * as pulumi from "@pulumi/pulumi";
 import type { z } from "zod";
-import { NotFoundError } from "../api/errors";
+import { CloudInfraError, NotFoundError, nameErrorClass } from "../api/errors";
+import { definedOnly } from "../lib/defined";
+import type { ProviderSession } from "./session";
 
 /** Property bags as the host hands them over: plain JSON, possibly with preview unknowns. */
 export type Props = Record<string, unknown>;
@@ -19,6 +21,18 @@ export interface ResourceImplementation {
   update(id: string, olds: Props, news: Props): Promise<pulumi.dynamic.UpdateResult>;
   delete(id: string, props: Props): Promise<void>;
 }
+
+/**
+ * The implementation of one resource kind for an explicit session: each method of
+ * {@link ResourceImplementation} with the {@link ProviderSession} it runs in as first argument.
+ * A native plugin calls these with the session of each configured provider instance.
+ */
+export type KindOperations = {
+  [M in keyof ResourceImplementation]: (
+    session: ProviderSession,
+    ...args: Parameters<ResourceImplementation[M]>
+  ) => ReturnType<ResourceImplementation[M]>;
+};
 
 /**
  * During preview the engine passes a value that is not known yet as this string, whatever the
@@ -132,13 +146,6 @@ export async function unlessNotFound<T>(request: Promise<T>): Promise<T | undefi
   }
 }
 
-/** Drops the properties whose value is `undefined`: the wire has no such thing. */
-export function compact<T extends Props>(value: T): T {
-  const out: Props = {};
-  for (const [k, v] of Object.entries(value)) if (v !== undefined) out[k] = v;
-  return out as T;
-}
-
 /** How a resource kind is named in messages. */
 export interface KindNames {
   /** The class name: `"Server"`. */
@@ -163,9 +170,16 @@ export function describeOperation(verb: string, kind: string, label: string | un
  * One readable line for the user: the operation and resource first, then the API's own message
  * (status, code, request id, field at fault). The cause is kept for debugging.
  */
-export function operationError(operation: string, err: unknown): Error {
+/** A resource operation that failed: `cloudinfra: creating Tag "web" failed: ...`. */
+export class OperationError extends CloudInfraError {
+  static {
+    nameErrorClass(OperationError, "OperationError");
+  }
+}
+
+export function operationError(operation: string, err: unknown): OperationError {
   const message = err instanceof Error ? err.message : String(err);
-  return new Error(`cloudinfra: ${operation} failed: ${message}`, { cause: err });
+  return new OperationError(`cloudinfra: ${operation} failed: ${message}`, { cause: err });
 }
 
 /**
@@ -208,7 +222,7 @@ export function partialCreateError(
     reasons: string[];
   };
   error.id = id;
-  error.properties = { ...compact(outputs), __provider: inputs["__provider"] };
+  error.properties = { ...definedOnly(outputs), __provider: inputs["__provider"] };
   error.reasons = [error.message];
   return error;
 }

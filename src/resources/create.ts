@@ -27,7 +27,7 @@
  * the object its answer named, or the one new matching object since its own look before, unless
  * a finished create handed that id to the engine.
  */
-import { isAmbiguousFailure } from "../api/errors";
+import { CloudInfraError, ConflictError, isAmbiguousFailure, nameErrorClass } from "../api/errors";
 import type { RequestOptions } from "../api/http";
 import { aNoun, type KindNames } from "./common";
 import {
@@ -36,7 +36,7 @@ import {
   type JournalTicket,
   requestDigest,
 } from "./journal";
-import { readListSince, readRecentList, sharedListMark } from "./shared-list";
+import type { SharedLists } from "./shared-list";
 
 /** Create requests sent at most, while each one provably made nothing. */
 export const DEFAULT_MAX_SENDS = 3;
@@ -72,8 +72,8 @@ export interface CreateRecipe<Answer, Live> {
   what: KindNames;
   /** What the request asks for, as messages say it after the noun: `named "web"`. */
   describe: string;
-  /** The API client: creates through different clients never share a record. */
-  owner: object;
+  /** The provider session's list cache and create ledger: sessions never share a record. */
+  session: { lists: SharedLists; creates: CreateLedger };
   /** Sends the create request, once. */
   send(): Promise<Answer>;
   /** The id the answer names, or `undefined` when it names none (then the object is found). */
@@ -85,6 +85,16 @@ export interface CreateRecipe<Answer, Live> {
   lookup: Lookup<Live> | undefined;
   /** Advice when the outcome cannot be looked up. */
   unlistable?: string;
+  /**
+   * For a kind the API cannot list whose names the service keeps unique, answering 409 with the
+   * holder's id (`existing_id`, wire-contract.md): a user. After a send that may have been
+   * applied, the request is sent again: a success proves the earlier send made nothing, and a
+   * 409 names what it made, which is useless without its lost answer (an API key) and is
+   * deleted with `discard` before sending again. A create that gives up while a send is
+   * unresolved stays open in the journal, so that the next run's 409 for the same request is
+   * known to be this one's object: never a second object while an earlier create is unresolved.
+   */
+  unique?: { discard(id: number): Promise<void> };
   /**
    * Where creates are written down (journal.ts), with what identifies this request (its body):
    * a create of the same request that a dead host left open is taken over.
@@ -127,20 +137,35 @@ class CreateRecord {
   }
 }
 
-const records = new WeakMap<object, Map<string, CreateRecord>>();
+/**
+ * What one provider session knows of its creates: a record per kind (claims, sends in flight,
+ * the lookup lock) and the ids of each list read, by list, so that the creates that share a
+ * list share one set (and the journal serializes it once), instead of each paying for the size
+ * of the kind.
+ */
+export class CreateLedger {
+  readonly #records = new Map<string, CreateRecord>();
+  readonly #idsOfList = new WeakMap<readonly unknown[], ReadonlySet<number>>();
 
-function recordFor(owner: object, key: string): CreateRecord {
-  let byKind = records.get(owner);
-  if (byKind === undefined) {
-    byKind = new Map();
-    records.set(owner, byKind);
+  /** The record of the creates of `key` (a list's key, or a kind that cannot be listed). */
+  record(key: string): CreateRecord {
+    let record = this.#records.get(key);
+    if (record === undefined) {
+      record = new CreateRecord();
+      this.#records.set(key, record);
+    }
+    return record;
   }
-  let record = byKind.get(key);
-  if (record === undefined) {
-    record = new CreateRecord();
-    byKind.set(key, record);
+
+  /** The ids of the objects of `list`, computed once per list. */
+  idsOf<Live>(list: readonly Live[], idOf: (live: Live) => number): ReadonlySet<number> {
+    let ids = this.#idsOfList.get(list);
+    if (ids === undefined) {
+      ids = new Set(list.map(idOf));
+      this.#idsOfList.set(list, ids);
+    }
+    return ids;
   }
-  return record;
 }
 
 function messageOf(err: unknown): string {
@@ -154,8 +179,10 @@ function summaryOf(err: unknown): string {
 }
 
 /** A create that failed after the toolkit acted on it; the message says what it found. */
-export class CreateFailedError extends Error {
-  override readonly name = "CreateFailedError";
+export class CreateFailedError extends CloudInfraError {
+  static {
+    nameErrorClass(CreateFailedError, "CreateFailedError");
+  }
   constructor(
     message: string,
     /** Ids of objects the request may have made, when there are any: for the user to check. */
@@ -180,12 +207,13 @@ export async function createExactlyOnce<Answer, Live>(
   recipe: CreateRecipe<Answer, Live>,
 ): Promise<CreateOutcome<Answer, Live>> {
   const { what, lookup } = recipe;
-  const record = recordFor(recipe.owner, lookup?.key ?? what.kind);
+  const record = recipe.session.creates.record(lookup?.key ?? what.kind);
   const before = lookup === undefined ? undefined : await idsBefore(recipe, lookup);
   const digest =
     recipe.journal === undefined ? undefined : requestDigest(what.kind, recipe.journal.request);
   const journal = recipe.journal?.journal;
   let ticket: JournalTicket | undefined;
+  const progress = { unresolved: false };
   const done = <T extends { id: number }>(outcome: T): T & { close(): void } => {
     // Made and closed at once when the create ends here: one write instead of two.
     if (recipe.closesLater === true) ticket?.made(outcome.id);
@@ -203,10 +231,19 @@ export async function createExactlyOnce<Answer, Live>(
         ticket.close();
       }
     }
+    // Creates of this request that a dead host left unresolved: their object is the one a 409
+    // names (recipe.unique).
+    const earlier = () => {
+      if (journal === undefined || digest === undefined) return false;
+      const orphans = journal.orphans(digest);
+      for (const orphan of orphans) journal.forget(orphan);
+      return orphans.length > 0;
+    };
     if (journal !== undefined && digest !== undefined) ticket = journal.open(digest, before ?? []);
-    return done(await sendAndFind(recipe, record, before));
+    return done(await sendAndFind(recipe, record, before, earlier, progress));
   } catch (err) {
-    ticket?.close();
+    // Left open, the entry tells the next run that a 409 for this request names its object.
+    if (!progress.unresolved) ticket?.close();
     throw err;
   }
 }
@@ -216,11 +253,13 @@ async function sendAndFind<Answer, Live>(
   recipe: CreateRecipe<Answer, Live>,
   record: CreateRecord,
   before: ReadonlySet<number> | undefined,
+  earlier: () => boolean,
+  progress: { unresolved: boolean },
 ): Promise<
   | { id: number; answer: Answer; found?: undefined }
   | { id: number; found: Live; answer?: undefined }
 > {
-  const { what, lookup } = recipe;
+  const { what, lookup, unique } = recipe;
   const maxSends = recipe.maxSends ?? DEFAULT_MAX_SENDS;
   let failures = 0;
   let lastFailure: unknown;
@@ -231,7 +270,20 @@ async function sendAndFind<Answer, Live>(
     try {
       answer = await track(recipe, record);
     } catch (err) {
+      const holder = err instanceof ConflictError ? err.existingId : undefined;
+      if (unique !== undefined && holder !== undefined && (progress.unresolved || earlier())) {
+        await discardHolder(recipe, unique, holder, lastFailure ?? err, progress);
+        discarded.push(holder);
+        progress.unresolved = false;
+        continue;
+      }
       if (!isAmbiguousFailure(err)) throw err;
+      if (unique !== undefined) {
+        progress.unresolved = true;
+        failures++;
+        lastFailure = err;
+        continue;
+      }
       if (lookup === undefined || before === undefined) {
         throw new CreateFailedError(
           `${summaryOf(err)}; the service may have made the ${what.noun}, and the API cannot list ${what.noun}s to find it${recipe.unlistable === undefined ? "" : `: ${recipe.unlistable}`}`,
@@ -239,7 +291,7 @@ async function sendAndFind<Answer, Live>(
           { cause: err },
         );
       }
-      const mark = sharedListMark();
+      const mark = recipe.session.lists.mark();
       const made = await record.exclusive(() =>
         findMade(recipe, lookup, before, record, err, mark),
       );
@@ -260,7 +312,7 @@ async function sendAndFind<Answer, Live>(
     if (lookup === undefined || before === undefined) {
       throw new CreateFailedError(`the service made the ${what.noun} but did not say its id`);
     }
-    const mark = sharedListMark();
+    const mark = recipe.session.lists.mark();
     const made = await record.exclusive(() =>
       findMade(recipe, lookup, before, record, undefined, mark),
     );
@@ -270,6 +322,13 @@ async function sendAndFind<Answer, Live>(
       );
     }
     return { id: lookup.idOf(made), found: made };
+  }
+  if (progress.unresolved) {
+    throw new CreateFailedError(
+      `${summaryOf(lastFailure)}; the request was sent ${maxSends} times and the last one may have made the ${what.noun}, which the API cannot list: the next pulumi up of this project takes it over (deletes it and creates the ${what.noun} again) from the create journal${journalPlace(recipe)}${recipe.unlistable === undefined ? "" : `; where that journal is not kept: ${recipe.unlistable}`}`,
+      [],
+      { cause: lastFailure },
+    );
   }
   const cleaned =
     discarded.length === 0
@@ -346,14 +405,8 @@ function madeBy<Live>(
 }
 
 /**
- * The ids of each list read, by list: the creates that share a list share one set (and the
- * journal serializes it once), instead of each paying for the size of the kind.
- */
-const idsOfList = new WeakMap<readonly unknown[], ReadonlySet<number>>();
-
-/**
  * Ids of the kind's live objects before the first request: from any list requested before it
- * (shared with the other creates of the moment, see readRecentList), since what this process's
+ * (shared with the other creates of the moment, see SharedLists.recent), since what this process's
  * creates made meanwhile is claimed by them.
  */
 async function idsBefore<Answer, Live>(
@@ -361,15 +414,10 @@ async function idsBefore<Answer, Live>(
   lookup: Lookup<Live>,
 ): Promise<ReadonlySet<number>> {
   try {
-    const live = await readRecentList(recipe.owner, lookup.key, () =>
+    const live = await recipe.session.lists.recent(lookup.key, () =>
       lookup.read({ maxRetries: LOOKUP_MAX_RETRIES }),
     );
-    let ids = idsOfList.get(live);
-    if (ids === undefined) {
-      ids = new Set(live.map((item) => lookup.idOf(item)));
-      idsOfList.set(live, ids);
-    }
-    return ids;
+    return recipe.session.creates.idsOf(live, (item) => lookup.idOf(item));
   } catch (err) {
     throw new CreateFailedError(
       `reading the ${recipe.what.noun}s before sending the create failed (${messageOf(err)}); nothing was sent`,
@@ -416,14 +464,13 @@ async function findMade<Answer, Live>(
     let mark = settledMark;
     if (look > 1) {
       await sleep(recipe.settleMs ?? DEFAULT_SETTLE_MS);
-      mark = sharedListMark();
+      mark = recipe.session.lists.mark();
     }
     let live: readonly Live[];
     try {
       // Any list asked for after the request settled shows what it made: the creates of a wave
       // that settled together share one.
-      live = await readListSince(
-        recipe.owner,
+      live = await recipe.session.lists.since(
         lookup.key,
         () => lookup.read({ maxRetries: LOOKUP_MAX_RETRIES }),
         mark,
@@ -456,6 +503,37 @@ async function findMade<Answer, Live>(
     }
   }
   return undefined;
+}
+
+/**
+ * Deletes the object an earlier send of this create made (named by a 409, recipe.unique), which
+ * is useless without that send's lost answer; fails with its id when that fails, leaving the
+ * create unresolved for the next run.
+ */
+async function discardHolder<Answer, Live>(
+  recipe: CreateRecipe<Answer, Live>,
+  unique: { discard(id: number): Promise<void> },
+  id: number,
+  failure: unknown,
+  progress: { unresolved: boolean },
+): Promise<void> {
+  try {
+    await unique.discard(id);
+  } catch (err) {
+    progress.unresolved = true;
+    throw new CreateFailedError(
+      `${summaryOf(failure)}; an earlier attempt made ${recipe.what.noun} ${id}, which is useless without its lost answer, and deleting it failed (${messageOf(err)}): the next pulumi up of this project deletes it and creates the ${recipe.what.noun} again, from the create journal${journalPlace(recipe)}; where that journal is not kept, delete ${recipe.what.noun} ${id} yourself`,
+      [id],
+      { cause: err },
+    );
+  }
+}
+
+/** Where the recipe's journal is, for messages: ` in <dir> (...)`. */
+function journalPlace<Answer, Live>(recipe: CreateRecipe<Answer, Live>): string {
+  const dir = recipe.journal?.journal.dir;
+  if (dir === undefined) return "";
+  return ` in ${dir} (on this machine; a CI runner keeps it only if CLOUDINFRA_JOURNAL_DIR is kept between runs)`;
 }
 
 /** Deletes a useless object a lost answer made, failing with its id when that fails. */

@@ -7,6 +7,7 @@
  */
 import { FormData } from "undici";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { defineRoute, type ExtraRoute } from "../../src/emulator";
 import { routeKey } from "../../src/emulator/http/router";
 import { type CallResult, startTestEmulator, type TestEmulator } from "../support/emulator";
 
@@ -391,4 +392,56 @@ describe("a request that fails after its handler changed things", () => {
       expect(everything()).not.toBe(before);
     },
   );
+});
+
+describe("a handler that awaits, then fails", () => {
+  it("lets no other change commit its half, nor undoes that change with its own failure", async () => {
+    let entered!: () => void;
+    const inHandler = new Promise<void>((resolve) => {
+      entered = resolve;
+    });
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const slow: ExtraRoute = {
+      ...defineRoute({
+        method: "POST",
+        path: "/v1/_test/slow-failure",
+        async handler(ctx) {
+          const now = ctx.now();
+          ctx.account.tags.insert({
+            id: ctx.nextId("tag"),
+            name: "half-made",
+            color: "#000000",
+            data: "",
+            created_by_user: ctx.user.id,
+            server_ids: [],
+            created_at: now,
+            updated_at: now,
+          });
+          entered();
+          await gate;
+          throw new Error("failed after an await");
+        },
+      }),
+      permission: null,
+    };
+    const own = await startTestEmulator({ extraRoutes: [slow] });
+    try {
+      const failing = own.call("POST", "/v1/_test/slow-failure");
+      await inHandler;
+      // Asked for while the failing handler waits: a change of its own, which must neither be
+      // committed with the other's half nor undone by its failure.
+      const other = own.admin.createAccount({ name: "Whole" });
+      release();
+      expect((await failing).status).toBe(500);
+      const { account_id } = await other;
+      expect(own.admin.accounts().map((a) => a.id)).toContain(account_id);
+      const tags = (await own.call("GET", "/v1/tags")).body as { name: string }[];
+      expect(tags.map((t) => t.name)).not.toContain("half-made");
+    } finally {
+      await own.close();
+    }
+  });
 });

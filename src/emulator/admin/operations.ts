@@ -7,8 +7,8 @@
  */
 import { z } from "zod";
 import { checkRequest } from "../../api/schemas/common";
+import { definedOnly } from "../../lib/defined";
 import type { EmulatorCore } from "../core";
-import { definedOnly } from "../defined";
 import type { FaultConfig, Faults } from "../http/faults";
 import { invalidFields, notFound } from "../http/http-errors";
 import type { RequestLog, RequestLogEntry, RouteCounter } from "../http/log";

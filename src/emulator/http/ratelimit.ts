@@ -3,7 +3,7 @@
  * /v1 answer carries RateLimit-Limit/Remaining/Reset; a refusal is 429 with Retry-After, both
  * in whole seconds, so a client can be tested against real back-off rules.
  */
-import { definedOnly } from "../defined";
+import { definedOnly } from "../../lib/defined";
 
 export interface RateLimitConfig {
   /** Sustained requests per second per key. */

@@ -10,13 +10,14 @@ import type {
   Catalogue,
   IdKind,
   ServerRecord,
-  ServerStatus,
   Timestamp,
+  TransientStatus,
   TransitionTarget,
   UserRecord,
 } from "../store/state";
 
 export type { Author } from "../service/author";
+export type { TransientStatus };
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
@@ -35,12 +36,6 @@ export interface Page<T> {
   total_count: number;
   total_pages: number;
 }
-
-/** Transient statuses a route can put a server in, with the status each one leads to. */
-export type TransientStatus = Extract<
-  ServerStatus,
-  "provisioning" | "stopping" | "starting" | "rebooting" | "deleting"
->;
 
 export interface RouteContext<B = undefined> {
   /** Also sent back as the `x-request-id` header. */

@@ -1,15 +1,7 @@
 /**
- * Identity and access management: the permission catalogue, API and DID users, and roles.
- *
- * Rules beyond the schemas (docs/wire-contract.md, IAM):
- * - A caller can only hand out permissions its own role holds: creating or changing a role, or
- *   assigning a role to a user, that would grant more is 403 `forbidden`. Without this, any key
- *   with `iam:write` could mint itself an Administrator key.
- * - The caller's own user and the account owner cannot be deleted or have their role changed
- *   (409): either would let an account lock itself out of its own administration.
- * - Role names are unique per account, compared without case and surrounding blanks (409).
- * - System roles cannot be changed or deleted, and a role still assigned to a user cannot be
- *   deleted (409).
+ * Identity and access management (spec: IAM): the permission catalogue, API and DID users, and
+ * roles. Their rules (who may grant what, protected users, unique role names, system roles) are
+ * in service/iam.ts, with the operations these routes call.
  */
 import {
   CreateRoleRequestSchema,
@@ -18,19 +10,17 @@ import {
   UpdateUserRoleRequestSchema,
 } from "../../api/schemas/iam";
 import { PERMISSIONS, permissionById } from "../data";
+import { findOr404 } from "../http/http-errors";
+import { defineRoute } from "../http/router";
 import {
-  conflict,
-  type FieldError,
-  fieldError,
-  findOr404,
-  forbidden,
-  invalidRequest,
-} from "../http/http-errors";
-import { defineRoute, type RouteContext } from "../http/router";
-import { permissionsOf } from "../service/auth";
-import { grants, insertRole, insertUser } from "../service/iam";
-import { nameTaken } from "../service/validation";
-import type { AccountState, RoleRecord, UserRecord } from "../store/state";
+  changeUserRole,
+  createRole,
+  createUser,
+  deleteRole,
+  deleteUser,
+  updateRole,
+} from "../service/iam";
+import type { AccountState, RoleRecord } from "../store/state";
 
 /** A role as the wire shows it (spec: Role), with each grant's permission spelled out. */
 export function renderRole(account: AccountState, role: RoleRecord) {
@@ -57,54 +47,6 @@ export function renderRole(account: AccountState, role: RoleRecord) {
   };
 }
 
-/** 400 naming each unknown id as `permission_ids[i]`. */
-function checkPermissionIds(ids: readonly number[]): void {
-  const errors: FieldError[] = [];
-  ids.forEach((id, index) => {
-    if (permissionById(id) === undefined) {
-      errors.push({ field: `permission_ids[${index}]`, message: `no permission with id ${id}` });
-    }
-  });
-  if (errors.length > 0) {
-    const unknown = ids.filter((id) => permissionById(id) === undefined).join(", ");
-    throw invalidRequest(`Unknown permission ids: ${unknown}`, errors);
-  }
-}
-
-/** 403 unless the caller's own role holds every one of these permissions. */
-function assertCanGrant(ctx: RouteContext<unknown>, permissionIds: readonly number[]): void {
-  const held = permissionsOf(ctx.account, ctx.user);
-  const missing = permissionIds
-    .map((id) => permissionById(id))
-    .filter((p) => p !== undefined && !held.has(p.name))
-    .map((p) => p?.name);
-  if (missing.length > 0) {
-    throw forbidden(
-      `You cannot grant permissions your own role lacks: ${[...new Set(missing)].join(", ")}`,
-    );
-  }
-}
-
-function roleForAssignment(ctx: RouteContext<unknown>, roleId: number): RoleRecord {
-  const role = ctx.account.roles.get(roleId);
-  if (role === undefined) throw fieldError("role_id", `no role with id ${roleId} in this account`);
-  assertCanGrant(
-    ctx,
-    role.role_permissions.map((link) => link.permission_id),
-  );
-  return role;
-}
-
-/** A user whose removal or demotion would lock the account out of its administration. */
-function assertNotProtected(ctx: RouteContext<unknown>, user: UserRecord, doing: string): void {
-  if (user.id === ctx.user.id) throw conflict(`You cannot ${doing} your own user`);
-  if (user.id === ctx.account.owner_user_id) {
-    throw conflict(
-      `The account owner (user ${user.id}) cannot be ${doing === "delete" ? "deleted" : "given another role"}`,
-    );
-  }
-}
-
 export const routes = [
   defineRoute({
     method: "GET",
@@ -117,12 +59,7 @@ export const routes = [
     path: "/v1/account/users",
     body: CreateUserRequestSchema,
     handler(ctx) {
-      const body = ctx.body;
-      const role = roleForAssignment(ctx, body.role_id);
-      if (body.type === "did" && ctx.account.users.all().some((u) => u.did === body.did)) {
-        throw conflict(`A user with DID ${body.did} already exists in this account`);
-      }
-      const { user, apiKey } = insertUser(ctx, body, role);
+      const { user, apiKey } = createUser(ctx, ctx.body);
       // The key leaves the service only here; just its hash is kept.
       return ctx.json({ user_id: user.id, api_key: apiKey }, 201);
     },
@@ -133,8 +70,7 @@ export const routes = [
     path: "/v1/account/users/:id",
     handler(ctx) {
       const user = findOr404(ctx.account.users, ctx.intParam("id"), "User");
-      assertNotProtected(ctx, user, "delete");
-      ctx.account.users.remove(user.id);
+      deleteUser(ctx, user);
       return ctx.generic(`User ${user.id} deleted; its API key no longer works`);
     },
   }),
@@ -145,14 +81,12 @@ export const routes = [
     body: UpdateUserRoleRequestSchema,
     handler(ctx) {
       const user = findOr404(ctx.account.users, ctx.intParam("id"), "User");
-      const role = roleForAssignment(ctx, ctx.body.role_id);
-      if (user.role_id === role.id)
-        return ctx.generic(`User ${user.id} already has role ${role.name}`);
-      assertNotProtected(ctx, user, "change the role of");
-      user.role_id = role.id;
-      user.updated_at = ctx.now();
-      ctx.account.users.update(user);
-      return ctx.generic(`User ${user.id} now has role ${role.name}`);
+      const { role, changed } = changeUserRole(ctx, user, ctx.body.role_id);
+      return ctx.generic(
+        changed
+          ? `User ${user.id} now has role ${role.name}`
+          : `User ${user.id} already has role ${role.name}`,
+      );
     },
   }),
 
@@ -168,13 +102,7 @@ export const routes = [
     path: "/v1/account/roles",
     body: CreateRoleRequestSchema,
     handler(ctx) {
-      const body = ctx.body;
-      checkPermissionIds(body.permission_ids);
-      assertCanGrant(ctx, body.permission_ids);
-      if (nameTaken(ctx.account.roles, body.name) !== undefined) {
-        throw conflict(`A role named ${body.name} already exists`);
-      }
-      const role = insertRole(ctx, body);
+      const role = createRole(ctx, ctx.body);
       return ctx.json(renderRole(ctx.account, role), 201);
     },
   }),
@@ -185,18 +113,7 @@ export const routes = [
     body: UpdateRoleRequestSchema,
     handler(ctx) {
       const role = findOr404(ctx.account.roles, ctx.intParam("id"), "Role");
-      const body = ctx.body;
-      if (role.system_role) throw conflict(`${role.name} is a system role and cannot be changed`);
-      checkPermissionIds(body.permission_ids);
-      assertCanGrant(ctx, body.permission_ids);
-      if (nameTaken(ctx.account.roles, body.name, role.id) !== undefined) {
-        throw conflict(`A role named ${body.name} already exists`);
-      }
-      role.role_permissions = grants(ctx, role.role_permissions, body.permission_ids);
-      role.name = body.name;
-      role.description = body.description ?? "";
-      role.updated_at = ctx.now();
-      ctx.account.roles.update(role);
+      updateRole(ctx, role, ctx.body);
       return ctx.json(renderRole(ctx.account, role));
     },
   }),
@@ -206,17 +123,7 @@ export const routes = [
     path: "/v1/account/roles/:id",
     handler(ctx) {
       const role = findOr404(ctx.account.roles, ctx.intParam("id"), "Role");
-      if (role.system_role) throw conflict(`${role.name} is a system role and cannot be deleted`);
-      const holders = ctx.account.users
-        .all()
-        .filter((u) => u.role_id === role.id)
-        .map((u) => u.id);
-      if (holders.length > 0) {
-        throw conflict(
-          `Role ${role.name} is still assigned to user(s) ${holders.join(", ")}; give them another role first`,
-        );
-      }
-      ctx.account.roles.remove(role.id);
+      deleteRole(ctx.account, role);
       return ctx.generic(`Role ${role.name} deleted`);
     },
   }),

@@ -38,6 +38,9 @@ function freeName(
   return `${prefix}-${n}`;
 }
 
+/** How many past months sample invoices are spread over. */
+const MONTHS_BACK = 1200;
+
 /** First instant (UTC) of the month `monthsBack` months before the one holding `now`. */
 function monthStart(now: string, monthsBack: number): string {
   const at = new Date(now);
@@ -89,10 +92,12 @@ export function seedAccount(
     });
   }
   // One invoice per past month, oldest first: a month has at most one open invoice, and the
-  // current month's is the one new orders go to.
-  const invoices = request.invoices ?? 0;
-  for (let back = invoices; back >= 1 && plan !== undefined; back--) {
-    const month = monthStart(now, back);
+  // current month's is the one new orders go to. Beyond a century the months come round again
+  // (an invoice gets another item), so dates stay plausible whatever the count.
+  const requested = plan === undefined ? 0 : (request.invoices ?? 0);
+  const before = account.invoices.size;
+  for (let k = requested; k >= 1 && plan !== undefined; k--) {
+    const month = monthStart(now, ((k - 1) % MONTHS_BACK) + 1);
     addInvoiceItem(account, {
       at: month,
       item: {
@@ -111,6 +116,6 @@ export function seedAccount(
     keys: request.keys ?? 0,
     security_groups: request.security_groups ?? 0,
     tickets: request.tickets ?? 0,
-    invoices: plan === undefined ? 0 : invoices,
+    invoices: account.invoices.size - before,
   };
 }

@@ -116,6 +116,31 @@ function discountCents(subtotal: Cents, discount: Discount | undefined): Cents {
 }
 
 /**
+ * Steps 2 to 5 for items that add up to `subtotal`: what {@link computeInvoice} does after
+ * summing, for a caller that keeps the running subtotal of a growing invoice.
+ *
+ * @throws {BillingError} as {@link computeInvoice} does, items aside.
+ */
+export function invoiceTotals(
+  input: Omit<InvoiceInput, "items"> & { subtotal: Cents },
+): InvoiceTotalsCents {
+  assertPercent(input.vatRatePercent, "the VAT rate");
+  const payments = input.paymentsCents ?? [];
+  payments.forEach((payment, index) => {
+    assertNonNegativeCents(payment, `payment ${index + 1}`);
+  });
+  const { subtotal } = input;
+  const discount = discountCents(subtotal, input.discount);
+  const taxable = subtotal - discount;
+  const vat = percentOf(taxable, input.vatRatePercent);
+  const total = sumCents([taxable, vat]);
+  const paid = sumCents(payments);
+  const outstanding = Math.max(0, total - paid);
+  const credit = Math.max(0, paid - total);
+  return { subtotal, discount, taxable, vat, total, paid, outstanding, credit };
+}
+
+/**
  * Computes an invoice's subtotal, discount, VAT, total and outstanding amount.
  *
  * @throws {BillingError} for a negative item or payment, a VAT rate or percentage discount
@@ -125,23 +150,14 @@ export function computeInvoice(input: InvoiceInput): ComputedInvoice {
   input.items.forEach((item, index) => {
     assertNonNegativeCents(item.amount_cents, `invoice item ${index + 1} (${item.billing_for})`);
   });
-  assertPercent(input.vatRatePercent, "the VAT rate");
-  const payments = input.paymentsCents ?? [];
-  payments.forEach((payment, index) => {
-    assertNonNegativeCents(payment, `payment ${index + 1}`);
+  const cents = invoiceTotals({
+    ...input,
+    subtotal: sumCents(input.items.map((item) => item.amount_cents)),
   });
-
-  const subtotal = sumCents(input.items.map((item) => item.amount_cents));
-  const discount = discountCents(subtotal, input.discount);
-  const taxable = subtotal - discount;
-  const vat = percentOf(taxable, input.vatRatePercent);
-  const total = sumCents([taxable, vat]);
-  const paid = sumCents(payments);
-  const outstanding = Math.max(0, total - paid);
-  const credit = Math.max(0, paid - total);
+  const { subtotal, discount, vat, total, outstanding } = cents;
 
   return {
-    cents: { subtotal, discount, taxable, vat, total, paid, outstanding, credit },
+    cents,
     wire: {
       subtotal_amount: formatCents(subtotal),
       discount: formatCents(discount),

@@ -6,13 +6,13 @@
  * soon as the emulator is back.
  */
 import { randomUUID } from "node:crypto";
-import { definedOnly } from "../defined";
-import type { TransientStatus } from "../http/router";
+import { definedOnly } from "../../lib/defined";
 import type {
   AccountState,
   EmulatorState,
   ServerRecord,
   ServerStatus,
+  TransientStatus,
   TransitionTarget,
 } from "../store/state";
 import type { Clock } from "./clock";
@@ -65,8 +65,8 @@ export class Lifecycle {
     private readonly deps: {
       getState: () => EmulatorState;
       clock: Clock;
-      /** Called after timed transitions complete; makes them durable. */
-      commit: () => void;
+      /** Runs the completion of timed transitions all or nothing, durably, in its turn. */
+      transaction: (change: () => void) => Promise<void>;
       onError: (error: unknown) => void;
     },
   ) {}
@@ -216,23 +216,20 @@ export class Lifecycle {
     this.timer = undefined;
     this.timerDue = Number.POSITIVE_INFINITY;
     if (this.stopped || this.timingValue.mode !== "auto") return;
-    const now = Date.now();
-    let changed = false;
-    for (const account of this.deps.getState().accounts) {
-      for (const server of [...account.servers]) {
-        if (server.pending !== undefined && server.pending.due_at <= now) {
-          this.complete(account, server);
-          changed = true;
+    this.deps
+      .transaction(() => {
+        if (this.stopped || this.timingValue.mode !== "auto") return;
+        const now = Date.now();
+        for (const account of this.deps.getState().accounts) {
+          for (const server of [...account.servers]) {
+            if (server.pending !== undefined && server.pending.due_at <= now) {
+              this.complete(account, server);
+            }
+          }
         }
-      }
-    }
-    this.reschedule();
-    if (!changed) return;
-    try {
-      this.deps.commit();
-    } catch (error) {
-      this.deps.onError(error);
-    }
+        this.reschedule();
+      })
+      .catch((error: unknown) => this.deps.onError(error));
   }
 
   private complete(account: AccountState, server: ServerRecord): TransitionEvent {

@@ -18,7 +18,7 @@ import type {
   PlanRecord,
   Timestamp,
 } from "../store/state";
-import { computeInvoice, proratedCents } from "./billing";
+import { computeInvoice, type InvoiceTotalsCents, invoiceTotals, proratedCents } from "./billing";
 
 /** What billing needs besides the account: the time, the id source and the countries' VAT. */
 export interface BillingContext {
@@ -72,12 +72,21 @@ export function recomputeInvoice(
   countries: readonly CountryRecord[] = COUNTRIES,
 ): void {
   if (invoice.paid) return;
-  const computed = computeInvoice({
+  const { cents } = computeInvoice({
     items: invoice.invoice_items,
     vatRatePercent: accountVatRate(account, countries),
     discount: { kind: "amount", cents: invoice.discount_cents },
   });
-  const { cents } = computed;
+  storeTotals(account, invoice, cents, now);
+}
+
+/** Writes computed amounts (and the account's current tax id) onto an unpaid invoice. */
+function storeTotals(
+  account: AccountState,
+  invoice: InvoiceRecord,
+  cents: InvoiceTotalsCents,
+  now: Timestamp,
+): void {
   invoice.subtotal_cents = cents.subtotal;
   invoice.discount_cents = cents.discount;
   invoice.vat_cents = cents.vat;
@@ -186,6 +195,13 @@ export function addInvoiceItem(
 ): InvoiceRecord {
   const invoice = openInvoiceFor(account, billingPeriod(input.at), input.now, input.nextId);
   invoice.invoice_items.push(input.item);
-  recomputeInvoice(account, invoice, input.now, input.countries);
+  // From the running subtotal: the same amounts as recomputeInvoice, without summing every
+  // item again (a month's invoice of a large seeded fleet holds thousands).
+  const cents = invoiceTotals({
+    subtotal: invoice.subtotal_cents + input.item.amount_cents,
+    vatRatePercent: accountVatRate(account, input.countries),
+    discount: { kind: "amount", cents: invoice.discount_cents },
+  });
+  storeTotals(account, invoice, cents, input.now);
   return invoice;
 }

@@ -11,12 +11,12 @@ import {
 } from "../../api/schemas/servers";
 import type { PlanRecord } from "../data";
 import { conflict, invalidFields } from "../http/http-errors";
-import type { TransientStatus } from "../http/router";
 import type {
   AccountState,
   SecurityGroupRecord,
   ServerRecord,
   ServerStatus,
+  TransientStatus,
   TransitionTarget,
 } from "../store/state";
 import type { Author } from "./author";

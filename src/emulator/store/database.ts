@@ -233,8 +233,8 @@ export class Store {
    * failure nothing is written and the changes stay in the journal for the next commit.
    */
   commit(): void {
-    if (this.closed) throw new Error("the store is closed");
     if (this.journal.empty) return;
+    if (this.closed) throw new Error("the store is closed");
     const taken = this.journal.take();
     try {
       this.db.exec("BEGIN IMMEDIATE");

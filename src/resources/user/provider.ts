@@ -5,18 +5,21 @@
  * clearly when the user is gone.
  */
 import { ConflictError, NotFoundError } from "../../api/errors";
+import { definedOnly } from "../../lib/defined";
 import {
   checkInputs,
-  compact,
   describeOperation,
   diffInputs,
+  type KindNames,
+  type KindOperations,
   labelOf,
   operationError,
   parseChecked,
-  type ResourceImplementation,
+  unlessNotFound,
 } from "../common";
+import { AlreadyExistsError } from "../conflict";
 import { createExactlyOnce } from "../create";
-import { apiClient } from "../session";
+import { onCurrentSession } from "../session";
 import {
   outputsFromInputs,
   replacementNeedsDeleteFirst,
@@ -26,35 +29,43 @@ import {
   UserInputsSchema,
 } from "./model";
 
-export const implementation = {
-  async check(_olds, news) {
+const USER: KindNames = { kind: "User", noun: "user" };
+
+export const operations = {
+  async check(_session, _olds, news) {
     const result = checkInputs(UserInputsSchema, news);
     if ((result.failures?.length ?? 0) > 0) return result;
     const failures = typeFailures(result.inputs ?? {});
     return failures.length > 0 ? { inputs: news, failures } : result;
   },
 
-  async diff(_id, olds, news) {
+  async diff(_session, _id, olds, news) {
     const result = diffInputs(olds, news, USER_FIELDS);
     const replacing = (result.replaces?.length ?? 0) > 0;
     return { ...result, deleteBeforeReplace: replacing && replacementNeedsDeleteFirst(olds, news) };
   },
 
-  async create(inputs) {
+  async create(session, inputs) {
     const user = parseChecked(UserInputsSchema, inputs);
     const operation = describeOperation("creating", "User", user.name);
-    const client = apiClient();
+    const client = session.client;
     try {
-      // No call lists users: a lost answer cannot be looked up, and sending again could make a
-      // second user, so the toolkit fails with the advice instead.
+      // No call lists users, but names are unique in an account and the 409 names the holder:
+      // after a lost answer the toolkit sends again, and a 409 names the user the lost answer
+      // made, which is deleted (its key was only in that answer) before the next send.
       const { answer } = await createExactlyOnce({
-        what: { kind: "User", noun: "user" },
+        what: USER,
         describe: `named ${JSON.stringify(user.name)}`,
-        owner: client,
+        session,
         lookup: undefined,
         unlistable: `look for a user named ${JSON.stringify(user.name)} in the account and delete it (its id${user.type === "api" ? " and its API key, which is shown only once," : ""} were only in the lost answer), then run \`pulumi up\` again`,
+        unique: {
+          discard: (id) => unlessNotFound(client.iam.deleteUser(id)).then(() => undefined),
+        },
         send: () => client.iam.createUser(toApi(user)),
         idInAnswer: (created) => created.user_id,
+        // Keyed by name alone: names are what the service keeps unique.
+        journal: { journal: session.journal, request: { name: user.name } },
       });
       if (answer === undefined) throw new Error("the create answered no user");
       return {
@@ -62,6 +73,21 @@ export const implementation = {
         outs: { ...outputsFromInputs(answer.user_id, user, answer.api_key) },
       };
     } catch (err) {
+      const holder = err instanceof ConflictError ? err.existingId : undefined;
+      if (err instanceof ConflictError && holder !== undefined) {
+        const held =
+          user.type === "did"
+            ? `another user of the account already has the DID ${user.did ?? ""} or the name ${JSON.stringify(user.name)} (user id ${holder}); each DID belongs to one user and user names are unique in an account`
+            : `a user named ${JSON.stringify(user.name)} already exists (user id ${holder}); user names are unique in an account`;
+        throw operationError(
+          operation,
+          new AlreadyExistsError(
+            `${held}: choose another name, or delete user ${holder} (a user cannot be adopted: its API key is shown only when it is made). If an earlier pulumi up of this user was cut short where its create journal is not kept (another machine, a fresh CI runner: see docs/resources.md), user ${holder} is the one it made (${err.message})`,
+            holder,
+            { cause: err },
+          ),
+        );
+      }
       if (err instanceof ConflictError && user.type === "did") {
         throw operationError(
           operation,
@@ -75,17 +101,17 @@ export const implementation = {
     }
   },
 
-  async read(id, props) {
+  async read(_session, id, props) {
     // No call reads a user: keep what the state holds. Returning no `inputs` keeps the stored
     // inputs too, so a refresh never invents drift.
     const { __provider: _provider, ...stored } = props ?? {};
     return { id, props: stored };
   },
 
-  async update(id, olds, news) {
+  async update(session, id, olds, news) {
     const user = parseChecked(UserInputsSchema, news);
     const operation = describeOperation("updating", "User", user.name);
-    const client = apiClient();
+    const client = session.client;
     if (Number(olds["roleId"]) !== user.roleId) {
       try {
         await client.iam.updateUserRole(id, { role_id: user.roleId });
@@ -105,11 +131,11 @@ export const implementation = {
     // The key is not in `news` (it is an output) and the service never shows it again: carry it.
     const apiKey = typeof olds["apiKey"] === "string" ? olds["apiKey"] : undefined;
     const userId = Number(olds["userId"] ?? id);
-    return { outs: { ...compact({ ...outputsFromInputs(userId, user, apiKey) }) } };
+    return { outs: { ...definedOnly({ ...outputsFromInputs(userId, user, apiKey) }) } };
   },
 
-  async delete(id, props) {
-    const client = apiClient();
+  async delete(session, id, props) {
+    const client = session.client;
     try {
       await client.iam.deleteUser(id);
     } catch (err) {
@@ -117,4 +143,7 @@ export const implementation = {
       throw operationError(describeOperation("deleting", "User", labelOf(props, id)), err);
     }
   },
-} satisfies ResourceImplementation;
+} satisfies KindOperations;
+
+/** {@link operations} on the session of the configuration the host was given. */
+export const implementation = onCurrentSession(operations);
