@@ -166,12 +166,21 @@ beforeAll(() => {
     ],
     project,
   );
-  const linked = spawnSync("cp", [
-    "-al",
-    join(root, "node_modules"),
-    join(project, "node_modules"),
-  ]);
-  if (linked.status !== 0) throw new Error(`cp -al node_modules: ${linked.stderr}`);
+  // Hard links where the temp dir shares the repository's file system, else a copy.
+  const modules = join(project, "node_modules");
+  let copied = spawnSync("cp", ["-al", join(root, "node_modules"), modules], { encoding: "utf8" });
+  if (copied.status !== 0) {
+    rmSync(modules, { recursive: true, force: true });
+    copied = spawnSync("cp", ["-a", join(root, "node_modules"), modules], { encoding: "utf8" });
+  }
+  if (copied.status !== 0) throw new Error(`copying node_modules: ${copied.stderr}`);
+  // npm rewrites its hidden lockfile in place: the copy's must not be the repository's file.
+  const hidden = join(modules, ".package-lock.json");
+  if (existsSync(hidden)) {
+    const text = readFileSync(hidden);
+    rmSync(hidden);
+    writeFileSync(hidden, text);
+  }
   writeFileSync(envFile, "");
 }, 120_000);
 
