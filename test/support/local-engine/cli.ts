@@ -9,6 +9,8 @@ import { parseArgs } from "node:util";
 import { LocalEngine, type RunResult } from "./engine.ts";
 
 const USAGE = `usage: npm run local-engine -- <preview|up|refresh|destroy|export> [options]
+       npm run local-engine -- import <type> <name> <id> [options]   (as \`pulumi import\`)
+       npm run local-engine -- state delete <urn> [options]         (as \`pulumi state delete\`)
 
   --cwd DIR               the Pulumi project (the directory of Pulumi.yaml); default: .
   --stack NAME            the stack; default: dev
@@ -128,7 +130,18 @@ async function main(argv: string[]): Promise<number> {
   else if (operation === "up") result = await engine.up(options);
   else if (operation === "refresh") result = await engine.refresh(options);
   else if (operation === "destroy") result = await engine.destroy(options);
-  else {
+  else if (operation === "import") {
+    const [type, name, id] = positionals.slice(1);
+    if (type === undefined || name === undefined || id === undefined) {
+      console.error(`import needs <type> <name> <id>\n\n${USAGE}`);
+      return 1;
+    }
+    result = await engine.import([{ type, name, id }], options);
+  } else if (operation === "state" && positionals[1] === "delete" && positionals[2]) {
+    engine.stateDelete(positionals[2]);
+    console.log(`Resource deleted from the state: ${positionals[2]}`);
+    return 0;
+  } else {
     console.error(`unknown operation ${JSON.stringify(operation)}\n\n${USAGE}`);
     return 1;
   }

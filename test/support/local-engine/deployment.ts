@@ -103,6 +103,17 @@ export interface Goal {
   provider?: string;
   /** The `import` option: adopt the existing object with this id (ImportStep). */
   importId?: string;
+  /** `pulumi import`: no program wrote inputs; the imported state takes those Read returned. */
+  inputsFromRead?: true;
+}
+
+/** One resource of `pulumi import <type> <name> <id>`. */
+export interface ImportSpec {
+  type: string;
+  name: string;
+  id: string;
+  /** `--provider name=urn::id`: an explicit provider of the state. */
+  provider?: string;
 }
 
 export interface RegisterResult {
@@ -499,7 +510,8 @@ export class Deployment {
       throw new Error(`resource '${id}' does not exist (importing ${urn})`);
     }
     const readInputs = (read.inputs ?? {}) as PropertyMap;
-    const inputs = await this.check(urn, readInputs, goal.inputs, base.provider);
+    const news = goal.inputsFromRead ? readInputs : goal.inputs;
+    const inputs = await this.check(urn, readInputs, news, base.provider);
     const imported: ResourceState = {
       ...base,
       id: read.id,
@@ -509,7 +521,7 @@ export class Deployment {
       modified: this.now(),
     };
     const diff = await this.diff(
-      { ...imported, inputs: annotateSecrets(readInputs, goal.inputs) },
+      { ...imported, inputs: annotateSecrets(readInputs, news) },
       urn,
       inputs,
     );
@@ -534,6 +546,51 @@ export class Deployment {
       this.checkpoint();
     }
     return { urn, id: read.id, outputs: imported.outputs ?? {}, failed: false };
+  }
+
+  /**
+   * `pulumi import <type> <name> <id>` without a program: the stack resource is kept (or
+   * created), every old resource stays, and each spec is imported under the stack with the
+   * inputs Read returned (the CLI then writes them as the program's code).
+   */
+  async importExisting(specs: readonly ImportSpec[]): Promise<void> {
+    const stack = this.stackUrn;
+    const oldStack = this.findOld(stack, []);
+    if (oldStack) this.news.push(oldStack);
+    else
+      await this.register(this.componentGoal(STACK_TYPE, `${this.ctx.project}-${this.ctx.stack}`));
+    for (const spec of specs) {
+      const goal: Goal = {
+        ...this.componentGoal(spec.type, spec.name),
+        custom: true,
+        parent: stack,
+        importId: spec.id,
+        inputsFromRead: true,
+        ...(spec.provider ? { provider: spec.provider } : {}),
+      };
+      const urn = this.urnOf(goal.type, goal.name, goal.parent);
+      if (this.olds.has(urn)) {
+        this.error(`resource ${urn} already exists in the stack: \`pulumi state delete\` it first`);
+        return;
+      }
+      const result = await this.register(goal);
+      if (result.failed) return;
+    }
+  }
+
+  private componentGoal(type: string, name: string): Goal {
+    return {
+      type,
+      name,
+      custom: false,
+      parent: "",
+      inputs: {},
+      dependencies: [],
+      propertyDependencies: {},
+      deleteBeforeReplace: undefined,
+      additionalSecretOutputs: [],
+      aliases: [],
+    };
   }
 
   private findOld(urn: string, aliases: string[]): ResourceState | undefined {

@@ -14,6 +14,8 @@ import {
   Deployment,
   type DeploymentContext,
   type Diagnostic,
+  dependenciesOf,
+  type ImportSpec,
   STACK_TYPE,
   type StepRecord,
 } from "./deployment.ts";
@@ -62,6 +64,8 @@ export interface RunOptions {
   clearPendingCreates?: boolean;
   /** `refresh --import-pending-creates URN ID ...`. */
   importPendingCreates?: Record<string, string>;
+  /** `import`: the resources to import (`pulumi import <type> <name> <id>`). */
+  imports?: readonly ImportSpec[];
   /** Told of each pending operation once the state records it, with ways to break the run. */
   onPendingOperation?: (type: string, urn: string, control: RunControl) => void;
 }
@@ -249,6 +253,32 @@ export class LocalEngine {
     return this.run("destroy", false, options);
   }
 
+  /** `pulumi import <type> <name> <id>...`: adopt existing objects into the state, no program. */
+  import(imports: readonly ImportSpec[], options: RunOptions = {}): Promise<RunResult> {
+    return this.run("import", options.previewOnly === true, { ...options, imports });
+  }
+
+  /**
+   * `pulumi state delete <urn>`: forget a resource without touching the object. Refused while
+   * another resource depends on it, as the CLI refuses.
+   */
+  stateDelete(urn: string): void {
+    const snapshot = this.store.load();
+    const target = snapshot.resources.find((r) => r.urn === urn);
+    if (target === undefined)
+      throw new Error(`No such resource ${JSON.stringify(urn)} exists in the current state`);
+    const dependents = snapshot.resources.filter(
+      (r) => r.urn !== urn && dependenciesOf(r).includes(urn),
+    );
+    if (dependents.length > 0) {
+      throw new Error(
+        `${urn} can't be safely deleted because the following resources depend on it:\n${dependents.map((r) => `  * ${r.urn}`).join("\n")}`,
+      );
+    }
+    this.store.save({ ...snapshot, resources: snapshot.resources.filter((r) => r !== target) });
+    this.store.commit();
+  }
+
   private async run(operation: string, dryRun: boolean, options: RunOptions): Promise<RunResult> {
     const started = Date.now();
     const env = this.options.env ?? process.env;
@@ -313,7 +343,16 @@ export class LocalEngine {
           outputs = base.resources.find((r) => r.type === STACK_TYPE)?.outputs ?? {};
         }
       }
-      if (!failed && operation === "destroy") {
+      if (!failed && operation === "import") {
+        const d = new Deployment(ctx, base);
+        deployments.push(d);
+        await d.importExisting(options.imports ?? []);
+        await d.settled();
+        if (!dryRun && !d.failed) this.store.save(d.snapshot());
+        steps.push(...d.steps);
+        diagnostics.push(...d.diagnostics);
+        failed ||= d.failed;
+      } else if (!failed && operation === "destroy") {
         const d = new Deployment(ctx, base);
         deployments.push(d);
         await d.deleteLeftovers();
