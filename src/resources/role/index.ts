@@ -77,7 +77,7 @@ export class Role extends CloudInfraResource {
   }
 }
 
-const ROLE_OUTPUTS: EveryOutput<Role> = {
+export const ROLE_OUTPUTS: EveryOutput<Role> = {
   name: true,
   description: true,
   permissions: true,

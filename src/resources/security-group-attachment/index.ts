@@ -60,7 +60,7 @@ export class SecurityGroupAttachment extends CloudInfraResource {
   }
 }
 
-const ATTACHMENT_OUTPUTS: EveryOutput<SecurityGroupAttachment> = {
+export const ATTACHMENT_OUTPUTS: EveryOutput<SecurityGroupAttachment> = {
   securityGroupId: true,
   serverId: true,
 };

@@ -106,7 +106,7 @@ export class SecurityGroup extends CloudInfraResource {
   }
 }
 
-const SECURITY_GROUP_OUTPUTS: EveryOutput<SecurityGroup> = {
+export const SECURITY_GROUP_OUTPUTS: EveryOutput<SecurityGroup> = {
   name: true,
   description: true,
   rules: true,

@@ -18,6 +18,7 @@ import {
   type StepRecord,
 } from "./deployment.ts";
 import { MonitorServer } from "./monitor.ts";
+import { PluginProviders } from "./plugin-providers.ts";
 import { ProviderHost } from "./provider-host.ts";
 import { type ResourceState, type Snapshot, StateStore } from "./state.ts";
 import { maskSecrets, type PropertyMap, stripSecretsMap } from "./values.ts";
@@ -105,7 +106,7 @@ export interface PreviewDigest {
     newState?: Record<string, unknown>;
     diffReasons?: string[];
     replaceReasons?: string[];
-    detailedDiff?: null;
+    detailedDiff?: Record<string, { kind: string; inputDiff: boolean }>;
   }[];
   diagnostics: { urn?: string; message: string; severity: string }[];
   duration: number;
@@ -216,8 +217,10 @@ export class LocalEngine {
     dryRun: boolean,
     legacyRefreshDiff: boolean,
     host: () => Promise<ProviderHost>,
+    plugins: PluginProviders,
   ): DeploymentContext {
     return {
+      plugins,
       project: this.project.name,
       stack: this.stack,
       dryRun,
@@ -266,7 +269,12 @@ export class LocalEngine {
       });
       return hostStarting;
     };
-    const ctx = this.context(dryRun, legacy, startHost);
+    const plugins = new PluginProviders({
+      cwd: resolve(this.options.projectDir),
+      project: this.project.name,
+      env,
+    });
+    const ctx = this.context(dryRun, legacy, startHost, plugins);
     let program: ChildProcess | undefined;
     const deployments: Deployment[] = [];
     const interrupt = () => {
@@ -276,6 +284,7 @@ export class LocalEngine {
       }
       program?.kill("SIGKILL");
       host?.kill();
+      plugins.kill();
     };
     if (options.onPendingOperation) {
       const listener = options.onPendingOperation;
@@ -343,6 +352,7 @@ export class LocalEngine {
     } finally {
       const h = host ?? (hostStarting ? await hostStarting.catch(() => undefined) : undefined);
       await h?.close();
+      await plugins.close();
       // A run that "died" leaves its journal, as a killed engine would (state.ts).
       if (!deployments.some((d) => d.dead)) this.store.commit();
     }
@@ -366,7 +376,7 @@ export class LocalEngine {
       outputs,
       programStdout,
       programStderr,
-      hostStderr: host?.stderr ?? "",
+      hostStderr: (host?.stderr ?? "") + plugins.stderr,
       digest: () => ({
         config: Object.fromEntries(
           Object.entries(config).map(([k, v]) => [k, secretKeys.includes(k) ? "[secret]" : v]),
@@ -377,7 +387,9 @@ export class LocalEngine {
             // The dynamic-provider host answers Diff with neither `diffs` nor a detailed diff, so
             // the engine's step metadata carries none; a refresh step keeps the state it started
             // with (its JSON step is only rewritten when a detailed diff exists), except deletes.
-            const isRefreshStep = s.refresh === true && s.op !== "delete";
+            // A plugin's detailed diff rewrites it with the state read and the changed fields.
+            const detailed = s.detailedDiff && Object.keys(s.detailedDiff).length > 0;
+            const isRefreshStep = s.refresh === true && s.op !== "delete" && !detailed;
             return {
               op: isRefreshStep ? "refresh" : s.op,
               urn: s.urn,
@@ -393,6 +405,13 @@ export class LocalEngine {
                   ? { newState: stateForJson(s.newState) ?? {} }
                   : {}),
               ...(s.replaceReasons.length > 0 ? { replaceReasons: s.replaceReasons } : {}),
+              ...(detailed
+                ? {
+                    op: s.refresh ? "refresh" : s.op,
+                    diffReasons: s.diffReasons,
+                    detailedDiff: s.detailedDiff,
+                  }
+                : {}),
             };
           }),
         diagnostics: diagnostics.map((d) => ({

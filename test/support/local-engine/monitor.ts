@@ -125,6 +125,8 @@ function goalOf(deployment: Deployment, req: RegisterRequest, ctx: MonitorContex
       : undefined,
     additionalSecretOutputs: req.getAdditionalsecretoutputsList(),
     aliases: aliasUrns(deployment, req, ctx),
+    ...(req.getProvider() ? { provider: req.getProvider() } : {}),
+    ...(req.getImportid() ? { importId: req.getImportid() } : {}),
   };
 }
 
@@ -208,6 +210,7 @@ export class MonitorServer {
           additionalSecretOutputs: req.getAdditionalsecretoutputsList(),
           aliases: [],
           readId: req.getId(),
+          ...(req.getProvider() ? { provider: req.getProvider() } : {}),
         }).then(
           (result) => {
             if (result.failed) {
