@@ -2,14 +2,14 @@
  * Generates the native provider's Pulumi package schema from the sources themselves: input types
  * from the zod schemas `check` validates with (./sources.ts), replacements from the field tables
  * `diff` decides with, output and result types and every description from the TypeScript
- * declarations and their TSDoc (./typescript.ts), secret outputs from the classes'
- * `additionalSecretOutputs`, the configuration from `SETTINGS` (src/config.ts).
+ * declarations and their TSDoc (./typescript.ts), secret outputs from `GENERATED_SECRETS`
+ * (the list the dynamic classes and the plugin use), the configuration from `SETTINGS` (src/config.ts).
  * `npm run schema` writes it to `schema/pulumi-schema.json`; test/native/schema.test.ts fails
  * while that file differs from what this generates.
  */
 import { z } from "zod";
 import { SETTINGS } from "../../config";
-import { RESOURCE_MODULES, type ResourceKind } from "../../resources/kinds";
+import { GENERATED_SECRETS, RESOURCE_MODULES, type ResourceKind } from "../../resources/kinds";
 import { functionToken, PACKAGE_NAME, resourceToken, typeToken } from "../package";
 import { FUNCTION_ARGS, KIND_SOURCES } from "./sources";
 import type { FunctionSpec, PackageSpec, PropertySpec, ResourceSpec } from "./spec";
@@ -48,17 +48,18 @@ function resourceSpec(
     }
   }
   const info = reader.classInfo(file, kind);
+  const secrets = GENERATED_SECRETS[kind] ?? [];
   const properties: Record<string, PropertySpec> = {};
   const required: string[] = [];
   for (const [name, output] of info.outputs) {
     const mapped = reader.typeOf(output.type, kind, name, registry);
     const spec: PropertySpec = { ...mapped.type };
     if (output.description !== undefined) spec.description = output.description;
-    if (info.secretOutputs.includes(name)) spec.secret = true;
+    if (secrets.includes(name)) spec.secret = true;
     properties[name] = spec;
     if (!mapped.optional) required.push(name);
   }
-  for (const name of info.secretOutputs) {
+  for (const name of secrets) {
     if (!(name in properties))
       throw new Error(`schema: ${kind}: secret output ${name} is not declared`);
   }

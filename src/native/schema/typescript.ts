@@ -1,9 +1,9 @@
 /**
  * What the schema takes from the TypeScript sources with the compiler API: the TSDoc users read
  * in their editor (Args interfaces, resource classes, data sources), the declared output types of
- * each resource class and the result types of the data sources (which have no zod schema), and
- * the `additionalSecretOutputs` each class registers with. Development only: `typescript` is a
- * devDependency, and only the schema script and its test load this module.
+ * each resource class and the result types of the data sources (which have no zod schema).
+ * Development only: `typescript` is a devDependency, and only the schema script and its test load
+ * this module.
  */
 import { dirname, join } from "node:path";
 import ts from "typescript";
@@ -15,8 +15,6 @@ export interface ClassInfo {
   description: string | undefined;
   /** Declared outputs (`declare readonly x: pulumi.Output<T>`), by name, with T. */
   outputs: Map<string, { description: string | undefined; type: ts.Type }>;
-  /** The names passed as `additionalSecretOutputs` anywhere in the class. */
-  secretOutputs: string[];
 }
 
 /** A data source exported from `src/functions`. */
@@ -122,7 +120,7 @@ export class SourceReader {
     return found;
   }
 
-  /** A resource class: its description, declared outputs and secret outputs. */
+  /** A resource class: its description and declared outputs. */
   classInfo(relative: string, name: string): ClassInfo {
     const symbol = this.exported(relative, name);
     const declaration = symbol.valueDeclaration;
@@ -130,7 +128,6 @@ export class SourceReader {
       throw new Error(`schema: ${name} in ${relative} is not a class`);
     }
     const outputs: ClassInfo["outputs"] = new Map();
-    const secretOutputs: string[] = [];
     for (const member of declaration.members) {
       if (!ts.isPropertyDeclaration(member) || member.type === undefined) continue;
       const outputType = member.type;
@@ -144,20 +141,7 @@ export class SourceReader {
         type: this.checker.getTypeFromTypeNode(inner),
       });
     }
-    const visit = (n: ts.Node): void => {
-      if (
-        ts.isPropertyAssignment(n) &&
-        n.name.getText() === "additionalSecretOutputs" &&
-        ts.isArrayLiteralExpression(n.initializer)
-      ) {
-        for (const element of n.initializer.elements) {
-          if (ts.isStringLiteral(element)) secretOutputs.push(element.text);
-        }
-      }
-      ts.forEachChild(n, visit);
-    };
-    visit(declaration);
-    return { description: this.doc(symbol), outputs, secretOutputs };
+    return { description: this.doc(symbol), outputs };
   }
 
   /** The data sources `src/functions/index.ts` exports: `getX`, not their `getXOutput` twins. */
