@@ -12,6 +12,7 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import type * as grpcType from "@grpc/grpc-js";
 import { scrub } from "../../api/redact";
+import { PACKAGE_SCHEMA_FILE, readPackageSchema } from "../package";
 import { type DiffAnswer, NativeProvider, type PropertyDiffKind } from "./provider";
 import type { Props } from "./values";
 
@@ -58,13 +59,14 @@ export function pluginVersion(): string {
   return pkg.version;
 }
 
-/** The package schema (`schema.json` at the package's root), as GetSchema returns it. */
+/** The package schema the package ships (`schema/pulumi-schema.json`), as GetSchema returns it. */
 function schemaText(): string {
-  const file = join(PACKAGE_ROOT, "schema.json");
   try {
-    return readFileSync(file, "utf8");
+    return readPackageSchema();
   } catch (err) {
-    throw new Error(`cloudinfra: the package schema ${file} cannot be read: ${String(err)}`);
+    throw new Error(
+      `cloudinfra: the package schema ${PACKAGE_SCHEMA_FILE} cannot be read: ${String(err)}`,
+    );
   }
 }
 
