@@ -143,17 +143,21 @@ describe("pulumi import on the native provider", () => {
     TIMEOUT,
   );
 
-  it("a User cannot be imported, and the error says why", async () => {
-    const command = await engine("command").import([
-      { type: "cloudinfra:index:User", name: "bot", id: "1" },
-    ]);
-    expectExit(command, EXIT_ERROR);
-    expect(report(command)).toMatch(
-      /User "1" cannot be imported: the API has no call that reads a user/,
-    );
-    const option = await engine("option", { "adopt:user": "true" }).up();
-    expectExit(option, EXIT_ERROR);
-    expect(report(option)).toMatch(/cannot be imported: the API has no call that reads a user/);
-    expect(fx.engine.resources().some((r) => nameOf(r.urn) === "bot")).toBe(false);
-  });
+  it(
+    "a User cannot be imported, and the error says why",
+    async () => {
+      const command = await engine("command").import([
+        { type: "cloudinfra:index:User", name: "bot", id: "1" },
+      ]);
+      expectExit(command, EXIT_ERROR);
+      expect(report(command)).toMatch(
+        /User "1" cannot be imported: the API has no call that reads a user/,
+      );
+      const option = await engine("option", { "adopt:user": "true" }).up();
+      expectExit(option, EXIT_ERROR);
+      expect(report(option)).toMatch(/cannot be imported: the API has no call that reads a user/);
+      expect(fx.engine.resources().some((r) => nameOf(r.urn) === "bot")).toBe(false);
+    },
+    TIMEOUT,
+  );
 });

@@ -7,25 +7,21 @@
  * unknowns, field-level diffs and the import read.
  */
 import { ConfigurationError } from "../../api/errors";
-import { type ConfigSource, resolveSettings } from "../../config";
-import { resource } from "../../provider";
-import type { ResourceImplementation } from "../../resources/common";
+import { type ConfigSource, resolveSettings, type Settings } from "../../config";
+import { operationsOf } from "../../provider";
+import type { KindOperations } from "../../resources/common";
 import { GENERATED_SECRETS, RESOURCE_MODULES, type ResourceKind } from "../../resources/kinds";
-import { configureSession } from "../../resources/session";
+import { type ProviderSession, sessionFor } from "../../resources/session";
+import { PACKAGE_NAME, resourceToken } from "../package";
+import { invokeFunction } from "./functions";
 import { outputNames } from "./outputs";
 import { isSecret, type Props, rewrap, same, UNKNOWN, unwrap } from "./values";
 
-/** The package name: tokens are `cloudinfra:index:<Kind>`, the provider `pulumi:providers:cloudinfra`. */
-export const PACKAGE = "cloudinfra";
+const PACKAGE = PACKAGE_NAME;
 
 /** The provider's configuration keys, as a program or `cloudinfra:*` stack config sets them. */
 export const CONFIG_KEYS = ["endpoint", "apiKey", "caCert"] as const;
 type ConfigKey = (typeof CONFIG_KEYS)[number];
-
-/** The type token of a kind: `cloudinfra:index:Server`. */
-export function tokenOf(kind: ResourceKind): string {
-  return `${PACKAGE}:index:${kind}`;
-}
 
 /** The kind a URN's type names, or an error that lists the kinds this provider serves. */
 export function kindOfUrn(urn: string): ResourceKind {
@@ -34,7 +30,7 @@ export function kindOfUrn(urn: string): ResourceKind {
   const match = /^cloudinfra:index:(\w+)$/.exec(type);
   const kind = match?.[1];
   if (kind === undefined || !Object.hasOwn(RESOURCE_MODULES, kind)) {
-    const known = Object.keys(RESOURCE_MODULES).map((k) => tokenOf(k as ResourceKind));
+    const known = Object.keys(RESOURCE_MODULES).map((k) => resourceToken(k as ResourceKind));
     throw new Error(
       `cloudinfra: this provider has no resource type ${JSON.stringify(type)}; it serves ${known.join(", ")}`,
     );
@@ -118,10 +114,17 @@ function plainConfig(args: Props): {
   return { config, unknown, failures };
 }
 
+/**
+ * One provider instance. Configure gives it its own {@link ProviderSession} (client, list cache,
+ * create journal), so two instances for two accounts never share one, even in one process.
+ */
 export class NativeProvider {
   /** Set by Configure: false while a setting is still unknown (a preview before it is known). */
   private known = false;
   private configured = false;
+  private settings: Settings | undefined;
+  private settingsError: Error | undefined;
+  private session: ProviderSession | undefined;
 
   /**
    * CheckConfig: the settings, with the environment fallbacks the resources use
@@ -173,16 +176,47 @@ export class NativeProvider {
     if (failure !== undefined)
       throw new ConfigurationError(`cloudinfra: ${failure.property}: ${failure.reason}`);
     this.known = unknown.length === 0;
-    configureSession(configSource(config));
+    try {
+      this.settings = resolveSettings(configSource(config));
+      this.settingsError = undefined;
+    } catch (err) {
+      // Only an error once a call needs the API: a preview may run before the config is known.
+      if (!(err instanceof ConfigurationError)) throw err;
+      this.settings = undefined;
+      this.settingsError = err;
+    }
+    this.session = undefined;
     this.configured = true;
   }
 
-  private implementation(urn: string): { kind: ResourceKind; impl: ResourceImplementation } {
+  /** The instance's session, made on first use from its configuration. */
+  private currentSession(): ProviderSession {
+    if (this.session !== undefined) return this.session;
+    if (this.settings === undefined) {
+      throw this.settingsError ?? new Error("cloudinfra: the provider was called before Configure");
+    }
+    this.session = sessionFor({ ...this.settings, projectDir: process.cwd() });
+    return this.session;
+  }
+
+  private implementation(urn: string): {
+    kind: ResourceKind;
+    ops: KindOperations;
+    session: ProviderSession;
+  } {
     if (!this.configured) {
       throw new Error("cloudinfra: the provider was called before Configure");
     }
     const kind = kindOfUrn(urn);
-    return { kind, impl: resource(kind) };
+    return { kind, ops: operationsOf(kind), session: this.currentSession() };
+  }
+
+  /** Invoke: one data source (`cloudinfra:index:getPlan`), on this instance's session. */
+  async invoke(token: string, args: Props): Promise<Props> {
+    if (!this.configured) throw new Error("cloudinfra: the provider was called before Configure");
+    this.requireKnownConfig(`invoke ${token}`);
+    const session = this.currentSession();
+    return invokeFunction(token, unwrap(args).plain, session, this.settings?.apiKey ?? "");
   }
 
   private requireKnownConfig(operation: string): void {
@@ -194,9 +228,9 @@ export class NativeProvider {
   }
 
   async check(urn: string, olds: Props, news: Props): Promise<CheckAnswer> {
-    const { impl } = this.implementation(urn);
+    const { ops, session } = this.implementation(urn);
     const input = unwrap(news);
-    const result = await impl.check(unwrap(olds).plain, input.plain);
+    const result = await ops.check(session, unwrap(olds).plain, input.plain);
     return {
       inputs: rewrap(result.inputs ?? input.plain, input.secretKeys),
       failures: (result.failures ?? []).map((f) => ({ property: f.property, reason: f.reason })),
@@ -211,9 +245,9 @@ export class NativeProvider {
     news: Props,
     oldInputs: Props,
   ): Promise<DiffAnswer> {
-    const { impl } = this.implementation(urn);
+    const { ops, session } = this.implementation(urn);
     const plainNews = unwrap(news).plain;
-    const result = await impl.diff(id, unwrap(olds).plain, plainNews);
+    const result = await ops.diff(session, id, unwrap(olds).plain, plainNews);
     const changes = result.changes === true;
     const replaces = result.replaces ?? [];
     const inputsBefore = Object.keys(oldInputs).length > 0 ? unwrap(oldInputs).plain : {};
@@ -239,7 +273,7 @@ export class NativeProvider {
     news: Props,
     preview: boolean,
   ): Promise<{ id: string; outputs: Props }> {
-    const { kind, impl } = this.implementation(urn);
+    const { kind, ops, session } = this.implementation(urn);
     const input = unwrap(news);
     if (preview)
       return {
@@ -247,7 +281,7 @@ export class NativeProvider {
         outputs: { ...unknownOutputs(kind), ...rewrap(input.plain, input.secretKeys) },
       };
     this.requireKnownConfig("create");
-    const made = await impl.create(input.plain);
+    const made = await ops.create(session, input.plain);
     return {
       id: made.id,
       outputs: rewrap((made.outs ?? {}) as Props, input.secretKeys, GENERATED_SECRETS[kind]),
@@ -264,7 +298,7 @@ export class NativeProvider {
     state: Props,
     inputs: Props,
   ): Promise<{ id: string; outputs: Props; inputs: Props | undefined }> {
-    const { kind, impl } = this.implementation(urn);
+    const { kind, ops, session } = this.implementation(urn);
     this.requireKnownConfig("read");
     const importing = Object.keys(state).length === 0 && Object.keys(inputs).length === 0;
     if (importing && kind === "User") {
@@ -274,7 +308,7 @@ export class NativeProvider {
     }
     const stored = unwrap(state);
     const given = unwrap(inputs);
-    const answer = await impl.read(id, importing ? undefined : stored.plain);
+    const answer = await ops.read(session, id, importing ? undefined : stored.plain);
     if (answer.id === undefined || answer.id === "")
       return { id: "", outputs: {}, inputs: undefined };
     return {
@@ -292,13 +326,13 @@ export class NativeProvider {
     news: Props,
     preview: boolean,
   ): Promise<{ outputs: Props }> {
-    const { kind, impl } = this.implementation(urn);
+    const { kind, ops, session } = this.implementation(urn);
     const before = unwrap(olds);
     const input = unwrap(news);
     const secretKeys = new Set([...before.secretKeys, ...input.secretKeys]);
     if (preview) return { outputs: rewrap({ ...before.plain, ...input.plain }, secretKeys) };
     this.requireKnownConfig("update");
-    const updated = await impl.update(id, before.plain, input.plain);
+    const updated = await ops.update(session, id, before.plain, input.plain);
     return {
       outputs: rewrap(
         { ...before.plain, ...(updated.outs ?? {}) } as Props,
@@ -309,9 +343,9 @@ export class NativeProvider {
   }
 
   async delete(urn: string, id: string, state: Props): Promise<void> {
-    const { impl } = this.implementation(urn);
+    const { ops, session } = this.implementation(urn);
     this.requireKnownConfig("delete");
-    await impl.delete(id, unwrap(state).plain);
+    await ops.delete(session, id, unwrap(state).plain);
   }
 }
 

@@ -267,6 +267,13 @@ export class PluginServer {
           await p.delete(req.getUrn(), req.getId(), props(req.getProperties()));
           return new Empty();
         }),
+      invoke: (call: Call<InstanceType<typeof provproto.InvokeRequest>>, cb: Callback) =>
+        answer(cb, async () => {
+          const req = call.request;
+          const res = new provproto.InvokeResponse();
+          res.setReturn(struct(await p.invoke(req.getTok(), props(req.getArgs()))));
+          return res;
+        }),
       cancel: (_call: unknown, cb: Callback) => cb(null, new Empty()),
       getMapping: (_call: unknown, cb: Callback) =>
         cb(null, new provproto.GetMappingResponse().setProvider("").setData("")),

@@ -77,7 +77,7 @@ export class Role extends CloudInfraResource {
   }
 }
 
-export const ROLE_OUTPUTS: EveryOutput<Role> = {
+const ROLE_OUTPUTS: EveryOutput<Role> = {
   name: true,
   description: true,
   permissions: true,

@@ -60,7 +60,7 @@ export class SecurityGroupAttachment extends CloudInfraResource {
   }
 }
 
-export const ATTACHMENT_OUTPUTS: EveryOutput<SecurityGroupAttachment> = {
+const ATTACHMENT_OUTPUTS: EveryOutput<SecurityGroupAttachment> = {
   securityGroupId: true,
   serverId: true,
 };

@@ -106,7 +106,7 @@ export class SecurityGroup extends CloudInfraResource {
   }
 }
 
-export const SECURITY_GROUP_OUTPUTS: EveryOutput<SecurityGroup> = {
+const SECURITY_GROUP_OUTPUTS: EveryOutput<SecurityGroup> = {
   name: true,
   description: true,
   rules: true,

@@ -142,7 +142,7 @@ export class Server extends CloudInfraResource {
   }
 }
 
-export const SERVER_OUTPUTS: EveryOutput<Server> = {
+const SERVER_OUTPUTS: EveryOutput<Server> = {
   name: true,
   planId: true,
   image: true,

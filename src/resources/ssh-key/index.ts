@@ -93,7 +93,7 @@ export class SshKey extends CloudInfraResource {
   }
 }
 
-export const SSH_KEY_OUTPUTS: EveryOutput<SshKey> = {
+const SSH_KEY_OUTPUTS: EveryOutput<SshKey> = {
   name: true,
   publicKey: true,
   generate: true,

@@ -78,7 +78,7 @@ export class Tag extends CloudInfraResource {
   }
 }
 
-export const TAG_OUTPUTS: EveryOutput<Tag> = {
+const TAG_OUTPUTS: EveryOutput<Tag> = {
   name: true,
   color: true,
   data: true,

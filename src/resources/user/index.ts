@@ -70,7 +70,7 @@ export class User extends CloudInfraResource {
   }
 }
 
-export const USER_OUTPUTS: EveryOutput<User> = {
+const USER_OUTPUTS: EveryOutput<User> = {
   name: true,
   type: true,
   roleId: true,

@@ -4,10 +4,10 @@
 // order, then delete-before-replace with dependents), a resource removed (8).
 "use strict";
 const pulumi = require("@pulumi/pulumi");
-// `scenario:flavour` native runs the same program on the native provider (test/native/).
+// `scenario:flavour` native runs the same program on the native provider (test/native/scenarios.test.ts).
 const cloudinfra =
   new pulumi.Config("scenario").get("flavour") === "native"
-    ? require("../../native/flavour.js")
+    ? require("pulumi-cloudinfra/native")
     : require("pulumi-cloudinfra");
 
 const v = new pulumi.Config("scenario").requireNumber("version");

@@ -428,6 +428,21 @@ export class Deployment {
     return r.type.startsWith(PROVIDER_TYPE_PREFIX) && r.urn.endsWith("::default");
   }
 
+  /**
+   * ResourceMonitor.Invoke of a provider function (`cloudinfra:index:getPlan`): answered by the
+   * provider the `provider` option names, else the package's default provider.
+   */
+  async invoke(
+    token: string,
+    args: PropertyMap,
+    provider: string | undefined,
+  ): Promise<PropertyMap> {
+    const goal = { ...this.componentGoal(token, ""), ...(provider ? { provider } : {}) };
+    const ref = await this.providerRefFor(goal);
+    const host = await this.hostFor({ type: token, provider: ref });
+    return (await host.invoke(token, host.wire(args))) as PropertyMap;
+  }
+
   /** Two states are served by the same provider (its id may change, its URN may not). */
   private sameProvider(old: ResourceState, next: ResourceState): boolean {
     if (!old.provider || !next.provider) return true;

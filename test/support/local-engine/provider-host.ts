@@ -354,6 +354,23 @@ export class ProviderHost {
     await this.call((cb) => this.client.delete(req, cb));
   }
 
+  /** Invoke of a provider function; check failures come back as an error naming each. */
+  async invoke(token: string, args: Props): Promise<Props> {
+    const req = new provproto.InvokeRequest();
+    req.setTok(token);
+    req.setArgs(struct(args));
+    const res = await this.call<InstanceType<typeof provproto.InvokeResponse>>((cb) =>
+      this.client.invoke(req, cb),
+    );
+    const failures = res.getFailuresList();
+    if (failures.length > 0) {
+      throw new Error(
+        `${token}: ${failures.map((f) => `${f.getProperty()}: ${f.getReason()}`).join("; ")}`,
+      );
+    }
+    return toProps(res.getReturn());
+  }
+
   /** Kills the host at once (SIGKILL), as a crash or an OOM kill would. */
   kill(): void {
     this.child.kill("SIGKILL");

@@ -3,7 +3,7 @@
 // provider: the same inputs the objects have, and, in `option` mode, the `import` option.
 "use strict";
 const pulumi = require("@pulumi/pulumi");
-const cloudinfra = require("../../flavour.js");
+const cloudinfra = require("pulumi-cloudinfra/native");
 
 const config = new pulumi.Config("adopt");
 /** @type {Record<string, string>} */
