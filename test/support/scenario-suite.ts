@@ -32,6 +32,13 @@ import {
 
 export const SCENARIO_PROJECT = join(ROOT, "test", "programs", "scenario");
 
+/**
+ * Each step runs the engine three times or more (up and both drift gates), each with a program
+ * and provider processes: ~20 s on an idle machine, and a step cut short leaves pending
+ * operations that fail every later step.
+ */
+const STEP_TIMEOUT = 180_000;
+
 /** Declares the whole suite for one flavour; every step asserts the same for both. */
 export function scenarioSuite(flavour: "dynamic" | "native"): void {
   let fx: ProgramFixture;
@@ -79,7 +86,7 @@ export function scenarioSuite(flavour: "dynamic" | "native"): void {
   });
   afterAll(async () => fx?.close());
 
-  describe("a program over every kind, version after version", () => {
+  describe("a program over every kind, version after version", { timeout: STEP_TIMEOUT }, () => {
     it("v1: preview plans every resource and creates nothing; up creates them and reads two", async () => {
       const preview = await engineAt(1).preview();
       expectExit(preview, EXIT_OK);
@@ -238,7 +245,7 @@ export function scenarioSuite(flavour: "dynamic" | "native"): void {
     });
   });
 
-  describe("changes made outside Pulumi", () => {
+  describe("changes made outside Pulumi", { timeout: STEP_TIMEOUT }, () => {
     it("fail the drift gate with exit 7, naming exactly the changed fields and the deleted objects", async () => {
       const servers = await fx.client.servers.list();
       const app = servers.find((s) => s.user_defined_name === "app-renamed");
