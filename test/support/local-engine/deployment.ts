@@ -270,8 +270,10 @@ export class Deployment {
   snapshot(): Snapshot {
     const newUrns = new Set(this.news.map((r) => r.urn));
     // An old state stays until its step records the new one (an update in flight included).
+    // An aliased resource's old state goes once the new one is recorded under its new URN.
     const untouched = this.oldOrder
       .filter((u) => !this.deleted.has(u) && !newUrns.has(u))
+      .filter((u) => !newUrns.has(this.renamed.get(u) ?? ""))
       .map((u) => this.olds.get(u))
       .filter((r): r is ResourceState => r !== undefined);
     return {
@@ -443,10 +445,29 @@ export class Deployment {
     return (await host.invoke(token, host.wire(args))) as PropertyMap;
   }
 
-  /** Two states are served by the same provider (its id may change, its URN may not). */
-  private sameProvider(old: ResourceState, next: ResourceState): boolean {
+  /**
+   * providerChanged of step_generator.go: a resource whose provider reference changed is replaced
+   * only when the NEW provider's DiffConfig, given the old provider's inputs, asks for it (the
+   * default `pulumi-nodejs` provider of a dynamic resource included, which is how a dynamic
+   * resource moves to a plugin provider in place; docs/native-provider.md).
+   */
+  private async providerChanged(old: ResourceState, next: ResourceState): Promise<boolean> {
+    if (old.provider === next.provider) return false;
     if (!old.provider || !next.provider) return true;
-    return splitProviderRef(old.provider).urn === splitProviderRef(next.provider).urn;
+    const oldUrn = splitProviderRef(old.provider).urn;
+    const newUrn = splitProviderRef(next.provider).urn;
+    const oldProvider = this.olds.get(oldUrn);
+    const newProvider = this.news.find((r) => r.urn === newUrn);
+    if (oldProvider === undefined || newProvider === undefined) return true;
+    if (urnType(newUrn) === DEFAULT_PROVIDER_TYPE) {
+      // The dynamic provider has no DiffConfig of its own: its config never replaces.
+      return false;
+    }
+    const host = await this.hostFor(next);
+    const diff = await this.generator.run(() =>
+      host.diffConfig(newUrn, oldProvider.inputs ?? {}, newProvider.inputs ?? {}),
+    );
+    return diff.replaces.length > 0;
   }
 
   /**
@@ -613,11 +634,15 @@ export class Deployment {
       const old = this.olds.get(candidate);
       if (old && !old.delete && !this.claimed.has(candidate)) {
         this.claimed.add(candidate);
+        if (candidate !== urn) this.renamed.set(candidate, urn);
         return old;
       }
     }
     return undefined;
   }
+
+  /** Old URNs an alias matched, with the URN the resource has now. */
+  private readonly renamed = new Map<string, string>();
 
   register(goal: Goal): Promise<RegisterResult> {
     return this.track(this.registerNow(goal));
@@ -714,8 +739,14 @@ export class Deployment {
     return annotateSecrets(result.inputs as PropertyMap, news);
   }
 
-  private async diff(old: ResourceState, urn: string, news: PropertyMap) {
-    const host = await this.hostFor(old);
+  /** The Diff of the provider that serves the resource now (`provider`, by default the old one). */
+  private async diff(
+    old: ResourceState,
+    urn: string,
+    news: PropertyMap,
+    provider: string | undefined = old.provider,
+  ) {
+    const host = await this.hostFor({ type: urnType(urn), provider });
     const result = await this.generator.run(() =>
       host.diff(
         urn,
@@ -769,14 +800,13 @@ export class Deployment {
       base.inputs = await this.check(urn, {}, inputs, base.provider);
       return this.createResource(urn, goal, base, undefined, "create");
     }
-    if (old.provider !== base.provider && !this.sameProvider(old, base)) {
-      // A change of provider is a replacement (step_generator.go, when the provider differs).
+    if (await this.providerChanged(old, base)) {
       base.inputs = await this.check(urn, {}, inputs, base.provider);
       const dbr = goal.deleteBeforeReplace ?? false;
       return this.replace(urn, goal, base, old, { replaces: ["provider"], keys: [] }, dbr);
     }
     base.inputs = await this.check(urn, old.inputs ?? {}, inputs, base.provider);
-    const diff = await this.diff(old, urn, base.inputs);
+    const diff = await this.diff(old, urn, base.inputs, base.provider);
     const hasInitErrors = (old.initErrors ?? []).length > 0;
     if (diff.changes === "some" && diff.replaces.length > 0) {
       base.inputs = await this.check(urn, {}, inputs, base.provider);
