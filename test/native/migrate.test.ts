@@ -67,7 +67,7 @@ describe("migrating a stack from the dynamic resources to the native provider", 
       const up = await engine("native").up();
       expectExit(up, EXIT_OK);
       expect(changesByName(up), report(up)).toEqual({});
-    const native = resourcesByName();
+      const native = resourcesByName();
       for (const name of NAMES) {
         const kind = dynamic[name]?.type.split(":").at(-1) ?? "";
         expect(native[name]).toEqual({

@@ -273,14 +273,17 @@ export class NativeProvider {
     news: Props,
     preview: boolean,
   ): Promise<{ id: string; outputs: Props }> {
-    const { kind, ops, session } = this.implementation(urn);
     const input = unwrap(news);
-    if (preview)
-      return {
-        id: "",
-        outputs: { ...unknownOutputs(kind), ...rewrap(input.plain, input.secretKeys) },
+    if (preview) {
+      // No API call: a preview runs even before the configuration is known.
+      const outputs = {
+        ...unknownOutputs(kindOfUrn(urn)),
+        ...rewrap(input.plain, input.secretKeys),
       };
+      return { id: "", outputs };
+    }
     this.requireKnownConfig("create");
+    const { kind, ops, session } = this.implementation(urn);
     const made = await ops.create(session, input.plain);
     return {
       id: made.id,
@@ -326,12 +329,12 @@ export class NativeProvider {
     news: Props,
     preview: boolean,
   ): Promise<{ outputs: Props }> {
-    const { kind, ops, session } = this.implementation(urn);
     const before = unwrap(olds);
     const input = unwrap(news);
     const secretKeys = new Set([...before.secretKeys, ...input.secretKeys]);
     if (preview) return { outputs: rewrap({ ...before.plain, ...input.plain }, secretKeys) };
     this.requireKnownConfig("update");
+    const { kind, ops, session } = this.implementation(urn);
     const updated = await ops.update(session, id, before.plain, input.plain);
     return {
       outputs: rewrap(

@@ -132,13 +132,17 @@ export class ProviderHost {
 
   private readonly child: ChildProcess;
   private readonly client: InstanceType<typeof provrpc.ResourceProviderClient>;
+  /** Where the process serves gRPC (`127.0.0.1:<the port it printed>`). */
+  readonly address: string;
 
   private constructor(
     child: ChildProcess,
     client: InstanceType<typeof provrpc.ResourceProviderClient>,
+    address: string,
   ) {
     this.child = child;
     this.client = client;
+    this.address = address;
     child.stderr?.on("data", (d: Buffer) => {
       this.stderr += d.toString();
     });
@@ -178,11 +182,9 @@ export class ProviderHost {
       );
       child.once("error", fail);
     });
-    const client = new provrpc.ResourceProviderClient(
-      `127.0.0.1:${port}`,
-      grpc.credentials.createInsecure(),
-    );
-    const host = new ProviderHost(child, client);
+    const address = `127.0.0.1:${port}`;
+    const client = new provrpc.ResourceProviderClient(address, grpc.credentials.createInsecure());
+    const host = new ProviderHost(child, client, address);
     if (!options.plugin) await host.configure(options.config);
     return host;
   }
