@@ -17,9 +17,12 @@ export interface FieldError {
   message: string;
 }
 
-// Names live on the prototype so that `err.name`, `String(err)` and the first line of the stack
-// say the class even after bundling or minification renames the constructors.
-function setName(cls: { prototype: Error }, name: string): void {
+/**
+ * The one way an error class of this package gets its name: on the prototype, in a `static`
+ * block (`static { nameErrorClass(X, "X"); }`), so that `err.name`, `String(err)` and the first
+ * line of the stack say the class even after bundling or minification renames the constructors.
+ */
+export function nameErrorClass(cls: { prototype: Error }, name: string): void {
   Object.defineProperty(cls.prototype, "name", {
     value: name,
     writable: true,
@@ -28,10 +31,31 @@ function setName(cls: { prototype: Error }, name: string): void {
   });
 }
 
+/**
+ * Marks an error of this package whose class cannot extend {@link CloudInfraError} because it
+ * must extend another (the manifest's `pulumi.RunError`): `instanceof CloudInfraError` is true for
+ * it too. Shared across copies of the package loaded side by side.
+ */
+export const CLOUDINFRA_ERROR: unique symbol = Symbol.for("pulumi-cloudinfra.error") as never;
+
 /** Base class of every error this package throws. `instanceof CloudInfraError` catches them all. */
 export class CloudInfraError extends Error {
   static {
-    setName(CloudInfraError, "CloudInfraError");
+    nameErrorClass(CloudInfraError, "CloudInfraError");
+  }
+
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    // The receiver is the class on the right of `instanceof`: a subclass keeps the plain test.
+    // biome-ignore lint/complexity/noThisInStatic: the receiver is the class being tested
+    // biome-ignore lint/complexity/noUselessThisAlias: named for what it is, the tested class
+    const cls: object = this;
+    if (Function.prototype[Symbol.hasInstance].call(cls, value)) return true;
+    return (
+      cls === CloudInfraError &&
+      typeof value === "object" &&
+      value !== null &&
+      (value as { [CLOUDINFRA_ERROR]?: unknown })[CLOUDINFRA_ERROR] === true
+    );
   }
 }
 
@@ -109,7 +133,7 @@ function formatApiMessage(init: ApiErrorInit, code: string): string {
 /** The service answered with a non-2xx status. Subclasses narrow the status family. */
 export class ApiError extends CloudInfraError {
   static {
-    setName(ApiError, "ApiError");
+    nameErrorClass(ApiError, "ApiError");
   }
   /** HTTP status of the answer. */
   readonly status: number;
@@ -156,56 +180,65 @@ export class ApiError extends CloudInfraError {
 /** 400 or 422: the service rejected the request's content; see {@link ApiError.fieldErrors}. */
 export class ValidationError extends ApiError {
   static {
-    setName(ValidationError, "ValidationError");
+    nameErrorClass(ValidationError, "ValidationError");
   }
 }
 
 /** 413: the request body is too large (ticket attachments are limited to 2 MB in total). */
 export class PayloadTooLargeError extends ValidationError {
   static {
-    setName(PayloadTooLargeError, "PayloadTooLargeError");
+    nameErrorClass(PayloadTooLargeError, "PayloadTooLargeError");
   }
 }
 
 /** 415: the service does not accept the request's content type. */
 export class UnsupportedMediaTypeError extends ValidationError {
   static {
-    setName(UnsupportedMediaTypeError, "UnsupportedMediaTypeError");
+    nameErrorClass(UnsupportedMediaTypeError, "UnsupportedMediaTypeError");
   }
 }
 
 /** 401: the API key is missing, unknown or revoked. */
 export class UnauthorizedError extends ApiError {
   static {
-    setName(UnauthorizedError, "UnauthorizedError");
+    nameErrorClass(UnauthorizedError, "UnauthorizedError");
   }
 }
 
 /** 403: the key is valid but its role lacks the permission (or the endpoint was plain HTTP). */
 export class ForbiddenError extends ApiError {
   static {
-    setName(ForbiddenError, "ForbiddenError");
+    nameErrorClass(ForbiddenError, "ForbiddenError");
   }
 }
 
 /** 404: the resource does not exist (or no longer does). */
 export class NotFoundError extends ApiError {
   static {
-    setName(NotFoundError, "NotFoundError");
+    nameErrorClass(NotFoundError, "NotFoundError");
   }
 }
 
 /** 409: duplicate name, an action that does not fit the current status, or a system role. */
 export class ConflictError extends ApiError {
   static {
-    setName(ConflictError, "ConflictError");
+    nameErrorClass(ConflictError, "ConflictError");
+  }
+
+  /**
+   * The id of the object that holds what must be unique (a name, a key), when the service names
+   * it (`existing_id` in the error body, wire-contract.md); `undefined` otherwise.
+   */
+  get existingId(): number | undefined {
+    const id = (this.body as { existing_id?: unknown } | null | undefined)?.existing_id;
+    return typeof id === "number" && Number.isSafeInteger(id) && id > 0 ? id : undefined;
   }
 }
 
 /** 429: rate limited, and retries were exhausted or the requested wait was too long. */
 export class RateLimitedError extends ApiError {
   static {
-    setName(RateLimitedError, "RateLimitedError");
+    nameErrorClass(RateLimitedError, "RateLimitedError");
   }
   /** How long the service asked us to wait (`Retry-After`), when it said. */
   readonly retryAfterMs: number | undefined;
@@ -219,7 +252,7 @@ export class RateLimitedError extends ApiError {
 /** 5xx: the service failed. Check {@link ApiError.mayHaveBeenApplied} before repeating a create. */
 export class ServerError extends ApiError {
   static {
-    setName(ServerError, "ServerError");
+    nameErrorClass(ServerError, "ServerError");
   }
 }
 
@@ -261,7 +294,7 @@ export interface ConnectionErrorInit {
 /** No usable answer because the connection failed (refused, reset, DNS, TLS, socket closed). */
 export class ConnectionError extends CloudInfraError {
   static {
-    setName(ConnectionError, "ConnectionError");
+    nameErrorClass(ConnectionError, "ConnectionError");
   }
   /** HTTP method of the request. */
   readonly method: string;
@@ -318,7 +351,7 @@ export interface TimeoutErrorInit {
 /** An attempt got no complete answer within the per-attempt timeout. */
 export class TimeoutError extends CloudInfraError {
   static {
-    setName(TimeoutError, "TimeoutError");
+    nameErrorClass(TimeoutError, "TimeoutError");
   }
   /** HTTP method of the request. */
   readonly method: string;
@@ -354,7 +387,7 @@ export class TimeoutError extends CloudInfraError {
 /** The caller's AbortSignal fired; the request (or the wait before a retry) was abandoned. */
 export class AbortedError extends CloudInfraError {
   static {
-    setName(AbortedError, "AbortedError");
+    nameErrorClass(AbortedError, "AbortedError");
   }
   /** HTTP method of the request. */
   readonly method: string;
@@ -416,7 +449,7 @@ const MAX_ISSUES_IN_MESSAGE = 5;
  */
 export class ResponseValidationError extends CloudInfraError {
   static {
-    setName(ResponseValidationError, "ResponseValidationError");
+    nameErrorClass(ResponseValidationError, "ResponseValidationError");
   }
   /** HTTP method of the request. */
   readonly method: string;
@@ -455,7 +488,7 @@ export class ResponseValidationError extends CloudInfraError {
  */
 export class RequestValidationError extends CloudInfraError {
   static {
-    setName(RequestValidationError, "RequestValidationError");
+    nameErrorClass(RequestValidationError, "RequestValidationError");
   }
   /** Every field at fault. */
   readonly fieldErrors: FieldError[];
@@ -474,14 +507,14 @@ export class RequestValidationError extends CloudInfraError {
 /** The endpoint is not `https://`; thrown at construction, before any request is made. */
 export class InsecureEndpointError extends CloudInfraError {
   static {
-    setName(InsecureEndpointError, "InsecureEndpointError");
+    nameErrorClass(InsecureEndpointError, "InsecureEndpointError");
   }
 }
 
 /** The client's options are unusable (for example a CA file that cannot be read). */
 export class ConfigurationError extends CloudInfraError {
   static {
-    setName(ConfigurationError, "ConfigurationError");
+    nameErrorClass(ConfigurationError, "ConfigurationError");
   }
 }
 

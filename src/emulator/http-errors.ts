@@ -11,12 +11,14 @@ export class HttpError extends Error {
   readonly code: ErrorCode;
   readonly errors: FieldError[] | undefined;
   readonly headers: Readonly<Record<string, string>>;
+  /** On a 409 for a value that must be unique: the id of the object that holds it. */
+  readonly existingId: number | undefined;
 
   constructor(
     status: number,
     code: ErrorCode,
     message: string,
-    options: { errors?: FieldError[]; headers?: Record<string, string> } = {},
+    options: { errors?: FieldError[]; headers?: Record<string, string>; existingId?: number } = {},
   ) {
     super(message);
     this.name = "HttpError";
@@ -24,12 +26,14 @@ export class HttpError extends Error {
     this.code = code;
     this.errors = options.errors;
     this.headers = options.headers ?? {};
+    this.existingId = options.existingId;
   }
 
   toBody(): ErrorBodyOut {
-    return this.errors === undefined
-      ? { success: false, message: this.message, code: this.code }
-      : { success: false, message: this.message, code: this.code, errors: this.errors };
+    const body: ErrorBodyOut = { success: false, message: this.message, code: this.code };
+    if (this.errors !== undefined) body.errors = this.errors;
+    if (this.existingId !== undefined) body.existing_id = this.existingId;
+    return body;
   }
 }
 
@@ -38,6 +42,7 @@ export interface ErrorBodyOut {
   message: string;
   code: ErrorCode;
   errors?: FieldError[];
+  existing_id?: number;
 }
 
 /** 400 invalid_request, optionally naming the fields at fault. */
@@ -74,8 +79,8 @@ export function notFound(what: string, id?: string | number): HttpError {
 }
 
 /** 409 conflict: duplicate name, wrong state for an action, system role. */
-export function conflict(message: string): HttpError {
-  return new HttpError(409, "conflict", message);
+export function conflict(message: string, existingId?: number): HttpError {
+  return new HttpError(409, "conflict", message, existingId === undefined ? {} : { existingId });
 }
 
 export function forbidden(message: string): HttpError {

@@ -17,10 +17,12 @@
  * - Money is integer cents (`*_cents`); the wire shows decimal strings with two places.
  * - Timestamps are RFC 3339 strings in UTC, from the emulator clock (`ctx.now()`).
  */
+
 import type { UserType } from "../api/schemas/account";
 import type { RULE_ACTIONS, RULE_PROTOCOLS } from "../api/schemas/firewall";
 import type { ServerStatus } from "../api/schemas/servers";
 import type { TicketStatus } from "../api/schemas/support";
+import { nameKey } from "../lib/names";
 import type { BlogPostRecord, CountryRecord, ImageRecord, PlanRecord } from "./data";
 import { type IndexKey, type RowSink, Table } from "./store/table";
 
@@ -294,13 +296,8 @@ export interface Catalogue {
   blogPosts: readonly BlogPostRecord[];
 }
 
-/**
- * Names unique per account (tags, security groups, roles) are compared without case and
- * surrounding blanks: `Web` and `web ` would be indistinguishable in a list.
- */
-export function nameKey(name: string): string {
-  return name.trim().toLowerCase();
-}
+/** Names unique per account are compared by the package's one rule (src/lib/names.ts). */
+export { nameKey };
 
 /** The stored row of an account: what is not in its tables. */
 export interface AccountRow {
@@ -348,7 +345,8 @@ export class AccountState {
   profile: AccountProfile;
   /** The account owner; cannot be deleted. */
   owner_user_id: number;
-  readonly users: Table<UserRecord>;
+  /** Index `name`: {@link nameKey} of the name. */
+  readonly users: Table<UserRecord, number, "name">;
   /** Index `name`: {@link nameKey} of the name. */
   readonly roles: Table<RoleRecord, number, "name">;
   readonly servers: Table<ServerRecord>;
@@ -375,7 +373,7 @@ export class AccountState {
     this.owner_user_id = row.owner_user_id;
     const id = row.profile.id;
     const byName = (record: { name: string }) => nameKey(record.name);
-    this.users = new Table(sink, "users", id, {}, records.users);
+    this.users = new Table(sink, "users", id, { indexes: { name: byName } }, records.users);
     this.roles = new Table(sink, "roles", id, { indexes: { name: byName } }, records.roles);
     this.servers = new Table(sink, "servers", id, {}, records.servers);
     this.tags = new Table(

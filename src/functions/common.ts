@@ -137,19 +137,8 @@ export function onlyMatch<T>(matches: readonly T[], report: MatchReport<T>): T {
   );
 }
 
-/** `T` with every property that may be `undefined` turned into an optional one. */
-export type DefinedOnly<T> = {
-  [K in keyof T as undefined extends T[K] ? never : K]: T[K];
-} & {
-  [K in keyof T as undefined extends T[K] ? K : never]?: Exclude<T[K], undefined>;
-};
-
-/** Drops keys whose value is undefined, so results never carry explicit `undefined`s. */
-export function definedOnly<T extends Record<string, unknown>>(value: T): DefinedOnly<T> {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) if (v !== undefined) out[k] = v;
-  return out as DefinedOnly<T>;
-}
+/** Results never carry explicit `undefined`s: the package's one rule (src/lib/defined.ts). */
+export { type DefinedOnly, definedOnly } from "../lib/defined";
 
 /** Text the API left empty (`null`, absent or `""`) → `undefined`, so results omit it. */
 export function presentText(value: string | null | undefined): string | undefined {

@@ -6,7 +6,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import type { CloudInfraClient } from "../api/client";
-import { CloudInfraError } from "../api/errors";
+import { CloudInfraError, nameErrorClass } from "../api/errors";
 import type { RequestOptions } from "../api/http";
 import { scrub } from "../api/redact";
 import {
@@ -70,11 +70,7 @@ export async function closeDataSourceClients(): Promise<void> {
  */
 export class DataSourceError extends CloudInfraError {
   static {
-    Object.defineProperty(DataSourceError.prototype, "name", {
-      value: "DataSourceError",
-      writable: true,
-      configurable: true,
-    });
+    nameErrorClass(DataSourceError, "DataSourceError");
   }
   /** The data source that failed, for example `getPlan`. */
   readonly function: string;
@@ -88,33 +84,21 @@ export class DataSourceError extends CloudInfraError {
 /** The arguments are invalid; the message names the argument and what it expects. */
 export class InvalidArgumentError extends DataSourceError {
   static {
-    Object.defineProperty(InvalidArgumentError.prototype, "name", {
-      value: "InvalidArgumentError",
-      writable: true,
-      configurable: true,
-    });
+    nameErrorClass(InvalidArgumentError, "InvalidArgumentError");
   }
 }
 
 /** A singular lookup found nothing; the message lists what is available. */
 export class NoMatchError extends DataSourceError {
   static {
-    Object.defineProperty(NoMatchError.prototype, "name", {
-      value: "NoMatchError",
-      writable: true,
-      configurable: true,
-    });
+    nameErrorClass(NoMatchError, "NoMatchError");
   }
 }
 
 /** A singular lookup found several candidates; the message lists them. */
 export class AmbiguousMatchError extends DataSourceError {
   static {
-    Object.defineProperty(AmbiguousMatchError.prototype, "name", {
-      value: "AmbiguousMatchError",
-      writable: true,
-      configurable: true,
-    });
+    nameErrorClass(AmbiguousMatchError, "AmbiguousMatchError");
   }
 }
 

@@ -5,13 +5,16 @@
  * percentages are done on integers only; the one conversion from a JSON number (a plan price)
  * goes through its decimal text, never through multiplication.
  */
+import { CloudInfraError, nameErrorClass } from "../api/errors";
 
 /** An amount of money in integer cents (may be negative for credits and refunds). */
 export type Cents = number;
 
 /** Raised for a malformed amount or an amount that cannot be represented exactly. */
-export class MoneyError extends Error {
-  override readonly name = "MoneyError";
+export class MoneyError extends CloudInfraError {
+  static {
+    nameErrorClass(MoneyError, "MoneyError");
+  }
 }
 
 const DECIMAL_AMOUNT = /^(-)?(\d+)(?:\.(\d{1,2}))?$/;

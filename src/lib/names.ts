@@ -31,3 +31,18 @@ export function closestNames(wanted: string, valid: readonly string[]): string[]
     .slice(0, 3)
     .map((c) => c.name);
 }
+
+/**
+ * The one rule for names the service keeps unique per account (tags, security groups, roles,
+ * users; wire-contract.md): compared without case and surrounding blanks, since `Web` and `web `
+ * would be indistinguishable in a list. The emulator enforces it, the manifest refuses two entries
+ * that fold together, and the providers explain a 409 with it.
+ */
+export function nameKey(name: string): string {
+  return name.trim().toLowerCase();
+}
+
+/** Whether two names are the same name to the service ({@link nameKey}). */
+export function sameName(a: string, b: string): boolean {
+  return nameKey(a) === nameKey(b);
+}

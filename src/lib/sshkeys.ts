@@ -6,6 +6,7 @@
  * service would use.
  */
 import { createHash, createPublicKey, generateKeyPairSync, randomBytes } from "node:crypto";
+import { CloudInfraError, nameErrorClass } from "../api/errors";
 
 /** Key types this service accepts. */
 export type SshKeyType =
@@ -52,8 +53,10 @@ export interface GeneratedKeyPair {
 }
 
 /** Raised when a public key is malformed, of an unsupported type or too weak. */
-export class SshKeyError extends Error {
-  override readonly name = "SshKeyError";
+export class SshKeyError extends CloudInfraError {
+  static {
+    nameErrorClass(SshKeyError, "SshKeyError");
+  }
 }
 
 const FORMAT_HINT = "expected '<type> <base64> [comment]', e.g. 'ssh-ed25519 AAAAC3Nza... me@host'";

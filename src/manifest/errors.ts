@@ -1,4 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
+import { CLOUDINFRA_ERROR, nameErrorClass } from "../api/errors";
 import { byPosition, formatIssue, type LocatedIssue } from "../lib/yaml-document";
 
 /**
@@ -13,11 +14,9 @@ import { byPosition, formatIssue, type LocatedIssue } from "../lib/yaml-document
  */
 export class ManifestError extends pulumi.RunError {
   static {
-    Object.defineProperty(ManifestError.prototype, "name", {
-      value: "ManifestError",
-      writable: true,
-      configurable: true,
-    });
+    nameErrorClass(ManifestError, "ManifestError");
+    // `instanceof CloudInfraError` is true, though it must extend `RunError` instead.
+    Object.defineProperty(ManifestError.prototype, CLOUDINFRA_ERROR, { value: true });
   }
   /** The manifest file as it was named. */
   readonly file: string;

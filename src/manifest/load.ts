@@ -8,7 +8,7 @@
  */
 import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { closestNames } from "../lib/names";
+import { closestNames, nameKey } from "../lib/names";
 import { parsePublicKey } from "../lib/sshkeys";
 import { didYouMean, type LocatedIssue, YamlSource } from "../lib/yaml-document";
 import {
@@ -138,24 +138,21 @@ function checkReferences(source: YamlSource, value: unknown): LocatedIssue[] {
 }
 
 /**
- * Sections whose objects the service keeps unique by name (spec and wire contract: tags, security
- * groups, roles regardless of case). Two entries with one name would fail at `up`, half applied.
+ * Sections whose objects the service keeps unique by name (wire contract: tags, security groups,
+ * roles, users), compared as the service compares them ({@link nameKey}). Two entries with one
+ * name would fail at `up`, half applied.
  */
-const UNIQUE_NAMES: { section: Section; fold: (name: string) => string }[] = [
-  { section: "tags", fold: (n) => n },
-  { section: "securityGroups", fold: (n) => n },
-  { section: "roles", fold: (n) => n.toLowerCase() },
-];
+const UNIQUE_NAMES: readonly Section[] = ["tags", "securityGroups", "roles", "users"];
 
 function checkUniqueNames(source: YamlSource, value: unknown): LocatedIssue[] {
   const issues: LocatedIssue[] = [];
-  for (const { section, fold } of UNIQUE_NAMES) {
+  for (const section of UNIQUE_NAMES) {
     const owner = new Map<string, string>();
     for (const [key, entry] of Object.entries(entriesOf(value, section))) {
       const name = typeof entry["name"] === "string" ? entry["name"] : key;
-      const first = owner.get(fold(name));
+      const first = owner.get(nameKey(name));
       if (first === undefined) {
-        owner.set(fold(name), key);
+        owner.set(nameKey(name), key);
         continue;
       }
       const path = entry["name"] === undefined ? [section, key] : [section, key, "name"];

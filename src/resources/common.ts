@@ -5,7 +5,8 @@
 import { isDeepStrictEqual } from "node:util";
 import type * as pulumi from "@pulumi/pulumi";
 import type { z } from "zod";
-import { NotFoundError } from "../api/errors";
+import { CloudInfraError, NotFoundError, nameErrorClass } from "../api/errors";
+import { definedOnly } from "../lib/defined";
 import type { ProviderSession } from "./session";
 
 /** Property bags as the host hands them over: plain JSON, possibly with preview unknowns. */
@@ -145,13 +146,6 @@ export async function unlessNotFound<T>(request: Promise<T>): Promise<T | undefi
   }
 }
 
-/** Drops the properties whose value is `undefined`: the wire has no such thing. */
-export function compact<T extends Props>(value: T): T {
-  const out: Props = {};
-  for (const [k, v] of Object.entries(value)) if (v !== undefined) out[k] = v;
-  return out as T;
-}
-
 /** How a resource kind is named in messages. */
 export interface KindNames {
   /** The class name: `"Server"`. */
@@ -176,9 +170,16 @@ export function describeOperation(verb: string, kind: string, label: string | un
  * One readable line for the user: the operation and resource first, then the API's own message
  * (status, code, request id, field at fault). The cause is kept for debugging.
  */
-export function operationError(operation: string, err: unknown): Error {
+/** A resource operation that failed: `cloudinfra: creating Tag "web" failed: ...`. */
+export class OperationError extends CloudInfraError {
+  static {
+    nameErrorClass(OperationError, "OperationError");
+  }
+}
+
+export function operationError(operation: string, err: unknown): OperationError {
   const message = err instanceof Error ? err.message : String(err);
-  return new Error(`cloudinfra: ${operation} failed: ${message}`, { cause: err });
+  return new OperationError(`cloudinfra: ${operation} failed: ${message}`, { cause: err });
 }
 
 /**
@@ -221,7 +222,7 @@ export function partialCreateError(
     reasons: string[];
   };
   error.id = id;
-  error.properties = { ...compact(outputs), __provider: inputs["__provider"] };
+  error.properties = { ...definedOnly(outputs), __provider: inputs["__provider"] };
   error.reasons = [error.message];
   return error;
 }

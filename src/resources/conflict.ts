@@ -4,7 +4,8 @@
  * adoption included. The bare 409 only says that the name is taken; the user needs to know by
  * which object, and that `adoptId` can take it over (an interrupted `up` leaves such objects).
  */
-import type { ConflictError } from "../api/errors";
+import { CloudInfraError, type ConflictError, nameErrorClass } from "../api/errors";
+import { sameName } from "../lib/names";
 import { aNoun, type KindNames } from "./common";
 
 /** An existing object that the program's object would duplicate. */
@@ -17,8 +18,10 @@ export interface ExistingObject {
 }
 
 /** The service holds an object the create would duplicate; `existingId` names it. */
-export class AlreadyExistsError extends Error {
-  override readonly name = "AlreadyExistsError";
+export class AlreadyExistsError extends CloudInfraError {
+  static {
+    nameErrorClass(AlreadyExistsError, "AlreadyExistsError");
+  }
   constructor(
     message: string,
     readonly existingId: number,
@@ -85,8 +88,7 @@ export function nameTakenError<Live extends NamedObject>(
     list(): Promise<readonly Live[]>;
     /** The object being changed (an update, an adoption): it never takes its own name. */
     self?: number | string;
-    /** How names compare; exactly, by default. */
-    sameName?(a: string, b: string): boolean;
+
     /** What must be unique, when it is not just the name (letter case, say). */
     rule?: string;
     /** More about the existing object, after its id: `, attached to server 6`. */
@@ -95,12 +97,11 @@ export function nameTakenError<Live extends NamedObject>(
     special?(existing: Live): Error | undefined;
   },
 ): Promise<Error> {
-  const same = options.sameName ?? ((a: string, b: string) => a === b);
   return explainConflict(
     err,
     async () =>
       (await options.list()).find(
-        (o) => same(o.name, options.name) && String(o.id) !== String(options.self),
+        (o) => sameName(o.name, options.name) && String(o.id) !== String(options.self),
       ),
     (existing) => {
       const special = options.special?.(existing);

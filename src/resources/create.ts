@@ -27,7 +27,7 @@
  * the object its answer named, or the one new matching object since its own look before, unless
  * a finished create handed that id to the engine.
  */
-import { isAmbiguousFailure } from "../api/errors";
+import { CloudInfraError, ConflictError, isAmbiguousFailure, nameErrorClass } from "../api/errors";
 import type { RequestOptions } from "../api/http";
 import { aNoun, type KindNames } from "./common";
 import {
@@ -85,6 +85,16 @@ export interface CreateRecipe<Answer, Live> {
   lookup: Lookup<Live> | undefined;
   /** Advice when the outcome cannot be looked up. */
   unlistable?: string;
+  /**
+   * For a kind the API cannot list whose names the service keeps unique, answering 409 with the
+   * holder's id (`existing_id`, wire-contract.md): a user. After a send that may have been
+   * applied, the request is sent again: a success proves the earlier send made nothing, and a
+   * 409 names what it made, which is useless without its lost answer (an API key) and is
+   * deleted with `discard` before sending again. A create that gives up while a send is
+   * unresolved stays open in the journal, so that the next run's 409 for the same request is
+   * known to be this one's object: never a second object while an earlier create is unresolved.
+   */
+  unique?: { discard(id: number): Promise<void> };
   /**
    * Where creates are written down (journal.ts), with what identifies this request (its body):
    * a create of the same request that a dead host left open is taken over.
@@ -169,8 +179,10 @@ function summaryOf(err: unknown): string {
 }
 
 /** A create that failed after the toolkit acted on it; the message says what it found. */
-export class CreateFailedError extends Error {
-  override readonly name = "CreateFailedError";
+export class CreateFailedError extends CloudInfraError {
+  static {
+    nameErrorClass(CreateFailedError, "CreateFailedError");
+  }
   constructor(
     message: string,
     /** Ids of objects the request may have made, when there are any: for the user to check. */
@@ -201,6 +213,7 @@ export async function createExactlyOnce<Answer, Live>(
     recipe.journal === undefined ? undefined : requestDigest(what.kind, recipe.journal.request);
   const journal = recipe.journal?.journal;
   let ticket: JournalTicket | undefined;
+  const progress = { unresolved: false };
   const done = <T extends { id: number }>(outcome: T): T & { close(): void } => {
     // Made and closed at once when the create ends here: one write instead of two.
     if (recipe.closesLater === true) ticket?.made(outcome.id);
@@ -218,10 +231,19 @@ export async function createExactlyOnce<Answer, Live>(
         ticket.close();
       }
     }
+    // Creates of this request that a dead host left unresolved: their object is the one a 409
+    // names (recipe.unique).
+    const earlier = () => {
+      if (journal === undefined || digest === undefined) return false;
+      const orphans = journal.orphans(digest);
+      for (const orphan of orphans) journal.forget(orphan);
+      return orphans.length > 0;
+    };
     if (journal !== undefined && digest !== undefined) ticket = journal.open(digest, before ?? []);
-    return done(await sendAndFind(recipe, record, before));
+    return done(await sendAndFind(recipe, record, before, earlier, progress));
   } catch (err) {
-    ticket?.close();
+    // Left open, the entry tells the next run that a 409 for this request names its object.
+    if (!progress.unresolved) ticket?.close();
     throw err;
   }
 }
@@ -231,11 +253,13 @@ async function sendAndFind<Answer, Live>(
   recipe: CreateRecipe<Answer, Live>,
   record: CreateRecord,
   before: ReadonlySet<number> | undefined,
+  earlier: () => boolean,
+  progress: { unresolved: boolean },
 ): Promise<
   | { id: number; answer: Answer; found?: undefined }
   | { id: number; found: Live; answer?: undefined }
 > {
-  const { what, lookup } = recipe;
+  const { what, lookup, unique } = recipe;
   const maxSends = recipe.maxSends ?? DEFAULT_MAX_SENDS;
   let failures = 0;
   let lastFailure: unknown;
@@ -246,7 +270,20 @@ async function sendAndFind<Answer, Live>(
     try {
       answer = await track(recipe, record);
     } catch (err) {
+      const holder = err instanceof ConflictError ? err.existingId : undefined;
+      if (unique !== undefined && holder !== undefined && (progress.unresolved || earlier())) {
+        await discardHolder(recipe, unique, holder, lastFailure ?? err, progress);
+        discarded.push(holder);
+        progress.unresolved = false;
+        continue;
+      }
       if (!isAmbiguousFailure(err)) throw err;
+      if (unique !== undefined) {
+        progress.unresolved = true;
+        failures++;
+        lastFailure = err;
+        continue;
+      }
       if (lookup === undefined || before === undefined) {
         throw new CreateFailedError(
           `${summaryOf(err)}; the service may have made the ${what.noun}, and the API cannot list ${what.noun}s to find it${recipe.unlistable === undefined ? "" : `: ${recipe.unlistable}`}`,
@@ -285,6 +322,13 @@ async function sendAndFind<Answer, Live>(
       );
     }
     return { id: lookup.idOf(made), found: made };
+  }
+  if (progress.unresolved) {
+    throw new CreateFailedError(
+      `${summaryOf(lastFailure)}; the request was sent ${maxSends} times and the last one may have made the ${what.noun}, which the API cannot list: the next pulumi up of this project takes it over (deletes it and creates the ${what.noun} again) from the create journal${journalPlace(recipe)}${recipe.unlistable === undefined ? "" : `; where that journal is not kept: ${recipe.unlistable}`}`,
+      [],
+      { cause: lastFailure },
+    );
   }
   const cleaned =
     discarded.length === 0
@@ -459,6 +503,37 @@ async function findMade<Answer, Live>(
     }
   }
   return undefined;
+}
+
+/**
+ * Deletes the object an earlier send of this create made (named by a 409, recipe.unique), which
+ * is useless without that send's lost answer; fails with its id when that fails, leaving the
+ * create unresolved for the next run.
+ */
+async function discardHolder<Answer, Live>(
+  recipe: CreateRecipe<Answer, Live>,
+  unique: { discard(id: number): Promise<void> },
+  id: number,
+  failure: unknown,
+  progress: { unresolved: boolean },
+): Promise<void> {
+  try {
+    await unique.discard(id);
+  } catch (err) {
+    progress.unresolved = true;
+    throw new CreateFailedError(
+      `${summaryOf(failure)}; an earlier attempt made ${recipe.what.noun} ${id}, which is useless without its lost answer, and deleting it failed (${messageOf(err)}): the next pulumi up of this project deletes it and creates the ${recipe.what.noun} again, from the create journal${journalPlace(recipe)}; where that journal is not kept, delete ${recipe.what.noun} ${id} yourself`,
+      [id],
+      { cause: err },
+    );
+  }
+}
+
+/** Where the recipe's journal is, for messages: ` in <dir> (...)`. */
+function journalPlace<Answer, Live>(recipe: CreateRecipe<Answer, Live>): string {
+  const dir = recipe.journal?.journal.dir;
+  if (dir === undefined) return "";
+  return ` in ${dir} (on this machine; a CI runner keeps it only if CLOUDINFRA_JOURNAL_DIR is kept between runs)`;
 }
 
 /** Deletes a useless object a lost answer made, failing with its id when that fails. */

@@ -11,14 +11,22 @@
  * that is gone is a create nobody finished: the next create of the same request, in a new host,
  * takes over what that one made (see create.ts), instead of making another.
  *
- * Entries live in the OS temporary directory, one folder per project directory, endpoint and API
- * key (never the key itself). An open entry is a small file of its own in that folder, written
- * atomically; closing it appends it to this process's log in `closed/`, then removes the file. So
- * the folder holds only creates in flight and creates nobody finished, and the look before each
- * create lists just that, however many creates were made before. Closed entries are kept for a
- * day: the ids they name were handed to the engine and are never taken over. An older version
- * closed an entry in place (`closedAt` in its file): such files are still read as closed, and
- * moved to `closed/` when found.
+ * Where the promise holds: entries live under `CLOUDINFRA_JOURNAL_DIR`, by default the OS
+ * temporary directory, one folder per project directory, endpoint and API key (never the key
+ * itself). The next `up` of the same project on the same machine finds them; a CI runner made new
+ * for each run does not, unless the workflow keeps `CLOUDINFRA_JOURNAL_DIR` between runs (a
+ * cache). Without the journal only the service's own rules remain: names unique per account
+ * (tags, roles, security groups, users) and keys held once fail the second create with a 409
+ * naming the first object; servers and generated keys can be made twice (docs/resources.md).
+ * The engine's own record of an interrupted create (a pending operation in the state) carries
+ * the inputs but no id, and a dynamic provider never sees it, so it cannot serve instead.
+ *
+ * An open entry is a small file of its own in that folder, written atomically; closing it
+ * appends it to this process's log in `closed/`, then removes the file. So the folder holds only
+ * creates in flight and creates nobody finished, and the look before each create lists just
+ * that, however many creates were made before. Closed entries are kept for a day: the ids they
+ * name were handed to the engine and are never taken over. When the log cannot be written, an
+ * entry is closed in place (`closedAt` in its file) and moved to `closed/` when next found.
  */
 import { createHash, randomUUID } from "node:crypto";
 import {
@@ -34,6 +42,16 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+
+/**
+ * Where journals live unless `CLOUDINFRA_JOURNAL_DIR` says otherwise: the OS temporary
+ * directory, which lasts as long as the machine (a developer's; not a CI runner made new for
+ * each run, which must keep `CLOUDINFRA_JOURNAL_DIR` between runs for take-overs to work there).
+ */
+export function defaultJournalRoot(env: NodeJS.ProcessEnv = process.env): string {
+  const dir = env["CLOUDINFRA_JOURNAL_DIR"];
+  return dir !== undefined && dir !== "" ? dir : join(tmpdir(), "pulumi-cloudinfra");
+}
 
 /** How long closed entries are kept (their ids are excluded from take-overs meanwhile). */
 export const CLOSED_ENTRY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -167,13 +185,24 @@ export class CreateJournal {
   }
 
   /**
-   * The journal of the project in `cwd` for these settings (the key is only hashed). One per
-   * provider session (session.ts): a second journal of the same folder in one process would not
-   * know the first one's entries are alive.
+   * The journal of the project in `cwd` for these settings (the key is only hashed), under
+   * `root`: by default {@link defaultJournalRoot}. One per provider session (session.ts): a
+   * second journal of the same folder in one process would not know the first one's entries are
+   * alive.
    */
-  static forProject(cwd: string, endpoint: string, apiKey: string): CreateJournal {
+  static forProject(
+    cwd: string,
+    endpoint: string,
+    apiKey: string,
+    root: string = defaultJournalRoot(),
+  ): CreateJournal {
     const scope = createHash("sha256").update(`${cwd}\n${endpoint}\n${apiKey}`).digest("hex");
-    return new CreateJournal(join(tmpdir(), "pulumi-cloudinfra", scope.slice(0, 24)));
+    return new CreateJournal(join(root, scope.slice(0, 24)));
+  }
+
+  /** The folder of this journal's entries: for messages that send a user to it. */
+  get dir(): string {
+    return this.#dir;
   }
 
   #beforeOf(before: ReadonlySet<number> | readonly number[]): {
@@ -270,8 +299,8 @@ export class CreateJournal {
   }
 
   /**
-   * The folder's entries: open ones, and closed ones an older version left there (moved to
-   * `closed/` now). Expired entries are removed.
+   * The folder's entries: open ones, and ones closed in place (moved to `closed/` now). Expired
+   * entries are removed.
    */
   #folder(): JournalEntry[] {
     let files: string[];
@@ -292,8 +321,8 @@ export class CreateJournal {
         this.forget(entry);
         continue;
       }
-      // Closed in place (by an older version, or when the log could not be written): it keeps
-      // its id from take-overs wherever it is, and leaves the folder once the log has it.
+      // Closed in place (when the log could not be written): it keeps its id from take-overs
+      // wherever it is, and leaves the folder once the log has it.
       if (entry.closedAt !== undefined && this.#append(entry)) this.forget(entry);
       out.push(entry);
     }
@@ -366,7 +395,7 @@ export class CreateJournal {
     try {
       entry = JSON.parse(readFileSync(join(this.#dir, `${name}.json`), "utf8")) as JournalEntry;
     } catch {
-      // Written by a newer version, or half-written by a version that did not rename: skip.
+      // Written by a newer version: skip.
       return undefined;
     }
     if (entry.process !== PROCESS && !isAlive(entry.pid)) this.#settled.set(name, entry);

@@ -10,10 +10,17 @@ let emulator: TestEmulator;
 let admin: CloudInfraClient;
 const logLines: string[] = [];
 
+let users = 0;
 async function apiUser(roleName: string): Promise<CloudInfraClient> {
   const role = (await admin.iam.listRoles()).find((r) => r.name === roleName);
   if (role === undefined) throw new Error(`no role ${roleName}`);
-  const created = await admin.iam.createUser({ name: "robot", type: "api", role_id: role.id });
+  users += 1;
+  // User names are unique in an account.
+  const created = await admin.iam.createUser({
+    name: `robot-${users}`,
+    type: "api",
+    role_id: role.id,
+  });
   return api.clientWith(created.api_key);
 }
 

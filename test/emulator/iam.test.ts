@@ -31,8 +31,15 @@ async function roleWith(...names: string[]): Promise<Role> {
   return admin.iam.createRole({ name: `role-${roleCounter}`, permission_ids: ids(...names) });
 }
 
+let userCounter = 0;
 async function apiUser(roleId: number): Promise<{ id: number; client: CloudInfraClient }> {
-  const created = await admin.iam.createUser({ name: "robot", type: "api", role_id: roleId });
+  userCounter += 1;
+  // User names are unique in an account, as tags and roles are.
+  const created = await admin.iam.createUser({
+    name: `robot-${userCounter}`,
+    type: "api",
+    role_id: roleId,
+  });
   return { id: created.user_id, client: api.clientWith(created.api_key) };
 }
 

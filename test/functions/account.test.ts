@@ -16,8 +16,11 @@ afterAll(async () => {
 
 let roles = 0;
 
-/** A key of a new API user whose role holds only the named permissions (through the IAM API). */
-async function keyWith(permissions: string[]): Promise<string> {
+/**
+ * A key of a new API user `name` (user names are unique in an account) whose role holds only the
+ * named permissions (through the IAM API).
+ */
+async function keyWith(permissions: string[], name = "limited"): Promise<string> {
   roles += 1;
   const ids = permissions.map((name) => {
     const permission = PERMISSIONS.find((p) => p.name === name);
@@ -29,7 +32,7 @@ async function keyWith(permissions: string[]): Promise<string> {
   });
   if (role.status >= 300) throw new Error(`role: ${JSON.stringify(role.body)}`);
   const user = await emulator.call("POST", "/v1/account/users", {
-    json: { name: "limited", type: "api", role_id: (role.body as { id: number }).id },
+    json: { name, type: "api", role_id: (role.body as { id: number }).id },
   });
   if (user.status >= 300) throw new Error(`user: ${JSON.stringify(user.body)}`);
   return (user.body as { api_key: string }).api_key;
@@ -52,7 +55,7 @@ describe("getPermissions", () => {
   });
 
   it("says which call was refused when the key's role lacks iam:read", async () => {
-    const limited = await keyWith(["servers:read"]);
+    const limited = await keyWith(["servers:read"], "servers-reader");
     useEnv(emulator, limited);
     try {
       const err = await failureOf(getPermissions());

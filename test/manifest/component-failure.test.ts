@@ -103,6 +103,21 @@ describe("a manifest with mistakes", () => {
     );
   });
 
+  it("refuses tags Web and web at load, registering nothing", async () => {
+    const result = await runProgram([
+      "tags:",
+      "  Web: {color: '#000000'}",
+      "  web: {color: '#ffffff'}",
+    ]);
+    expect(result.registered).toEqual([]);
+    expect(result.message).toBe(
+      [
+        "infra.yaml: 1 problem; nothing was registered",
+        '  infra.yaml:3:8: tags.web: the name "web" is already used by tags.Web; tags need distinct names at the service (set name: to tell them apart)',
+      ].join("\n"),
+    );
+  });
+
   it("a mistake the catalogue alone finds is enough to register nothing", async () => {
     const result = await runProgram([
       "sshKeys:",

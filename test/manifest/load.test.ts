@@ -116,6 +116,23 @@ describe("a manifest with mistakes", () => {
     ]);
   });
 
+  it("refuses tags Web and web, which the service holds as one name", () => {
+    const { messages } = load([
+      "tags:",
+      "  Web: {color: '#000000'}",
+      "  web: {color: '#ffffff'}",
+      "users:",
+      "  ci: {type: api, role: readers}",
+      "  other: {name: ' CI', type: api, role: readers}",
+      "roles:",
+      "  readers: {permissions: []}",
+    ]);
+    expect(messages).toEqual([
+      'infra.yaml:3:8: tags.web: the name "web" is already used by tags.Web; tags need distinct names at the service (set name: to tell them apart)',
+      'infra.yaml:6:17: users.other.name: the name " CI" is already used by users.ci; users need distinct names at the service (set name: to tell them apart)',
+    ]);
+  });
+
   it("refuses two entries that would give the service the same name", () => {
     const { messages } = load([
       "tags:",

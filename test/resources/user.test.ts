@@ -200,29 +200,47 @@ describe("User against the emulator", () => {
     await user.delete(created.id, created.outs);
   });
 
-  it("says what to do when the create's answer is lost, without retrying or leaking", async () => {
+  /** How many users the emulator's account holds (no API call lists users). */
+  async function usersInAccount(): Promise<number> {
+    const { body } = await emulator.call("GET", "/_emulator/accounts");
+    return (body as { users: number }[])[0]?.users ?? 0;
+  }
+
+  it("recovers a lost create answer with one user and a working key, nothing leaked", async () => {
     const posts = () =>
       emulator.admin.counters().find((c) => c.method === "POST" && c.route === "/v1/account/users")
         ?.total ?? 0;
     const before = posts();
+    const usersBefore = await usersInAccount();
     await emulator.call("PUT", "/_emulator/faults", {
       json: {
         seed: 1,
         rules: [{ method: "POST", path: "/v1/account/users", answer_lost: 1, limit: 1 }],
       },
     });
-    const err = await user
-      .create({ name: "lost-user", type: "api", roleId: Number(readServers) })
-      .then(
-        () => undefined,
-        (e: unknown) => e as Error,
-      );
-    expect(err?.message).toMatch(
-      /^cloudinfra: creating User "lost-user" failed: POST \/v1\/account\/users failed: 502 .*; the service may have made the user, and the API cannot list users to find it: look for a user named "lost-user" in the account and delete it \(its id and its API key, which is shown only once, were only in the lost answer\)/,
+    const created = await user.create({ name: "lost-user", type: "api", roleId: readServers });
+    // The lost answer made a user; the next send's 409 named it, it was deleted (its key was only
+    // in the lost answer) and the third send made the user the state holds.
+    expect(posts() - before).toBe(3);
+    expect(await usersInAccount()).toBe(usersBefore + 1);
+    const key = created.outs["apiKey"] as string;
+    expect((await emulator.call("GET", "/v1/servers", { key })).status).toBe(200);
+    await user.delete(created.id, created.outs);
+    expect(await usersInAccount()).toBe(usersBefore);
+  });
+
+  it("refuses a name another user holds, naming it, and deletes nothing", async () => {
+    const held = await user.create({ name: "taken", type: "api", roleId: readServers });
+    const usersBefore = await usersInAccount();
+    const err = await user.create({ name: " Taken", type: "api", roleId: readTags }).then(
+      () => undefined,
+      (e: unknown) => e as Error,
     );
-    // The provider says what it did about it, not the client's "check for the resource".
-    expect(err?.message).not.toContain("check for the resource");
+    expect(err?.message).toContain(
+      `a user named " Taken" already exists (user id ${held.id}); user names are unique in an account`,
+    );
     expect(err?.message).not.toContain(emulator.apiKey);
-    expect(posts() - before).toBe(1);
+    expect(await usersInAccount()).toBe(usersBefore);
+    await user.delete(held.id, held.outs);
   });
 });

@@ -164,6 +164,13 @@ export const ErrorBodySchema = z.object({
   code: z.string().describe("snake_case error code, for example not_found"),
   /** Field-level complaints (400 invalid_request). */
   errors: z.array(FieldErrorSchema).optional().describe("Field-level complaints, on 400"),
+  /** On a 409 for a value that must be unique: the id of the object that holds it. */
+  existing_id: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe("On a 409 for a value that must be unique (a name, a key): the id of its holder"),
 });
 export type ErrorBody = z.infer<typeof ErrorBodySchema>;
 

@@ -1,66 +1,20 @@
 /** Firewalls: security groups of rules, attached to servers (spec: Firewalls). */
 import { z } from "zod";
-import {
-  DescriptionInputSchema,
-  expected,
-  listOf,
-  NameInputSchema,
-  PageInfoShape,
-  TimestampSchema,
-} from "./common";
-import * as servers from "./servers";
+import { DescriptionInputSchema, expected, listOf, NameInputSchema, PageInfoShape } from "./common";
+import { securityGroupShape, serverShape } from "./shapes";
 
 /** Rule actions (project decision; the spec gives ACCEPT as an example). */
 export const RULE_ACTIONS = ["ACCEPT", "DROP"] as const;
 /** Rule protocols (project decision; the spec gives tcp as an example). */
 export const RULE_PROTOCOLS = ["tcp", "udp", "icmp", "any"] as const;
 
-/** A firewall rule as the service returns it (spec: Rule, "at least id, action, proto, dport"). */
-export const RuleSchema = z.object({
-  /** Rule id. */
-  id: z.int().describe("Rule id"),
-  /** `ACCEPT` or `DROP`. */
-  action: z.string().describe("ACCEPT or DROP"),
-  /** `tcp`, `udp`, `icmp` or `any`. */
-  proto: z.string().describe("tcp, udp, icmp or any"),
-  /** Destination port (`22`) or range (`8000-8080`); absent for all ports, icmp and any. */
-  dport: z.string().nullish().describe("Destination port or range, for example 22 or 8000-8080"),
-  /** Source CIDR; absent means from anywhere. */
-  source: z.string().nullish().describe("Source CIDR, for example 10.0.0.0/8"),
-});
-export type Rule = z.infer<typeof RuleSchema>;
-
-/** Fields of a security group without its servers. */
-const securityGroupShape = {
-  /** Group id. */
-  id: z.int().describe("Group id"),
-  /** Name. */
-  name: z.string().describe("Name"),
-  /** Description. */
-  description: z.string().nullish().describe("Description"),
-  /** Owning account. */
-  account_id: z.int().describe("Owning account"),
-  /** Creating user. */
-  created_by_user: z.int().describe("Creating user"),
-  /** Creation timestamp. */
-  created_at: TimestampSchema.describe("Creation timestamp"),
-  /** Last update timestamp. */
-  updated_at: TimestampSchema.describe("Last update timestamp"),
-  /** Firewall rules, in order. */
-  rules: listOf(RuleSchema).describe("Firewall rules"),
-};
-
-/** A security group as nested inside a server (its `servers` are not included). */
-export const NestedSecurityGroupSchema = z.object(securityGroupShape);
-export type NestedSecurityGroup = z.infer<typeof NestedSecurityGroupSchema>;
+export { type Rule, RuleSchema } from "./shapes";
 
 /** A security group (spec: SecurityGroup). */
 export const SecurityGroupSchema = z.object({
   ...securityGroupShape,
   /** Servers the group is attached to (their own tags and groups are not included). */
-  get servers() {
-    return listOf(servers.NestedServerSchema).describe("Servers the group is attached to");
-  },
+  servers: listOf(z.object(serverShape)).describe("Servers the group is attached to"),
 });
 export type SecurityGroup = z.infer<typeof SecurityGroupSchema>;
 

@@ -1,6 +1,5 @@
 /** Servers: VMs and dedicated servers, their metrics and management actions (spec: Servers). */
 import { z } from "zod";
-import { KeyValueValueSchema, PlanSchema } from "./catalogue";
 import {
   expected,
   IdListInputSchema,
@@ -9,17 +8,9 @@ import {
   NameInputSchema,
   TimestampSchema,
 } from "./common";
-import * as firewall from "./firewall";
-import * as tags from "./tags";
+import { securityGroupShape, serverShape, tagShape } from "./shapes";
 
-/** Server metadata entry (spec: KeyValue, where the value field is called `value`). */
-export const ServerDataEntrySchema = z.object({
-  /** Entry name, for example `os`. */
-  name: z.string().nullish().describe("Entry name, for example os"),
-  /** Entry value, as text. */
-  value: KeyValueValueSchema.describe("Entry value, as text"),
-});
-export type ServerDataEntry = z.infer<typeof ServerDataEntrySchema>;
+export { type ServerDataEntry, ServerDataEntrySchema } from "./shapes";
 
 /**
  * Statuses the project uses (the spec shows running, stopped and provisioning as examples only).
@@ -60,62 +51,13 @@ export const MANAGEMENT_TRANSITIONS: Readonly<
   delete: { from: ["running", "stopped", "error"], via: "deleting", to: null },
 };
 
-/** Fields of a server without its relations to tags and security groups. */
-const serverShape = {
-  /** Unique identifier of the server. */
-  id: z.int().describe("Unique identifier of the server"),
-  /** Unique internal identifier. */
-  unique_id: z.int().describe("Unique internal identifier"),
-  /** Creation timestamp. */
-  created_at: TimestampSchema.describe("Creation timestamp"),
-  /** Last update timestamp. */
-  updated_at: TimestampSchema.describe("Last update timestamp"),
-  /** Public or private IP address; may be empty or absent while the server is provisioning. */
-  ip: z.string().nullish().describe("Public or private IP address assigned"),
-  /** User who created or manages the server. */
-  user_id: z.int().describe("User who created or manages the server"),
-  /** Owning account. */
-  account_id: z.int().describe("Owning account"),
-  /** VM id in the underlying infrastructure; absent for dedicated servers and early on. */
-  vm_id: z.int().nullish().describe("VM id in the underlying infrastructure (optional)"),
-  /** Whether the server firewall is enabled. */
-  firewall_enabled: z.boolean().describe("Whether the server firewall is enabled"),
-  /** Key-value metadata, for example an `os` entry. */
-  data: listOf(ServerDataEntrySchema).describe("Key-value metadata"),
-  /** Plan details; some answers leave it out (use `plan_id`). */
-  plan: PlanSchema.nullish().describe("Plan details"),
-  /** Plan identifier. */
-  plan_id: z.int().describe("Plan identifier"),
-  /** Related order identifier. */
-  order_id: z.int().nullish().describe("Related order identifier"),
-  /** Current status; see {@link SERVER_STATUSES} for the values this project uses. */
-  status: z.string().describe("Current status: provisioning, running, stopped, ..."),
-  /** Timestamp of the latest status change. */
-  status_date: TimestampSchema.nullish().describe("Timestamp of the latest status change"),
-  /** Name chosen by the user. */
-  user_defined_name: z.string().describe("Name chosen by the user"),
-};
-
-/**
- * A server as nested inside a tag or a security group. Relations are parsed one level deep; the
- * nested server's own tags and groups are dropped (ask for the server to read them).
- */
-export const NestedServerSchema = z.object(serverShape);
-export type NestedServer = z.infer<typeof NestedServerSchema>;
-
 /** A VM or dedicated server (spec: Server). */
 export const ServerSchema = z.object({
   ...serverShape,
-  // Getters: tags.ts and firewall.ts import this module too; reading them lazily keeps the
-  // import cycle harmless under CommonJS.
   /** Attached security groups (their `servers` are not included). */
-  get security_groups() {
-    return listOf(firewall.NestedSecurityGroupSchema).describe("Attached security groups");
-  },
+  security_groups: listOf(z.object(securityGroupShape)).describe("Attached security groups"),
   /** Tags of the server (their `servers` are not included). */
-  get tags() {
-    return listOf(tags.NestedTagSchema).describe("Tags of the server");
-  },
+  tags: listOf(z.object(tagShape)).describe("Tags of the server"),
 });
 export type Server = z.infer<typeof ServerSchema>;
 export const ServerListSchema = z.array(ServerSchema);

@@ -7,43 +7,24 @@ import {
   listOf,
   NameInputSchema,
 } from "./common";
-import * as servers from "./servers";
-
-/** Fields of a tag without its servers. */
-const tagShape = {
-  /** Tag id. */
-  id: z.int().describe("Tag id"),
-  /** Tag name. */
-  name: z.string().describe("Tag name"),
-  /** Colour as `#RRGGBB`. */
-  color: z.string().describe("Colour, #RRGGBB"),
-  /** Free-form text (may hold JSON or `key:value` text). */
-  data: z.string().nullish().describe("Free-form string data"),
-  /** Owning account. */
-  account_id: z.int().describe("Owning account"),
-  /** Creating user id. */
-  created_by_user: z.int().describe("Creating user id"),
-};
-
-/** A tag as nested inside a server (its `servers` are not included). */
-export const NestedTagSchema = z.object(tagShape);
-export type NestedTag = z.infer<typeof NestedTagSchema>;
+import { serverShape, tagShape } from "./shapes";
 
 /** A tag (spec: Tag). */
 export const TagSchema = z.object({
   ...tagShape,
   /** Servers carrying the tag (their own tags and groups are not included). */
-  get servers() {
-    return listOf(servers.NestedServerSchema).describe("Servers carrying the tag");
-  },
+  servers: listOf(z.object(serverShape)).describe("Servers carrying the tag"),
 });
 export type Tag = z.infer<typeof TagSchema>;
 export const TagListSchema = z.array(TagSchema);
 
+/** The one colour rule: `#RRGGBB`, either case (the client, the emulator and Tag's check). */
+export const COLOR_PATTERN = /^#[0-9A-Fa-f]{6}$/;
+
 /** `#RRGGBB`, either case. */
 export const ColorInputSchema = z
   .string({ error: expected("a string") })
-  .regex(/^#[0-9A-Fa-f]{6}$/, { error: "expected a colour of the form #RRGGBB" });
+  .regex(COLOR_PATTERN, { error: "expected a colour of the form #RRGGBB" });
 
 /** Body of `POST /v1/tags` (project decision; the spec shows no fields). */
 export const CreateTagRequestSchema = z.strictObject({

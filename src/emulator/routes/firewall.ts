@@ -18,7 +18,10 @@ import { groupView } from "./views";
 function checkNameFree(account: AccountState, name: string, exceptId?: number): void {
   const taken = nameTaken(account.security_groups, name, exceptId);
   if (taken !== undefined) {
-    throw conflict(`A security group named ${taken.name} already exists (group ${taken.id})`);
+    throw conflict(
+      `A security group named ${taken.name} already exists (group ${taken.id})`,
+      taken.id,
+    );
   }
 }
 

@@ -191,8 +191,20 @@ export const routes = [
     handler(ctx) {
       const body = ctx.body;
       const role = roleForAssignment(ctx, body.role_id);
-      if (body.type === "did" && ctx.account.users.all().some((u) => u.did === body.did)) {
-        throw conflict(`A user with DID ${body.did} already exists in this account`);
+      const did = body.type === "did" ? body.did : undefined;
+      const sameDid =
+        did === undefined ? undefined : ctx.account.users.all().find((u) => u.did === did);
+      if (sameDid !== undefined) {
+        throw conflict(
+          `A user with DID ${did} already exists in this account (user ${sameDid.id})`,
+          sameDid.id,
+        );
+      }
+      // Names are unique per account as for tags and roles: a create whose answer was lost can
+      // then be told apart from a new one by the 409 of the next attempt (wire-contract.md).
+      const taken = nameTaken(ctx.account.users, body.name);
+      if (taken !== undefined) {
+        throw conflict(`A user named ${taken.name} already exists (user ${taken.id})`, taken.id);
       }
       const { user, apiKey } = insertUser(ctx, body, role);
       // The key leaves the service only here; just its hash is kept.
@@ -243,8 +255,9 @@ export const routes = [
       const body = ctx.body;
       checkPermissionIds(body.permission_ids);
       assertCanGrant(ctx, body.permission_ids);
-      if (nameTaken(ctx.account.roles, body.name) !== undefined) {
-        throw conflict(`A role named ${body.name} already exists`);
+      const taken = nameTaken(ctx.account.roles, body.name);
+      if (taken !== undefined) {
+        throw conflict(`A role named ${body.name} already exists (role ${taken.id})`, taken.id);
       }
       const role = insertRole(ctx, body);
       return ctx.json(renderRole(ctx.account, role), 201);
@@ -261,8 +274,9 @@ export const routes = [
       if (role.system_role) throw conflict(`${role.name} is a system role and cannot be changed`);
       checkPermissionIds(body.permission_ids);
       assertCanGrant(ctx, body.permission_ids);
-      if (nameTaken(ctx.account.roles, body.name, role.id) !== undefined) {
-        throw conflict(`A role named ${body.name} already exists`);
+      const taken = nameTaken(ctx.account.roles, body.name, role.id);
+      if (taken !== undefined) {
+        throw conflict(`A role named ${body.name} already exists (role ${taken.id})`, taken.id);
       }
       role.role_permissions = grants(ctx, role.role_permissions, body.permission_ids);
       role.name = body.name;

@@ -86,6 +86,7 @@ export const routes = [
         if (existing !== undefined) {
           throw conflict(
             `This public key is already stored as key ${existing.id} (${existing.name}), fingerprint ${imported.fingerprint}`,
+            existing.id,
           );
         }
       }

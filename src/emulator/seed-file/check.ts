@@ -54,6 +54,7 @@ const UNIQUE: { section: SeedSection; noun: string; taken: readonly string[] }[]
   { section: "tags", noun: "tag", taken: [] },
   { section: "security_groups", noun: "security group", taken: [] },
   { section: "roles", noun: "role", taken: SYSTEM_ROLES.map((r) => r.name) },
+  { section: "users", noun: "user", taken: [] },
 ];
 
 class SeedCheck {

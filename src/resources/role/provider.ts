@@ -62,11 +62,6 @@ function listPermissions(session: ProviderSession): Promise<readonly Permission[
   return session.lists.read(PERMISSIONS, () => session.client.iam.listPermissions());
 }
 
-/** Role names are unique in an account, compared without case and surrounding blanks. */
-function sameRoleName(a: string, b: string): boolean {
-  return a.trim().toLowerCase() === b.trim().toLowerCase();
-}
-
 /** The ids of the checked permission names; a name the catalogue lost since `check` fails here. */
 async function permissionIds(session: ProviderSession, role: RoleInputs): Promise<number[]> {
   const resolution = resolvePermissions(role.permissions, await listPermissions(session));
@@ -98,7 +93,6 @@ async function nameTaken(
     name,
     list: () => listRoles(session),
     ...(self === undefined ? {} : { self }),
-    sameName: sameRoleName,
     rule: "role names are unique in an account regardless of case",
     special: (existing) => (existing.system_role ? systemRoleError(existing, err) : undefined),
   });

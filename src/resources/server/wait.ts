@@ -8,7 +8,13 @@
  */
 
 import type { Id } from "../../api/endpoints/base";
-import { ApiError, ConnectionError, TimeoutError } from "../../api/errors";
+import {
+  ApiError,
+  CloudInfraError,
+  ConnectionError,
+  nameErrorClass,
+  TimeoutError,
+} from "../../api/errors";
 import {
   MANAGEMENT_TRANSITIONS,
   type ManagementAction,
@@ -49,8 +55,10 @@ export interface WaitForServerStatusOptions {
 export type WaitFailure = "error" | "unreachable" | "disappeared" | "timeout" | "aborted";
 
 /** A wait that did not reach its target; the message names action, server, target, last status and time. */
-export class ServerWaitError extends Error {
-  override readonly name = "ServerWaitError";
+export class ServerWaitError extends CloudInfraError {
+  static {
+    nameErrorClass(ServerWaitError, "ServerWaitError");
+  }
   constructor(
     message: string,
     readonly reason: WaitFailure,

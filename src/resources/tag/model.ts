@@ -3,7 +3,7 @@
  */
 import { z } from "zod";
 import { DescriptionInputSchema, expected, NameInputSchema } from "../../api/schemas/common";
-import type { CreateTagRequest, Tag } from "../../api/schemas/tags";
+import { COLOR_PATTERN, type CreateTagRequest, type Tag } from "../../api/schemas/tags";
 import { AdoptIdSchema } from "../adopt";
 import type { FieldRule, Props } from "../common";
 import { idReference } from "../ids";
@@ -22,7 +22,7 @@ export const TagInputsSchema = z.object({
   color: z
     .string({ error: expected("a colour of the form #RRGGBB") })
     .trim()
-    .regex(/^#[0-9A-Fa-f]{6}$/, { error: "expected a colour of the form #RRGGBB, like #ff00aa" })
+    .regex(COLOR_PATTERN, { error: "expected a colour of the form #RRGGBB, like #ff00aa" })
     .transform((color) => color.toLowerCase()),
   data: DescriptionInputSchema.optional(),
   serverIds: z

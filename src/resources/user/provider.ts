@@ -5,16 +5,19 @@
  * clearly when the user is gone.
  */
 import { ConflictError, NotFoundError } from "../../api/errors";
+import { definedOnly } from "../../lib/defined";
 import {
   checkInputs,
-  compact,
   describeOperation,
   diffInputs,
+  type KindNames,
   type KindOperations,
   labelOf,
   operationError,
   parseChecked,
+  unlessNotFound,
 } from "../common";
+import { AlreadyExistsError } from "../conflict";
 import { createExactlyOnce } from "../create";
 import { onCurrentSession } from "../session";
 import {
@@ -25,6 +28,8 @@ import {
   USER_FIELDS,
   UserInputsSchema,
 } from "./model";
+
+const USER: KindNames = { kind: "User", noun: "user" };
 
 export const operations = {
   async check(_session, _olds, news) {
@@ -45,16 +50,22 @@ export const operations = {
     const operation = describeOperation("creating", "User", user.name);
     const client = session.client;
     try {
-      // No call lists users: a lost answer cannot be looked up, and sending again could make a
-      // second user, so the toolkit fails with the advice instead.
+      // No call lists users, but names are unique in an account and the 409 names the holder:
+      // after a lost answer the toolkit sends again, and a 409 names the user the lost answer
+      // made, which is deleted (its key was only in that answer) before the next send.
       const { answer } = await createExactlyOnce({
-        what: { kind: "User", noun: "user" },
+        what: USER,
         describe: `named ${JSON.stringify(user.name)}`,
         session,
         lookup: undefined,
         unlistable: `look for a user named ${JSON.stringify(user.name)} in the account and delete it (its id${user.type === "api" ? " and its API key, which is shown only once," : ""} were only in the lost answer), then run \`pulumi up\` again`,
+        unique: {
+          discard: (id) => unlessNotFound(client.iam.deleteUser(id)).then(() => undefined),
+        },
         send: () => client.iam.createUser(toApi(user)),
         idInAnswer: (created) => created.user_id,
+        // Keyed by name alone: names are what the service keeps unique.
+        journal: { journal: session.journal, request: { name: user.name } },
       });
       if (answer === undefined) throw new Error("the create answered no user");
       return {
@@ -62,6 +73,21 @@ export const operations = {
         outs: { ...outputsFromInputs(answer.user_id, user, answer.api_key) },
       };
     } catch (err) {
+      const holder = err instanceof ConflictError ? err.existingId : undefined;
+      if (err instanceof ConflictError && holder !== undefined) {
+        const held =
+          user.type === "did"
+            ? `another user of the account already has the DID ${user.did ?? ""} or the name ${JSON.stringify(user.name)} (user id ${holder}); each DID belongs to one user and user names are unique in an account`
+            : `a user named ${JSON.stringify(user.name)} already exists (user id ${holder}); user names are unique in an account`;
+        throw operationError(
+          operation,
+          new AlreadyExistsError(
+            `${held}: choose another name, or delete user ${holder} (a user cannot be adopted: its API key is shown only when it is made). If an earlier pulumi up of this user was cut short where its create journal is not kept (another machine, a fresh CI runner: see docs/resources.md), user ${holder} is the one it made (${err.message})`,
+            holder,
+            { cause: err },
+          ),
+        );
+      }
       if (err instanceof ConflictError && user.type === "did") {
         throw operationError(
           operation,
@@ -105,7 +131,7 @@ export const operations = {
     // The key is not in `news` (it is an output) and the service never shows it again: carry it.
     const apiKey = typeof olds["apiKey"] === "string" ? olds["apiKey"] : undefined;
     const userId = Number(olds["userId"] ?? id);
-    return { outs: { ...compact({ ...outputsFromInputs(userId, user, apiKey) }) } };
+    return { outs: { ...definedOnly({ ...outputsFromInputs(userId, user, apiKey) }) } };
   },
 
   async delete(session, id, props) {
