@@ -165,3 +165,19 @@ export function pulumiCommands(
   }
   return out;
 }
+
+/** What `pulumiCommands` found that PULUMI_FLAGS does not know: one line per command or flag. */
+export function unknownPulumiFlags(
+  used: readonly { where: string; command: string; flags: readonly string[] }[],
+): string[] {
+  const problems: string[] = [];
+  for (const { where, command, flags } of used) {
+    const known = PULUMI_FLAGS[command];
+    if (known === undefined)
+      problems.push(`${where}: pulumi ${command} is not in documented-interfaces.ts`);
+    else
+      for (const flag of flags)
+        if (!known.includes(flag)) problems.push(`${where}: pulumi ${command} --${flag}`);
+  }
+  return problems;
+}
