@@ -2,37 +2,69 @@
  * The stable entry point `pulumi-cloudinfra/provider`, which the serialized shims of every stack
  * require at call time (see resources/shim.ts). Its exports keep their meaning across versions:
  * `run(kind, method, args)` (what shims call), `configure(req)` and `resource(kind)`.
+ *
+ * For a native provider plugin, which serves several configured providers in one process:
+ * `sessionFor(config)` gives the {@link ProviderSession} of one configuration, and
+ * `operationsOf(kind)` the kind's implementation that takes it as first argument.
  */
 import type * as pulumi from "@pulumi/pulumi";
-import type { ResourceImplementation } from "./resources/common";
+import type { KindOperations, ResourceImplementation } from "./resources/common";
 import { RESOURCE_MODULES, type ResourceKind } from "./resources/kinds";
 import { configureSession } from "./resources/session";
+
+export type { KindOperations, Props, ResourceImplementation } from "./resources/common";
+export {
+  type ProviderSession,
+  type SessionConfig,
+  type SessionTimeouts,
+  sessionFor,
+} from "./resources/session";
 
 /** Called by the host once per serialized provider, with the stack's configuration. */
 export function configure(req: pulumi.dynamic.ConfigureRequest): void {
   configureSession(req.config);
 }
 
-const loaded = new Map<ResourceKind, ResourceImplementation>();
+/** What each kind's provider module exports. */
+interface KindModule {
+  /** The kind's implementation on the session the host was configured with. */
+  implementation: ResourceImplementation;
+  /** The same, on an explicit session. */
+  operations: KindOperations;
+}
+
+const loaded = new Map<ResourceKind, KindModule>();
 
 /**
- * The implementation of one resource kind. Modules load lazily so that a host serving only tags
- * does not load the server code.
+ * The module of one resource kind. Modules load lazily so that a host serving only tags does not
+ * load the server code.
  */
-export function resource(kind: string): ResourceImplementation {
+function kindModule(kind: string): KindModule {
   if (!Object.hasOwn(RESOURCE_MODULES, kind)) {
     throw new Error(
       `pulumi-cloudinfra: this version has no resource kind ${JSON.stringify(kind)}; the stack was written by a newer version of the package: upgrade pulumi-cloudinfra in this project`,
     );
   }
   const known = kind as ResourceKind;
-  let impl = loaded.get(known);
-  if (impl === undefined) {
-    const mod = require(RESOURCE_MODULES[known]) as { implementation: ResourceImplementation };
-    impl = mod.implementation;
-    loaded.set(known, impl);
+  let mod = loaded.get(known);
+  if (mod === undefined) {
+    mod = require(RESOURCE_MODULES[known]) as KindModule;
+    loaded.set(known, mod);
   }
-  return impl;
+  return mod;
+}
+
+/** The implementation of one resource kind, on the session of the host's configuration. */
+export function resource(kind: string): ResourceImplementation {
+  return kindModule(kind).implementation;
+}
+
+/**
+ * The implementation of one resource kind on an explicit session (`sessionFor(config)`): each
+ * method takes the session as first argument, then the dynamic provider's arguments.
+ */
+export function operationsOf(kind: string): KindOperations {
+  return kindModule(kind).operations;
 }
 
 const METHODS = new Set(["check", "diff", "create", "read", "update", "delete"]);

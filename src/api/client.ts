@@ -55,11 +55,12 @@ export class CloudInfraClient {
   }
 
   /**
-   * How many writes (creates, updates, deletes, actions) have finished through this client,
-   * however they ended: caches of lists compare it to know what they may have missed.
+   * Calls `listener` each time a write (a create, update, delete or action) finishes through this
+   * client, however it ended: caches of lists listen to know what they may have missed. Returns
+   * the function that stops the calls.
    */
-  get writesSettled(): number {
-    return this.#http.writesSettled;
+  onWriteSettled(listener: () => void): () => void {
+    return this.#http.onWriteSettled(listener);
   }
 
   /** Closes the connection pool so the process can exit promptly. */

@@ -114,7 +114,7 @@ export class HttpClient {
   readonly #now: () => number;
   readonly #rateLimitWaitMs: number;
   readonly #budget: RateBudget;
-  #writesSettled = 0;
+  readonly #writeListeners = new Set<() => void>();
 
   constructor(options: HttpClientOptions) {
     const { origin, basePath } = parseEndpoint(options.endpoint);
@@ -157,11 +157,13 @@ export class HttpClient {
   }
 
   /**
-   * How many writes (requests with any method but GET) have finished through this client, however
-   * they ended: a cache of answers read before a write settled may miss what it changed.
+   * Calls `listener` each time a write (a request with any method but GET) finishes through this
+   * client, however it ended: a cache of answers read before a write settled may miss what it
+   * changed. Returns the function that stops the calls.
    */
-  get writesSettled(): number {
-    return this.#writesSettled;
+  onWriteSettled(listener: () => void): () => void {
+    this.#writeListeners.add(listener);
+    return () => this.#writeListeners.delete(listener);
   }
 
   /** Like {@link HttpClient.request}, with the status, headers and request id. */
@@ -173,7 +175,7 @@ export class HttpClient {
     try {
       return await this.#requestWithResponse(req, options);
     } finally {
-      this.#writesSettled++;
+      for (const listener of this.#writeListeners) listener();
     }
   }
 

@@ -6,6 +6,7 @@ import { isDeepStrictEqual } from "node:util";
 import type * as pulumi from "@pulumi/pulumi";
 import type { z } from "zod";
 import { NotFoundError } from "../api/errors";
+import type { ProviderSession } from "./session";
 
 /** Property bags as the host hands them over: plain JSON, possibly with preview unknowns. */
 export type Props = Record<string, unknown>;
@@ -19,6 +20,18 @@ export interface ResourceImplementation {
   update(id: string, olds: Props, news: Props): Promise<pulumi.dynamic.UpdateResult>;
   delete(id: string, props: Props): Promise<void>;
 }
+
+/**
+ * The implementation of one resource kind for an explicit session: each method of
+ * {@link ResourceImplementation} with the {@link ProviderSession} it runs in as first argument.
+ * A native plugin calls these with the session of each configured provider instance.
+ */
+export type KindOperations = {
+  [M in keyof ResourceImplementation]: (
+    session: ProviderSession,
+    ...args: Parameters<ResourceImplementation[M]>
+  ) => ReturnType<ResourceImplementation[M]>;
+};
 
 /**
  * During preview the engine passes a value that is not known yet as this string, whatever the

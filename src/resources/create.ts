@@ -36,7 +36,7 @@ import {
   type JournalTicket,
   requestDigest,
 } from "./journal";
-import { readListSince, readRecentList, sharedListMark } from "./shared-list";
+import type { SharedLists } from "./shared-list";
 
 /** Create requests sent at most, while each one provably made nothing. */
 export const DEFAULT_MAX_SENDS = 3;
@@ -72,8 +72,8 @@ export interface CreateRecipe<Answer, Live> {
   what: KindNames;
   /** What the request asks for, as messages say it after the noun: `named "web"`. */
   describe: string;
-  /** The API client: creates through different clients never share a record. */
-  owner: object;
+  /** The provider session's list cache and create ledger: sessions never share a record. */
+  session: { lists: SharedLists; creates: CreateLedger };
   /** Sends the create request, once. */
   send(): Promise<Answer>;
   /** The id the answer names, or `undefined` when it names none (then the object is found). */
@@ -127,20 +127,35 @@ class CreateRecord {
   }
 }
 
-const records = new WeakMap<object, Map<string, CreateRecord>>();
+/**
+ * What one provider session knows of its creates: a record per kind (claims, sends in flight,
+ * the lookup lock) and the ids of each list read, by list, so that the creates that share a
+ * list share one set (and the journal serializes it once), instead of each paying for the size
+ * of the kind.
+ */
+export class CreateLedger {
+  readonly #records = new Map<string, CreateRecord>();
+  readonly #idsOfList = new WeakMap<readonly unknown[], ReadonlySet<number>>();
 
-function recordFor(owner: object, key: string): CreateRecord {
-  let byKind = records.get(owner);
-  if (byKind === undefined) {
-    byKind = new Map();
-    records.set(owner, byKind);
+  /** The record of the creates of `key` (a list's key, or a kind that cannot be listed). */
+  record(key: string): CreateRecord {
+    let record = this.#records.get(key);
+    if (record === undefined) {
+      record = new CreateRecord();
+      this.#records.set(key, record);
+    }
+    return record;
   }
-  let record = byKind.get(key);
-  if (record === undefined) {
-    record = new CreateRecord();
-    byKind.set(key, record);
+
+  /** The ids of the objects of `list`, computed once per list. */
+  idsOf<Live>(list: readonly Live[], idOf: (live: Live) => number): ReadonlySet<number> {
+    let ids = this.#idsOfList.get(list);
+    if (ids === undefined) {
+      ids = new Set(list.map(idOf));
+      this.#idsOfList.set(list, ids);
+    }
+    return ids;
   }
-  return record;
 }
 
 function messageOf(err: unknown): string {
@@ -180,7 +195,7 @@ export async function createExactlyOnce<Answer, Live>(
   recipe: CreateRecipe<Answer, Live>,
 ): Promise<CreateOutcome<Answer, Live>> {
   const { what, lookup } = recipe;
-  const record = recordFor(recipe.owner, lookup?.key ?? what.kind);
+  const record = recipe.session.creates.record(lookup?.key ?? what.kind);
   const before = lookup === undefined ? undefined : await idsBefore(recipe, lookup);
   const digest =
     recipe.journal === undefined ? undefined : requestDigest(what.kind, recipe.journal.request);
@@ -239,7 +254,7 @@ async function sendAndFind<Answer, Live>(
           { cause: err },
         );
       }
-      const mark = sharedListMark();
+      const mark = recipe.session.lists.mark();
       const made = await record.exclusive(() =>
         findMade(recipe, lookup, before, record, err, mark),
       );
@@ -260,7 +275,7 @@ async function sendAndFind<Answer, Live>(
     if (lookup === undefined || before === undefined) {
       throw new CreateFailedError(`the service made the ${what.noun} but did not say its id`);
     }
-    const mark = sharedListMark();
+    const mark = recipe.session.lists.mark();
     const made = await record.exclusive(() =>
       findMade(recipe, lookup, before, record, undefined, mark),
     );
@@ -346,14 +361,8 @@ function madeBy<Live>(
 }
 
 /**
- * The ids of each list read, by list: the creates that share a list share one set (and the
- * journal serializes it once), instead of each paying for the size of the kind.
- */
-const idsOfList = new WeakMap<readonly unknown[], ReadonlySet<number>>();
-
-/**
  * Ids of the kind's live objects before the first request: from any list requested before it
- * (shared with the other creates of the moment, see readRecentList), since what this process's
+ * (shared with the other creates of the moment, see SharedLists.recent), since what this process's
  * creates made meanwhile is claimed by them.
  */
 async function idsBefore<Answer, Live>(
@@ -361,15 +370,10 @@ async function idsBefore<Answer, Live>(
   lookup: Lookup<Live>,
 ): Promise<ReadonlySet<number>> {
   try {
-    const live = await readRecentList(recipe.owner, lookup.key, () =>
+    const live = await recipe.session.lists.recent(lookup.key, () =>
       lookup.read({ maxRetries: LOOKUP_MAX_RETRIES }),
     );
-    let ids = idsOfList.get(live);
-    if (ids === undefined) {
-      ids = new Set(live.map((item) => lookup.idOf(item)));
-      idsOfList.set(live, ids);
-    }
-    return ids;
+    return recipe.session.creates.idsOf(live, (item) => lookup.idOf(item));
   } catch (err) {
     throw new CreateFailedError(
       `reading the ${recipe.what.noun}s before sending the create failed (${messageOf(err)}); nothing was sent`,
@@ -416,14 +420,13 @@ async function findMade<Answer, Live>(
     let mark = settledMark;
     if (look > 1) {
       await sleep(recipe.settleMs ?? DEFAULT_SETTLE_MS);
-      mark = sharedListMark();
+      mark = recipe.session.lists.mark();
     }
     let live: readonly Live[];
     try {
       // Any list asked for after the request settled shows what it made: the creates of a wave
       // that settled together share one.
-      live = await readListSince(
-        recipe.owner,
+      live = await recipe.session.lists.since(
         lookup.key,
         () => lookup.read({ maxRetries: LOOKUP_MAX_RETRIES }),
         mark,

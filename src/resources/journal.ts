@@ -122,32 +122,10 @@ function parseLog(text: string): JournalEntry[] {
   return out;
 }
 
-/**
- * Ids before, serialized once per set: the creates that share one list of the kind (create.ts)
- * share its set, so a create does not pay for the size of the kind.
- */
-const serializedBefore = new WeakMap<object, { ids: readonly number[]; json: string }>();
-
-function beforeOf(before: ReadonlySet<number> | readonly number[]): {
-  ids: readonly number[];
-  json: string;
-} {
-  let known = serializedBefore.get(before);
-  if (known === undefined) {
-    const ids = [...before];
-    known = { ids, json: JSON.stringify(ids) };
-    serializedBefore.set(before, known);
-  }
-  return known;
-}
-
 /** An entry as a file or a log line holds it, with its ids before serialized already. */
 function serialize(entry: JournalEntry, before: string): string {
   return `${JSON.stringify({ ...entry, before: undefined }).slice(0, -1)},"before":${before}}`;
 }
-
-/** The journals of this process, by scope: each keeps what it knows between creates. */
-const journals = new Map<string, CreateJournal>();
 
 /**
  * The creates of one project against one account, on disk.
@@ -176,6 +154,11 @@ export class CreateJournal {
   readonly #settledLogs = new Map<string, JournalEntry[]>();
   /** Whether expired closed logs were removed: once, when this process first uses the journal. */
   #swept = false;
+  /**
+   * Ids before, serialized once per set: the creates that share one list of the kind (create.ts)
+   * share its set, so a create does not pay for the size of the kind.
+   */
+  readonly #serializedBefore = new WeakMap<object, { ids: readonly number[]; json: string }>();
 
   constructor(dir: string, now: () => number = Date.now) {
     this.#dir = dir;
@@ -183,15 +166,27 @@ export class CreateJournal {
     this.#now = now;
   }
 
-  /** The journal of the project in `cwd` for these settings (the key is only hashed). */
+  /**
+   * The journal of the project in `cwd` for these settings (the key is only hashed). One per
+   * provider session (session.ts): a second journal of the same folder in one process would not
+   * know the first one's entries are alive.
+   */
   static forProject(cwd: string, endpoint: string, apiKey: string): CreateJournal {
     const scope = createHash("sha256").update(`${cwd}\n${endpoint}\n${apiKey}`).digest("hex");
-    let journal = journals.get(scope);
-    if (journal === undefined) {
-      journal = new CreateJournal(join(tmpdir(), "pulumi-cloudinfra", scope.slice(0, 24)));
-      journals.set(scope, journal);
+    return new CreateJournal(join(tmpdir(), "pulumi-cloudinfra", scope.slice(0, 24)));
+  }
+
+  #beforeOf(before: ReadonlySet<number> | readonly number[]): {
+    ids: readonly number[];
+    json: string;
+  } {
+    let known = this.#serializedBefore.get(before);
+    if (known === undefined) {
+      const ids = [...before];
+      known = { ids, json: JSON.stringify(ids) };
+      this.#serializedBefore.set(before, known);
     }
-    return journal;
+    return known;
   }
 
   /** Every entry, open and closed; unreadable files and expired entries are dropped. */
@@ -237,7 +232,7 @@ export class CreateJournal {
    * serialized once, and shared by the creates that pass the same set.
    */
   open(digest: string, before: ReadonlySet<number> | readonly number[]): JournalTicket {
-    const { ids, json } = beforeOf(before);
+    const { ids, json } = this.#beforeOf(before);
     const entry: JournalEntry = {
       name: randomUUID(),
       digest,

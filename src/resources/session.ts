@@ -1,7 +1,24 @@
 /**
- * The provider host's connection to the API: the settings handed to `configure()` (or the
- * environment when no configure call came) and one client built from them, reused by every
- * resource in the process so that keep-alive connections are shared.
+ * One provider session per configured provider: {@link ProviderSession}.
+ *
+ * Everything a provider keeps between calls belongs to the account it was configured for, never
+ * to the process: the API client (its keep-alive connections and rate budget), the list cache
+ * (shared-list.ts), the create ledger (ids before, claims: create.ts), the create journal
+ * (journal.ts) and the server watch (server/watch.ts). A session is made in one place, from one
+ * configuration, and handed to each kind's implementation; two providers configured for two
+ * accounts in one process (a native plugin's provider instances) never see each other's state.
+ *
+ * Entry points:
+ * - {@link sessionFor}`(config)`: the session of an explicit configuration (a native plugin
+ *   builds one per configured provider instance); the same configuration gives the same session.
+ * - {@link currentSession}`()`: the session of the configuration that `configure()` recorded in
+ *   a dynamic provider host (`pulumi-cloudinfra/provider`), else of the `CLOUDINFRA_*`
+ *   variables. The serialized shims resolve it at each call, so their text never changes.
+ * - Each kind's `operations` (its provider module, or `operationsOf(kind)` of the stable entry)
+ *   take the session as their first argument; `implementation` is the same bound to
+ *   {@link currentSession}, in the shape `pulumi.dynamic.ResourceProvider` calls.
+ *
+ * The registry below is the one piece of process-wide mutable state of `src/resources`.
  */
 import { CloudInfraClient } from "../api/client";
 import type { HttpClientOptions } from "../api/http";
@@ -12,73 +29,231 @@ import {
   type Settings,
   settingsFingerprint,
 } from "../config";
+import type { KindOperations, ResourceImplementation } from "./common";
+import { CreateLedger } from "./create";
 import { CreateJournal } from "./journal";
+import type { ServerWatch } from "./server/watch";
+import { sessionWatch } from "./server/watch";
+import { SharedLists } from "./shared-list";
+
+/** The HTTP settings a configuration may set beyond endpoint, key and CA. */
+export type SessionTimeouts = Pick<
+  HttpClientOptions,
+  "timeoutMs" | "maxRetries" | "retryBaseDelayMs" | "retryMaxDelayMs"
+>;
+
+/**
+ * One configured provider: where the API is, the key (secret: never logged, never in an error),
+ * the CA to trust, the HTTP timeouts, and the project directory whose journal records its
+ * creates (default: the working directory, which is the Pulumi project's in a provider host).
+ */
+export type SessionConfig = Settings & SessionTimeouts & { projectDir?: string };
+
+/** The state one configured provider keeps between calls; see the top of this module. */
+export interface ProviderSession {
+  /** The client every call of this session goes through. */
+  readonly client: CloudInfraClient;
+  /** Shared reads of whole lists, refreshed by the client's write events. */
+  readonly lists: SharedLists;
+  /** Claims and ids before of this session's creates. */
+  readonly creates: CreateLedger;
+  /** Where this session's creates are written down (journal.ts). */
+  readonly journal: CreateJournal;
+  /** The shared polls of the servers this session waits for. */
+  readonly watch: ServerWatch;
+  /** The endpoint this session talks to (for messages; the key is never exposed). */
+  readonly endpoint: string;
+  /** Closes the client's connections. */
+  close(): Promise<void>;
+}
+
+/** The session of one configuration, as the registry makes it. */
+class ConfiguredSession implements ProviderSession {
+  readonly client: CloudInfraClient;
+  readonly lists: SharedLists;
+  readonly creates = new CreateLedger();
+  readonly #config: SessionConfig;
+  #journal: CreateJournal | undefined;
+  #watch: ServerWatch | undefined;
+
+  constructor(config: SessionConfig) {
+    this.#config = { ...config };
+    const { projectDir: _dir, ...http } = config;
+    this.client = new CloudInfraClient({ ...clientOptions(http), ...timeoutsOf(http) });
+    this.lists = new SharedLists(this.client);
+  }
+
+  get endpoint(): string {
+    return this.#config.endpoint;
+  }
+
+  /** Made on first use. */
+  get journal(): CreateJournal {
+    this.#journal ??= CreateJournal.forProject(
+      this.#config.projectDir ?? process.cwd(),
+      this.#config.endpoint,
+      this.#config.apiKey,
+    );
+    return this.#journal;
+  }
+
+  /** Made on first use. */
+  get watch(): ServerWatch {
+    this.#watch ??= sessionWatch(this.client, this.lists);
+    return this.#watch;
+  }
+
+  close(): Promise<void> {
+    return this.client.close();
+  }
+}
+
+function timeoutsOf(config: SessionTimeouts): SessionTimeouts {
+  const out: SessionTimeouts = {};
+  if (config.timeoutMs !== undefined) out.timeoutMs = config.timeoutMs;
+  if (config.maxRetries !== undefined) out.maxRetries = config.maxRetries;
+  if (config.retryBaseDelayMs !== undefined) out.retryBaseDelayMs = config.retryBaseDelayMs;
+  if (config.retryMaxDelayMs !== undefined) out.retryMaxDelayMs = config.retryMaxDelayMs;
+  return out;
+}
 
 const KEYS = ["cloudinfra:endpoint", "cloudinfra:apiKey", "cloudinfra:caCert"] as const;
 
-let configured: Map<string, string> | undefined;
-let cached: { fingerprint: string; client: CloudInfraClient } | undefined;
-let overrides: Pick<HttpClientOptions, "retryBaseDelayMs" | "retryMaxDelayMs"> = {};
+/** Sessions by configuration, and what a dynamic provider host's `configure()` recorded. */
+class SessionRegistry {
+  readonly #sessions = new Map<string, ProviderSession>();
+  /** The stack configuration `configure()` handed over; only our own keys. */
+  #configured: Map<string, string> | undefined;
+  /** Tests only: backoff of the sessions made from now on. */
+  #backoff: Pick<SessionTimeouts, "retryBaseDelayMs" | "retryMaxDelayMs"> = {};
 
-/** Records the stack configuration; only our own keys are kept. */
-export function configureSession(config: ConfigSource): void {
-  const copy = new Map<string, string>();
-  for (const key of KEYS) {
-    const value = config.get(key);
-    if (value !== undefined) copy.set(key, value);
+  #key(config: SessionConfig): string {
+    const { endpoint, apiKey, caCert, projectDir, ...timeouts } = config;
+    const settings = caCert === undefined ? { endpoint, apiKey } : { endpoint, apiKey, caCert };
+    return `${settingsFingerprint(settings)}\n${projectDir ?? ""}\n${JSON.stringify(timeouts)}`;
   }
-  configured = copy;
+
+  sessionFor(config: SessionConfig): ProviderSession {
+    const effective = { ...this.#backoff, ...config };
+    const key = this.#key(effective);
+    let session = this.#sessions.get(key);
+    if (session === undefined) {
+      session = new ConfiguredSession(effective);
+      this.#sessions.set(key, session);
+    }
+    return session;
+  }
+
+  configure(config: ConfigSource): void {
+    const copy = new Map<string, string>();
+    for (const key of KEYS) {
+      const value = config.get(key);
+      if (value !== undefined) copy.set(key, value);
+    }
+    this.#configured = copy;
+  }
+
+  settings(env: NodeJS.ProcessEnv): Settings {
+    const configured = this.#configured;
+    return resolveSettings(
+      configured === undefined ? undefined : { get: (k) => configured.get(k) },
+      env,
+    );
+  }
+
+  async reset(backoff: Pick<SessionTimeouts, "retryBaseDelayMs" | "retryMaxDelayMs">) {
+    const sessions = [...this.#sessions.values()];
+    this.#sessions.clear();
+    this.#configured = undefined;
+    this.#backoff = { ...backoff };
+    await Promise.all(sessions.map((s) => s.close()));
+  }
+
+  setBackoff(backoff: Pick<SessionTimeouts, "retryBaseDelayMs" | "retryMaxDelayMs">): void {
+    const sessions = [...this.#sessions.values()];
+    this.#sessions.clear();
+    this.#backoff = { ...backoff };
+    for (const s of sessions) void s.close();
+  }
 }
 
-/** The effective settings: stack config first, then `CLOUDINFRA_*` variables. */
-export function currentSettings(env: NodeJS.ProcessEnv = process.env): Settings {
-  return resolveSettings(
-    configured === undefined ? undefined : { get: (k) => configured?.get(k) },
-    env,
-  );
-}
+const registry = new SessionRegistry();
 
 /**
- * The journal of this project's creates against the current account (journal.ts): the host runs
- * in the project's directory.
+ * The session of an explicit configuration: the same configuration (endpoint, key, CA,
+ * timeouts, project directory) gives the same session for the life of the process.
  */
-export function createJournal(): CreateJournal {
-  const { endpoint, apiKey } = currentSettings();
-  return CreateJournal.forProject(process.cwd(), endpoint, apiKey);
+export function sessionFor(config: SessionConfig): ProviderSession {
+  return registry.sessionFor(config);
 }
 
-/** The shared client for the current settings; a settings change (tests) builds a new one. */
-export function apiClient(): CloudInfraClient {
-  const settings = currentSettings();
-  const fingerprint = settingsFingerprint(settings);
-  if (cached?.fingerprint !== fingerprint) {
-    const previous = cached?.client;
-    cached = {
-      fingerprint,
-      client: new CloudInfraClient({ ...clientOptions(settings), ...overrides }),
-    };
-    void previous?.close();
-  }
-  return cached.client;
+/** Records the stack configuration handed to `configure()`; only our own keys are kept. */
+export function configureSession(config: ConfigSource): void {
+  registry.configure(config);
 }
 
-/** For tests that run providers in-process: forget the configuration, the client and the overrides. */
-export async function resetSession(): Promise<void> {
-  const client = cached?.client;
-  configured = undefined;
-  cached = undefined;
-  overrides = {};
-  await client?.close();
+/** The effective settings of a dynamic host: stack config first, then `CLOUDINFRA_*` variables. */
+export function currentSettings(env: NodeJS.ProcessEnv = process.env): Settings {
+  return registry.settings(env);
+}
+
+/** The session of the configuration `configure()` recorded (or of the environment). */
+export function currentSession(): ProviderSession {
+  return registry.sessionFor(currentSettings());
+}
+
+/** For tests that run providers in-process: forget the configuration, the sessions and the backoff. */
+export function resetSession(): Promise<void> {
+  return registry.reset({});
 }
 
 /**
  * For tests that run providers in-process against injected faults: the retry backoff of the
- * clients built from now on (retries stay as many, only the waits between them shrink).
+ * sessions made from now on (retries stay as many, only the waits between them shrink).
  */
 export function setRetryBackoffForTests(
   backoff: Pick<HttpClientOptions, "retryBaseDelayMs" | "retryMaxDelayMs">,
 ): void {
-  overrides = { ...backoff };
-  void cached?.client.close();
-  cached = undefined;
+  registry.setBackoff(backoff);
+}
+
+/**
+ * {@link currentSession}, resolved each time a member is used: `check` and `diff` of most kinds
+ * never touch it, and must work before any configuration exists (a preview's first checks).
+ */
+const hostSession: ProviderSession = {
+  get client() {
+    return currentSession().client;
+  },
+  get lists() {
+    return currentSession().lists;
+  },
+  get creates() {
+    return currentSession().creates;
+  },
+  get journal() {
+    return currentSession().journal;
+  },
+  get watch() {
+    return currentSession().watch;
+  },
+  get endpoint() {
+    return currentSession().endpoint;
+  },
+  close: () => currentSession().close(),
+};
+
+/**
+ * `operations` on the session of the host's configuration: what a dynamic provider host
+ * (through the serialized shim and `pulumi-cloudinfra/provider`) calls.
+ */
+export function onCurrentSession(operations: KindOperations): ResourceImplementation {
+  return {
+    check: (olds, news) => operations.check(hostSession, olds, news),
+    diff: (id, olds, news) => operations.diff(hostSession, id, olds, news),
+    create: (inputs) => operations.create(hostSession, inputs),
+    read: (id, props) => operations.read(hostSession, id, props),
+    update: (id, olds, news) => operations.update(hostSession, id, olds, news),
+    delete: (id, props) => operations.delete(hostSession, id, props),
+  };
 }

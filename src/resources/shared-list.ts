@@ -11,18 +11,18 @@
  *
  * Freshness: a reused list can miss a change made elsewhere in that short window. Each Pulumi
  * operation starts a new provider host, so this never spans two operations; and a list read
- * before a write through the same client settled (the client counts them: `writesSettled`) is
- * never served after it, so a resource never reads back a list older than its own last write.
+ * before a write through the session's client settled (the client says so: `onWriteSettled`)
+ * is never served after it, so a resource never reads back a list older than its own last write.
  *
  * Absence is a verdict, and a costly one: a refresh that reads "gone" drops the resource from the
- * state, and an adoption or lookup that finds nothing fails. So {@link findInSharedList} only
+ * state, and an adoption or lookup that finds nothing fails. So {@link SharedLists.find} only
  * concludes that something is missing from a list requested after the lookup began; a shared or
  * reused list can only confirm presence. A refresh of many objects that all exist still costs one
  * request; each wave of missing ones costs one more.
  *
  * A create's look at what existed before it (create.ts) needs less: any list requested before
  * the create is sent will do, whatever this process wrote since, because the objects this
- * process's own creates made since are known by their claims. {@link readRecentList} serves it
+ * process's own creates made since are known by their claims. {@link SharedLists.recent} serves it
  * from the latest list requested less than {@link DEFAULT_REUSE_MS} ago, so a thousand creates do
  * not each invalidate the next one's list.
  */
@@ -31,13 +31,16 @@
 export const DEFAULT_REUSE_MS = 1500;
 
 interface Entry {
-  /** Bumped by every invalidation; a request started before it must not be reused after it. */
-  generation: number;
   /** `sent` is the request's number in the order this cache sent them. */
-  inFlight?: { generation: number; sent: number; promise: Promise<readonly unknown[]> };
-  finished?: { generation: number; sent: number; at: number; items: readonly unknown[] };
+  inFlight?: { writes: number; sent: number; promise: Promise<readonly unknown[]> };
+  finished?: { writes: number; sent: number; at: number; items: readonly unknown[] };
   /** The last request sent, whatever was written since: for {@link SharedLists.recent}. */
   latest?: { sent: number; requestedAt: number; promise: Promise<readonly unknown[]> };
+}
+
+/** What tells the cache that a write settled: the API client (`CloudInfraClient`). */
+export interface WriteEvents {
+  onWriteSettled(listener: () => void): () => void;
 }
 
 export interface SharedListOptions {
@@ -48,76 +51,69 @@ export interface SharedListOptions {
 }
 
 /**
- * A cache of list reads keyed by an owner object (the API client: a client built for other
- * settings never sees another's data) and a kind (`"tags"`, `"roles"`).
+ * The list reads of one provider session (one client, one account), by kind (`"tags"`,
+ * `"roles"`): a session built for other settings never sees another's data.
  */
 export class SharedLists {
-  readonly #entries = new WeakMap<object, Map<string, Entry>>();
+  readonly #entries = new Map<string, Entry>();
   readonly #reuseMs: number;
   readonly #now: () => number;
   /** How many requests this cache has sent: numbers them, oldest first. */
   #sent = 0;
+  /** How many writes of the client settled: a list requested before one is not reused after. */
+  #writes = 0;
 
-  constructor(options: SharedListOptions = {}) {
+  constructor(writes: WriteEvents | undefined, options: SharedListOptions = {}) {
     this.#reuseMs = options.reuseMs ?? DEFAULT_REUSE_MS;
     this.#now = options.now ?? (() => performance.now());
+    writes?.onWriteSettled(() => {
+      this.#writes++;
+    });
   }
 
-  /** The generation of `kind` for `owner`: its invalidations and the writes its client settled. */
-  #generation(owner: object, entry: Entry): number {
-    const writes = (owner as { writesSettled?: unknown }).writesSettled;
-    return entry.generation + (typeof writes === "number" ? writes : 0);
-  }
-
-  #entry(owner: object, kind: string): Entry {
-    let byKind = this.#entries.get(owner);
-    if (byKind === undefined) {
-      byKind = new Map();
-      this.#entries.set(owner, byKind);
-    }
-    let entry = byKind.get(kind);
+  #entry(kind: string): Entry {
+    let entry = this.#entries.get(kind);
     if (entry === undefined) {
-      entry = { generation: 0 };
-      byKind.set(kind, entry);
+      entry = {};
+      this.#entries.set(kind, entry);
     }
     return entry;
   }
 
   /**
-   * The list of `kind` for `owner`: the request in flight, a list finished moments ago, or a new
-   * request made with `fetch`. Callers share the array: they must not change it. A failed
-   * request is never reused; every caller that joined it sees its error.
+   * The list of `kind`: the request in flight, a list finished moments ago, or a new request
+   * made with `fetch`. Callers share the array: they must not change it. A failed request is
+   * never reused; every caller that joined it sees its error.
    */
-  read<T>(owner: object, kind: string, fetch: () => Promise<readonly T[]>): Promise<readonly T[]> {
-    return this.#read(owner, kind, fetch, 0);
+  read<T>(kind: string, fetch: () => Promise<readonly T[]>): Promise<readonly T[]> {
+    return this.#read(kind, fetch, 0);
   }
 
   /** {@link read}, sharing only requests numbered above `sentAfter`. */
   #read<T>(
-    owner: object,
     kind: string,
     fetch: () => Promise<readonly T[]>,
     sentAfter: number,
   ): Promise<readonly T[]> {
-    const entry = this.#entry(owner, kind);
-    const generation = this.#generation(owner, entry);
+    const entry = this.#entry(kind);
+    const writes = this.#writes;
     const { finished, inFlight } = entry;
     if (
       finished !== undefined &&
-      finished.generation === generation &&
+      finished.writes === writes &&
       finished.sent > sentAfter &&
       this.#now() - finished.at < this.#reuseMs
     ) {
       return Promise.resolve(finished.items as readonly T[]);
     }
-    if (inFlight !== undefined && inFlight.generation === generation && inFlight.sent > sentAfter) {
+    if (inFlight !== undefined && inFlight.writes === writes && inFlight.sent > sentAfter) {
       return inFlight.promise as Promise<readonly T[]>;
     }
     const sent = ++this.#sent;
     const requestedAt = this.#now();
     const promise = fetch();
     entry.latest = { sent, requestedAt, promise };
-    const flight = { generation, sent, promise: promise as Promise<readonly unknown[]> };
+    const flight = { writes, sent, promise: promise as Promise<readonly unknown[]> };
     entry.inFlight = flight;
     const settle = () => {
       if (entry.inFlight === flight) delete entry.inFlight;
@@ -125,13 +121,13 @@ export class SharedLists {
     promise.then(
       (items) => {
         settle();
-        // A write through this process while the request was out may not be in its answer; and
+        // A write through this session while the request was out may not be in its answer; and
         // an older request that finishes late must not replace a newer list.
         if (
-          this.#generation(owner, entry) === generation &&
+          this.#writes === writes &&
           (entry.finished === undefined || entry.finished.sent < sent)
         ) {
-          entry.finished = { generation, sent, at: this.#now(), items };
+          entry.finished = { writes, sent, at: this.#now(), items };
         }
       },
       () => {
@@ -148,38 +144,28 @@ export class SharedLists {
   }
 
   /**
-   * A list of `kind` for `owner` requested after `mark` (from {@link SharedLists.mark}), in
-   * flight or finished, whatever was written since; else a new request. For a caller that needs
-   * to see what existed at the time of the mark, such as the object its create just made: the
-   * creates of a wave that finished together find theirs in one list.
+   * A list of `kind` requested after `mark` (from {@link SharedLists.mark}), in flight or
+   * finished, whatever was written since; else a new request. For a caller that needs to see
+   * what existed at the time of the mark, such as the object its create just made: the creates
+   * of a wave that finished together find theirs in one list.
    */
-  since<T>(
-    owner: object,
-    kind: string,
-    fetch: () => Promise<readonly T[]>,
-    mark: number,
-  ): Promise<readonly T[]> {
-    const { latest } = this.#entry(owner, kind);
+  since<T>(kind: string, fetch: () => Promise<readonly T[]>, mark: number): Promise<readonly T[]> {
+    const { latest } = this.#entry(kind);
     if (latest !== undefined && latest.sent > mark) return latest.promise as Promise<readonly T[]>;
-    return this.#read(owner, kind, fetch, this.#sent);
+    return this.#read(kind, fetch, this.#sent);
   }
 
   /**
-   * The latest list of `kind` for `owner` requested less than the reuse window ago, in flight or
-   * finished, even if this process wrote since; else a new request. Only for a caller that needs
-   * a list requested before now, not one that reflects its own writes (see the top of this
-   * module).
+   * The latest list of `kind` requested less than the reuse window ago, in flight or finished,
+   * even if this session wrote since; else a new request. Only for a caller that needs a list
+   * requested before now, not one that reflects its own writes (see the top of this module).
    */
-  recent<T>(
-    owner: object,
-    kind: string,
-    fetch: () => Promise<readonly T[]>,
-  ): Promise<readonly T[]> {
-    const { latest } = this.#entry(owner, kind);
+  recent<T>(kind: string, fetch: () => Promise<readonly T[]>): Promise<readonly T[]> {
+    const { latest } = this.#entry(kind);
     if (latest !== undefined && this.#now() - latest.requestedAt < this.#reuseMs) {
       return latest.promise as Promise<readonly T[]>;
     }
-    return this.#read(owner, kind, fetch, this.#sent);
+    return this.#read(kind, fetch, this.#sent);
   }
 
   /**
@@ -188,71 +174,13 @@ export class SharedLists {
    * miss in an older list asks again (joining any request sent since).
    */
   async find<T>(
-    owner: object,
     kind: string,
     fetch: () => Promise<readonly T[]>,
     match: (item: T) => boolean,
   ): Promise<T | undefined> {
     const sentBefore = this.#sent;
-    const found = (await this.#read(owner, kind, fetch, 0)).find(match);
+    const found = (await this.#read(kind, fetch, 0)).find(match);
     if (found !== undefined) return found;
-    return (await this.#read(owner, kind, fetch, sentBefore)).find(match);
+    return (await this.#read(kind, fetch, sentBefore)).find(match);
   }
-
-  /** Forgets the list of `kind` for `owner`: the next read asks the service again. */
-  invalidate(owner: object, kind: string): void {
-    const entry = this.#entry(owner, kind);
-    entry.generation++;
-    delete entry.finished;
-  }
-}
-
-const processWide = new SharedLists();
-
-/** {@link SharedLists.read} on the cache shared by every resource in this process. */
-export function readSharedList<T>(
-  owner: object,
-  kind: string,
-  fetch: () => Promise<readonly T[]>,
-): Promise<readonly T[]> {
-  return processWide.read(owner, kind, fetch);
-}
-
-/** {@link SharedLists.recent} on the cache shared by every resource in this process. */
-export function readRecentList<T>(
-  owner: object,
-  kind: string,
-  fetch: () => Promise<readonly T[]>,
-): Promise<readonly T[]> {
-  return processWide.recent(owner, kind, fetch);
-}
-
-/** {@link SharedLists.mark} on the cache shared by every resource in this process. */
-export function sharedListMark(): number {
-  return processWide.mark();
-}
-
-/** {@link SharedLists.since} on the cache shared by every resource in this process. */
-export function readListSince<T>(
-  owner: object,
-  kind: string,
-  fetch: () => Promise<readonly T[]>,
-  mark: number,
-): Promise<readonly T[]> {
-  return processWide.since(owner, kind, fetch, mark);
-}
-
-/** {@link SharedLists.find} on the cache shared by every resource in this process. */
-export function findInSharedList<T>(
-  owner: object,
-  kind: string,
-  fetch: () => Promise<readonly T[]>,
-  match: (item: T) => boolean,
-): Promise<T | undefined> {
-  return processWide.find(owner, kind, fetch, match);
-}
-
-/** {@link SharedLists.invalidate} on the cache shared by every resource in this process. */
-export function invalidateSharedList(owner: object, kind: string): void {
-  processWide.invalidate(owner, kind);
 }

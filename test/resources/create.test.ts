@@ -10,10 +10,12 @@ import { describe, expect, it } from "vitest";
 import { ConflictError, createApiError } from "../../src/api/errors";
 import {
   CreateFailedError,
+  CreateLedger,
   type CreateRecipe,
   createExactlyOnce,
 } from "../../src/resources/create";
 import { CreateJournal, type JournalEntry, requestDigest } from "../../src/resources/journal";
+import { SharedLists } from "../../src/resources/shared-list";
 
 interface Thing {
   id: number;
@@ -38,6 +40,8 @@ function lostAnswer(): Error {
  */
 function service(things: Thing[] = []) {
   let nextId = 100;
+  // One provider session per service: its list cache and create ledger.
+  const session = { lists: new SharedLists(undefined), creates: new CreateLedger() };
   const calls = { sends: 0, reads: 0, discarded: [] as number[] };
   const make = (name: string) => {
     const thing = { id: nextId++, name };
@@ -51,7 +55,7 @@ function service(things: Thing[] = []) {
   ): CreateRecipe<Thing, Thing> => ({
     what: { kind: "Thing", noun: "thing" },
     describe: `named ${JSON.stringify(name)}`,
-    owner: things,
+    session,
     settleMs: 0,
     lookup: {
       key: "things",

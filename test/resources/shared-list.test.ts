@@ -24,18 +24,33 @@ function controlledSource<T>() {
   };
 }
 
+/** A client's write events, which the test fires itself. */
+function writeEvents() {
+  const listeners = new Set<() => void>();
+  return {
+    onWriteSettled(listener: () => void) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    settle() {
+      for (const listener of listeners) listener();
+    },
+  };
+}
+
 describe("SharedLists", () => {
   let clock = 0;
-  const owner = {};
+  let writes: ReturnType<typeof writeEvents>;
   let lists: SharedLists;
   beforeEach(() => {
     clock = 0;
-    lists = new SharedLists({ reuseMs: 1000, now: () => clock });
+    writes = writeEvents();
+    lists = new SharedLists(writes, { reuseMs: 1000, now: () => clock });
   });
 
   it("serves concurrent reads of one list with one request", async () => {
     const source = controlledSource<number>();
-    const reads = Array.from({ length: 50 }, () => lists.read(owner, "tags", source.fetch));
+    const reads = Array.from({ length: 50 }, () => lists.read("tags", source.fetch));
     expect(source.requests).toBe(1);
     source.answer(0, [1, 2]);
     const results = await Promise.all(reads);
@@ -44,14 +59,14 @@ describe("SharedLists", () => {
 
   it("reuses a finished list within the window and asks again after it", async () => {
     const source = controlledSource<number>();
-    const first = lists.read(owner, "tags", source.fetch);
+    const first = lists.read("tags", source.fetch);
     source.answer(0, [1]);
     await first;
     clock = 999;
-    expect(await lists.read(owner, "tags", source.fetch)).toEqual([1]);
+    expect(await lists.read("tags", source.fetch)).toEqual([1]);
     expect(source.requests).toBe(1);
     clock = 1000;
-    const later = lists.read(owner, "tags", source.fetch);
+    const later = lists.read("tags", source.fetch);
     expect(source.requests).toBe(2);
     source.answer(1, [1, 2]);
     expect(await later).toEqual([1, 2]);
@@ -59,9 +74,10 @@ describe("SharedLists", () => {
 
   it("keeps lists of other kinds and other owners apart", async () => {
     const source = controlledSource<string>();
-    const tags = lists.read(owner, "tags", source.fetch);
-    const roles = lists.read(owner, "roles", source.fetch);
-    const otherClient = lists.read({}, "tags", source.fetch);
+    const tags = lists.read("tags", source.fetch);
+    const roles = lists.read("roles", source.fetch);
+    const other = new SharedLists(writeEvents(), { reuseMs: 1000, now: () => clock });
+    const otherClient = other.read("tags", source.fetch);
     expect(source.requests).toBe(3);
     source.answer(0, ["tag"]);
     source.answer(1, ["role"]);
@@ -69,28 +85,28 @@ describe("SharedLists", () => {
     expect(await Promise.all([tags, roles, otherClient])).toEqual([["tag"], ["role"], ["other"]]);
   });
 
-  it("asks again after an invalidation, even with a request still in flight", async () => {
+  it("asks again after a write settled, even with a request still in flight", async () => {
     const source = controlledSource<string>();
-    const before = lists.read(owner, "tags", source.fetch);
+    const before = lists.read("tags", source.fetch);
     // A write lands while the list is out: its answer may predate the write.
-    lists.invalidate(owner, "tags");
-    const after = lists.read(owner, "tags", source.fetch);
+    writes.settle();
+    const after = lists.read("tags", source.fetch);
     expect(source.requests).toBe(2);
     source.answer(0, ["old"]);
     source.answer(1, ["new"]);
     expect(await before).toEqual(["old"]);
     expect(await after).toEqual(["new"]);
     // The answer that predates the write is not reused either.
-    expect(await lists.read(owner, "tags", source.fetch)).toEqual(["new"]);
+    expect(await lists.read("tags", source.fetch)).toEqual(["new"]);
     expect(source.requests).toBe(2);
   });
 
   it("hands a failure to every waiting reader and never reuses it", async () => {
     const source = controlledSource<number>();
-    const reads = [1, 2, 3].map(() => lists.read(owner, "tags", source.fetch));
+    const reads = [1, 2, 3].map(() => lists.read("tags", source.fetch));
     source.fail(0, new Error("503 unavailable"));
     for (const read of reads) await expect(read).rejects.toThrow("503 unavailable");
-    const retry = lists.read(owner, "tags", source.fetch);
+    const retry = lists.read("tags", source.fetch);
     expect(source.requests).toBe(2);
     source.answer(1, [7]);
     expect(await retry).toEqual([7]);
@@ -98,20 +114,20 @@ describe("SharedLists", () => {
 
   it("finds an item in a shared list without asking again", async () => {
     const source = controlledSource<number>();
-    const first = lists.read(owner, "tags", source.fetch);
+    const first = lists.read("tags", source.fetch);
     source.answer(0, [1, 2]);
     await first;
-    expect(await lists.find(owner, "tags", source.fetch, (n) => n === 2)).toBe(2);
+    expect(await lists.find("tags", source.fetch, (n) => n === 2)).toBe(2);
     expect(source.requests).toBe(1);
   });
 
   it("concludes that an item is missing only from a list asked for after the lookup began", async () => {
     const source = controlledSource<number>();
-    const first = lists.read(owner, "tags", source.fetch);
+    const first = lists.read("tags", source.fetch);
     source.answer(0, [1]);
     await first;
     // Item 2 was made elsewhere after that list: the reused list misses it, a new one has it.
-    const lookups = [2, 2, 3].map((n) => lists.find(owner, "tags", source.fetch, (i) => i === n));
+    const lookups = [2, 2, 3].map((n) => lists.find("tags", source.fetch, (i) => i === n));
     await Promise.resolve();
     await Promise.resolve();
     // Every lookup that missed joins the one new request.
@@ -123,7 +139,7 @@ describe("SharedLists", () => {
 
   it("does not ask twice when the list it read was already asked for after the lookup began", async () => {
     const source = controlledSource<number>();
-    const lookup = lists.find(owner, "tags", source.fetch, (n) => n === 9);
+    const lookup = lists.find("tags", source.fetch, (n) => n === 9);
     source.answer(0, [1]);
     expect(await lookup).toBeUndefined();
     expect(source.requests).toBe(1);
@@ -131,8 +147,8 @@ describe("SharedLists", () => {
 
   it("keeps the newer list when an older request finishes last", async () => {
     const source = controlledSource<number>();
-    const old = lists.read(owner, "tags", source.fetch);
-    const lookup = lists.find(owner, "tags", source.fetch, (n) => n === 2);
+    const old = lists.read("tags", source.fetch);
+    const lookup = lists.find("tags", source.fetch, (n) => n === 2);
     await Promise.resolve();
     source.answer(0, [1]);
     await old;
@@ -140,19 +156,18 @@ describe("SharedLists", () => {
     expect(source.requests).toBe(2);
     source.answer(1, [1, 2]);
     expect(await lookup).toBe(2);
-    expect(await lists.read(owner, "tags", source.fetch)).toEqual([1, 2]);
+    expect(await lists.read("tags", source.fetch)).toEqual([1, 2]);
     expect(source.requests).toBe(2);
   });
 
   it("serves no list read before a write of its client settled", async () => {
     const source = controlledSource<number>();
-    const client = { writesSettled: 0 };
-    const first = lists.read(client, "tags", source.fetch);
+    const first = lists.read("tags", source.fetch);
     source.answer(0, [1]);
     await first;
-    expect(await lists.read(client, "tags", source.fetch)).toEqual([1]);
-    client.writesSettled++;
-    const after = lists.read(client, "tags", source.fetch);
+    expect(await lists.read("tags", source.fetch)).toEqual([1]);
+    writes.settle();
+    const after = lists.read("tags", source.fetch);
     expect(source.requests).toBe(2);
     source.answer(1, [1, 2]);
     expect(await after).toEqual([1, 2]);
@@ -160,17 +175,17 @@ describe("SharedLists", () => {
 
   it("gives a create's look before the latest list of the moment, whatever was written since", async () => {
     const source = controlledSource<number>();
-    const first = lists.recent(owner, "tags", source.fetch);
-    lists.invalidate(owner, "tags");
+    const first = lists.recent("tags", source.fetch);
+    writes.settle();
     // Creates of the same moment share the one request, written or not.
-    const second = lists.recent(owner, "tags", source.fetch);
+    const second = lists.recent("tags", source.fetch);
     expect(source.requests).toBe(1);
     source.answer(0, [1]);
     expect(await Promise.all([first, second])).toEqual([[1], [1]]);
     clock = 999;
-    expect(await lists.recent(owner, "tags", source.fetch)).toEqual([1]);
+    expect(await lists.recent("tags", source.fetch)).toEqual([1]);
     clock = 1000;
-    const later = lists.recent(owner, "tags", source.fetch);
+    const later = lists.recent("tags", source.fetch);
     expect(source.requests).toBe(2);
     source.answer(1, [1, 2]);
     expect(await later).toEqual([1, 2]);
@@ -178,16 +193,16 @@ describe("SharedLists", () => {
 
   it("finds what creates that settled together made in one list asked for after them", async () => {
     const source = controlledSource<number>();
-    const before = lists.read(owner, "tags", source.fetch);
+    const before = lists.read("tags", source.fetch);
     source.answer(0, [1]);
     await before;
     // Two creates settle; each marks the moment, and a list asked for after both serves both.
     const firstMark = lists.mark();
     const secondMark = lists.mark();
-    const firstFind = lists.since(owner, "tags", source.fetch, firstMark);
+    const firstFind = lists.since("tags", source.fetch, firstMark);
     expect(source.requests).toBe(2);
-    lists.invalidate(owner, "tags");
-    const secondFind = lists.since(owner, "tags", source.fetch, secondMark);
+    writes.settle();
+    const secondFind = lists.since("tags", source.fetch, secondMark);
     expect(source.requests).toBe(2);
     source.answer(1, [1, 2, 3]);
     expect(await Promise.all([firstFind, secondFind])).toEqual([
@@ -195,7 +210,7 @@ describe("SharedLists", () => {
       [1, 2, 3],
     ]);
     // A mark taken after that list was asked for needs a new one.
-    const laterFind = lists.since(owner, "tags", source.fetch, lists.mark());
+    const laterFind = lists.since("tags", source.fetch, lists.mark());
     expect(source.requests).toBe(3);
     source.answer(2, [1, 2, 3, 4]);
     expect(await laterFind).toEqual([1, 2, 3, 4]);

@@ -39,7 +39,7 @@ export interface RoleArgs {
  * Every property updates in place; a role is never replaced. System roles cannot be managed.
  *
  * The API has no call to read one role: a refresh reads the list once for all roles of the stack
- * (see `readSharedList`). Permissions changed outside Pulumi show as a change of `permissions`.
+ * (see `SharedLists.read`). Permissions changed outside Pulumi show as a change of `permissions`.
  */
 export class Role extends CloudInfraResource {
   /** Role name. */

@@ -15,15 +15,14 @@ import {
   describeOperation,
   diffInputs,
   type KindNames,
+  type KindOperations,
   labelOf,
   operationError,
   parseChecked,
-  type ResourceImplementation,
 } from "../common";
 import { nameTakenError } from "../conflict";
 import { createExactlyOnce } from "../create";
-import { apiClient, createJournal } from "../session";
-import { findInSharedList, readSharedList } from "../shared-list";
+import { onCurrentSession, type ProviderSession } from "../session";
 import {
   fromApi,
   liveInputs,
@@ -45,22 +44,22 @@ function roleList(client: CloudInfraClient) {
   return { key: "roles", read: (options?: RequestOptions) => client.iam.listRoles(options) };
 }
 
-function listRoles(client: CloudInfraClient): Promise<readonly Role[]> {
-  const list = roleList(client);
-  return readSharedList(client, list.key, () => list.read());
+function listRoles(session: ProviderSession): Promise<readonly Role[]> {
+  const list = roleList(session.client);
+  return session.lists.read(list.key, () => list.read());
 }
 
-/** The role `match` accepts; "none" only from a list asked for after this call (see findInSharedList). */
+/** The role `match` accepts; "none" only from a list asked for after this call (see SharedLists.find). */
 function findRole(
-  client: CloudInfraClient,
+  session: ProviderSession,
   match: (role: Role) => boolean,
 ): Promise<Role | undefined> {
-  const list = roleList(client);
-  return findInSharedList(client, list.key, () => list.read(), match);
+  const list = roleList(session.client);
+  return session.lists.find(list.key, () => list.read(), match);
 }
 
-function listPermissions(client: CloudInfraClient): Promise<readonly Permission[]> {
-  return readSharedList(client, PERMISSIONS, () => client.iam.listPermissions());
+function listPermissions(session: ProviderSession): Promise<readonly Permission[]> {
+  return session.lists.read(PERMISSIONS, () => session.client.iam.listPermissions());
 }
 
 /** Role names are unique in an account, compared without case and surrounding blanks. */
@@ -69,8 +68,8 @@ function sameRoleName(a: string, b: string): boolean {
 }
 
 /** The ids of the checked permission names; a name the catalogue lost since `check` fails here. */
-async function permissionIds(client: CloudInfraClient, role: RoleInputs): Promise<number[]> {
-  const resolution = resolvePermissions(role.permissions, await listPermissions(client));
+async function permissionIds(session: ProviderSession, role: RoleInputs): Promise<number[]> {
+  const resolution = resolvePermissions(role.permissions, await listPermissions(session));
   if (!resolution.ok) throw new Error(resolution.problems.map((p) => p.reason).join("; "));
   return resolution.ids;
 }
@@ -88,16 +87,16 @@ function systemRoleError(role: Role, err?: unknown): Error {
  * is a system role. `self` is the role being changed, which may itself be a system role.
  */
 async function nameTaken(
-  client: CloudInfraClient,
+  session: ProviderSession,
   name: string,
   err: ConflictError,
   self?: string,
 ): Promise<Error> {
-  const me = (await listRoles(client).catch(() => [])).find((r) => String(r.id) === self);
+  const me = (await listRoles(session).catch(() => [])).find((r) => String(r.id) === self);
   if (me?.system_role === true) return systemRoleError(me, err);
   return nameTakenError(ROLE, err, {
     name,
-    list: () => listRoles(client),
+    list: () => listRoles(session),
     ...(self === undefined ? {} : { self }),
     sameName: sameRoleName,
     rule: "role names are unique in an account regardless of case",
@@ -106,31 +105,31 @@ async function nameTaken(
 }
 
 /** Nothing about a role needs a replacement; a system role cannot be adopted. */
-const ADOPTION: Adoption<RoleInputs, Role> = {
+const adoption = (session: ProviderSession): Adoption<RoleInputs, Role> => ({
   what: ROLE,
-  read: (id) => findRole(apiClient(), (r) => r.id === id),
+  read: (id) => findRole(session, (r) => r.id === id),
   refusal: (live) =>
     live.system_role
       ? `${JSON.stringify(live.name)} is a system role (role id ${live.id}): the service defines it and a Role resource cannot adopt, change or delete it; give users the system role by passing its id as a User's roleId`
       : undefined,
   async converge(live, role) {
-    const client = apiClient();
-    const ids = await permissionIds(client, role);
+    const client = session.client;
+    const ids = await permissionIds(session, role);
     if (live.name !== role.name || !matches(live, role, ids)) {
       try {
         await client.iam.updateRole(live.id, toApi(role, ids));
       } catch (err) {
         if (err instanceof ConflictError)
-          throw await nameTaken(client, role.name, err, String(live.id));
+          throw await nameTaken(session, role.name, err, String(live.id));
         throw err;
       }
     }
     return { ...outputsFromInputs(live.id, role, ids) };
   },
-};
+});
 
-export const implementation = {
-  async check(_olds, news) {
+export const operations = {
+  async check(session, _olds, news) {
     const result = checkInputs(RoleInputsSchema, news);
     const names = news["permissions"];
     if ((result.failures?.length ?? 0) > 0 || containsUnknown(names) || !Array.isArray(names)) {
@@ -138,7 +137,7 @@ export const implementation = {
     }
     let catalogue: readonly Permission[];
     try {
-      catalogue = await listPermissions(apiClient());
+      catalogue = await listPermissions(session);
     } catch (err) {
       // Not a failure of the inputs: an operation error, so Pulumi does not call them invalid.
       const label = typeof news["name"] === "string" ? news["name"] : undefined;
@@ -165,21 +164,21 @@ export const implementation = {
     return { inputs: { ...result.inputs, permissions: resolution.names } };
   },
 
-  async diff(id, olds, news) {
+  async diff(_session, id, olds, news) {
     return guardAdoptedReplacement(ROLE, id, news, diffInputs(olds, news, ROLE_FIELDS));
   },
 
-  async create(inputs) {
+  async create(session, inputs) {
     const role = parseChecked(RoleInputsSchema, inputs);
-    if (role.adoptId !== undefined) return adopt(ADOPTION, role, role.adoptId);
+    if (role.adoptId !== undefined) return adopt(adoption(session), role, role.adoptId);
     const operation = describeOperation("creating", "Role", role.name);
-    const client = apiClient();
+    const client = session.client;
     try {
-      const ids = await permissionIds(client, role);
+      const ids = await permissionIds(session, role);
       const made = await createExactlyOnce({
         what: ROLE,
         describe: `named ${JSON.stringify(role.name)}`,
-        owner: client,
+        session,
         lookup: {
           ...roleList(client),
           idOf: (r) => r.id,
@@ -187,24 +186,24 @@ export const implementation = {
         },
         send: () => client.iam.createRole(toApi(role, ids)),
         idInAnswer: (r) => r.id,
-        journal: { journal: createJournal(), request: toApi(role, ids) },
+        journal: { journal: session.journal, request: toApi(role, ids) },
       });
       return { id: String(made.id), outs: { ...outputsFromInputs(made.id, role, ids) } };
     } catch (err) {
       if (err instanceof ConflictError) {
-        throw operationError(operation, await nameTaken(client, role.name, err));
+        throw operationError(operation, await nameTaken(session, role.name, err));
       }
       throw operationError(operation, err);
     }
   },
 
-  async read(id, props) {
-    const client = apiClient();
+  async read(session, id, props) {
+    const _client = session.client;
     const label = labelOf(props, id);
     try {
-      const role = await findRole(client, (r) => String(r.id) === id);
+      const role = await findRole(session, (r) => String(r.id) === id);
       if (role === undefined) return {};
-      const catalogue = needsCatalogue(role) ? await listPermissions(client) : [];
+      const catalogue = needsCatalogue(role) ? await listPermissions(session) : [];
       const outs = fromApi(role, catalogue);
       return { id, props: { ...outs }, inputs: liveInputs(outs) };
     } catch (err) {
@@ -212,17 +211,17 @@ export const implementation = {
     }
   },
 
-  async update(id, _olds, news) {
+  async update(session, id, _olds, news) {
     const role = parseChecked(RoleInputsSchema, news);
     const operation = describeOperation("updating", "Role", role.name);
-    const client = apiClient();
+    const client = session.client;
     try {
-      const ids = await permissionIds(client, role);
+      const ids = await permissionIds(session, role);
       await client.iam.updateRole(id, toApi(role, ids));
       return { outs: { ...outputsFromInputs(Number(id), role, ids) } };
     } catch (err) {
       if (err instanceof ConflictError) {
-        throw operationError(operation, await nameTaken(client, role.name, err, id));
+        throw operationError(operation, await nameTaken(session, role.name, err, id));
       }
       if (err instanceof NotFoundError) {
         throw deletedOutsidePulumiError(operation, "role", id, err);
@@ -231,18 +230,21 @@ export const implementation = {
     }
   },
 
-  async delete(id, props) {
-    const client = apiClient();
+  async delete(session, id, props) {
+    const client = session.client;
     const operation = describeOperation("deleting", "Role", labelOf(props, id));
     try {
       await client.iam.deleteRole(id);
     } catch (err) {
       if (err instanceof NotFoundError) return;
       if (err instanceof ConflictError) {
-        const self = (await listRoles(client).catch(() => [])).find((r) => String(r.id) === id);
+        const self = (await listRoles(session).catch(() => [])).find((r) => String(r.id) === id);
         if (self?.system_role === true) throw operationError(operation, systemRoleError(self, err));
       }
       throw operationError(operation, err);
     }
   },
-} satisfies ResourceImplementation;
+} satisfies KindOperations;
+
+/** {@link operations} on the session of the configuration the host was given. */
+export const implementation = onCurrentSession(operations);

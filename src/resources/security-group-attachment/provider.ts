@@ -9,13 +9,13 @@ import {
   checkInputs,
   describeOperation,
   diffInputs,
+  type KindOperations,
   operationError,
   type Props,
   parseChecked,
-  type ResourceImplementation,
 } from "../common";
 import { findGroup } from "../security-group/list";
-import { apiClient } from "../session";
+import { onCurrentSession } from "../session";
 import {
   ATTACHMENT_FIELDS,
   type AttachmentInputs,
@@ -57,20 +57,20 @@ async function missingError(
   return operationError(operation, new Error(`${what} (${err.message})`, { cause: err }));
 }
 
-export const implementation = {
-  async check(_olds, news) {
+export const operations = {
+  async check(_session, _olds, news) {
     return checkInputs(AttachmentInputsSchema, news);
   },
 
-  async diff(_id, olds, news) {
+  async diff(_session, _id, olds, news) {
     return diffInputs(olds, news, ATTACHMENT_FIELDS);
   },
 
-  async create(inputs) {
+  async create(session, inputs) {
     const pair = parseChecked(AttachmentInputsSchema, inputs);
     const id = attachmentId(pair);
     const operation = describeOperation("creating", KIND, id);
-    const client = apiClient();
+    const client = session.client;
     try {
       await client.firewall.attachServer(pair.securityGroupId, pair.serverId);
     } catch (err) {
@@ -80,7 +80,7 @@ export const implementation = {
     return { id, outs: { ...pair } };
   },
 
-  async read(id, props) {
+  async read(session, id, props) {
     const pair = pairOf(id, props);
     if (pair === undefined) {
       throw operationError(
@@ -92,7 +92,7 @@ export const implementation = {
     try {
       // A refresh reads every attachment of the stack at once: the group list serves them all.
       const group = await findGroup(
-        apiClient(),
+        session,
         (g) => g.id === pair.securityGroupId && g.servers.some((s) => s.id === pair.serverId),
       );
       attached = group !== undefined;
@@ -103,19 +103,22 @@ export const implementation = {
     return { id: attachmentId(pair), props: { ...pair }, inputs: { ...pair } };
   },
 
-  async update(_id, _olds, news) {
+  async update(_session, _id, _olds, news) {
     // Every field replaces, so the engine never asks for an in-place change; kept for safety.
     return { outs: { ...parseChecked(AttachmentInputsSchema, news) } };
   },
 
-  async delete(id, props) {
+  async delete(session, id, props) {
     const pair = pairOf(id, props);
     if (pair === undefined) return;
     try {
-      await apiClient().firewall.detachServer(pair.securityGroupId, pair.serverId);
+      await session.client.firewall.detachServer(pair.securityGroupId, pair.serverId);
     } catch (err) {
       if (err instanceof NotFoundError) return;
       throw operationError(describeOperation("deleting", KIND, id), err);
     }
   },
-} satisfies ResourceImplementation;
+} satisfies KindOperations;
+
+/** {@link operations} on the session of the configuration the host was given. */
+export const implementation = onCurrentSession(operations);

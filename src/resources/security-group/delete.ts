@@ -6,12 +6,11 @@
  * waited for. Any other server holds the group for good, and the error says which server and
  * why it is not going away.
  */
-import type { CloudInfraClient } from "../../api/client";
 import { ConflictError, NotFoundError } from "../../api/errors";
 import type { Server } from "../../api/schemas/servers";
 import { unlessNotFound } from "../common";
 import { waitForServerStatus } from "../server/wait";
-import { serverWatch } from "../server/watch";
+import type { ProviderSession } from "../session";
 
 /** How long a delete waits for attached servers that are being deleted. */
 export const DETACH_WAIT_MS = 10 * 60_000;
@@ -31,10 +30,11 @@ function stillAttachedError(groupId: number, holding: Server[], conflict: Confli
  * servers that are being deleted; fails naming every other attached server.
  */
 export async function deleteWhenDetached(
-  client: CloudInfraClient,
+  session: ProviderSession,
   id: number,
   waitMs = DETACH_WAIT_MS,
 ): Promise<void> {
+  const { client } = session;
   const deadlineAt = Date.now() + waitMs;
   let detachedMeanwhile = false;
   for (;;) {
@@ -49,7 +49,7 @@ export async function deleteWhenDetached(
     }
     const group = await unlessNotFound(client.firewall.get(id));
     if (group === undefined) return;
-    const watch = serverWatch(client);
+    const { watch } = session;
     const attached = await Promise.all(group.servers.map((s) => watch.read(s.id)));
     const present = attached.filter((s): s is Server => s !== undefined);
     const holding = present.filter((s) => s.status !== "deleting");

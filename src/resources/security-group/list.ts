@@ -7,7 +7,7 @@
 import type { CloudInfraClient } from "../../api/client";
 import type { RequestOptions } from "../../api/http";
 import type { SecurityGroup } from "../../api/schemas/firewall";
-import { findInSharedList } from "../shared-list";
+import type { ProviderSession } from "../session";
 
 /** Every group, all pages, and its key in the shared-list cache. */
 export function groupList(client: CloudInfraClient) {
@@ -19,9 +19,9 @@ export function groupList(client: CloudInfraClient) {
 
 /** The group `match` accepts; "none" only from a list asked for after this call (shared-list.ts). */
 export function findGroup(
-  client: CloudInfraClient,
+  session: ProviderSession,
   match: (group: SecurityGroup) => boolean,
 ): Promise<SecurityGroup | undefined> {
-  const list = groupList(client);
-  return findInSharedList(client, list.key, () => list.read(), match);
+  const list = groupList(session.client);
+  return session.lists.find(list.key, () => list.read(), match);
 }

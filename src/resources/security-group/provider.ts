@@ -12,16 +12,16 @@ import {
   describeOperation,
   diffInputs,
   type KindNames,
+  type KindOperations,
   labelOf,
   operationError,
   parseChecked,
-  type ResourceImplementation,
   unlessNotFound,
 } from "../common";
 import { nameTakenError } from "../conflict";
 import { createExactlyOnce } from "../create";
 import { resourceIdOf } from "../ids";
-import { apiClient, createJournal } from "../session";
+import { onCurrentSession, type ProviderSession } from "../session";
 import { deleteWhenDetached } from "./delete";
 import { findGroup, groupList } from "./list";
 import {
@@ -56,12 +56,12 @@ function nameTaken(
 }
 
 /** Nothing about a group needs a replacement; the servers it is attached to stay attached. */
-const ADOPTION: Adoption<SecurityGroupInputs, SecurityGroup> = {
+const adoption = (session: ProviderSession): Adoption<SecurityGroupInputs, SecurityGroup> => ({
   what: GROUP,
-  read: (id) => unlessNotFound(apiClient().firewall.get(id)),
+  read: (id) => unlessNotFound(session.client.firewall.get(id)),
   async converge(live, group) {
     if (live.name !== group.name || !matches(live, group)) {
-      const client = apiClient();
+      const client = session.client;
       try {
         await client.firewall.update(live.id, toApi(group));
       } catch (err) {
@@ -73,27 +73,27 @@ const ADOPTION: Adoption<SecurityGroupInputs, SecurityGroup> = {
     }
     return { ...outputsFromInputs(live.id, group) };
   },
-};
+});
 
-export const implementation = {
-  async check(_olds, news) {
+export const operations = {
+  async check(_session, _olds, news) {
     return checkInputs(SecurityGroupInputsSchema, news);
   },
 
-  async diff(id, olds, news) {
+  async diff(_session, id, olds, news) {
     return guardAdoptedReplacement(GROUP, id, news, diffInputs(olds, news, SECURITY_GROUP_FIELDS));
   },
 
-  async create(inputs) {
+  async create(session, inputs) {
     const group = parseChecked(SecurityGroupInputsSchema, inputs);
-    if (group.adoptId !== undefined) return adopt(ADOPTION, group, group.adoptId);
+    if (group.adoptId !== undefined) return adopt(adoption(session), group, group.adoptId);
     const operation = describeOperation("creating", "SecurityGroup", group.name);
-    const client = apiClient();
+    const client = session.client;
     try {
       const made = await createExactlyOnce({
         what: GROUP,
         describe: `named ${JSON.stringify(group.name)}`,
-        owner: client,
+        session,
         lookup: {
           ...groupList(client),
           idOf: (g) => g.id,
@@ -101,7 +101,7 @@ export const implementation = {
         },
         send: () => client.firewall.create(toApi(group)),
         idInAnswer: () => undefined,
-        journal: { journal: createJournal(), request: toApi(group) },
+        journal: { journal: session.journal, request: toApi(group) },
       });
       return { id: String(made.id), outs: { ...outputsFromInputs(made.id, group) } };
     } catch (err) {
@@ -112,13 +112,13 @@ export const implementation = {
     }
   },
 
-  async read(id, props) {
+  async read(session, id, props) {
     const label = labelOf(props, id);
     let group: SecurityGroup | undefined;
     try {
       // A refresh reads every group of the stack at once: they share the list (./list.ts).
       const groupId = resourceIdOf(id, "a security group id");
-      group = await findGroup(apiClient(), (g) => g.id === groupId);
+      group = await findGroup(session, (g) => g.id === groupId);
     } catch (err) {
       throw operationError(describeOperation("reading", "SecurityGroup", label), err);
     }
@@ -127,10 +127,10 @@ export const implementation = {
     return { id, props: { ...outs }, inputs: liveInputs(outs) };
   },
 
-  async update(id, _olds, news) {
+  async update(session, id, _olds, news) {
     const group = parseChecked(SecurityGroupInputsSchema, news);
     const operation = describeOperation("updating", "SecurityGroup", group.name);
-    const client = apiClient();
+    const client = session.client;
     try {
       await client.firewall.update(id, toApi(group));
     } catch (err) {
@@ -145,12 +145,15 @@ export const implementation = {
     return { outs: { ...outputsFromInputs(Number(id), group) } };
   },
 
-  async delete(id, props) {
+  async delete(session, id, props) {
     const operation = describeOperation("deleting", "SecurityGroup", labelOf(props, id));
     try {
-      await deleteWhenDetached(apiClient(), Number(id));
+      await deleteWhenDetached(session, Number(id));
     } catch (err) {
       throw operationError(operation, err);
     }
   },
-} satisfies ResourceImplementation;
+} satisfies KindOperations;
+
+/** {@link operations} on the session of the configuration the host was given. */
+export const implementation = onCurrentSession(operations);

@@ -6,7 +6,6 @@
  * Every wait is bounded by `timeouts`.
  */
 import type * as pulumi from "@pulumi/pulumi";
-import type { CloudInfraClient } from "../../api/client";
 import { isAmbiguousFailure, NotFoundError } from "../../api/errors";
 import type { RequestOptions } from "../../api/http";
 import {
@@ -20,16 +19,15 @@ import {
   describeOperation,
   failuresFromZod,
   type KindNames,
+  type KindOperations,
   operationError,
   type Props,
   partialCreateError,
-  type ResourceImplementation,
   unlessNotFound,
 } from "../common";
 import { createExactlyOnce, DEFAULT_MAX_SENDS, LOOKUP_MAX_RETRIES } from "../create";
 import { resourceIdOf } from "../ids";
-import { apiClient, createJournal } from "../session";
-import { findInSharedList } from "../shared-list";
+import { onCurrentSession, type ProviderSession } from "../session";
 import {
   diffServer,
   fromApi,
@@ -45,7 +43,6 @@ import {
   toApi,
 } from "./model";
 import { ServerWaitError, settlesIn, waitForServerStatus } from "./wait";
-import { serverWatch } from "./watch";
 
 const ANSWER_LOST = "unknown (its answer was lost)";
 
@@ -76,8 +73,8 @@ function deadlineFor(inputs: Partial<ServerInputs>, kind: TimeoutKind): Deadline
  * The server as a request sent after this call shows it, or `undefined` when it does not exist.
  * Reads that arrive together share one request (watch.ts).
  */
-function getOrGone(client: CloudInfraClient, id: number): Promise<Server | undefined> {
-  return serverWatch(client).read(id);
+function getOrGone(session: ProviderSession, id: number): Promise<Server | undefined> {
+  return session.watch.read(id);
 }
 
 /**
@@ -103,14 +100,15 @@ export function isServerFor(live: Server, inputs: ServerInputs): boolean {
  * `close()` once the create returns to the engine.
  */
 async function createOne(
-  client: CloudInfraClient,
+  session: ProviderSession,
   inputs: ServerInputs,
   deadline: Deadline,
 ): Promise<{ server: Server; close(): void }> {
+  const { client } = session;
   const made = await createExactlyOnce({
     what: SERVER,
     describe: `named ${JSON.stringify(inputs.name)} on plan ${inputs.planId} with image ${JSON.stringify(inputs.image)}`,
-    owner: client,
+    session,
     lookup: {
       key: "servers",
       read: (options?: RequestOptions) => client.servers.list(options),
@@ -120,7 +118,7 @@ async function createOne(
     // A 429 is waited out within the create's own timeout (timeouts.create).
     send: () => client.servers.create(toApi(inputs), { deadlineAt: deadline.at }),
     idInAnswer: (servers) => servers[0]?.id,
-    journal: { journal: createJournal(), request: toApi(inputs) },
+    journal: { journal: session.journal, request: toApi(inputs) },
     closesLater: true,
   });
   const server = made.answer === undefined ? made.found : made.answer[0];
@@ -138,11 +136,12 @@ async function createOne(
  * times.
  */
 async function sendAction(
-  client: CloudInfraClient,
+  session: ProviderSession,
   id: number,
   action: ManagementAction,
   deadline: Deadline,
 ): Promise<string> {
+  const { client } = session;
   const transition = MANAGEMENT_TRANSITIONS[action];
   let failure: string | undefined;
   let status = "unknown";
@@ -180,12 +179,12 @@ async function sendAction(
  * action would be refused meanwhile), then starts or stops it if needed. Returns its last state.
  */
 async function ensurePowerState(
-  client: CloudInfraClient,
+  session: ProviderSession,
   id: number,
   wanted: PowerState,
   deadline: Deadline,
 ): Promise<Server> {
-  let server = await getOrGone(client, id);
+  let server = await getOrGone(session, id);
   if (server === undefined) {
     throw new NotFoundError({ status: 404, method: "GET", path: `/v1/servers/${id}` });
   }
@@ -194,7 +193,7 @@ async function ensurePowerState(
     throw new Error(`server ${id} is being deleted (status "deleting"): it cannot be ${wanted}`);
   }
   if (settling !== undefined) {
-    server = await waitForServerStatus(serverWatch(client), id, {
+    server = await waitForServerStatus(session.watch, id, {
       action: "settle",
       target: settling,
       deadlineAt: deadline.at,
@@ -215,8 +214,8 @@ async function ensurePowerState(
         : undefined;
   if (action === undefined) return server;
   const sentAt = Date.now();
-  const actionId = await sendAction(client, id, action, deadline);
-  return waitForServerStatus(serverWatch(client), id, {
+  const actionId = await sendAction(session, id, action, deadline);
+  return waitForServerStatus(session.watch, id, {
     action,
     actionId,
     target: wanted,
@@ -232,11 +231,12 @@ async function ensurePowerState(
  * listed before and no longer lists. Groups attached by other means are left alone.
  */
 async function reconcileSecurityGroups(
-  client: CloudInfraClient,
+  session: ProviderSession,
   server: Server,
   before: readonly number[],
   wanted: readonly number[],
 ): Promise<void> {
+  const { client } = session;
   const attached = new Set(server.security_groups.map((g) => g.id));
   for (const groupId of wanted) {
     if (!attached.has(groupId)) await client.firewall.attachServer(groupId, server.id);
@@ -258,20 +258,21 @@ async function reconcileSecurityGroups(
  * the live server, so a stale state still converges. Returns the server's last state.
  */
 async function converge(
-  client: CloudInfraClient,
+  session: ProviderSession,
   live: Server,
   before: readonly number[],
   inputs: ServerInputs,
   deadline: Deadline,
 ): Promise<Server> {
+  const { client } = session;
   if (live.user_defined_name !== inputs.name) {
     await client.servers.update(live.id, { user_defined_name: inputs.name });
   }
   if (live.firewall_enabled !== inputs.firewallEnabled) {
     await client.firewall.setServerFirewall(live.id, { firewall_enabled: inputs.firewallEnabled });
   }
-  await reconcileSecurityGroups(client, live, before, inputs.securityGroupIds ?? []);
-  return ensurePowerState(client, live.id, inputs.powerState, deadline);
+  await reconcileSecurityGroups(session, live, before, inputs.securityGroupIds ?? []);
+  return ensurePowerState(session, live.id, inputs.powerState, deadline);
 }
 
 /**
@@ -280,9 +281,9 @@ async function converge(
  * program says. A server that failed or is being deleted is refused. Then the name, firewall,
  * listed groups and power state converge in place.
  */
-const ADOPTION: Adoption<ServerInputs, Server> = {
+const adoption = (session: ProviderSession): Adoption<ServerInputs, Server> => ({
   what: SERVER,
-  read: (id) => getOrGone(apiClient(), id),
+  read: (id) => getOrGone(session, id),
   mismatches(live, inputs) {
     const out: Mismatch[] = [];
     if (live.plan_id !== inputs.planId) {
@@ -304,16 +305,16 @@ const ADOPTION: Adoption<ServerInputs, Server> = {
     return undefined;
   },
   async converge(live, inputs) {
-    const server = await converge(apiClient(), live, [], inputs, deadlineFor(inputs, "create"));
+    const server = await converge(session, live, [], inputs, deadlineFor(inputs, "create"));
     return fromApi(server, inputs);
   },
-};
+});
 
 /** Deletes a server and waits until it answers 404; a server already gone is success. */
-async function deleteServer(client: CloudInfraClient, id: number, deadline: Deadline) {
-  const server = await getOrGone(client, id);
+async function deleteServer(session: ProviderSession, id: number, deadline: Deadline) {
+  const server = await getOrGone(session, id);
   if (server === undefined) return;
-  const watch = serverWatch(client);
+  const watch = session.watch;
   const limits = { deadlineAt: deadline.at, timeoutSetting: deadline.setting, initial: server };
   const settling = settlesIn(server.status);
   if (settling === "gone") {
@@ -334,7 +335,7 @@ async function deleteServer(client: CloudInfraClient, id: number, deadline: Dead
   let actionId: string;
   const sentAt = Date.now();
   try {
-    actionId = await sendAction(client, id, "delete", deadline);
+    actionId = await sendAction(session, id, "delete", deadline);
   } catch (err) {
     if (err instanceof NotFoundError) return;
     throw err;
@@ -352,37 +353,37 @@ function serverIdOf(id: string): number {
   return resourceIdOf(id, "a server id");
 }
 
-export const implementation = {
-  async check(_olds: Props, news: Props): Promise<pulumi.dynamic.CheckResult> {
+export const operations = {
+  async check(_session, _olds: Props, news: Props): Promise<pulumi.dynamic.CheckResult> {
     return checkInputs(ServerInputsSchema, news);
   },
 
-  async diff(id: string, olds: Props, news: Props): Promise<pulumi.dynamic.DiffResult> {
+  async diff(_session, id: string, olds: Props, news: Props): Promise<pulumi.dynamic.DiffResult> {
     return guardAdoptedReplacement(SERVER, id, news, diffServer(olds, news));
   },
 
-  async create(props: Props): Promise<pulumi.dynamic.CreateResult> {
+  async create(session, props: Props): Promise<pulumi.dynamic.CreateResult> {
     const operation = describeOperation(
       "creating",
       "Server",
       typeof props["name"] === "string" ? props["name"] : undefined,
     );
     const inputs = parseInputs(props, operation);
-    if (inputs.adoptId !== undefined) return adopt(ADOPTION, inputs, inputs.adoptId);
+    if (inputs.adoptId !== undefined) return adopt(adoption(session), inputs, inputs.adoptId);
     const deadline = deadlineFor(inputs, "create");
-    const client = apiClient();
+    const _client = session.client;
     const sentAt = Date.now();
     let created: Server;
     let close: () => void;
     try {
-      ({ server: created, close } = await createOne(client, inputs, deadline));
+      ({ server: created, close } = await createOne(session, inputs, deadline));
     } catch (err) {
       throw operationError(operation, err);
     }
     // The server exists from here on: every failure must carry its id, or Pulumi forgets it.
     let last = created;
     try {
-      last = await waitForServerStatus(serverWatch(client), created.id, {
+      last = await waitForServerStatus(session.watch, created.id, {
         action: "create",
         target: "running",
         deadlineAt: deadline.at,
@@ -391,7 +392,7 @@ export const implementation = {
         sentAt,
       });
       if (inputs.powerState === "stopped") {
-        last = await ensurePowerState(client, created.id, "stopped", deadline);
+        last = await ensurePowerState(session, created.id, "stopped", deadline);
       }
       return { id: String(created.id), outs: fromApi(last, inputs) };
     } catch (err) {
@@ -416,15 +417,14 @@ export const implementation = {
     }
   },
 
-  async read(id: string, props?: Props): Promise<pulumi.dynamic.ReadResult> {
+  async read(session, id: string, props?: Props): Promise<pulumi.dynamic.ReadResult> {
     const stored = storedInputs(props);
     let server: Server | undefined;
     try {
       const serverId = serverIdOf(id);
       // A refresh reads every server of the stack at once: they share the list (shared-list.ts).
-      const client = apiClient();
-      server = await findInSharedList(
-        client,
+      const client = session.client;
+      server = await session.lists.find(
         "servers",
         () => client.servers.list(),
         (s) => {
@@ -440,30 +440,38 @@ export const implementation = {
     return { id, props: outs, inputs: inputsOf(outs) };
   },
 
-  async update(id: string, olds: Props, news: Props): Promise<pulumi.dynamic.UpdateResult> {
+  async update(
+    session,
+    id: string,
+    olds: Props,
+    news: Props,
+  ): Promise<pulumi.dynamic.UpdateResult> {
     const before = storedInputs(olds);
     const operation = describeOperation("updating", "Server", before.name ?? id);
     const inputs = parseInputs(news, operation);
     const deadline = deadlineFor(inputs, "update");
-    const client = apiClient();
+    const client = session.client;
     try {
       const serverId = serverIdOf(id);
       // Compared with the live server rather than the old state, so a stale state (no refresh)
       // still converges.
       const live = await client.servers.get(serverId);
-      const server = await converge(client, live, before.securityGroupIds ?? [], inputs, deadline);
+      const server = await converge(session, live, before.securityGroupIds ?? [], inputs, deadline);
       return { outs: fromApi(server, inputs) };
     } catch (err) {
       throw operationError(operation, err);
     }
   },
 
-  async delete(id: string, props: Props): Promise<void> {
+  async delete(session, id: string, props: Props): Promise<void> {
     const stored = storedInputs(props);
     try {
-      await deleteServer(apiClient(), serverIdOf(id), deadlineFor(stored, "delete"));
+      await deleteServer(session, serverIdOf(id), deadlineFor(stored, "delete"));
     } catch (err) {
       throw operationError(describeOperation("deleting", "Server", stored.name ?? id), err);
     }
   },
-} satisfies ResourceImplementation;
+} satisfies KindOperations;
+
+/** {@link operations} on the session of the configuration the host was given. */
+export const implementation = onCurrentSession(operations);

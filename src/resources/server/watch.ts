@@ -29,7 +29,7 @@ import type { Id } from "../../api/endpoints/base";
 import { NotFoundError } from "../../api/errors";
 import type { RequestOptions } from "../../api/http";
 import type { Server } from "../../api/schemas/servers";
-import { readListSince, sharedListMark } from "../shared-list";
+import type { SharedLists } from "../shared-list";
 
 export const MIN_POLL_INTERVAL_MS = 250;
 export const MAX_POLL_INTERVAL_MS = 10_000;
@@ -247,25 +247,17 @@ export class ServerWatch {
   }
 }
 
-const watches = new WeakMap<object, ServerWatch>();
-
 /**
- * The watch shared by every wait through `client` (one provider process, one account). Its list
- * polls go through the shared-list cache (always as new requests), where a server create of the
- * moment takes them as its look at the servers before it (../shared-list.ts).
+ * The watch shared by every wait of one provider session (one account). Its list polls go
+ * through the session's list cache (always as new requests), where a server create of the moment
+ * takes them as its look at the servers before it (../shared-list.ts).
  */
-export function serverWatch(client: { servers: ServerSource }): ServerWatch {
-  let watch = watches.get(client);
-  if (watch === undefined) {
-    const { servers } = client;
-    // Polls spend what the rate budget has left after the work a user waits for.
-    const background = { priority: "background" } as const;
-    watch = new ServerWatch({
-      get: (id) => servers.get(id, background),
-      list: () =>
-        readListSince(client, "servers", () => servers.list(background), sharedListMark()),
-    });
-    watches.set(client, watch);
-  }
-  return watch;
+export function sessionWatch(client: { servers: ServerSource }, lists: SharedLists): ServerWatch {
+  const { servers } = client;
+  // Polls spend what the rate budget has left after the work a user waits for.
+  const background = { priority: "background" } as const;
+  return new ServerWatch({
+    get: (id) => servers.get(id, background),
+    list: () => lists.since("servers", () => servers.list(background), lists.mark()),
+  });
 }

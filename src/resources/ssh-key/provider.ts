@@ -14,18 +14,17 @@ import {
   describeOperation,
   diffInputs,
   type KindNames,
+  type KindOperations,
   labelOf,
   operationError,
   type Props,
   parseChecked,
-  type ResourceImplementation,
   unlessNotFound,
 } from "../common";
 import { alreadyExistsError, explainConflict } from "../conflict";
 import { createExactlyOnce } from "../create";
 import { resourceIdOf } from "../ids";
-import { apiClient, createJournal } from "../session";
-import { findInSharedList } from "../shared-list";
+import { onCurrentSession, type ProviderSession } from "../session";
 import {
   fromApi,
   keySourceFailures,
@@ -51,13 +50,14 @@ function keyList(client: CloudInfraClient) {
  * comes first and its 409 is the verdict (no check-then-create race); the lookup then only names
  * the key that holds the material.
  */
-async function importKey(client: CloudInfraClient, inputs: SshKeyInputs): Promise<Key> {
+async function importKey(session: ProviderSession, inputs: SshKeyInputs): Promise<Key> {
+  const { client } = session;
   const { fingerprint } = parsePublicKey(inputs.publicKey ?? "");
   try {
     const made = await createExactlyOnce({
       what: SSH_KEY,
       describe: `named ${JSON.stringify(inputs.name)} with fingerprint ${fingerprint}`,
-      owner: client,
+      session,
       lookup: {
         ...keyList(client),
         idOf: (k) => k.id,
@@ -65,7 +65,7 @@ async function importKey(client: CloudInfraClient, inputs: SshKeyInputs): Promis
       },
       send: () => client.keys.create(toApi(inputs)),
       idInAnswer: (answer) => answer.key.id,
-      journal: { journal: createJournal(), request: toApi(inputs) },
+      journal: { journal: session.journal, request: toApi(inputs) },
     });
     return made.found ?? made.answer.key;
   } catch (err) {
@@ -96,11 +96,12 @@ async function importKey(client: CloudInfraClient, inputs: SshKeyInputs): Promis
  * half was only in that answer. It is the one new key with our name, which is deleted before the
  * create is sent again.
  */
-async function generateKey(client: CloudInfraClient, inputs: SshKeyInputs) {
+async function generateKey(session: ProviderSession, inputs: SshKeyInputs) {
+  const { client } = session;
   const made = await createExactlyOnce({
     what: SSH_KEY,
     describe: `named ${JSON.stringify(inputs.name)}`,
-    owner: client,
+    session,
     lookup: {
       ...keyList(client),
       idOf: (k) => k.id,
@@ -110,7 +111,7 @@ async function generateKey(client: CloudInfraClient, inputs: SshKeyInputs) {
     },
     send: () => client.keys.create(toApi(inputs)),
     idInAnswer: (answer) => answer.key.id,
-    journal: { journal: createJournal(), request: toApi(inputs) },
+    journal: { journal: session.journal, request: toApi(inputs) },
   });
   const answer = made.answer;
   if (answer === undefined || typeof answer.private_key !== "string" || answer.private_key === "") {
@@ -148,9 +149,9 @@ function fingerprintOf(text: string): string {
  * key material is accepted, but the private half is not recoverable: the service shows it only in
  * the answer that created the key, so `privateKey` stays unset.
  */
-const ADOPTION: Adoption<SshKeyInputs, Key> = {
+const adoption = (session: ProviderSession): Adoption<SshKeyInputs, Key> => ({
   what: SSH_KEY,
-  read: (id) => unlessNotFound(apiClient().keys.get(id)),
+  read: (id) => unlessNotFound(session.client.keys.get(id)),
   mismatches(live, key) {
     const out: Mismatch[] = [];
     if (live.name !== key.name) {
@@ -169,16 +170,16 @@ const ADOPTION: Adoption<SshKeyInputs, Key> = {
     const outs: SshKeyOutputs = { ...fromApi(live), generate: key.generate };
     return { ...outs };
   },
-};
+});
 
-export const implementation = {
-  async check(_olds, news) {
+export const operations = {
+  async check(_session, _olds, news) {
     const result = checkInputs(SshKeyInputsSchema, news);
     const failures = [...(result.failures ?? []), ...keySourceFailures(result.inputs)];
     return failures.length === 0 ? { inputs: result.inputs } : { inputs: result.inputs, failures };
   },
 
-  async diff(id, olds, news) {
+  async diff(_session, id, olds, news) {
     const generated = news["generate"] === true;
     const { publicKey, ...others } = SSH_KEY_FIELDS;
     // A generated key's public half is the service's output, not something the program sets.
@@ -192,14 +193,14 @@ export const implementation = {
     });
   },
 
-  async create(inputs) {
+  async create(session, inputs) {
     const key = parseChecked(SshKeyInputsSchema, inputs);
-    if (key.adoptId !== undefined) return adopt(ADOPTION, key, key.adoptId);
+    if (key.adoptId !== undefined) return adopt(adoption(session), key, key.adoptId);
     const operation = describeOperation("creating", "SshKey", key.name);
-    const client = apiClient();
+    const _client = session.client;
     try {
       if (key.generate) {
-        const made = await generateKey(client, key);
+        const made = await generateKey(session, key);
         const outs: SshKeyOutputs = {
           ...fromApi(made.key),
           generate: true,
@@ -207,7 +208,7 @@ export const implementation = {
         };
         return { id: String(made.key.id), outs: { ...outs } };
       }
-      const made = await importKey(client, key);
+      const made = await importKey(session, key);
       const outs: SshKeyOutputs = { ...fromApi(made), generate: false };
       return { id: String(made.id), outs: { ...outs } };
     } catch (err) {
@@ -215,15 +216,14 @@ export const implementation = {
     }
   },
 
-  async read(id, props) {
-    const client = apiClient();
+  async read(session, id, props) {
+    const client = session.client;
     let key: Key | undefined;
     try {
       // A refresh reads every key of the stack at once: they share the list (shared-list.ts).
       const keyId = resourceIdOf(id, "an SSH key id");
       const list = keyList(client);
-      key = await findInSharedList(
-        client,
+      key = await session.lists.find(
         list.key,
         () => list.read(),
         (k) => k.id === keyId,
@@ -238,8 +238,8 @@ export const implementation = {
 
   // `diff` replaces on every change, so the engine calls this only to finish a resource whose
   // create it recorded as incomplete: the key is read back and nothing stored is lost.
-  async update(id, olds, _news) {
-    const client = apiClient();
+  async update(session, id, olds, _news) {
+    const client = session.client;
     try {
       return { outs: { ...withStoredState(await client.keys.get(id), olds) } };
     } catch (err) {
@@ -247,8 +247,8 @@ export const implementation = {
     }
   },
 
-  async delete(id, props) {
-    const client = apiClient();
+  async delete(session, id, props) {
+    const client = session.client;
     try {
       await client.keys.delete(id);
     } catch (err) {
@@ -257,4 +257,7 @@ export const implementation = {
       throw operationError(describeOperation("deleting", "SshKey", label), err);
     }
   },
-} satisfies ResourceImplementation;
+} satisfies KindOperations;
+
+/** {@link operations} on the session of the configuration the host was given. */
+export const implementation = onCurrentSession(operations);

@@ -14,15 +14,14 @@ import {
   describeOperation,
   diffInputs,
   type KindNames,
+  type KindOperations,
   labelOf,
   operationError,
   parseChecked,
-  type ResourceImplementation,
 } from "../common";
 import { nameTakenError } from "../conflict";
 import { createExactlyOnce } from "../create";
-import { apiClient, createJournal } from "../session";
-import { findInSharedList } from "../shared-list";
+import { onCurrentSession, type ProviderSession } from "../session";
 import {
   fromApi,
   liveInputs,
@@ -41,10 +40,10 @@ function tagList(client: CloudInfraClient) {
   return { key: "tags", read: (options?: RequestOptions) => client.tags.list(options) };
 }
 
-/** The tag `match` accepts; "none" only from a list asked for after this call (see findInSharedList). */
-function findTag(client: CloudInfraClient, match: (tag: Tag) => boolean): Promise<Tag | undefined> {
-  const list = tagList(client);
-  return findInSharedList(client, list.key, () => list.read(), match);
+/** The tag `match` accepts; "none" only from a list asked for after this call (see SharedLists.find). */
+function findTag(session: ProviderSession, match: (tag: Tag) => boolean): Promise<Tag | undefined> {
+  const list = tagList(session.client);
+  return session.lists.find(list.key, () => list.read(), match);
 }
 
 /** The 409 says only that the name is taken; the user needs to know by which tag. */
@@ -64,11 +63,11 @@ function isTagFor(live: Tag, tag: TagInputs): boolean {
 }
 
 /** Nothing about a tag needs a replacement: name, colour, data and membership change in place. */
-const ADOPTION: Adoption<TagInputs, Tag> = {
+const adoption = (session: ProviderSession): Adoption<TagInputs, Tag> => ({
   what: TAG,
-  read: (id) => findTag(apiClient(), (t) => t.id === id),
+  read: (id) => findTag(session, (t) => t.id === id),
   async converge(live, tag) {
-    const client = apiClient();
+    const client = session.client;
     const current = fromApi(live, tag.serverIds !== undefined);
     if (diffInputs({ ...current }, { ...tag }, TAG_FIELDS).changes) {
       try {
@@ -80,31 +79,31 @@ const ADOPTION: Adoption<TagInputs, Tag> = {
     }
     return { ...outputsFromInputs(live.id, tag) };
   },
-};
+});
 
-export const implementation = {
-  async check(_olds, news) {
+export const operations = {
+  async check(_session, _olds, news) {
     return checkInputs(TagInputsSchema, news);
   },
 
-  async diff(id, olds, news) {
+  async diff(_session, id, olds, news) {
     return guardAdoptedReplacement(TAG, id, news, diffInputs(olds, news, TAG_FIELDS));
   },
 
-  async create(inputs) {
+  async create(session, inputs) {
     const tag = parseChecked(TagInputsSchema, inputs);
-    if (tag.adoptId !== undefined) return adopt(ADOPTION, tag, tag.adoptId);
+    if (tag.adoptId !== undefined) return adopt(adoption(session), tag, tag.adoptId);
     const operation = describeOperation("creating", "Tag", tag.name);
-    const client = apiClient();
+    const client = session.client;
     try {
       const made = await createExactlyOnce({
         what: TAG,
         describe: `named ${JSON.stringify(tag.name)}`,
-        owner: client,
+        session,
         lookup: { ...tagList(client), idOf: (t) => t.id, matches: (t) => isTagFor(t, tag) },
         send: () => client.tags.create(toApi(tag)),
         idInAnswer: (t) => t.id,
-        journal: { journal: createJournal(), request: toApi(tag) },
+        journal: { journal: session.journal, request: toApi(tag) },
       });
       return { id: String(made.id), outs: { ...outputsFromInputs(made.id, tag) } };
     } catch (err) {
@@ -115,11 +114,11 @@ export const implementation = {
     }
   },
 
-  async read(id, props) {
-    const client = apiClient();
+  async read(session, id, props) {
+    const _client = session.client;
     let tag: Tag | undefined;
     try {
-      tag = await findTag(client, (t) => String(t.id) === id);
+      tag = await findTag(session, (t) => String(t.id) === id);
     } catch (err) {
       throw operationError(describeOperation("reading", "Tag", id), err);
     }
@@ -133,10 +132,10 @@ export const implementation = {
     return { id, props: { ...outs }, inputs: liveInputs(outs) };
   },
 
-  async update(id, _olds, news) {
+  async update(session, id, _olds, news) {
     const tag = parseChecked(TagInputsSchema, news);
     const operation = describeOperation("updating", "Tag", tag.name);
-    const client = apiClient();
+    const client = session.client;
     try {
       await client.tags.update(id, toApi(tag));
     } catch (err) {
@@ -149,8 +148,8 @@ export const implementation = {
     return { outs: { ...outputsFromInputs(Number(id), tag) } };
   },
 
-  async delete(id, props) {
-    const client = apiClient();
+  async delete(session, id, props) {
+    const client = session.client;
     try {
       await client.tags.delete(id);
     } catch (err) {
@@ -158,4 +157,7 @@ export const implementation = {
       throw operationError(describeOperation("deleting", "Tag", labelOf(props, id)), err);
     }
   },
-} satisfies ResourceImplementation;
+} satisfies KindOperations;
+
+/** {@link operations} on the session of the configuration the host was given. */
+export const implementation = onCurrentSession(operations);

@@ -10,13 +10,13 @@ import {
   compact,
   describeOperation,
   diffInputs,
+  type KindOperations,
   labelOf,
   operationError,
   parseChecked,
-  type ResourceImplementation,
 } from "../common";
 import { createExactlyOnce } from "../create";
-import { apiClient } from "../session";
+import { onCurrentSession } from "../session";
 import {
   outputsFromInputs,
   replacementNeedsDeleteFirst,
@@ -26,31 +26,31 @@ import {
   UserInputsSchema,
 } from "./model";
 
-export const implementation = {
-  async check(_olds, news) {
+export const operations = {
+  async check(_session, _olds, news) {
     const result = checkInputs(UserInputsSchema, news);
     if ((result.failures?.length ?? 0) > 0) return result;
     const failures = typeFailures(result.inputs ?? {});
     return failures.length > 0 ? { inputs: news, failures } : result;
   },
 
-  async diff(_id, olds, news) {
+  async diff(_session, _id, olds, news) {
     const result = diffInputs(olds, news, USER_FIELDS);
     const replacing = (result.replaces?.length ?? 0) > 0;
     return { ...result, deleteBeforeReplace: replacing && replacementNeedsDeleteFirst(olds, news) };
   },
 
-  async create(inputs) {
+  async create(session, inputs) {
     const user = parseChecked(UserInputsSchema, inputs);
     const operation = describeOperation("creating", "User", user.name);
-    const client = apiClient();
+    const client = session.client;
     try {
       // No call lists users: a lost answer cannot be looked up, and sending again could make a
       // second user, so the toolkit fails with the advice instead.
       const { answer } = await createExactlyOnce({
         what: { kind: "User", noun: "user" },
         describe: `named ${JSON.stringify(user.name)}`,
-        owner: client,
+        session,
         lookup: undefined,
         unlistable: `look for a user named ${JSON.stringify(user.name)} in the account and delete it (its id${user.type === "api" ? " and its API key, which is shown only once," : ""} were only in the lost answer), then run \`pulumi up\` again`,
         send: () => client.iam.createUser(toApi(user)),
@@ -75,17 +75,17 @@ export const implementation = {
     }
   },
 
-  async read(id, props) {
+  async read(_session, id, props) {
     // No call reads a user: keep what the state holds. Returning no `inputs` keeps the stored
     // inputs too, so a refresh never invents drift.
     const { __provider: _provider, ...stored } = props ?? {};
     return { id, props: stored };
   },
 
-  async update(id, olds, news) {
+  async update(session, id, olds, news) {
     const user = parseChecked(UserInputsSchema, news);
     const operation = describeOperation("updating", "User", user.name);
-    const client = apiClient();
+    const client = session.client;
     if (Number(olds["roleId"]) !== user.roleId) {
       try {
         await client.iam.updateUserRole(id, { role_id: user.roleId });
@@ -108,8 +108,8 @@ export const implementation = {
     return { outs: { ...compact({ ...outputsFromInputs(userId, user, apiKey) }) } };
   },
 
-  async delete(id, props) {
-    const client = apiClient();
+  async delete(session, id, props) {
+    const client = session.client;
     try {
       await client.iam.deleteUser(id);
     } catch (err) {
@@ -117,4 +117,7 @@ export const implementation = {
       throw operationError(describeOperation("deleting", "User", labelOf(props, id)), err);
     }
   },
-} satisfies ResourceImplementation;
+} satisfies KindOperations;
+
+/** {@link operations} on the session of the configuration the host was given. */
+export const implementation = onCurrentSession(operations);
