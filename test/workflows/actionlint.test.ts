@@ -7,6 +7,13 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
+import { parse } from "yaml";
+import {
+  ACTION_INPUTS,
+  pulumiCommands,
+  unknownPulumiFlags,
+  type WorkflowScript,
+} from "../examples/documented-interfaces";
 import { ROOT } from "../support/programs";
 
 // Through require: the package's ESM build calls require() itself and fails when imported.
@@ -85,4 +92,29 @@ describe("GitHub Actions workflows", () => {
       ),
     ).toBe(true);
   }, 60_000);
+
+  it("the project's workflows use only documented action inputs and pulumi flags the CLI has", () => {
+    type Step = { uses?: string; run?: string; with?: Record<string, unknown> };
+    const scripts: WorkflowScript[] = [];
+    for (const file of workflows().filter((f) => relative(ROOT, f).startsWith(".github/"))) {
+      const where = relative(ROOT, file);
+      const workflow = parse(readFileSync(file, "utf8")) as {
+        jobs: Record<string, { steps?: Step[] }>;
+      };
+      for (const step of Object.values(workflow.jobs).flatMap((j) => j.steps ?? [])) {
+        if (step.run !== undefined) scripts.push({ where, text: step.run });
+        if (step.uses === undefined) continue;
+        const action = ACTION_INPUTS[step.uses];
+        expect(action, `${where}: ${step.uses} is not in documented-interfaces.ts`).toBeDefined();
+        for (const input of Object.keys(step.with ?? {})) {
+          expect(action?.inputs, `${where}: ${step.uses} has no input ${input}`).toContain(input);
+        }
+      }
+    }
+    const used = pulumiCommands(scripts);
+    expect(used.map((u) => u.command)).toEqual(
+      expect.arrayContaining(["up", "preview", "refresh", "import", "package", "destroy"]),
+    );
+    expect(unknownPulumiFlags(used)).toEqual([]);
+  });
 });
