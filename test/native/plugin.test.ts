@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Empty, grpc, provproto, provrpc } from "../support/local-engine/proto.ts";
+import { Empty, grpc, provrpc } from "../support/local-engine/proto.ts";
 import { ProviderHost } from "../support/local-engine/provider-host.ts";
 import { makeSecret, UNKNOWN } from "../support/local-engine/values.ts";
 import { programEnv, ROOT } from "../support/programs";
@@ -27,7 +27,7 @@ beforeAll(async () => {
 });
 afterAll(async () => host?.close());
 
-function unary<Res>(method: "getPluginInfo" | "getSchema", req: unknown): Promise<Res> {
+function unary<Res>(method: "getPluginInfo", req: unknown): Promise<Res> {
   return new Promise((ok, fail) => {
     const client = new provrpc.ResourceProviderClient(
       host.address,
@@ -45,19 +45,12 @@ function unary<Res>(method: "getPluginInfo" | "getSchema", req: unknown): Promis
 }
 
 describe("pulumi-resource-cloudinfra", () => {
-  it("prints its port first and reports the package's version and shipped schema", async () => {
+  it("prints its port first and reports the package's version (GetSchema: plugin-schema.test.ts)", async () => {
     const version = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).version;
     const info = await unary<
       InstanceType<typeof import("@pulumi/pulumi/proto/plugin_pb.js").PluginInfo>
     >("getPluginInfo", new Empty());
     expect(info.getVersion()).toBe(version);
-    const schema = await unary<InstanceType<typeof provproto.GetSchemaResponse>>(
-      "getSchema",
-      new provproto.GetSchemaRequest(),
-    );
-    expect(JSON.parse(schema.getSchema())).toEqual(
-      JSON.parse(readFileSync(join(ROOT, "schema", "pulumi-schema.json"), "utf8")),
-    );
   });
 
   it("CheckConfig names the setting at fault; unknowns pass; DiffConfig lists changes without replacing", async () => {
