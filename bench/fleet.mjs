@@ -18,7 +18,8 @@
 // reached the engine and the host answered): the same moment for an up and a no-op up.
 //
 // Diagnosis: BENCH_TIMELINE=1 prints every request of each operation (ms after its start) and
-// every Check (its end, Date.now(), and duration); BENCH_NODE_OPTIONS adds Node options to the
+// every Check (its end, Date.now(), and duration). The fleet runs twice, on the dynamic resources
+// and on the native provider plugin (`fleet:flavour`), each against a fresh emulator; BENCH_NODE_OPTIONS adds Node options to the
 // program and the provider host (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof").
 //
 // Every bound is computed in the same run from the same settings: the lower bound of an `up`
@@ -214,14 +215,19 @@ function routes(title, byRoute) {
   process.stdout.write(`\n  ${title}\n${rows.map((r) => `    ${r}`).join("\n")}\n`);
 }
 
+/** The fleet on the dynamic resources, then the same program on the native provider plugin. */
 export async function benchFleet() {
+  for (const flavour of ["dynamic", "native"]) await benchFleetOf(flavour);
+}
+
+async function benchFleetOf(flavour) {
   const emulator = await startEmulator();
   const dir = mkdtempSync(join(tmpdir(), "bench-fleet-"));
   try {
     const { engine, rssFile } = engineFor(
       "fleet",
       emulator,
-      { "fleet:size": String(SERVERS) },
+      { "fleet:size": String(SERVERS), "fleet:flavour": flavour },
       dir,
     );
     const up = await measure(emulator, () => engine.up());
@@ -235,9 +241,10 @@ export async function benchFleet() {
     const minimum = SERVERS + SERVERS + 10 + SERVERS + 10 + 10 + SERVERS + 1;
     const mem = peaks(rssFile);
     table(
-      `Fleet through the local engine: ${SERVERS} keys, ${SERVERS} servers, 10 groups, ${SERVERS} attachments, 10 tags (--parallel ${P}, ${L} ms per request, ${T / 1000} s provisioning and deletion)`,
+      `Fleet (${flavour} resources) through the local engine: ${SERVERS} keys, ${SERVERS} servers, 10 groups, ${SERVERS} attachments, 10 tags (--parallel ${P}, ${L} ms per request, ${T / 1000} s provisioning and deletion)`,
       [
         ["program start → first API request", num(up.startToFirst, " ms"), "goal ≤ 2000 ms"],
+        ["start-up: provider ready (up)", num(up.startup, " ms"), ""],
         ["lower bound of up and destroy", num(bound, " ms"), ""],
         ["up: wall", num(up.wall, " ms"), `${ratio(up.wall, bound)} of bound (goal ≤ 1.4)`],
         [
@@ -262,7 +269,7 @@ export async function benchFleet() {
           `${ratio(destroy.wall, bound)} of bound (goal ≤ 1.3)`,
         ],
         [
-          "peak memory: program / provider host",
+          `peak memory: program / ${flavour === "native" ? "provider plugin" : "provider host"}`,
           `${num(mem.program, " MB")} / ${num(mem.host, " MB")}`,
           "",
         ],

@@ -24,7 +24,7 @@ export interface Settings {
 
 export { ConfigurationError };
 
-interface SettingSpec {
+export interface SettingSpec {
   configKey: string;
   envVar: string;
 }
@@ -32,6 +32,16 @@ interface SettingSpec {
 const ENDPOINT: SettingSpec = { configKey: "cloudinfra:endpoint", envVar: "CLOUDINFRA_ENDPOINT" };
 const API_KEY: SettingSpec = { configKey: "cloudinfra:apiKey", envVar: "CLOUDINFRA_API_KEY" };
 const CA_CERT: SettingSpec = { configKey: "cloudinfra:caCert", envVar: "CLOUDINFRA_CA_CERT" };
+
+/**
+ * Each setting with its config key and environment variable, keyed as {@link Settings} is: the
+ * native provider's schema declares its configuration from this table.
+ */
+export const SETTINGS: Readonly<Record<keyof Settings, Readonly<SettingSpec>>> = {
+  endpoint: ENDPOINT,
+  apiKey: API_KEY,
+  caCert: CA_CERT,
+};
 
 function lookup(spec: SettingSpec, config: ConfigSource | undefined, env: NodeJS.ProcessEnv) {
   const fromConfig = config?.get(spec.configKey);

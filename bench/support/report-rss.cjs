@@ -1,4 +1,4 @@
-// Loaded with `node --require` into the benchmark's program and provider host: at exit, appends
+// Loaded with `node --require` into the benchmark's program and provider host (or plugin): at exit, appends
 // the process's peak resident set (maxRSS) to the file BENCH_RSS_FILE names.
 "use strict";
 const { appendFileSync } = require("node:fs");
@@ -7,7 +7,9 @@ if (file) {
   // The engine stops a provider host with SIGTERM, which would end it without an exit event.
   process.once("SIGTERM", () => process.exit(0));
   process.on("exit", () => {
-    const role = process.argv.some((a) => a.includes("dynamic-provider")) ? "host" : "program";
+    // The provider host: the dynamic-provider host, or the native plugin (started by run-plugin).
+    const host = process.argv.some((a) => /dynamic-provider|run-plugin|native\/plugin/.test(a));
+    const role = host ? "host" : "program";
     appendFileSync(
       file,
       `${JSON.stringify({ role, pid: process.pid, maxRssKb: process.resourceUsage().maxRSS })}\n`,

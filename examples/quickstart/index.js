@@ -2,8 +2,14 @@
 // The quick start: a generated SSH key, a small VPS with the newest Ubuntu, and a tag on it.
 // Settings come from `cloudinfra:*` stack config or the CLOUDINFRA_* variables that
 // `npm run emulator` prints, so by default this runs against the local emulator.
+// `pulumi config set flavour native` runs the same program on the native provider plugin
+// (`pulumi-cloudinfra/native`, README "The native provider").
 "use strict";
-const cloudinfra = require("pulumi-cloudinfra");
+const pulumi = require("@pulumi/pulumi");
+const cloudinfra =
+  new pulumi.Config().get("flavour") === "native"
+    ? require("pulumi-cloudinfra/native")
+    : require("pulumi-cloudinfra");
 
 const plan = cloudinfra.getPlanOutput({ name: "VPS S" });
 const image = cloudinfra.getImageOutput({ nameRegex: "^ubuntu-", mostRecent: true });

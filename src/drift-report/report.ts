@@ -249,7 +249,10 @@ function describeState(state: ResourceState | undefined): string {
 
 /** The rows of one changed step, or none for a step that changes nothing. */
 function rowOf(step: Step, kind: DriftReport["kind"]): ResourceRow | undefined {
-  if (UNCHANGED.has(step.op)) return undefined;
+  // The digest keeps a refresh step's `op: "refresh"`; a provider's detailed diff on it (native
+  // providers) is what says the read found a change.
+  const drifted = step.op === "refresh" && step.detailedPaths.length > 0;
+  if (UNCHANGED.has(step.op) && !drifted) return undefined;
   const { type, name } = parseUrn(step.urn);
   const row: ResourceRow = { urn: step.urn, type: shortType(type), name, op: step.op, fields: [] };
   const whole = (expected: string, actual: string): FieldRow[] => [

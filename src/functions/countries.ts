@@ -73,7 +73,7 @@ const CodeArg = z
     return z.NEVER;
   });
 
-const GetCountryArgsSchema = z.strictObject({ code: CodeArg });
+export const GetCountryArgsSchema = z.strictObject({ code: CodeArg });
 
 // Codes people often write that ISO 3166-1 assigns differently (EU usage, reserved codes).
 const NON_ISO_CODES: Readonly<Record<string, string>> = {

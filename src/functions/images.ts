@@ -81,9 +81,9 @@ export interface GetImageOutputArgs {
   mostRecent?: pulumi.Input<boolean | undefined>;
 }
 
-const GetImagesArgsSchema = z.strictObject({ nameRegex: RegexArg.optional() });
+export const GetImagesArgsSchema = z.strictObject({ nameRegex: RegexArg.optional() });
 
-const GetImageArgsSchema = z
+export const GetImageArgsSchema = z
   .strictObject({
     name: z.string({ error: "expected a string" }).optional(),
     nameRegex: RegexArg.optional(),

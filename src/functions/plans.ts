@@ -106,9 +106,9 @@ const filterShape = {
   nameRegex: RegexArg.optional(),
 };
 
-const GetPlansArgsSchema = z.strictObject(filterShape);
+export const GetPlansArgsSchema = z.strictObject(filterShape);
 
-const GetPlanArgsSchema = z
+export const GetPlanArgsSchema = z
   .strictObject({
     id: idReference("a plan id").optional(),
     name: z.string({ error: "expected a string" }).optional(),

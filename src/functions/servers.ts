@@ -69,7 +69,7 @@ export interface GetServerOutputArgs {
   id: pulumi.Input<number | string>;
 }
 
-const GetServerArgsSchema = z.strictObject({ id: idReference("a server id") });
+export const GetServerArgsSchema = z.strictObject({ id: idReference("a server id") });
 
 /** Maps a server of the wire to its Pulumi-facing form. */
 export function serverFromApi(server: Server): GetServerResult {

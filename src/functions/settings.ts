@@ -121,6 +121,18 @@ export interface DataSourceOptions extends pulumi.InvokeOptions {
 }
 
 /**
+ * Where a data source runs outside a program: the native plugin answers an Invoke on the client
+ * of the provider instance that received it, not on the program's stack config. Not part of the
+ * public options (a symbol key, not exported from the package).
+ */
+export const ON_CLIENT: unique symbol = Symbol("cloudinfra.dataSourceClient");
+
+/** {@link DataSourceOptions} with the client to use instead of the program's settings. */
+export interface ClientDataSourceOptions extends DataSourceOptions {
+  [ON_CLIENT]: { client: CloudInfraClient; apiKey: string };
+}
+
+/**
  * Runs one API call for data source `fn` with the current settings. A settings problem keeps its
  * own message (it names the config key and the variable); any failure is a
  * {@link DataSourceError} whose text is scrubbed of the key.
@@ -130,6 +142,15 @@ export async function callApi<T>(
   call: (client: CloudInfraClient, options: RequestOptions) => Promise<T>,
   opts?: DataSourceOptions,
 ): Promise<T> {
+  const given = (opts as Partial<ClientDataSourceOptions> | undefined)?.[ON_CLIENT];
+  if (given !== undefined) {
+    try {
+      return await call(given.client, opts?.signal === undefined ? {} : { signal: opts.signal });
+    } catch (err) {
+      const text = err instanceof Error ? err.message : String(err);
+      throw new DataSourceError(fn, scrub(text, [given.apiKey]), { cause: err });
+    }
+  }
   let settings: Settings;
   try {
     settings = dataSourceSettings();

@@ -14,3 +14,12 @@ export const RESOURCE_MODULES = {
 } as const;
 
 export type ResourceKind = keyof typeof RESOURCE_MODULES;
+
+/**
+ * The outputs of a kind that the service generates and that are secrets: the dynamic classes mark
+ * them with `additionalSecretOutputs`, the native plugin returns them as secrets.
+ */
+export const GENERATED_SECRETS: Readonly<Partial<Record<ResourceKind, readonly string[]>>> = {
+  User: ["apiKey"],
+  SshKey: ["privateKey"],
+};

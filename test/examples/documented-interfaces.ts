@@ -91,6 +91,23 @@ export const ACTION_INPUTS: Record<string, { source: string; inputs: readonly st
       "mirror-token",
     ],
   },
+  "actions/setup-python@v6": {
+    source: "actions/setup-python action.yml at tag v6 (ece7cb06caefa5fff74198d8649806c4678c61a1)",
+    inputs: [
+      "python-version",
+      "python-version-file",
+      "cache",
+      "architecture",
+      "check-latest",
+      "token",
+      "cache-dependency-path",
+      "update-environment",
+      "allow-prereleases",
+      "freethreaded",
+      "pip-version",
+      "pip-install",
+    ],
+  },
 };
 
 /**
@@ -102,8 +119,9 @@ export const PULUMI_ACTION_COMMANDS = ["up", "update", "refresh", "destroy", "pr
 
 /**
  * The flags the workflows may give each Pulumi CLI command: those of pulumi/pulumi's
- * pkg/cmd/pulumi (operations/{preview,up,refresh,destroy}.go, stack/stack_new.go) that the
- * pipelines have a use for.
+ * pkg/cmd/pulumi (operations/{preview,up,refresh,destroy,import}.go, stack/stack_new.go,
+ * auth/login.go, install/install.go, packagecmd/package_add.go, config/, stack/stack_export.go)
+ * that the pipelines have a use for.
  */
 export const PULUMI_FLAGS: Record<string, readonly string[]> = {
   preview: ["stack", "json", "diff", "expect-no-changes", "refresh", "suppress-outputs"],
@@ -119,5 +137,47 @@ export const PULUMI_FLAGS: Record<string, readonly string[]> = {
   ],
   destroy: ["stack", "yes", "remove", "preview-only", "diff"],
   "stack init": ["secrets-provider"],
-  login: [],
+  "stack export": [],
+  login: ["local"],
+  import: ["stack", "yes", "generate-code"],
+  install: [],
+  package: [],
+  config: [],
 };
+
+/** A shell script of a workflow step, and where it is (for messages). */
+export interface WorkflowScript {
+  where: string;
+  text: string;
+}
+
+/** `pulumi refresh --stack prod ...` in every script, as [command, flags]. */
+export function pulumiCommands(
+  scripts: readonly WorkflowScript[],
+): { where: string; command: string; flags: string[] }[] {
+  const out: { where: string; command: string; flags: string[] }[] = [];
+  for (const { where, text } of scripts) {
+    for (const match of text.matchAll(/(?:^|[\s;(])pulumi ((?:stack )?[a-z]+)([^\n|;>&]*)/g)) {
+      const command = match[1] ?? "";
+      const flags = [...(match[2] ?? "").matchAll(/--([a-z-]+)/g)].map((m) => m[1] ?? "");
+      out.push({ where, command, flags });
+    }
+  }
+  return out;
+}
+
+/** What `pulumiCommands` found that PULUMI_FLAGS does not know: one line per command or flag. */
+export function unknownPulumiFlags(
+  used: readonly { where: string; command: string; flags: readonly string[] }[],
+): string[] {
+  const problems: string[] = [];
+  for (const { where, command, flags } of used) {
+    const known = PULUMI_FLAGS[command];
+    if (known === undefined)
+      problems.push(`${where}: pulumi ${command} is not in documented-interfaces.ts`);
+    else
+      for (const flag of flags)
+        if (!known.includes(flag)) problems.push(`${where}: pulumi ${command} --${flag}`);
+  }
+  return problems;
+}

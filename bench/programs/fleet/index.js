@@ -3,7 +3,11 @@
 // group i mod 10) and 10 tags (4 servers each).
 "use strict";
 const pulumi = require("@pulumi/pulumi");
-const cloudinfra = require("pulumi-cloudinfra");
+// `fleet:flavour` native: the same fleet on the native provider plugin.
+const cloudinfra =
+  new pulumi.Config("fleet").get("flavour") === "native"
+    ? require("pulumi-cloudinfra/native")
+    : require("pulumi-cloudinfra");
 
 const size = new pulumi.Config("fleet").getNumber("size") ?? 40;
 const groups = Array.from(

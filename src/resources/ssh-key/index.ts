@@ -1,4 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
+import { GENERATED_SECRETS } from "../kinds";
 import { type EveryOutput, withEveryOutput } from "../outputs";
 import { CloudInfraResource } from "../registration";
 
@@ -62,7 +63,9 @@ export class SshKey extends CloudInfraResource {
     const props = withEveryOutput(SSH_KEY_OUTPUTS, args);
     // The engine stores and shows the generated private key as a secret; the provider host
     // cannot return secrets itself.
-    const options = pulumi.mergeOptions(opts, { additionalSecretOutputs: ["privateKey"] });
+    const options = pulumi.mergeOptions(opts, {
+      additionalSecretOutputs: [...(GENERATED_SECRETS.SshKey ?? [])],
+    });
     super("SshKey", name, props, options);
   }
 

@@ -1,4 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
+import { GENERATED_SECRETS } from "../kinds";
 import { type EveryOutput, withEveryOutput } from "../outputs";
 import { CloudInfraResource } from "../registration";
 
@@ -64,7 +65,8 @@ export class User extends CloudInfraResource {
 
   constructor(name: string, args: UserArgs, opts?: pulumi.CustomResourceOptions) {
     const props = withEveryOutput(USER_OUTPUTS, args);
-    super("User", name, props, pulumi.mergeOptions(opts, { additionalSecretOutputs: ["apiKey"] }));
+    const secrets = { additionalSecretOutputs: [...(GENERATED_SECRETS.User ?? [])] };
+    super("User", name, props, pulumi.mergeOptions(opts, secrets));
   }
 }
 

@@ -4,7 +4,11 @@
 // order, then delete-before-replace with dependents), a resource removed (8).
 "use strict";
 const pulumi = require("@pulumi/pulumi");
-const cloudinfra = require("pulumi-cloudinfra");
+// `scenario:flavour` native runs the same program on the native provider (test/native/scenarios.test.ts).
+const cloudinfra =
+  new pulumi.Config("scenario").get("flavour") === "native"
+    ? require("pulumi-cloudinfra/native")
+    : require("pulumi-cloudinfra");
 
 const v = new pulumi.Config("scenario").requireNumber("version");
 const from = (version, later, earlier) => (v >= version ? later : earlier);

@@ -15,6 +15,8 @@ const { forStream, reportError } = createRequire(import.meta.url)(
 ) as typeof import("../../../src/lib/cli-output.ts");
 
 const USAGE = `usage: npm run local-engine -- <preview|up|refresh|destroy|export> [options]
+       npm run local-engine -- import <type> <name> <id> [options]   (as \`pulumi import\`)
+       npm run local-engine -- state delete <urn> [options]         (as \`pulumi state delete\`)
        npm run local-engine -- cancel [--cwd DIR] [--stack NAME] [--state FILE]
 
   cancel                  delete the stack's locks: those an up, refresh or destroy takes for
@@ -200,7 +202,18 @@ async function main(argv: string[]): Promise<number> {
   else if (operation === "up") result = await engine.up(options);
   else if (operation === "refresh") result = await engine.refresh(options);
   else if (operation === "destroy") result = await engine.destroy(options);
-  else {
+  else if (operation === "import") {
+    const [type, name, id] = positionals.slice(1);
+    if (type === undefined || name === undefined || id === undefined) {
+      console.error(`import needs <type> <name> <id>\n\n${USAGE}`);
+      return 1;
+    }
+    result = await engine.import([{ type, name, id }], options);
+  } else if (operation === "state" && positionals[1] === "delete" && positionals[2]) {
+    engine.stateDelete(positionals[2]);
+    console.log(`Resource deleted from the state: ${positionals[2]}`);
+    return 0;
+  } else {
     console.error(`unknown operation ${JSON.stringify(operation)}\n\n${USAGE}`);
     return 1;
   }

@@ -5,7 +5,14 @@
  * state checkpointed after each step. README.md beside this file lists where it differs.
  */
 import { randomUUID } from "node:crypto";
-import type { HostError, ProviderHost } from "./provider-host.ts";
+import {
+  defaultProviderInputs,
+  type PluginProviders,
+  PROVIDER_TYPE_PREFIX,
+  pluginPackageOf,
+  splitProviderRef,
+} from "./plugin-providers.ts";
+import type { HostError, PropertyDiff, ProviderHost } from "./provider-host.ts";
 import type { PendingOperationType, ResourceState, Snapshot, StateStore } from "./state.ts";
 import {
   annotateSecrets,
@@ -30,6 +37,7 @@ export type StepOp =
   | "delete-replaced"
   | "read"
   | "refresh"
+  | "import"
   | "discard";
 
 /** One step, as the CLI shows it (and as `--json` prints it in `steps[]`). */
@@ -47,6 +55,8 @@ export interface StepRecord {
   error?: string;
   /** A refresh step (its `op` says what the read found: same, update or delete). */
   refresh?: true;
+  /** The provider's detailed diff (plugin providers; the dynamic-provider host returns none). */
+  detailedDiff?: Record<string, PropertyDiff>;
 }
 
 export interface Diagnostic {
@@ -69,6 +79,8 @@ export interface DeploymentContext {
   secretKeys: readonly string[];
   store: StateStore;
   host: () => Promise<ProviderHost>;
+  /** The plugin processes of providers other than the dynamic `pulumi-nodejs` one. */
+  plugins?: PluginProviders;
   /** Told of every pending operation once it is in the state (for interruption tests). */
   onPendingOperation?: (type: PendingOperationType, urn: string) => void;
 }
@@ -87,6 +99,21 @@ export interface Goal {
   aliases: string[];
   /** `X.get(name, id)`: the resource is read, not managed. */
   readId?: string;
+  /** The `provider` option: an explicit provider's reference `urn::id`. */
+  provider?: string;
+  /** The `import` option: adopt the existing object with this id (ImportStep). */
+  importId?: string;
+  /** `pulumi import`: no program wrote inputs; the imported state takes those Read returned. */
+  inputsFromRead?: true;
+}
+
+/** One resource of `pulumi import <type> <name> <id>`. */
+export interface ImportSpec {
+  type: string;
+  name: string;
+  id: string;
+  /** `--provider name=urn::id`: an explicit provider of the state. */
+  provider?: string;
 }
 
 export interface RegisterResult {
@@ -245,8 +272,10 @@ export class Deployment {
   snapshot(): Snapshot {
     const newUrns = new Set(this.news.map((r) => r.urn));
     // An old state stays until its step records the new one (an update in flight included).
+    // An aliased resource's old state goes once the new one is recorded under its new URN.
     const untouched = this.oldOrder
       .filter((u) => !this.deleted.has(u) && !newUrns.has(u))
+      .filter((u) => !newUrns.has(this.renamed.get(u) ?? ""))
       .map((u) => this.olds.get(u))
       .filter((r): r is ResourceState => r !== undefined);
     return {
@@ -337,16 +366,285 @@ export class Deployment {
     return `${p.urn}::${p.id}`;
   }
 
+  /** The provider process of a resource: the dynamic host, or its plugin provider's. */
+  private async hostFor(r: { type: string; provider?: string | undefined }): Promise<ProviderHost> {
+    const ref = r.provider;
+    if (ref === undefined || urnType(splitProviderRef(ref).urn) === DEFAULT_PROVIDER_TYPE) {
+      return this.ctx.host();
+    }
+    const providerUrn = splitProviderRef(ref).urn;
+    const pkg = pluginPackageOf(urnType(providerUrn));
+    if (pkg === undefined || this.ctx.plugins === undefined) {
+      throw new Error(`${r.type}: no plugin can serve provider ${ref}`);
+    }
+    return this.ctx.plugins.configured(ref, pkg, () => {
+      const state =
+        this.news.find((s) => s.urn === providerUrn) ??
+        this.olds.get(providerUrn) ??
+        this.pendingDeletes.find((s) => s.urn === providerUrn);
+      return state?.inputs ?? {};
+    });
+  }
+
+  /** The provider reference of a registration: its `provider` option, else its package's default. */
+  private providerRefFor(goal: Goal): Promise<string> | string {
+    const pkg = pluginPackageOf(goal.type);
+    if (pkg === undefined) return this.providerRef();
+    if (goal.provider) return goal.provider;
+    let ref = this.pluginDefaults.get(pkg);
+    if (ref === undefined) {
+      ref = this.defaultPluginProvider(pkg);
+      this.pluginDefaults.set(pkg, ref);
+    }
+    return ref;
+  }
+
+  private readonly pluginDefaults = new Map<string, Promise<string>>();
+
+  /**
+   * The default provider of plugin package `pkg`, configured from the stack's `<pkg>:*` config
+   * (registry.go: a default provider is a provider resource named `default` whose inputs are the
+   * package's config).
+   */
+  private async defaultPluginProvider(pkg: string): Promise<string> {
+    const type = `${PROVIDER_TYPE_PREFIX}${pkg}`;
+    const urn = makeUrn(this.ctx.stack, this.ctx.project, type, "default");
+    const goal: Goal = {
+      type,
+      name: "default",
+      custom: true,
+      parent: "",
+      inputs: defaultProviderInputs(pkg, this.ctx.config, this.ctx.secretKeys),
+      dependencies: [],
+      propertyDependencies: {},
+      deleteBeforeReplace: undefined,
+      additionalSecretOutputs: [],
+      aliases: [],
+    };
+    const old = this.findOld(urn, []);
+    const base: ResourceState = { urn, custom: true, type, inputs: goal.inputs, dependencies: [] };
+    const result = await this.providerResource(urn, goal, base, old);
+    if (result.failed) throw new Error(`the default ${pkg} provider could not be configured`);
+    return `${urn}::${result.id}`;
+  }
+
+  private isDefaultPluginProvider(r: ResourceState): boolean {
+    return r.type.startsWith(PROVIDER_TYPE_PREFIX) && r.urn.endsWith("::default");
+  }
+
+  /**
+   * ResourceMonitor.Invoke of a provider function (`cloudinfra:index:getPlan`): answered by the
+   * provider the `provider` option names, else the package's default provider.
+   */
+  async invoke(
+    token: string,
+    args: PropertyMap,
+    provider: string | undefined,
+  ): Promise<PropertyMap> {
+    const goal = { ...this.componentGoal(token, ""), ...(provider ? { provider } : {}) };
+    const ref = await this.providerRefFor(goal);
+    const host = await this.hostFor({ type: token, provider: ref });
+    return (await host.invoke(token, host.wire(args))) as PropertyMap;
+  }
+
+  /**
+   * providerChanged of step_generator.go: a resource whose provider reference changed is replaced
+   * only when the NEW provider's DiffConfig, given the old provider's inputs, asks for it (the
+   * default `pulumi-nodejs` provider of a dynamic resource included, which is how a dynamic
+   * resource moves to a plugin provider in place; docs/native-provider.md).
+   */
+  private async providerChanged(old: ResourceState, next: ResourceState): Promise<boolean> {
+    if (old.provider === next.provider) return false;
+    if (!old.provider || !next.provider) return true;
+    const oldUrn = splitProviderRef(old.provider).urn;
+    const newUrn = splitProviderRef(next.provider).urn;
+    const oldProvider = this.olds.get(oldUrn);
+    const newProvider = this.news.find((r) => r.urn === newUrn);
+    if (oldProvider === undefined || newProvider === undefined) return true;
+    if (urnType(newUrn) === DEFAULT_PROVIDER_TYPE) {
+      // The dynamic provider has no DiffConfig of its own: its config never replaces.
+      return false;
+    }
+    const host = await this.hostFor(next);
+    const diff = await this.generator.run(() =>
+      host.diffConfig(newUrn, oldProvider.inputs ?? {}, newProvider.inputs ?? {}),
+    );
+    return diff.replaces.length > 0;
+  }
+
+  /**
+   * A provider resource (`pulumi:providers:<pkg>`): its own plugin process, CheckConfig of the new
+   * config, DiffConfig against the old one, then Configure. A config change updates the provider
+   * in place (its id stays) unless DiffConfig asks for a replacement: then it gets a new id and
+   * its resources are replaced as their provider changed.
+   */
+  private async providerResource(
+    urn: string,
+    goal: Goal,
+    base: ResourceState,
+    old: ResourceState | undefined,
+  ): Promise<RegisterResult> {
+    const pkg = pluginPackageOf(goal.type);
+    if (pkg === undefined || this.ctx.plugins === undefined) {
+      throw new Error(`${urn}: the local engine has no plugin for ${goal.type}`);
+    }
+    const plugins = this.ctx.plugins;
+    const host = await plugins.start(pkg);
+    const checked = await this.generator.run(() =>
+      host.checkConfig(urn, old?.inputs ?? {}, goal.inputs),
+    );
+    if (checked.failures.length > 0) {
+      const lines = checked.failures.map((f) => `  ${f.property}: ${f.reason}`).join("\n");
+      throw new Error(`${urn} has check errors:\n${lines}`);
+    }
+    const inputs = annotateSecrets(checked.inputs as PropertyMap, goal.inputs);
+    let op: StepOp = old ? "same" : "create";
+    let detailedDiff: Record<string, PropertyDiff> | undefined;
+    let replaceReasons: string[] = [];
+    if (old) {
+      const diff = await this.generator.run(() => host.diffConfig(urn, old.inputs ?? {}, inputs));
+      if (diff.changes === "some") op = diff.replaces.length > 0 ? "replace" : "update";
+      if (diff.detailedDiff && Object.keys(diff.detailedDiff).length > 0)
+        detailedDiff = diff.detailedDiff;
+      replaceReasons = diff.replaces;
+    }
+    await host.configurePlugin(inputs);
+    const id = old && op !== "replace" ? (old.id ?? randomUUID()) : randomUUID();
+    const next: ResourceState = {
+      ...base,
+      id,
+      inputs,
+      outputs: inputs,
+      created: old && op !== "replace" ? (old.created ?? this.now()) : this.now(),
+      modified: op === "same" ? (old?.modified ?? this.now()) : this.now(),
+    };
+    plugins.adopt(`${urn}::${id}`, host);
+    this.news.push(next);
+    if (op === "replace" && old) this.pendingDeletes.push({ ...old, delete: true });
+    this.record({
+      op,
+      urn,
+      type: goal.type,
+      ...(old ? { oldState: old } : {}),
+      newState: next,
+      diffReasons: detailedDiff ? Object.keys(detailedDiff).sort() : [],
+      replaceReasons,
+      ...(detailedDiff ? { detailedDiff } : {}),
+    });
+    this.checkpoint();
+    return { urn, id, outputs: next.outputs ?? {}, failed: false };
+  }
+
+  /**
+   * The `import` option (ImportStep of step.go): Read with the id and neither inputs nor state,
+   * Check of the program's inputs against what Read returned, then Diff; any difference fails
+   * the import, as the CLI's "inputs to import do not match the existing resource".
+   */
+  private async importResource(urn: string, goal: Goal, base: ResourceState) {
+    const id = goal.importId ?? "";
+    const host = await this.hostFor(base);
+    const read = await this.workers.run(() => host.read(urn, id, {}, {}));
+    if (read.id === "") {
+      throw new Error(`resource '${id}' does not exist (importing ${urn})`);
+    }
+    const readInputs = (read.inputs ?? {}) as PropertyMap;
+    const news = goal.inputsFromRead ? readInputs : goal.inputs;
+    const inputs = await this.check(urn, readInputs, news, base.provider);
+    const imported: ResourceState = {
+      ...base,
+      id: read.id,
+      inputs,
+      outputs: applyAdditionalSecrets(read.properties as PropertyMap, goal.additionalSecretOutputs),
+      created: this.now(),
+      modified: this.now(),
+    };
+    const diff = await this.diff(
+      { ...imported, inputs: annotateSecrets(readInputs, news) },
+      urn,
+      inputs,
+    );
+    const step: StepRecord = {
+      op: "import",
+      urn,
+      type: goal.type,
+      newState: imported,
+      diffReasons: diff.changes === "some" ? diff.keys : [],
+      replaceReasons: diff.replaces,
+      ...(diff.detailedDiff ? { detailedDiff: diff.detailedDiff } : {}),
+    };
+    this.record(step);
+    if (diff.changes === "some") {
+      const fields = diff.keys.join(", ");
+      throw new Error(
+        `inputs to import do not match the existing resource; importing this resource will fail (differences: ${fields})`,
+      );
+    }
+    if (!this.ctx.dryRun) {
+      this.news.push(imported);
+      this.checkpoint();
+    }
+    return { urn, id: read.id, outputs: imported.outputs ?? {}, failed: false };
+  }
+
+  /**
+   * `pulumi import <type> <name> <id>` without a program: the stack resource is kept (or
+   * created), every old resource stays, and each spec is imported under the stack with the
+   * inputs Read returned (the CLI then writes them as the program's code).
+   */
+  async importExisting(specs: readonly ImportSpec[]): Promise<void> {
+    const stack = this.stackUrn;
+    const oldStack = this.findOld(stack, []);
+    if (oldStack) this.news.push(oldStack);
+    else
+      await this.register(this.componentGoal(STACK_TYPE, `${this.ctx.project}-${this.ctx.stack}`));
+    for (const spec of specs) {
+      const goal: Goal = {
+        ...this.componentGoal(spec.type, spec.name),
+        custom: true,
+        parent: stack,
+        importId: spec.id,
+        inputsFromRead: true,
+        ...(spec.provider ? { provider: spec.provider } : {}),
+      };
+      const urn = this.urnOf(goal.type, goal.name, goal.parent);
+      if (this.olds.has(urn)) {
+        this.error(`resource ${urn} already exists in the stack: \`pulumi state delete\` it first`);
+        return;
+      }
+      const result = await this.register(goal);
+      if (result.failed) return;
+    }
+  }
+
+  private componentGoal(type: string, name: string): Goal {
+    return {
+      type,
+      name,
+      custom: false,
+      parent: "",
+      inputs: {},
+      dependencies: [],
+      propertyDependencies: {},
+      deleteBeforeReplace: undefined,
+      additionalSecretOutputs: [],
+      aliases: [],
+    };
+  }
+
   private findOld(urn: string, aliases: string[]): ResourceState | undefined {
     for (const candidate of [urn, ...aliases]) {
       const old = this.olds.get(candidate);
       if (old && !old.delete && !this.claimed.has(candidate)) {
         this.claimed.add(candidate);
+        if (candidate !== urn) this.renamed.set(candidate, urn);
         return old;
       }
     }
     return undefined;
   }
+
+  /** Old URNs an alias matched, with the URN the resource has now. */
+  private readonly renamed = new Map<string, string>();
 
   register(goal: Goal): Promise<RegisterResult> {
     return this.track(this.registerNow(goal));
@@ -372,8 +670,14 @@ export class Deployment {
         : {}),
     };
     if (!goal.custom) return this.component(urn, base, old);
-    base.provider = this.providerRef();
     try {
+      if (goal.type.startsWith(PROVIDER_TYPE_PREFIX)) {
+        return await this.providerResource(urn, goal, base, old);
+      }
+      base.provider = await this.providerRefFor(goal);
+      if (goal.importId !== undefined && old === undefined) {
+        return await this.importResource(urn, goal, base);
+      }
       return await this.customResource(urn, goal, base, old);
     } catch (err) {
       this.failStep(urn, goal.type, hostMessage(err));
@@ -440,10 +744,15 @@ export class Deployment {
     this.checkpoint();
   }
 
-  private async check(urn: string, olds: PropertyMap, news: PropertyMap): Promise<PropertyMap> {
-    const host = await this.ctx.host();
+  private async check(
+    urn: string,
+    olds: PropertyMap,
+    news: PropertyMap,
+    provider: string | undefined,
+  ): Promise<PropertyMap> {
+    const host = await this.hostFor({ type: urnType(urn), provider });
     const result = await this.generator.run(() =>
-      host.check(urn, stripSecretsMap(olds), stripSecretsMap(news)),
+      host.check(urn, host.wire(olds), host.wire(news)),
     );
     if (result.failures.length > 0) {
       // A reason that starts with its property's path ("color: expected ...") is not prefixed
@@ -460,18 +769,27 @@ export class Deployment {
     return annotateSecrets(result.inputs as PropertyMap, news);
   }
 
-  private async diff(old: ResourceState, urn: string, news: PropertyMap) {
-    const host = await this.ctx.host();
+  /** The Diff of the provider that serves the resource now (`provider`, by default the old one). */
+  private async diff(
+    old: ResourceState,
+    urn: string,
+    news: PropertyMap,
+    provider: string | undefined = old.provider,
+  ) {
+    const host = await this.hostFor({ type: urnType(urn), provider });
     const result = await this.generator.run(() =>
       host.diff(
         urn,
         old.id ?? "",
-        stripSecretsMap(old.outputs ?? {}),
-        stripSecretsMap(news),
-        stripSecretsMap(old.inputs ?? {}),
+        host.wire(old.outputs ?? {}),
+        host.wire(news),
+        host.wire(old.inputs ?? {}),
       ),
     );
-    const keys = changedKeys(old.inputs ?? {}, news);
+    // A provider's own list of changed properties wins over comparing the inputs.
+    const keys = result.detailedDiff
+      ? Object.keys(result.detailedDiff).sort()
+      : changedKeys(old.inputs ?? {}, news);
     // diffResource: an unknown answer is settled by comparing the inputs.
     const changes =
       result.changes === "unknown" ? (keys.length > 0 ? "some" : "none") : result.changes;
@@ -494,7 +812,7 @@ export class Deployment {
       const gone = this.olds.get(urn);
       if (gone) {
         // Deleted earlier in this operation as a dependent of a delete-before-replace.
-        base.inputs = await this.check(urn, {}, inputs);
+        base.inputs = await this.check(urn, {}, inputs, base.provider);
         const keys = this.dependentReplaceKeys.get(urn) ?? [];
         this.record({
           op: "replace",
@@ -509,19 +827,24 @@ export class Deployment {
       }
     }
     if (!old) {
-      base.inputs = await this.check(urn, {}, inputs);
+      base.inputs = await this.check(urn, {}, inputs, base.provider);
       return this.createResource(urn, goal, base, undefined, "create");
     }
-    base.inputs = await this.check(urn, old.inputs ?? {}, inputs);
-    const diff = await this.diff(old, urn, base.inputs);
+    if (await this.providerChanged(old, base)) {
+      base.inputs = await this.check(urn, {}, inputs, base.provider);
+      const dbr = goal.deleteBeforeReplace ?? false;
+      return this.replace(urn, goal, base, old, { replaces: ["provider"], keys: [] }, dbr);
+    }
+    base.inputs = await this.check(urn, old.inputs ?? {}, inputs, base.provider);
+    const diff = await this.diff(old, urn, base.inputs, base.provider);
     const hasInitErrors = (old.initErrors ?? []).length > 0;
     if (diff.changes === "some" && diff.replaces.length > 0) {
-      base.inputs = await this.check(urn, {}, inputs);
+      base.inputs = await this.check(urn, {}, inputs, base.provider);
       const dbr = goal.deleteBeforeReplace ?? diff.deleteBeforeReplace;
       return this.replace(urn, goal, base, old, diff, dbr);
     }
     if (diff.changes === "some" || hasInitErrors)
-      return this.update(urn, goal, base, old, diff.keys);
+      return this.update(urn, goal, base, old, diff.keys, diff.detailedDiff);
     const same: ResourceState = {
       ...base,
       id: old.id ?? "",
@@ -560,14 +883,17 @@ export class Deployment {
       replaceReasons,
     };
     this.record(step);
+    const host = await this.hostFor(base);
     if (this.ctx.dryRun) {
       // A provider without preview support answers a preview Create with its inputs.
-      step.newState = { ...base, outputs: inputs };
-      return { urn, id: "", outputs: inputs, failed: false };
+      const outputs = host.supportsPreview
+        ? ((await host.create(urn, host.wire(inputs), true)).properties as PropertyMap)
+        : inputs;
+      step.newState = { ...base, outputs };
+      return { urn, id: "", outputs, failed: false };
     }
-    const host = await this.ctx.host();
     const created = await this.pending("creating", base, () =>
-      this.workers.run(() => host.create(urn, stripSecretsMap(inputs))),
+      this.workers.run(() => host.create(urn, host.wire(inputs))),
     ).catch((err: HostError) => {
       if (err.initFailed?.id) {
         // A partial failure: the resource exists; the state keeps it with its init errors.
@@ -623,13 +949,13 @@ export class Deployment {
         inputsForDiff[k] = unknown ? UNKNOWN : v;
       }
       if (!depends) continue;
-      const host = await this.ctx.host();
+      const host = await this.hostFor(r);
       const diff = await host.diff(
         r.urn,
         r.id ?? "",
-        stripSecretsMap(r.outputs ?? {}),
-        stripSecretsMap(inputsForDiff),
-        stripSecretsMap(r.inputs ?? {}),
+        host.wire(r.outputs ?? {}),
+        host.wire(inputsForDiff),
+        host.wire(r.inputs ?? {}),
       );
       if (diff.replaces.length > 0) {
         replaceSet.add(r.urn);
@@ -649,7 +975,7 @@ export class Deployment {
     goal: Goal,
     base: ResourceState,
     old: ResourceState,
-    diff: { replaces: string[]; keys: string[] },
+    diff: { replaces: string[]; keys: string[]; detailedDiff?: Record<string, PropertyDiff> },
     deleteFirst: boolean,
   ): Promise<RegisterResult> {
     if (deleteFirst) {
@@ -668,6 +994,7 @@ export class Deployment {
       newState: base,
       diffReasons: diff.keys,
       replaceReasons: diff.replaces,
+      ...(diff.detailedDiff ? { detailedDiff: diff.detailedDiff } : {}),
     });
     return this.createResource(urn, goal, base, old, "create-replacement", diff.replaces);
   }
@@ -678,6 +1005,7 @@ export class Deployment {
     base: ResourceState,
     old: ResourceState,
     keys: string[],
+    detailedDiff?: Record<string, PropertyDiff>,
   ): Promise<RegisterResult> {
     const inputs = base.inputs ?? {};
     const step: StepRecord = {
@@ -687,16 +1015,28 @@ export class Deployment {
       oldState: old,
       diffReasons: keys,
       replaceReasons: [],
+      ...(detailedDiff ? { detailedDiff } : {}),
     };
     this.record(step);
+    const host = await this.hostFor(base);
     if (this.ctx.dryRun) {
-      step.newState = { ...base, id: old.id ?? "", outputs: inputs };
-      return { urn, id: old.id ?? "", outputs: inputs, failed: false };
+      const outputs = host.supportsPreview
+        ? ((
+            await host.update(
+              urn,
+              old.id ?? "",
+              host.wire(old.outputs ?? {}),
+              host.wire(inputs),
+              true,
+            )
+          ).properties as PropertyMap)
+        : inputs;
+      step.newState = { ...base, id: old.id ?? "", outputs };
+      return { urn, id: old.id ?? "", outputs, failed: false };
     }
-    const host = await this.ctx.host();
     const updated = await this.pending("updating", old, () =>
       this.workers.run(() =>
-        host.update(urn, old.id ?? "", stripSecretsMap(old.outputs ?? {}), stripSecretsMap(inputs)),
+        host.update(urn, old.id ?? "", host.wire(old.outputs ?? {}), host.wire(inputs)),
       ),
     );
     const next: ResourceState = {
@@ -717,21 +1057,16 @@ export class Deployment {
    * and state; kept as an external resource. An id unknown in preview reads nothing.
    */
   private async read(urn: string, goal: Goal): Promise<RegisterResult> {
-    const providerRef = this.providerRef();
+    const providerRef = await this.providerRefFor(goal);
     const old = this.findOld(urn, goal.aliases);
     if (goal.readId === UNKNOWN) {
       this.record({ op: "read", urn, type: goal.type, diffReasons: [], replaceReasons: [] });
       return { urn, id: UNKNOWN, outputs: {}, failed: false };
     }
-    const host = await this.ctx.host();
     try {
+      const host = await this.hostFor({ type: goal.type, provider: providerRef });
       const answer = await this.workers.run(() =>
-        host.read(
-          urn,
-          goal.readId ?? "",
-          stripSecretsMap(goal.inputs),
-          stripSecretsMap(goal.inputs),
-        ),
+        host.read(urn, goal.readId ?? "", host.wire(goal.inputs), host.wire(goal.inputs)),
       );
       if (answer.id === "")
         throw new Error(`reading resource ${urn}: resource '${goal.readId}' does not exist`);
@@ -778,10 +1113,10 @@ export class Deployment {
       replaceReasons: [],
     };
     this.record(step);
-    if (!this.ctx.dryRun && r.custom && !r.external && r.type !== DEFAULT_PROVIDER_TYPE) {
-      const host = await this.ctx.host();
+    if (!this.ctx.dryRun && r.custom && !r.external && !r.type.startsWith(PROVIDER_TYPE_PREFIX)) {
+      const host = await this.hostFor(r);
       await this.pending("deleting", r, () =>
-        this.workers.run(() => host.delete(r.urn, r.id ?? "", stripSecretsMap(r.outputs ?? {}))),
+        this.workers.run(() => host.delete(r.urn, r.id ?? "", host.wire(r.outputs ?? {}))),
       ).catch((err: unknown) => {
         step.error = hostMessage(err);
         throw err;
@@ -809,13 +1144,13 @@ export class Deployment {
         .map((u) => this.olds.get(u))
         .filter((r): r is ResourceState => r !== undefined),
     ];
-    // The default provider goes only when no resource that needs it stays.
+    // A default provider goes only when no resource that needs it stays.
     const leaving = new Set(leftovers);
     const stays = this.snapshot().resources.filter((r) => !leaving.has(r));
     const remaining = new Set(
       leftovers.filter(
         (r) =>
-          r.type !== DEFAULT_PROVIDER_TYPE ||
+          !(r.type === DEFAULT_PROVIDER_TYPE || this.isDefaultPluginProvider(r)) ||
           !stays.some((s) => s.provider?.startsWith(`${r.urn}::`)),
       ),
     );
@@ -887,12 +1222,11 @@ export class Deployment {
     }
     this.inherited.length = 0;
     this.inherited.push(...keptPending);
-    const host = await this.ctx.host();
     const gone = new Set<string>();
     await Promise.all(
       this.oldOrder.map(async (u) => {
         const old = this.olds.get(u);
-        if (!old?.custom || old.type === DEFAULT_PROVIDER_TYPE || old.delete) return;
+        if (!old?.custom || old.type.startsWith(PROVIDER_TYPE_PREFIX) || old.delete) return;
         const step: StepRecord = {
           op: "refresh",
           refresh: true,
@@ -904,13 +1238,9 @@ export class Deployment {
         };
         this.record(step);
         try {
+          const host = await this.hostFor(old);
           const answer = await this.workers.run(() =>
-            host.read(
-              u,
-              old.id ?? "",
-              stripSecretsMap(old.outputs ?? {}),
-              stripSecretsMap(old.inputs ?? {}),
-            ),
+            host.read(u, old.id ?? "", host.wire(old.outputs ?? {}), host.wire(old.inputs ?? {})),
           );
           if (answer.id === "") {
             step.op = "delete";
@@ -934,14 +1264,20 @@ export class Deployment {
               host.diff(
                 u,
                 next.id ?? "",
-                stripSecretsMap(outputs),
-                stripSecretsMap(old.inputs ?? {}),
-                stripSecretsMap(inputs),
+                host.wire(outputs),
+                host.wire(old.inputs ?? {}),
+                host.wire(inputs),
               ),
             );
             const keys = changedKeys(old.inputs ?? {}, inputs);
             changed = diff.changes === "unknown" ? keys.length > 0 : diff.changes === "some";
             step.diffReasons = keys.length > 0 ? keys : changedKeys(old.outputs ?? {}, outputs);
+            if (diff.detailedDiff && changed) {
+              // The Diff ran in reverse (refreshed state against the program's inputs): what it
+              // calls added was deleted outside Pulumi, and the other way round (RefreshStep).
+              step.detailedDiff = invertDetailedDiff(diff.detailedDiff);
+              step.diffReasons = Object.keys(diff.detailedDiff).sort();
+            }
           }
           if (
             changed ||
@@ -993,6 +1329,21 @@ export class Deployment {
   changes(): StepRecord[] {
     return this.steps.filter((s) => !["same", "read", "refresh"].includes(s.op));
   }
+}
+
+/** A detailed diff seen from the other side: additions become deletions and the reverse. */
+export function invertDetailedDiff(
+  diff: Record<string, PropertyDiff>,
+): Record<string, PropertyDiff> {
+  const swap: Record<string, string> = {
+    add: "delete",
+    delete: "add",
+    "add-replace": "delete-replace",
+    "delete-replace": "add-replace",
+  };
+  return Object.fromEntries(
+    Object.entries(diff).map(([k, d]) => [k, { ...d, kind: swap[d.kind] ?? d.kind }]),
+  );
 }
 
 /** Values in a RegisterResource answer: in preview, what is unknown stays unknown. */

@@ -14,12 +14,15 @@ import {
   Deployment,
   type DeploymentContext,
   type Diagnostic,
+  dependenciesOf,
+  type ImportSpec,
   STACK_TYPE,
   type StepRecord,
 } from "./deployment.ts";
 import { type EngineEvent, engineEvents } from "./events.ts";
 import { StackLock, StackLockedError } from "./lock.ts";
 import { MonitorServer } from "./monitor.ts";
+import { PluginProviders } from "./plugin-providers.ts";
 import { ProviderHost } from "./provider-host.ts";
 import { type ResourceState, type Snapshot, StateStore } from "./state.ts";
 import { maskSecrets, type PropertyMap, stripSecretsMap } from "./values.ts";
@@ -63,6 +66,8 @@ export interface RunOptions {
   clearPendingCreates?: boolean;
   /** `refresh --import-pending-creates URN ID ...`. */
   importPendingCreates?: Record<string, string>;
+  /** `import`: the resources to import (`pulumi import <type> <name> <id>`). */
+  imports?: readonly ImportSpec[];
   /** Told of each pending operation once the state records it, with ways to break the run. */
   onPendingOperation?: (type: string, urn: string, control: RunControl) => void;
 }
@@ -111,7 +116,7 @@ export interface PreviewDigest {
     newState?: Record<string, unknown>;
     diffReasons?: string[];
     replaceReasons?: string[];
-    detailedDiff?: null;
+    detailedDiff?: Record<string, { kind: string; inputDiff: boolean }>;
   }[];
   diagnostics: { urn?: string; message: string; severity: string }[];
   duration: number;
@@ -254,8 +259,10 @@ export class LocalEngine {
     dryRun: boolean,
     legacyRefreshDiff: boolean,
     host: () => Promise<ProviderHost>,
+    plugins: PluginProviders,
   ): DeploymentContext {
     return {
+      plugins,
       project: this.project.name,
       stack: this.stack,
       dryRun,
@@ -282,6 +289,43 @@ export class LocalEngine {
 
   destroy(options: RunOptions = {}): Promise<RunResult> {
     return this.run("destroy", false, options);
+  }
+
+  /** `pulumi import <type> <name> <id>...`: adopt existing objects into the state, no program. */
+  import(imports: readonly ImportSpec[], options: RunOptions = {}): Promise<RunResult> {
+    return this.run("import", options.previewOnly === true, { ...options, imports });
+  }
+
+  /**
+   * `pulumi state delete <urn>`: forget a resource without touching the object. Refused while
+   * another resource depends on it, as the CLI refuses.
+   */
+  stateDelete(urn: string): void {
+    // The CLI locks the stack for a state edit as for an update (diy/backend.go).
+    const lock = this.stackLock();
+    lock.acquire("state delete");
+    try {
+      this.forget(urn);
+    } finally {
+      lock.release();
+    }
+  }
+
+  private forget(urn: string): void {
+    const snapshot = this.store.load();
+    const target = snapshot.resources.find((r) => r.urn === urn);
+    if (target === undefined)
+      throw new Error(`No such resource ${JSON.stringify(urn)} exists in the current state`);
+    const dependents = snapshot.resources.filter(
+      (r) => r.urn !== urn && dependenciesOf(r).includes(urn),
+    );
+    if (dependents.length > 0) {
+      throw new Error(
+        `${urn} can't be safely deleted because the following resources depend on it:\n${dependents.map((r) => `  * ${r.urn}`).join("\n")}`,
+      );
+    }
+    this.store.save({ ...snapshot, resources: snapshot.resources.filter((r) => r !== target) });
+    this.store.commit();
   }
 
   private async run(operation: string, dryRun: boolean, options: RunOptions): Promise<RunResult> {
@@ -313,7 +357,12 @@ export class LocalEngine {
       });
       return hostStarting;
     };
-    const ctx = this.context(dryRun, legacy, startHost);
+    const plugins = new PluginProviders({
+      cwd: resolve(this.options.projectDir),
+      project: this.project.name,
+      env,
+    });
+    const ctx = this.context(dryRun, legacy, startHost, plugins);
     let program: ChildProcess | undefined;
     const deployments: Deployment[] = [];
     const interrupt = () => {
@@ -323,6 +372,7 @@ export class LocalEngine {
       }
       program?.kill("SIGKILL");
       host?.kill();
+      plugins.kill();
     };
     if (options.onPendingOperation) {
       const listener = options.onPendingOperation;
@@ -353,7 +403,16 @@ export class LocalEngine {
           outputs = base.resources.find((r) => r.type === STACK_TYPE)?.outputs ?? {};
         }
       }
-      if (!failed && operation === "destroy") {
+      if (!failed && operation === "import") {
+        const d = new Deployment(ctx, base);
+        deployments.push(d);
+        await d.importExisting(options.imports ?? []);
+        await d.settled();
+        if (!dryRun && !d.failed) this.store.save(d.snapshot());
+        steps.push(...d.steps);
+        diagnostics.push(...d.diagnostics);
+        failed ||= d.failed;
+      } else if (!failed && operation === "destroy") {
         const d = new Deployment(ctx, base);
         deployments.push(d);
         await d.deleteLeftovers();
@@ -393,6 +452,7 @@ export class LocalEngine {
     } finally {
       const h = host ?? (hostStarting ? await hostStarting.catch(() => undefined) : undefined);
       await h?.close();
+      await plugins.close();
       // A run that "died" leaves its journal, as a killed engine would (state.ts).
       if (refused === undefined && !deployments.some((d) => d.dead)) this.store.commit();
       // Here the engine's process is the caller's and lives on, so even a run that "died"
@@ -422,7 +482,7 @@ export class LocalEngine {
       outputs,
       programStdout,
       programStderr,
-      hostStderr: host?.stderr ?? "",
+      hostStderr: (host?.stderr ?? "") + plugins.stderr,
       events: () =>
         engineEvents({
           dryRun,
@@ -445,7 +505,9 @@ export class LocalEngine {
             // The dynamic-provider host answers Diff with neither `diffs` nor a detailed diff, so
             // the engine's step metadata carries none; a refresh step keeps the state it started
             // with (its JSON step is only rewritten when a detailed diff exists), except deletes.
-            const isRefreshStep = s.refresh === true && s.op !== "delete";
+            // A plugin's detailed diff rewrites it with the state read and the changed fields.
+            const detailed = s.detailedDiff && Object.keys(s.detailedDiff).length > 0;
+            const isRefreshStep = s.refresh === true && s.op !== "delete" && !detailed;
             return {
               op: isRefreshStep ? "refresh" : s.op,
               urn: s.urn,
@@ -461,6 +523,13 @@ export class LocalEngine {
                   ? { newState: stateForJson(s.newState) ?? {} }
                   : {}),
               ...(s.replaceReasons.length > 0 ? { replaceReasons: s.replaceReasons } : {}),
+              ...(detailed
+                ? {
+                    op: s.refresh ? "refresh" : s.op,
+                    diffReasons: s.diffReasons,
+                    detailedDiff: s.detailedDiff,
+                  }
+                : {}),
             };
           }),
         diagnostics: diagnostics.map((d) => ({

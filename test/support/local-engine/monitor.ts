@@ -4,6 +4,7 @@
  * answering as the Go engine does and handing each registration to the deployment.
  */
 import type { Deployment, Diagnostic, Goal } from "./deployment.ts";
+import { pluginPackageOf } from "./plugin-providers.ts";
 import { Empty, engineproto, enginerpc, grpc, type grpcType, resproto, resrpc } from "./proto.ts";
 import { struct, toProps } from "./provider-host.ts";
 import { downgradeMap, type PropertyMap } from "./values.ts";
@@ -125,6 +126,8 @@ function goalOf(deployment: Deployment, req: RegisterRequest, ctx: MonitorContex
       : undefined,
     additionalSecretOutputs: req.getAdditionalsecretoutputsList(),
     aliases: aliasUrns(deployment, req, ctx),
+    ...(req.getProvider() ? { provider: req.getProvider() } : {}),
+    ...(req.getImportid() ? { importId: req.getImportid() } : {}),
   };
 }
 
@@ -208,6 +211,7 @@ export class MonitorServer {
           additionalSecretOutputs: req.getAdditionalsecretoutputsList(),
           aliases: [],
           readId: req.getId(),
+          ...(req.getProvider() ? { provider: req.getProvider() } : {}),
         }).then(
           (result) => {
             if (result.failed) {
@@ -228,7 +232,29 @@ export class MonitorServer {
       invoke: (
         call: Call<InstanceType<typeof resproto.ResourceInvokeRequest>>,
         cb: Callback<unknown>,
-      ) => cb(unimplemented(`the provider function ${call.request.getTok()}`)),
+      ) => {
+        const req = call.request;
+        if (pluginPackageOf(req.getTok()) === undefined) {
+          cb(unimplemented(`the provider function ${req.getTok()}`));
+          return;
+        }
+        d.invoke(
+          req.getTok(),
+          downgradeMap(toProps(req.getArgs()) as PropertyMap),
+          req.getProvider() || undefined,
+        ).then(
+          (result) => {
+            const res = new resproto.ResourceInvokeResponse();
+            res.setReturn(struct(result));
+            cb(null, res);
+          },
+          (err: unknown) =>
+            cb({
+              code: grpc.status.UNKNOWN,
+              details: err instanceof Error ? err.message : String(err),
+            }),
+        );
+      },
       call: (_call: unknown, cb: Callback<unknown>) => cb(unimplemented("Call")),
       registerPackage: (_call: unknown, cb: Callback<unknown>) => {
         const res = new resproto.RegisterPackageResponse();

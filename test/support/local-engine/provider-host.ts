@@ -6,6 +6,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { grpc, type grpcType, provproto, provrpc, require, Struct, statusproto } from "./proto.ts";
+import { type PropertyMap, stripSecretsMap } from "./values.ts";
 
 type StructType = InstanceType<typeof Struct>;
 
@@ -36,11 +37,27 @@ export interface CheckResult {
   failures: { property: string; reason: string }[];
 }
 export type DiffChanges = "none" | "some" | "unknown";
+/** One entry of a provider's detailed diff, as `--json` prints it (`kind`: add, update-replace...). */
+export interface PropertyDiff {
+  kind: string;
+  inputDiff: boolean;
+}
 export interface DiffResult {
   changes: DiffChanges;
   replaces: string[];
   deleteBeforeReplace: boolean;
+  /** The provider's detailed diff, when it returned one (the dynamic-provider host never does). */
+  detailedDiff?: Record<string, PropertyDiff>;
 }
+
+const DIFF_KINDS: Record<number, string> = {
+  [provproto.PropertyDiff.Kind.ADD]: "add",
+  [provproto.PropertyDiff.Kind.ADD_REPLACE]: "add-replace",
+  [provproto.PropertyDiff.Kind.DELETE]: "delete",
+  [provproto.PropertyDiff.Kind.DELETE_REPLACE]: "delete-replace",
+  [provproto.PropertyDiff.Kind.UPDATE]: "update",
+  [provproto.PropertyDiff.Kind.UPDATE_REPLACE]: "update-replace",
+};
 
 export function struct(value: Props): StructType {
   return Struct.fromJavaScript(value as Parameters<typeof Struct.fromJavaScript>[0]);
@@ -48,6 +65,27 @@ export function struct(value: Props): StructType {
 
 export function toProps(value: StructType | undefined): Props {
   return (value?.toJavaScript() ?? {}) as Props;
+}
+
+function diffResultOf(res: InstanceType<typeof provproto.DiffResponse>): DiffResult {
+  const kinds: Record<number, DiffChanges> = {
+    [provproto.DiffResponse.DiffChanges.DIFF_NONE]: "none",
+    [provproto.DiffResponse.DiffChanges.DIFF_SOME]: "some",
+    [provproto.DiffResponse.DiffChanges.DIFF_UNKNOWN]: "unknown",
+  };
+  const result: DiffResult = {
+    changes: kinds[res.getChanges()] ?? "unknown",
+    replaces: res.getReplacesList(),
+    deleteBeforeReplace: res.getDeletebeforereplace(),
+  };
+  if (res.getHasdetaileddiff()) {
+    const detailed: Record<string, PropertyDiff> = {};
+    for (const [key, pd] of res.getDetaileddiffMap().entries()) {
+      detailed[key] = { kind: DIFF_KINDS[pd.getKind()] ?? "update", inputDiff: pd.getInputdiff() };
+    }
+    result.detailedDiff = detailed;
+  }
+  return result;
 }
 
 function decodeError(err: grpcType.ServiceError): HostError {
@@ -77,21 +115,34 @@ export interface ProviderHostOptions {
   project: string;
   /** The host's environment; `process.env` by default. */
   env?: NodeJS.ProcessEnv;
+  /**
+   * A provider plugin instead of the dynamic-provider host: Node's arguments that start it (it
+   * prints its port first). It is not configured: CheckConfig and DiffConfig come first, then
+   * `configurePlugin`.
+   */
+  plugin?: { argv: string[]; name: string };
 }
 
 export class ProviderHost {
   /** Everything the host wrote on stderr: checked by tests that secrets never appear in it. */
   stderr = "";
+  /** What Configure answered: the engine strips secrets from what it sends unless accepted. */
+  acceptSecrets = false;
+  supportsPreview = false;
 
   private readonly child: ChildProcess;
   private readonly client: InstanceType<typeof provrpc.ResourceProviderClient>;
+  /** Where the process serves gRPC (`127.0.0.1:<the port it printed>`). */
+  readonly address: string;
 
   private constructor(
     child: ChildProcess,
     client: InstanceType<typeof provrpc.ResourceProviderClient>,
+    address: string,
   ) {
     this.child = child;
     this.client = client;
+    this.address = address;
     child.stderr?.on("data", (d: Buffer) => {
       this.stderr += d.toString();
     });
@@ -105,7 +156,8 @@ export class ProviderHost {
     const env: NodeJS.ProcessEnv = { ...(options.env ?? process.env) };
     env["PULUMI_NODEJS_PROJECT"] = options.project;
     // The address argument is required but never dialled by the dynamic-provider host.
-    const child = spawn(process.execPath, [dynamicProviderHostPath(options.cwd), "127.0.0.1:1"], {
+    const argv = options.plugin?.argv ?? [dynamicProviderHostPath(options.cwd), "127.0.0.1:1"];
+    const child = spawn(process.execPath, argv, {
       cwd: options.cwd,
       env,
       stdio: ["ignore", "pipe", "pipe"],
@@ -122,16 +174,18 @@ export class ProviderHost {
       };
       child.stdout?.on("data", onData);
       child.once("exit", (code) =>
-        fail(new Error(`dynamic-provider host exited (${code}) before printing its port`)),
+        fail(
+          new Error(
+            `${options.plugin?.name ?? "dynamic-provider host"} exited (${code}) before printing its port`,
+          ),
+        ),
       );
       child.once("error", fail);
     });
-    const client = new provrpc.ResourceProviderClient(
-      `127.0.0.1:${port}`,
-      grpc.credentials.createInsecure(),
-    );
-    const host = new ProviderHost(child, client);
-    await host.configure(options.config);
+    const address = `127.0.0.1:${port}`;
+    const client = new provrpc.ResourceProviderClient(address, grpc.credentials.createInsecure());
+    const host = new ProviderHost(child, client, address);
+    if (!options.plugin) await host.configure(options.config);
     return host;
   }
 
@@ -149,7 +203,57 @@ export class ProviderHost {
     const res = await this.call<InstanceType<typeof provproto.ConfigureResponse>>((cb) =>
       this.client.configure(req, cb),
     );
+    this.acceptSecrets = res.getAcceptsecrets();
+    this.supportsPreview = res.getSupportspreview();
     return { acceptSecrets: res.getAcceptsecrets() };
+  }
+
+  /** A plugin's Configure, as provider_plugin.go sends it: `args` with secrets, which it accepts. */
+  async configurePlugin(args: Props): Promise<void> {
+    const req = new provproto.ConfigureRequest();
+    req.setArgs(struct(args));
+    req.setAcceptsecrets(true);
+    req.setAcceptresources(true);
+    const res = await this.call<InstanceType<typeof provproto.ConfigureResponse>>((cb) =>
+      this.client.configure(req, cb),
+    );
+    this.acceptSecrets = res.getAcceptsecrets();
+    this.supportsPreview = res.getSupportspreview();
+  }
+
+  /** What the engine sends this host: secrets stay wrapped only when it accepts them. */
+  wire(m: PropertyMap): PropertyMap {
+    return this.acceptSecrets ? m : stripSecretsMap(m);
+  }
+
+  /** CheckConfig of a provider resource's inputs (the config). */
+  async checkConfig(urn: string, olds: Props, news: Props): Promise<CheckResult> {
+    const req = new provproto.CheckRequest();
+    req.setUrn(urn);
+    req.setOlds(struct(olds));
+    req.setNews(struct(news));
+    const res = await this.call<InstanceType<typeof provproto.CheckResponse>>((cb) =>
+      this.client.checkConfig(req, cb),
+    );
+    return {
+      inputs: toProps(res.getInputs()),
+      failures: res
+        .getFailuresList()
+        .map((f) => ({ property: f.getProperty(), reason: f.getReason() })),
+    };
+  }
+
+  /** DiffConfig of a provider resource: its old and new config. */
+  async diffConfig(urn: string, olds: Props, news: Props): Promise<DiffResult> {
+    const req = new provproto.DiffRequest();
+    req.setUrn(urn);
+    req.setOlds(struct(olds));
+    req.setOldInputs(struct(olds));
+    req.setNews(struct(news));
+    const res = await this.call<InstanceType<typeof provproto.DiffResponse>>((cb) =>
+      this.client.diffConfig(req, cb),
+    );
+    return diffResultOf(res);
   }
 
   async check(urn: string, olds: Props, news: Props): Promise<CheckResult> {
@@ -185,22 +289,18 @@ export class ProviderHost {
     const res = await this.call<InstanceType<typeof provproto.DiffResponse>>((cb) =>
       this.client.diff(req, cb),
     );
-    const kinds: Record<number, DiffChanges> = {
-      [provproto.DiffResponse.DiffChanges.DIFF_NONE]: "none",
-      [provproto.DiffResponse.DiffChanges.DIFF_SOME]: "some",
-      [provproto.DiffResponse.DiffChanges.DIFF_UNKNOWN]: "unknown",
-    };
-    return {
-      changes: kinds[res.getChanges()] ?? "unknown",
-      replaces: res.getReplacesList(),
-      deleteBeforeReplace: res.getDeletebeforereplace(),
-    };
+    return diffResultOf(res);
   }
 
-  async create(urn: string, properties: Props): Promise<{ id: string; properties: Props }> {
+  async create(
+    urn: string,
+    properties: Props,
+    preview = false,
+  ): Promise<{ id: string; properties: Props }> {
     const req = new provproto.CreateRequest();
     req.setUrn(urn);
     req.setProperties(struct(properties));
+    req.setPreview(preview);
     const res = await this.call<InstanceType<typeof provproto.CreateResponse>>((cb) =>
       this.client.create(req, cb),
     );
@@ -229,12 +329,19 @@ export class ProviderHost {
     };
   }
 
-  async update(urn: string, id: string, olds: Props, news: Props): Promise<{ properties: Props }> {
+  async update(
+    urn: string,
+    id: string,
+    olds: Props,
+    news: Props,
+    preview = false,
+  ): Promise<{ properties: Props }> {
     const req = new provproto.UpdateRequest();
     req.setUrn(urn);
     req.setId(id);
     req.setOlds(struct(olds));
     req.setNews(struct(news));
+    req.setPreview(preview);
     const res = await this.call<InstanceType<typeof provproto.UpdateResponse>>((cb) =>
       this.client.update(req, cb),
     );
@@ -247,6 +354,23 @@ export class ProviderHost {
     req.setId(id);
     req.setProperties(struct(properties));
     await this.call((cb) => this.client.delete(req, cb));
+  }
+
+  /** Invoke of a provider function; check failures come back as an error naming each. */
+  async invoke(token: string, args: Props): Promise<Props> {
+    const req = new provproto.InvokeRequest();
+    req.setTok(token);
+    req.setArgs(struct(args));
+    const res = await this.call<InstanceType<typeof provproto.InvokeResponse>>((cb) =>
+      this.client.invoke(req, cb),
+    );
+    const failures = res.getFailuresList();
+    if (failures.length > 0) {
+      throw new Error(
+        `${token}: ${failures.map((f) => `${f.getProperty()}: ${f.getReason()}`).join("; ")}`,
+      );
+    }
+    return toProps(res.getReturn());
   }
 
   /** Kills the host at once (SIGKILL), as a crash or an OOM kill would. */

@@ -1,0 +1,2 @@
+// `run-plugin` requires this folder's package: start the plugin of the package it lives in.
+require("../dist/native/plugin/main.js").serve();

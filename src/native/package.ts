@@ -1,0 +1,37 @@
+/**
+ * The native provider's package: its name, the type tokens of its resources and functions, and
+ * the schema file it ships. The plugin (`GetSchema`), the TypeScript flavour (`./sdk`) and the
+ * schema generator all take the tokens from here, so they cannot disagree.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { ResourceKind } from "../resources/kinds";
+
+/** The Pulumi package name: `cloudinfra`, as in `cloudinfra:index:Server` and `cloudinfra:apiKey`. */
+export const PACKAGE_NAME = "cloudinfra";
+
+/** Where the package ships its Pulumi package schema, relative to its root (`files` in package.json). */
+export const PACKAGE_SCHEMA_FILE = "schema/pulumi-schema.json";
+
+/** `cloudinfra:index:Server`: the type token of a resource kind. */
+export function resourceToken(kind: ResourceKind): string {
+  return `${PACKAGE_NAME}:index:${kind}`;
+}
+
+/** `cloudinfra:index:getPlan`: the token of a data source served as a function. */
+export function functionToken(name: string): string {
+  return `${PACKAGE_NAME}:index:${name}`;
+}
+
+/** `cloudinfra:index:ServerTimeouts`: the token of an object type of the schema. */
+export function typeToken(name: string): string {
+  return `${PACKAGE_NAME}:index:${name}`;
+}
+
+/** The token of the provider resource, as the engine names every provider: `pulumi:providers:cloudinfra`. */
+export const PROVIDER_TOKEN = `pulumi:providers:${PACKAGE_NAME}`;
+
+/** The shipped schema's text, read from the installed package (what `GetSchema` answers). */
+export function readPackageSchema(): string {
+  return readFileSync(join(__dirname, "..", "..", PACKAGE_SCHEMA_FILE), "utf8");
+}

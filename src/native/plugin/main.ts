@@ -1,0 +1,25 @@
+#!/usr/bin/env node
+/**
+ * `pulumi-resource-cloudinfra`: starts the plugin and prints its port on the first line of
+ * standard output, which is how the CLI (and `@pulumi/pulumi/cmd/run-plugin`) learns where to
+ * connect. The engine address argument is accepted and not needed: the plugin logs nothing
+ * through the engine.
+ */
+import { PluginServer } from "./server";
+
+export async function serve(): Promise<PluginServer> {
+  const server = new PluginServer();
+  const port = await server.listen();
+  process.stdout.write(`${port}\n`);
+  const stop = () => void server.close().then(() => process.exit(0));
+  process.once("SIGTERM", stop);
+  process.once("SIGINT", stop);
+  return server;
+}
+
+if (require.main === module) {
+  serve().catch((err: unknown) => {
+    process.stderr.write(`pulumi-resource-cloudinfra: ${String(err)}\n`);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,15 @@
+/**
+ * The outputs each kind declares, for the unknowns of a preview: read from the shipped package
+ * schema, which is generated from the classes' own declarations (src/native/schema), as the
+ * native classes read them.
+ */
+import type { ResourceKind } from "../../resources/kinds";
+import { resourceToken } from "../package";
+import { type SchemaResources, schemaResources } from "../sdk/resource";
+
+let resources: SchemaResources | undefined;
+
+export function outputNames(kind: ResourceKind): string[] {
+  resources ??= schemaResources();
+  return Object.keys(resources[resourceToken(kind)]?.properties ?? {});
+}

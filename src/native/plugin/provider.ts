@@ -1,0 +1,358 @@
+/**
+ * One configured instance of the native `cloudinfra` provider: what the plugin's gRPC server
+ * (server.ts) calls, in plain objects. Every resource call goes to the SAME implementation the
+ * dynamic resources use (`resource(kind)` of the stable entry point), so the two flavours cannot
+ * drift apart; this module only adds what the native protocol has and the dynamic one lacks:
+ * provider configuration with its check and diff, secrets kept secret, preview answers with
+ * unknowns, field-level diffs and the import read.
+ */
+import { ConfigurationError } from "../../api/errors";
+import { type ConfigSource, resolveSettings, type Settings } from "../../config";
+import { operationsOf } from "../../provider";
+import type { KindOperations } from "../../resources/common";
+import { GENERATED_SECRETS, RESOURCE_MODULES, type ResourceKind } from "../../resources/kinds";
+import { type ProviderSession, sessionFor } from "../../resources/session";
+import { PACKAGE_NAME, resourceToken } from "../package";
+import { invokeFunction } from "./functions";
+import { outputNames } from "./outputs";
+import { isSecret, type Props, rewrap, same, UNKNOWN, unwrap } from "./values";
+
+const PACKAGE = PACKAGE_NAME;
+
+/** The provider's configuration keys, as a program or `cloudinfra:*` stack config sets them. */
+export const CONFIG_KEYS = ["endpoint", "apiKey", "caCert"] as const;
+type ConfigKey = (typeof CONFIG_KEYS)[number];
+
+/** The kind a URN's type names, or an error that lists the kinds this provider serves. */
+export function kindOfUrn(urn: string): ResourceKind {
+  const qualified = urn.split("::")[2] ?? "";
+  const type = qualified.split("$").at(-1) ?? "";
+  const match = /^cloudinfra:index:(\w+)$/.exec(type);
+  const kind = match?.[1];
+  if (kind === undefined || !Object.hasOwn(RESOURCE_MODULES, kind)) {
+    const known = Object.keys(RESOURCE_MODULES).map((k) => resourceToken(k as ResourceKind));
+    throw new Error(
+      `cloudinfra: this provider has no resource type ${JSON.stringify(type)}; it serves ${known.join(", ")}`,
+    );
+  }
+  return kind as ResourceKind;
+}
+
+/** How a detailed diff names a change of one property (the protocol's PropertyDiff.Kind). */
+export type PropertyDiffKind = "add" | "delete" | "update";
+export interface PropertyDiff {
+  kind: PropertyDiffKind;
+  replace: boolean;
+}
+
+export interface DiffAnswer {
+  changes: boolean;
+  replaces: string[];
+  deleteBeforeReplace: boolean;
+  /** Top-level properties that change, by name; what the CLI shows per field. */
+  detailedDiff: Record<string, PropertyDiff>;
+}
+
+export interface CheckAnswer {
+  inputs: Props;
+  failures: { property: string; reason: string }[];
+}
+
+/**
+ * The detailed diff of `news` against `olds` restricted to the properties an implementation's
+ * diff did not call stable: a property it found equal by its own rule (a colour's case, an
+ * id's spelling) is never reported.
+ */
+export function detailedDiff(
+  olds: Props,
+  news: Props,
+  result: { changes: boolean; replaces: string[]; stables: readonly string[] | undefined },
+): Record<string, PropertyDiff> {
+  const out: Record<string, PropertyDiff> = {};
+  if (!result.changes) return out;
+  const stables = new Set(result.stables ?? []);
+  const keys = new Set([...Object.keys(olds), ...Object.keys(news)]);
+  for (const key of [...keys].sort()) {
+    if (key === "__provider" || stables.has(key)) continue;
+    const replace = result.replaces.includes(key);
+    const before = olds[key];
+    const after = news[key];
+    if (!replace && same(before, after) && after !== UNKNOWN) continue;
+    const kind: PropertyDiffKind =
+      before === undefined ? "add" : after === undefined ? "delete" : "update";
+    out[key] = { kind, replace };
+  }
+  return out;
+}
+
+function configSource(config: Partial<Record<ConfigKey, string>>): ConfigSource {
+  return {
+    get: (key) =>
+      key.startsWith(`${PACKAGE}:`)
+        ? config[key.slice(PACKAGE.length + 1) as ConfigKey]
+        : undefined,
+  };
+}
+
+/** The plain configuration strings of a Configure or CheckConfig request; unknowns stay out. */
+function plainConfig(args: Props): {
+  config: Partial<Record<ConfigKey, string>>;
+  unknown: ConfigKey[];
+  failures: { property: string; reason: string }[];
+} {
+  const config: Partial<Record<ConfigKey, string>> = {};
+  const unknown: ConfigKey[] = [];
+  const failures: { property: string; reason: string }[] = [];
+  for (const key of CONFIG_KEYS) {
+    const raw = args[key];
+    const value = isSecret(raw) ? raw.value : raw;
+    if (value === undefined || value === null || value === "") continue;
+    if (value === UNKNOWN) unknown.push(key);
+    else if (typeof value === "string") config[key] = value;
+    else failures.push({ property: key, reason: `expected a string, got ${typeof value}` });
+  }
+  return { config, unknown, failures };
+}
+
+/**
+ * One provider instance. Configure gives it its own {@link ProviderSession} (client, list cache,
+ * create journal), so two instances for two accounts never share one, even in one process.
+ */
+export class NativeProvider {
+  /** Set by Configure: false while a setting is still unknown (a preview before it is known). */
+  private known = false;
+  private configured = false;
+  private settings: Settings | undefined;
+  private settingsError: Error | undefined;
+  private session: ProviderSession | undefined;
+
+  /**
+   * CheckConfig: the settings, with the environment fallbacks the resources use
+   * (`CLOUDINFRA_*`), must make a usable connection. Unknown values pass (preview).
+   */
+  checkConfig(news: Props): CheckAnswer {
+    const { config, unknown, failures } = plainConfig(news);
+    if (failures.length > 0 || unknown.length > 0) return { inputs: news, failures };
+    try {
+      resolveSettings(configSource(config));
+    } catch (err) {
+      if (!(err instanceof ConfigurationError)) throw err;
+      const property = CONFIG_KEYS.find((k) => err.message.includes(`${PACKAGE}:${k}`)) ?? "";
+      return { inputs: news, failures: [{ property, reason: err.message }] };
+    }
+    return { inputs: news, failures: [] };
+  }
+
+  /**
+   * DiffConfig: which settings changed. None replaces the provider's resources: a new endpoint
+   * or key is how the same objects are reached, not other objects (moving objects between
+   * accounts is not something a key change can do).
+   */
+  diffConfig(olds: Props, news: Props): DiffAnswer {
+    const before = plainConfig(olds).config;
+    const after = plainConfig(news);
+    const detailed: Record<string, PropertyDiff> = {};
+    for (const key of CONFIG_KEYS) {
+      const a = before[key];
+      const b = after.unknown.includes(key) ? UNKNOWN : after.config[key];
+      if (a === b) continue;
+      detailed[key] = {
+        kind: a === undefined ? "add" : b === undefined ? "delete" : "update",
+        replace: false,
+      };
+    }
+    return {
+      changes: Object.keys(detailed).length > 0,
+      replaces: [],
+      deleteBeforeReplace: false,
+      detailedDiff: detailed,
+    };
+  }
+
+  /** Configure: the instance's settings; with a setting still unknown only previews can run. */
+  configure(args: Props): void {
+    const { config, unknown, failures } = plainConfig(args);
+    const failure = failures[0];
+    if (failure !== undefined)
+      throw new ConfigurationError(`cloudinfra: ${failure.property}: ${failure.reason}`);
+    this.known = unknown.length === 0;
+    try {
+      this.settings = resolveSettings(configSource(config));
+      this.settingsError = undefined;
+    } catch (err) {
+      // Only an error once a call needs the API: a preview may run before the config is known.
+      if (!(err instanceof ConfigurationError)) throw err;
+      this.settings = undefined;
+      this.settingsError = err;
+    }
+    this.session = undefined;
+    this.configured = true;
+  }
+
+  /** The instance's session, made on first use from its configuration. */
+  private currentSession(): ProviderSession {
+    if (this.session !== undefined) return this.session;
+    if (this.settings === undefined) {
+      throw this.settingsError ?? new Error("cloudinfra: the provider was called before Configure");
+    }
+    this.session = sessionFor({ ...this.settings, projectDir: process.cwd() });
+    return this.session;
+  }
+
+  private implementation(urn: string): {
+    kind: ResourceKind;
+    ops: KindOperations;
+    session: ProviderSession;
+  } {
+    if (!this.configured) {
+      throw new Error("cloudinfra: the provider was called before Configure");
+    }
+    const kind = kindOfUrn(urn);
+    return { kind, ops: operationsOf(kind), session: this.currentSession() };
+  }
+
+  /** Invoke: one data source (`cloudinfra:index:getPlan`), on this instance's session. */
+  async invoke(token: string, args: Props): Promise<Props> {
+    if (!this.configured) throw new Error("cloudinfra: the provider was called before Configure");
+    this.requireKnownConfig(`invoke ${token}`);
+    const session = this.currentSession();
+    return invokeFunction(token, unwrap(args).plain, session, this.settings?.apiKey ?? "");
+  }
+
+  private requireKnownConfig(operation: string): void {
+    if (!this.known) {
+      throw new Error(
+        `cloudinfra: cannot ${operation}: the provider's configuration is not known yet (it depends on a resource that is not created); run \`pulumi up\` to create it first`,
+      );
+    }
+  }
+
+  async check(urn: string, olds: Props, news: Props): Promise<CheckAnswer> {
+    const { ops, session } = this.implementation(urn);
+    const input = unwrap(news);
+    const result = await ops.check(session, unwrap(olds).plain, input.plain);
+    return {
+      inputs: rewrap(result.inputs ?? input.plain, input.secretKeys),
+      failures: (result.failures ?? []).map((f) => ({ property: f.property, reason: f.reason })),
+    };
+  }
+
+  /** Diff: `olds` are the old outputs (what the dynamic host hands over too), `oldInputs` the old inputs. */
+  async diff(
+    urn: string,
+    id: string,
+    olds: Props,
+    news: Props,
+    oldInputs: Props,
+  ): Promise<DiffAnswer> {
+    const { ops, session } = this.implementation(urn);
+    const plainNews = unwrap(news).plain;
+    const result = await ops.diff(session, id, unwrap(olds).plain, plainNews);
+    const changes = result.changes === true;
+    const replaces = result.replaces ?? [];
+    const inputsBefore = Object.keys(oldInputs).length > 0 ? unwrap(oldInputs).plain : {};
+    const before: Props = {};
+    // Only input properties take part: an output such as `status` is not the program's to change.
+    for (const key of new Set([...Object.keys(inputsBefore), ...Object.keys(plainNews)])) {
+      before[key] = key in inputsBefore ? inputsBefore[key] : unwrap(olds).plain[key];
+    }
+    return {
+      changes,
+      replaces,
+      deleteBeforeReplace: result.deleteBeforeReplace === true,
+      detailedDiff: detailedDiff(before, plainNews, {
+        changes,
+        replaces,
+        stables: result.stables,
+      }),
+    };
+  }
+
+  async create(
+    urn: string,
+    news: Props,
+    preview: boolean,
+  ): Promise<{ id: string; outputs: Props }> {
+    const input = unwrap(news);
+    if (preview) {
+      // No API call: a preview runs even before the configuration is known.
+      const outputs = {
+        ...unknownOutputs(kindOfUrn(urn)),
+        ...rewrap(input.plain, input.secretKeys),
+      };
+      return { id: "", outputs };
+    }
+    this.requireKnownConfig("create");
+    const { kind, ops, session } = this.implementation(urn);
+    const made = await ops.create(session, input.plain);
+    return {
+      id: made.id,
+      outputs: rewrap((made.outs ?? {}) as Props, input.secretKeys, GENERATED_SECRETS[kind]),
+    };
+  }
+
+  /**
+   * Read: a refresh (the state and inputs are given) or an import (neither is): then the inputs
+   * returned are those a program would have written, so the `up` after an import is a no-op.
+   */
+  async read(
+    urn: string,
+    id: string,
+    state: Props,
+    inputs: Props,
+  ): Promise<{ id: string; outputs: Props; inputs: Props | undefined }> {
+    const { kind, ops, session } = this.implementation(urn);
+    this.requireKnownConfig("read");
+    const importing = Object.keys(state).length === 0 && Object.keys(inputs).length === 0;
+    if (importing && kind === "User") {
+      throw new Error(
+        `cloudinfra: User ${JSON.stringify(id)} cannot be imported: the API has no call that reads a user (only create, change role and delete), so nothing could fill in its name, type and role, and its API key is shown only once, at creation; declare the user in the program instead (a new user, with a new key)`,
+      );
+    }
+    const stored = unwrap(state);
+    const given = unwrap(inputs);
+    const answer = await ops.read(session, id, importing ? undefined : stored.plain);
+    if (answer.id === undefined || answer.id === "")
+      return { id: "", outputs: {}, inputs: undefined };
+    return {
+      id: answer.id,
+      outputs: rewrap((answer.props ?? {}) as Props, stored.secretKeys, GENERATED_SECRETS[kind]),
+      inputs:
+        answer.inputs === undefined ? undefined : rewrap(answer.inputs as Props, given.secretKeys),
+    };
+  }
+
+  async update(
+    urn: string,
+    id: string,
+    olds: Props,
+    news: Props,
+    preview: boolean,
+  ): Promise<{ outputs: Props }> {
+    const before = unwrap(olds);
+    const input = unwrap(news);
+    const secretKeys = new Set([...before.secretKeys, ...input.secretKeys]);
+    if (preview) return { outputs: rewrap({ ...before.plain, ...input.plain }, secretKeys) };
+    this.requireKnownConfig("update");
+    const { kind, ops, session } = this.implementation(urn);
+    const updated = await ops.update(session, id, before.plain, input.plain);
+    return {
+      outputs: rewrap(
+        { ...before.plain, ...(updated.outs ?? {}) } as Props,
+        secretKeys,
+        GENERATED_SECRETS[kind],
+      ),
+    };
+  }
+
+  async delete(urn: string, id: string, state: Props): Promise<void> {
+    const { ops, session } = this.implementation(urn);
+    this.requireKnownConfig("delete");
+    await ops.delete(session, id, unwrap(state).plain);
+  }
+}
+
+/** A preview's outputs: every declared output unknown, until the inputs fill some in. */
+function unknownOutputs(kind: ResourceKind): Props {
+  return Object.fromEntries(outputNames(kind).map((name) => [name, UNKNOWN]));
+}

@@ -1,0 +1,101 @@
+/**
+ * The data sources, invoked through the engine (`cloudinfra:index:getPlan`, ...) and answered by
+ * the native plugin, with the provider of `opts.provider` (another account) or the default one.
+ * Arguments and results are the dynamic flavour's (`getPlan` in the package's main entry), which
+ * runs the same lookups in the program's own process instead.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import type {
+  GetAccountResult,
+  GetCountriesResult,
+  GetCountryArgs,
+  GetCountryOutputArgs,
+  GetCountryResult,
+  GetImageArgs,
+  GetImageOutputArgs,
+  GetImageResult,
+  GetImagesArgs,
+  GetImagesOutputArgs,
+  GetImagesResult,
+  GetPermissionsResult,
+  GetPlanArgs,
+  GetPlanOutputArgs,
+  GetPlanResult,
+  GetPlansArgs,
+  GetPlansOutputArgs,
+  GetPlansResult,
+  GetServerArgs,
+  GetServerOutputArgs,
+  GetServerResult,
+} from "../../functions";
+import { functionToken } from "../package";
+
+/** A data source invoked through the engine: `getPlan(args, opts)`. */
+export type NativeFunction<Args, Result> = (
+  args: Args,
+  opts?: pulumi.InvokeOptions,
+) => Promise<Result>;
+/** Its Output variant, for arguments that are Outputs: `getPlanOutput(args, opts)`. */
+export type NativeOutputFunction<Args, Result> = (
+  args: Args,
+  opts?: pulumi.InvokeOutputOptions,
+) => pulumi.Output<Result>;
+
+function invoker<Args, Result>(name: string): NativeFunction<Args, Result> {
+  const token = functionToken(name);
+  return (args, opts) =>
+    pulumi.runtime.invoke(token, (args ?? {}) as pulumi.Inputs, opts) as Promise<Result>;
+}
+
+function outputInvoker<Args, Result>(name: string): NativeOutputFunction<Args, Result> {
+  const token = functionToken(name);
+  return (args, opts) =>
+    pulumi.runtime.invokeOutput(
+      token,
+      (args ?? {}) as pulumi.Inputs,
+      opts,
+    ) as pulumi.Output<Result>;
+}
+
+/** The one plan that meets every given criterion (`cloudinfra:index:getPlan`). */
+export const getPlan = invoker<GetPlanArgs, GetPlanResult>("getPlan");
+/** {@link getPlan} with Output arguments. */
+export const getPlanOutput = outputInvoker<GetPlanOutputArgs, GetPlanResult>("getPlan");
+/** The plans that pass every given filter (`cloudinfra:index:getPlans`). */
+export const getPlans = invoker<GetPlansArgs | undefined, GetPlansResult>("getPlans");
+/** {@link getPlans} with Output arguments. */
+export const getPlansOutput = outputInvoker<GetPlansOutputArgs | undefined, GetPlansResult>(
+  "getPlans",
+);
+/** The one image that meets every given criterion (`cloudinfra:index:getImage`). */
+export const getImage = invoker<GetImageArgs, GetImageResult>("getImage");
+/** {@link getImage} with Output arguments. */
+export const getImageOutput = outputInvoker<GetImageOutputArgs, GetImageResult>("getImage");
+/** The images whose name matches (`cloudinfra:index:getImages`). */
+export const getImages = invoker<GetImagesArgs | undefined, GetImagesResult>("getImages");
+/** {@link getImages} with Output arguments. */
+export const getImagesOutput = outputInvoker<GetImagesOutputArgs | undefined, GetImagesResult>(
+  "getImages",
+);
+/** One country by code (`cloudinfra:index:getCountry`). */
+export const getCountry = invoker<GetCountryArgs, GetCountryResult>("getCountry");
+/** {@link getCountry} with Output arguments. */
+export const getCountryOutput = outputInvoker<GetCountryOutputArgs, GetCountryResult>("getCountry");
+/** Every country (`cloudinfra:index:getCountries`). */
+export const getCountries = invoker<undefined, GetCountriesResult>("getCountries");
+/** {@link getCountries} as an Output. */
+export const getCountriesOutput = outputInvoker<undefined, GetCountriesResult>("getCountries");
+/** The permission catalogue (`cloudinfra:index:getPermissions`). */
+export const getPermissions = invoker<undefined, GetPermissionsResult>("getPermissions");
+/** {@link getPermissions} as an Output. */
+export const getPermissionsOutput = outputInvoker<undefined, GetPermissionsResult>(
+  "getPermissions",
+);
+/** Who the provider's API key belongs to (`cloudinfra:index:getAccount`). */
+export const getAccount = invoker<undefined, GetAccountResult>("getAccount");
+/** {@link getAccount} as an Output. */
+export const getAccountOutput = outputInvoker<undefined, GetAccountResult>("getAccount");
+/** A live server with its tags and attached groups (`cloudinfra:index:getServer`). */
+export const getServer = invoker<GetServerArgs, GetServerResult>("getServer");
+/** {@link getServer} with Output arguments. */
+export const getServerOutput = outputInvoker<GetServerOutputArgs, GetServerResult>("getServer");

@@ -1,0 +1,100 @@
+/**
+ * The plugin process itself, as the CLI meets it: `pulumi-resource-cloudinfra` prints its port,
+ * answers GetPluginInfo and GetSchema, and checks its configuration with errors that name the
+ * setting, before any resource is touched.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Empty, grpc, provrpc } from "../support/local-engine/proto.ts";
+import { ProviderHost } from "../support/local-engine/provider-host.ts";
+import { makeSecret, UNKNOWN } from "../support/local-engine/values.ts";
+import { programEnv, ROOT } from "../support/programs";
+
+const MAIN = join(ROOT, "dist", "native", "plugin", "main.js");
+const URN = "urn:pulumi:dev::p::pulumi:providers:cloudinfra::default";
+const TAG_URN = "urn:pulumi:dev::p::cloudinfra:index:Tag::t";
+let host: ProviderHost;
+
+beforeAll(async () => {
+  host = await ProviderHost.start({
+    config: {},
+    cwd: ROOT,
+    project: "p",
+    env: programEnv(),
+    plugin: { argv: [MAIN, "127.0.0.1:1"], name: "pulumi-resource-cloudinfra" },
+  });
+});
+afterAll(async () => host?.close());
+
+function unary<Res>(method: "getPluginInfo", req: unknown): Promise<Res> {
+  return new Promise((ok, fail) => {
+    const client = new provrpc.ResourceProviderClient(
+      host.address,
+      grpc.credentials.createInsecure(),
+    );
+    (client[method] as unknown as (r: unknown, cb: (e: Error | null, res: Res) => void) => void)(
+      req,
+      (err, res) => {
+        client.close();
+        if (err) fail(err);
+        else ok(res);
+      },
+    );
+  });
+}
+
+describe("pulumi-resource-cloudinfra", () => {
+  it("prints its port first and reports the package's version (GetSchema: plugin-schema.test.ts)", async () => {
+    const version = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).version;
+    const info = await unary<
+      InstanceType<typeof import("@pulumi/pulumi/proto/plugin_pb.js").PluginInfo>
+    >("getPluginInfo", new Empty());
+    expect(info.getVersion()).toBe(version);
+  });
+
+  it("CheckConfig names the setting at fault; unknowns pass; DiffConfig lists changes without replacing", async () => {
+    const plain = await host.checkConfig(
+      URN,
+      {},
+      {
+        endpoint: "http://127.0.0.1:1",
+        apiKey: makeSecret("k-123456789"),
+      },
+    );
+    expect(plain.failures).toEqual([
+      { property: "endpoint", reason: expect.stringMatching(/must use https:\/\//) },
+    ]);
+    const missing = await host.checkConfig(URN, {}, { endpoint: "https://127.0.0.1:1" });
+    expect(missing.failures).toEqual([
+      {
+        property: "apiKey",
+        reason: expect.stringMatching(/no API key is configured.*CLOUDINFRA_API_KEY/),
+      },
+    ]);
+    expect(JSON.stringify(plain.failures)).not.toContain("k-123456789");
+    const preview = await host.checkConfig(URN, {}, { endpoint: "https://h", apiKey: UNKNOWN });
+    expect(preview.failures).toEqual([]);
+    const diff = await host.diffConfig(
+      URN,
+      { endpoint: "https://a", apiKey: makeSecret("one-key-123") },
+      { endpoint: "https://a", apiKey: makeSecret("other-key-456") },
+    );
+    expect(diff).toMatchObject({
+      changes: "some",
+      replaces: [],
+      detailedDiff: { apiKey: { kind: "update", inputDiff: true } },
+    });
+  });
+
+  it("with its key still unknown, a preview works and a create says why it cannot run", async () => {
+    await host.configurePlugin({ endpoint: "https://127.0.0.1:1", apiKey: UNKNOWN });
+    expect(host.acceptSecrets).toBe(true);
+    expect(host.supportsPreview).toBe(true);
+    const planned = await host.create(TAG_URN, { name: "t", color: "#111111" }, true);
+    expect(planned.properties).toMatchObject({ name: "t", color: "#111111", tagId: UNKNOWN });
+    await expect(host.create(TAG_URN, { name: "t", color: "#111111" })).rejects.toThrow(
+      /cannot create: the provider's configuration is not known yet/,
+    );
+  });
+});
