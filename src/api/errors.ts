@@ -109,21 +109,29 @@ function defaultHint(status: number, mayHaveBeenApplied: boolean): string | unde
 /** What failed, the status, code, service message and details: the message before any advice. */
 function formatApiSummary(init: ApiErrorInit, code: string): string {
   let text = `${init.method} ${init.path} failed: ${init.status} ${code}`;
-  if (init.serviceMessage !== undefined && init.serviceMessage.trim() !== "") {
-    text += `: ${oneLine(init.serviceMessage)}`;
-  }
+  const complaints = (init.fieldErrors ?? []).map((fe) => `${fe.field}: ${oneLine(fe.message)}`);
+  const service = withoutComplaints(oneLine(init.serviceMessage ?? ""), complaints);
+  if (service !== "") text += `: ${service}`;
   const details: string[] = [];
   if (init.requestId !== undefined) details.push(`request id ${init.requestId}`);
-  for (const fe of init.fieldErrors ?? []) {
-    // Said once: a service message that already quotes the field's complaint is enough.
-    const complaint = `${fe.field}: ${oneLine(fe.message)}`;
-    if (!oneLine(init.serviceMessage ?? "").includes(complaint)) details.push(`field ${complaint}`);
-  }
+  for (const complaint of complaints) details.push(`field ${complaint}`);
   if (init.retryAfterMs !== undefined) {
     details.push(`retry after ${Math.ceil(init.retryAfterMs / 1000)}s`);
   }
   if (details.length > 0) text += ` (${details.join("; ")})`;
   return text;
+}
+
+/**
+ * Each complaint said once: a service message that ends by summing the field errors up
+ * (`Invalid request (plan_id: no plan 99; and 2 more)`, as the emulator writes it) keeps only its
+ * head, since every field follows as a detail.
+ */
+function withoutComplaints(service: string, complaints: readonly string[]): string {
+  const open = service.indexOf(" (");
+  if (complaints.length === 0 || open < 0 || !service.endsWith(")")) return service;
+  const summed = service.slice(open + 2, -1).replace(/; and \d+ more$/, "");
+  return summed === complaints.slice(0, 3).join("; ") ? service.slice(0, open) : service;
 }
 
 function formatApiMessage(init: ApiErrorInit, code: string): string {

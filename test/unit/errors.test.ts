@@ -85,7 +85,7 @@ describe("ApiError messages", () => {
       fieldErrors: [{ field: "plan_id", message: "no plan 99; see GET /v1/plans" }],
     });
     expect(err.message).toBe(
-      "POST /v1/servers failed: 400 invalid_request: Invalid request (plan_id: no plan 99; see GET /v1/plans) (request id req_1)",
+      "POST /v1/servers failed: 400 invalid_request: Invalid request (request id req_1; field plan_id: no plan 99; see GET /v1/plans)",
     );
     expect(err.message.split("no plan 99")).toHaveLength(2);
   });
