@@ -5,6 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
+import { reportError } from "../lib/cli-output";
 import { analyse, NotPulumiJsonError, parsePulumiJson, renderMarkdown } from "./index";
 
 const USAGE = `Usage: cloudinfra-drift-report [FILE | -] [--kind refresh|preview]
@@ -75,7 +76,10 @@ function main(argv: string[]): number {
     );
     return 1;
   } catch (err) {
-    if (!(err instanceof NotPulumiJsonError)) throw err;
+    if (!(err instanceof NotPulumiJsonError)) {
+      reportError("cloudinfra-drift-report", err);
+      return 1;
+    }
     process.stderr.write(`cloudinfra-drift-report: ${source}: ${err.message}\n`);
     return 1;
   }

@@ -158,6 +158,7 @@ describe("cloudinfra-emulator", () => {
     const answer = await callEmulator(agent, info.endpoint, info.apiKey, "GET", "/_emulator/info");
     expect(answer.body).toMatchObject({ endpoint: info.endpoint, pid: info.pid, data_dir: dir });
     await agent.close();
+    expect(cli.stderr()).toContain(`console at ${info.endpoint}/_emulator/console/`);
 
     cli.child.kill("SIGTERM");
     expect(await cli.exited, cli.stderr()).toEqual({ code: 0, signal: null });

@@ -13,6 +13,7 @@ import "./node-check";
 import { readFileSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { reportError } from "../../lib/cli-output";
 import type { EmulatorOptions } from "../emulator";
 import { Emulator } from "../emulator";
 import type { SeededAccount } from "../seed/file";
@@ -229,13 +230,11 @@ async function main(): Promise<void> {
   process.stdout.write(exportLines(info));
   process.stderr.write(
     `cloudinfra-emulator listening on ${info.endpoint} (${infoDir === undefined ? "memory" : `data dir ${infoDir}`}); ` +
-      `connection details in ${infoFile}\n`,
+      `connection details in ${infoFile}; console at ${info.endpoint}/_emulator/console/\n`,
   );
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(
-    `cloudinfra-emulator: ${error instanceof Error ? error.message : String(error)}\n`,
-  );
+  reportError("cloudinfra-emulator", error);
   process.exit(1);
 });
