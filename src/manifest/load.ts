@@ -8,9 +8,9 @@
  */
 import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { closestNames, nameKey } from "../lib/names";
+import { didYouMean, nameKey } from "../lib/names";
 import { parsePublicKey } from "../lib/sshkeys";
-import { didYouMean, type LocatedIssue, YamlSource } from "../lib/yaml-document";
+import { type LocatedIssue, YamlSource } from "../lib/yaml-document";
 import {
   ENTRY_NAME,
   ENTRY_NAME_RULE,
@@ -70,7 +70,7 @@ export function loadManifest(file: string): LoadedManifest {
   const source = parsed;
   // An empty file declares nothing (every section may be left out).
   const value = source.value ?? {};
-  const validated = source.validate(ManifestSchema.nullable(), { suggest: closestNames });
+  const validated = source.validate(ManifestSchema.nullable(), { suggest: true });
   const issues = validated.ok ? [] : [...validated.issues];
   issues.push(
     ...checkEntryNames(source, value),
@@ -129,7 +129,7 @@ function checkReferences(source: YamlSource, value: unknown): LocatedIssue[] {
         const hint =
           targets.length === 0
             ? `; ${to} declares no entries`
-            : didYouMean(closestNames(name, targets)) || `; ${to} has: ${targets.join(", ")}`;
+            : didYouMean(name, targets, { otherwise: `${to} has: ${targets.join(", ")}` });
         issues.push(source.issue(path, `no entry ${JSON.stringify(name)} in ${to}${hint}`));
       });
     }
