@@ -11,6 +11,7 @@ import { formatPath as formatted, NameInputSchema } from "../../../api/schemas/c
 import { PERMISSION_NAMES } from "../../../api/schemas/iam";
 // The one name-suggestion rule of the package (the manifest uses it too); pure, no Pulumi.
 import { didYouMean } from "../../../lib/names";
+import { referenceProblems } from "../../../lib/references";
 import { parsePublicKey, SshKeyError } from "../../../lib/sshkeys";
 import { type LocatedIssue, mapAt, type Path, type YamlSource } from "../../../lib/yaml-document";
 import type { PlanRecord } from "../../data";
@@ -267,20 +268,10 @@ class SeedCheck {
     section: string,
     list = true,
   ): void {
-    const names = list ? (Array.isArray(given) ? given : []) : [given];
-    const seen = new Set<string>();
-    names.forEach((name: unknown, index) => {
-      if (typeof name !== "string") return; // the schema reports the type
-      const at = list ? [...path, index] : path;
-      if (seen.has(name)) this.issue(at, `${JSON.stringify(name)} is listed twice`);
-      seen.add(name);
-      if (targets.includes(name)) return;
-      const hint =
-        targets.length === 0
-          ? `; this account declares no ${section}`
-          : didYouMean(name, targets, { otherwise: `${section} has: ${targets.join(", ")}` });
-      this.issue(at, `no entry ${JSON.stringify(name)} in ${section}${hint}`);
-    });
+    const options = { section, list, noTargets: `this account declares no ${section}` };
+    for (const { index, message } of referenceProblems(given, targets, options)) {
+      this.issue(index === undefined ? path : [...path, index], message);
+    }
   }
 }
 
