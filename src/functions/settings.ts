@@ -1,21 +1,15 @@
 /**
  * Data sources run in the Pulumi program's process, not in the provider host: they read the same
  * settings as the resources (stack config `cloudinfra:*`, then `CLOUDINFRA_*` variables) and
- * share one {@link CloudInfraClient} per distinct settings, so every lookup of a program reuses the
- * same keep-alive connections.
+ * use the client of the provider session of those settings (src/resources/session.ts), so every
+ * lookup of a program reuses the same keep-alive connections.
  */
 import * as pulumi from "@pulumi/pulumi";
 import type { CloudInfraClient } from "../api/client";
 import { CloudInfraError, nameErrorClass } from "../api/errors";
 import type { RequestOptions } from "../api/http";
 import { scrub } from "../api/redact";
-import {
-  type ConfigSource,
-  clientOptions,
-  resolveSettings,
-  type Settings,
-  settingsFingerprint,
-} from "../config";
+import { type ConfigSource, resolveSettings, type Settings } from "../config";
 import { debugEnabled } from "../lib/cli-output";
 
 const NAMESPACE = "cloudinfra";
@@ -38,30 +32,17 @@ export function dataSourceSettings(env: NodeJS.ProcessEnv = process.env): Settin
   return resolveSettings(stackConfig(), env);
 }
 
-const clients = new Map<string, CloudInfraClient>();
-let clientModule: Promise<typeof import("../api/client.ts")> | undefined;
-
-/** The program-wide client for these settings, built on first use. */
+/**
+ * The client of these settings' provider session ({@link sessionFor}): the program's data sources
+ * and any resource provider of the same settings in this process share it, and the session
+ * registry, not this module, owns it.
+ */
 export async function clientFor(settings: Settings): Promise<CloudInfraClient> {
   // Loaded on the first call, not with the package: the client (undici, every endpoint and its
   // schemas) is ~10 MB of a program's peak memory, and a program of resources alone never needs
   // it (the provider host has its own).
-  clientModule ??= import("../api/client.ts");
-  const { CloudInfraClient } = await clientModule;
-  const key = settingsFingerprint(settings);
-  let client = clients.get(key);
-  if (client === undefined) {
-    client = new CloudInfraClient(clientOptions(settings));
-    clients.set(key, client);
-  }
-  return client;
-}
-
-/** For tests: closes every client built so far. */
-export async function closeDataSourceClients(): Promise<void> {
-  const all = [...clients.values()];
-  clients.clear();
-  await Promise.all(all.map((client) => client.close()));
+  const { sessionFor } = await import("../resources/session.ts");
+  return sessionFor(settings).client;
 }
 
 /**

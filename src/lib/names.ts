@@ -33,6 +33,25 @@ export function closestNames(wanted: string, valid: readonly string[]): string[]
 }
 
 /**
+ * The one "did you mean" text of the package, for every layer that names what is allowed
+ * (manifest, emulator seed file, YAML field names, permissions): `; did you mean "a" or "b"?` with
+ * the {@link closestNames} of `wanted`; when none is close, `; <otherwise>` (usually the whole
+ * list), or nothing. `separator` replaces the leading `; ` for messages built as `what: hint`.
+ */
+export function didYouMean(
+  wanted: string,
+  valid: readonly string[],
+  options: { otherwise?: string; separator?: string } = {},
+): string {
+  const separator = options.separator ?? "; ";
+  const near = closestNames(wanted, valid);
+  if (near.length > 0) {
+    return `${separator}did you mean ${near.map((n) => JSON.stringify(n)).join(" or ")}?`;
+  }
+  return options.otherwise === undefined ? "" : `${separator}${options.otherwise}`;
+}
+
+/**
  * The one rule for names the service keeps unique per account (tags, security groups, roles,
  * users; wire-contract.md): compared without case and surrounding blanks, since `Web` and `web `
  * would be indistinguishable in a list. The emulator enforces it, the manifest refuses two entries

@@ -12,6 +12,7 @@ import { readFileSync } from "node:fs";
 import { isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from "yaml";
 import type { z } from "zod";
 import { formatPath } from "../api/schemas/common";
+import { didYouMean } from "./names";
 
 /** One problem of a YAML file, where it is and what is wrong. */
 export interface LocatedIssue {
@@ -26,9 +27,6 @@ export interface LocatedIssue {
   /** What is wrong and what is allowed. */
   message: string;
 }
-
-/** Names near a misspelt one, nearest first (none when nothing is close). */
-export type Suggest = (wanted: string, valid: readonly string[]) => string[];
 
 export type Path = readonly PropertyKey[];
 
@@ -120,21 +118,24 @@ export class YamlSource {
 
   /**
    * Checks the document against `schema`. On failure every zod issue becomes one located issue
-   * (unknown keys one each, with the allowed keys and the nearest of them).
+   * (unknown keys one each, with the allowed keys; with `suggest`, the nearest of them too).
    */
   validate<S extends z.ZodType>(
     schema: S,
-    options: { suggest?: Suggest } = {},
+    options: { suggest?: boolean } = {},
   ): { ok: true; data: z.output<S> } | { ok: false; issues: LocatedIssue[] } {
     const result = schema.safeParse(this.value, { error: plainWords });
     if (result.success) return { ok: true, data: result.data };
-    return { ok: false, issues: this.fromZod(result.error.issues, schema, options.suggest) };
+    return {
+      ok: false,
+      issues: this.fromZod(result.error.issues, schema, options.suggest === true),
+    };
   }
 
   private fromZod(
     issues: readonly z.core.$ZodIssue[],
     schema: z.ZodType,
-    suggest: Suggest | undefined,
+    suggest: boolean,
   ): LocatedIssue[] {
     const out: LocatedIssue[] = [];
     for (const issue of issues) {
@@ -152,8 +153,8 @@ export class YamlSource {
       if (input !== undefined && issue.code !== "custom" && !message.includes("got ")) {
         message += ` (got ${describe(input)})`;
       }
-      if (issue.code === "invalid_value" && typeof input === "string" && suggest !== undefined) {
-        message += didYouMean(suggest(input, issue.values.map(String)));
+      if (issue.code === "invalid_value" && typeof input === "string" && suggest) {
+        message += didYouMean(input, issue.values.map(String));
       }
       out.push(this.issue(issue.path, message));
     }
@@ -198,14 +199,8 @@ export function describe(value: unknown): string {
   return String(value);
 }
 
-/** `; did you mean "a" or "b"?`, or nothing. */
-export function didYouMean(candidates: readonly string[]): string {
-  if (candidates.length === 0) return "";
-  return `; did you mean ${candidates.map((c) => JSON.stringify(c)).join(" or ")}?`;
-}
-
-function unknownKeyMessage(key: string, allowed: string[], suggest: Suggest | undefined): string {
-  const hint = suggest === undefined ? "" : didYouMean(suggest(key, allowed));
+function unknownKeyMessage(key: string, allowed: string[], suggest: boolean): string {
+  const hint = suggest ? didYouMean(key, allowed) : "";
   const list = allowed.length > 0 ? ` (allowed: ${allowed.join(", ")})` : "";
   return `unknown field ${JSON.stringify(key)}${hint}${list}`;
 }

@@ -11,8 +11,8 @@ import { getImage, getImages } from "../functions/images";
 import { getPermissions } from "../functions/permissions";
 import { getPlan, getPlans } from "../functions/plans";
 import { DataSourceError, NoMatchError } from "../functions/settings";
-import { closestNames } from "../lib/names";
-import { didYouMean, type LocatedIssue, type YamlSource } from "../lib/yaml-document";
+import { didYouMean } from "../lib/names";
+import type { LocatedIssue, YamlSource } from "../lib/yaml-document";
 import { entriesOf } from "./load";
 import { type ImageSpec, ImageSpecSchema, type PlanSpec, PlanSpecSchema } from "./schema";
 
@@ -91,10 +91,9 @@ class CatalogueCheck {
           if (err instanceof NoMatchError && wanted !== undefined) {
             names ??= lookup.names();
             const all = await names.catch(() => [] as string[]);
-            const near = closestNames(wanted, all);
             message =
               `no ${lookup.noun} is named ${JSON.stringify(wanted)}` +
-              (near.length > 0 ? didYouMean(near) : `; ${lookup.noun}s: ${all.join(", ")}`);
+              didYouMean(wanted, all, { otherwise: `${lookup.noun}s: ${all.join(", ")}` });
           }
           for (const server of servers) {
             this.issues.push(this.source.issue(["servers", server, lookup.field], message));
@@ -121,8 +120,9 @@ class CatalogueCheck {
       if (!Array.isArray(permissions)) continue;
       permissions.forEach((name: unknown, index) => {
         if (typeof name !== "string" || known.has(name.trim().toLowerCase())) return;
-        const near = closestNames(name, catalogue);
-        const hint = near.length > 0 ? didYouMean(near) : `; permissions: ${catalogue.join(", ")}`;
+        const hint = didYouMean(name, catalogue, {
+          otherwise: `permissions: ${catalogue.join(", ")}`,
+        });
         this.issues.push(
           this.source.issue(
             ["roles", role, "permissions", index],

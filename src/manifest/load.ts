@@ -8,9 +8,10 @@
  */
 import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { closestNames, nameKey } from "../lib/names";
+import { nameKey } from "../lib/names";
+import { referenceProblems } from "../lib/references";
 import { parsePublicKey } from "../lib/sshkeys";
-import { didYouMean, type LocatedIssue, YamlSource } from "../lib/yaml-document";
+import { type LocatedIssue, YamlSource } from "../lib/yaml-document";
 import {
   ENTRY_NAME,
   ENTRY_NAME_RULE,
@@ -70,7 +71,7 @@ export function loadManifest(file: string): LoadedManifest {
   const source = parsed;
   // An empty file declares nothing (every section may be left out).
   const value = source.value ?? {};
-  const validated = source.validate(ManifestSchema.nullable(), { suggest: closestNames });
+  const validated = source.validate(ManifestSchema.nullable(), { suggest: true });
   const issues = validated.ok ? [] : [...validated.issues];
   issues.push(
     ...checkEntryNames(source, value),
@@ -115,23 +116,11 @@ function checkReferences(source: YamlSource, value: unknown): LocatedIssue[] {
   for (const { from, field, to, list } of REFERENCES) {
     const targets = keysOf(value, to);
     for (const [key, entry] of Object.entries(entriesOf(value, from))) {
-      const given = entry[field];
-      const names = list ? (Array.isArray(given) ? given : []) : [given];
-      const seen = new Set<string>();
-      names.forEach((name, index) => {
-        if (typeof name !== "string") return; // the schema reports the type
-        const path = list ? [from, key, field, index] : [from, key, field];
-        if (seen.has(name)) {
-          issues.push(source.issue(path, `${JSON.stringify(name)} is listed twice`));
-        }
-        seen.add(name);
-        if (targets.includes(name)) return;
-        const hint =
-          targets.length === 0
-            ? `; ${to} declares no entries`
-            : didYouMean(closestNames(name, targets)) || `; ${to} has: ${targets.join(", ")}`;
-        issues.push(source.issue(path, `no entry ${JSON.stringify(name)} in ${to}${hint}`));
-      });
+      const options = { section: to, list, noTargets: `${to} declares no entries` };
+      for (const { index, message } of referenceProblems(entry[field], targets, options)) {
+        const path = index === undefined ? [from, key, field] : [from, key, field, index];
+        issues.push(source.issue(path, message));
+      }
     }
   }
   return issues;

@@ -28,9 +28,6 @@ export function typeToken(name: string): string {
   return `${PACKAGE_NAME}:index:${name}`;
 }
 
-/** The token of the provider resource, as the engine names every provider: `pulumi:providers:cloudinfra`. */
-export const PROVIDER_TOKEN = `pulumi:providers:${PACKAGE_NAME}`;
-
 /** The shipped schema's text, read from the installed package (what `GetSchema` answers). */
 export function readPackageSchema(): string {
   return readFileSync(join(__dirname, "..", "..", PACKAGE_SCHEMA_FILE), "utf8");

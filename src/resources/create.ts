@@ -36,10 +36,9 @@ import {
   type JournalTicket,
   requestDigest,
 } from "./journal";
+import { DEFAULT_MAX_SENDS, RESEND, sendLookResend } from "./resend";
 import type { SharedLists } from "./shared-list";
 
-/** Create requests sent at most, while each one provably made nothing. */
-export const DEFAULT_MAX_SENDS = 3;
 /**
  * Retries of each list read of a create (the look before it, the lookups after it), beyond the
  * client's default: a lookup that gives up early leaks what the create made.
@@ -265,24 +264,23 @@ async function sendAndFind<Answer, Live>(
   let lastFailure: unknown;
   const discarded: number[] = [];
 
-  for (let sent = 1; sent <= maxSends; sent++) {
-    let answer: Answer;
-    try {
-      answer = await track(recipe, record);
-    } catch (err) {
+  const sent = await sendLookResend({
+    maxSends,
+    send: () => track(recipe, record),
+    afterFailure: async (err): Promise<{ found: Live } | typeof RESEND> => {
       const holder = err instanceof ConflictError ? err.existingId : undefined;
       if (unique !== undefined && holder !== undefined && (progress.unresolved || earlier())) {
         await discardHolder(recipe, unique, holder, lastFailure ?? err, progress);
         discarded.push(holder);
         progress.unresolved = false;
-        continue;
+        return RESEND;
       }
       if (!isAmbiguousFailure(err)) throw err;
       if (unique !== undefined) {
         progress.unresolved = true;
         failures++;
         lastFailure = err;
-        continue;
+        return RESEND;
       }
       if (lookup === undefined || before === undefined) {
         throw new CreateFailedError(
@@ -298,17 +296,22 @@ async function sendAndFind<Answer, Live>(
       if (made === undefined) {
         failures++;
         lastFailure = err;
-        continue;
+        return RESEND;
       }
-      if (lookup.discard === undefined) return { id: lookup.idOf(made), found: made };
+      if (lookup.discard === undefined) return { found: made };
       await discard(recipe, lookup, made, err);
       discarded.push(lookup.idOf(made));
       failures++;
       lastFailure = err;
-      continue;
-    }
-    const id = recipe.idInAnswer(answer);
-    if (id !== undefined) return { id, answer };
+      return RESEND;
+    },
+  });
+  if (sent.found !== undefined && lookup !== undefined) {
+    return { id: lookup.idOf(sent.found), found: sent.found };
+  }
+  if (sent.answer !== undefined) {
+    const id = recipe.idInAnswer(sent.answer);
+    if (id !== undefined) return { id, answer: sent.answer };
     if (lookup === undefined || before === undefined) {
       throw new CreateFailedError(`the service made the ${what.noun} but did not say its id`);
     }

@@ -10,7 +10,8 @@
  *
  * Entry points:
  * - {@link sessionFor}`(config)`: the session of an explicit configuration (a native plugin
- *   builds one per configured provider instance); the same configuration gives the same session.
+ *   builds one per configured provider instance, and the data sources use the client of the
+ *   program's settings' session); the same configuration gives the same session.
  * - {@link currentSession}`()`: the session of the configuration that `configure()` recorded in
  *   a dynamic provider host (`pulumi-cloudinfra/provider`), else of the `CLOUDINFRA_*`
  *   variables. The serialized shims resolve it at each call, so their text never changes.

@@ -5,7 +5,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import type { EmulatorOptions } from "../../src/emulator";
-import { closeDataSourceClients } from "../../src/functions/settings";
+import { resetSession } from "../../src/resources/session";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 
 const VARIABLES = ["CLOUDINFRA_ENDPOINT", "CLOUDINFRA_API_KEY", "CLOUDINFRA_CA_CERT"] as const;
@@ -37,11 +37,11 @@ export async function startEmulatorForFunctions(
   return emulator;
 }
 
-/** Closes the data sources' clients and the emulators, and clears settings. */
+/** Closes the data sources' clients (their provider sessions) and the emulators, and clears settings. */
 export async function stopAll(...emulators: (TestEmulator | undefined)[]): Promise<void> {
   useEnv(undefined);
   pulumi.runtime.setAllConfig({});
-  await closeDataSourceClients();
+  await resetSession();
   await Promise.all(emulators.map((emulator) => emulator?.close()));
 }
 

@@ -7,7 +7,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { closestNames } from "../../src/lib/names";
 import { formatIssue, keysAt, type LocatedIssue, YamlSource } from "../../src/lib/yaml-document";
 
 function parse(text: string): YamlSource {
@@ -102,7 +101,7 @@ describe("YamlSource.validate", () => {
         "    tags: [a]",
       ].join("\n"),
     );
-    const result = source.validate(Seed, { suggest: closestNames });
+    const result = source.validate(Seed, { suggest: true });
     expect(result.ok).toBe(false);
     const issues = result.ok ? [] : result.issues;
     expect(issues.map(formatIssue).sort()).toEqual(

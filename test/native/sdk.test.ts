@@ -10,7 +10,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { MockMonitor } from "@pulumi/pulumi/runtime/mocks";
 import { beforeAll, describe, expect, it } from "vitest";
 import * as native from "../../src/native";
-import { PACKAGE_SCHEMA_FILE, PROVIDER_TOKEN, resourceToken } from "../../src/native/package";
+import { PACKAGE_SCHEMA_FILE, resourceToken } from "../../src/native/package";
 import { RESOURCE_MODULES, type ResourceKind } from "../../src/resources/kinds";
 import { ROOT } from "../support/programs";
 
@@ -162,7 +162,6 @@ describe("pulumi-cloudinfra/native", () => {
       apiKey: "plain-text-key",
     });
     const wire = await registered(b);
-    expect(wire.type).toBe(PROVIDER_TOKEN);
     expect(wire.type).toBe("pulumi:providers:cloudinfra");
     expect(wire.wire["endpoint"]).toBe("https://127.0.0.1:9443");
     expect(wire.wire["apiKey"]).toEqual({

@@ -3,7 +3,7 @@
  * for names that do not exist. Pure: the catalogue is passed in.
  */
 import type { Permission } from "../../api/schemas/iam";
-import { closestNames } from "../../lib/names";
+import { didYouMean } from "../../lib/names";
 
 /** Names sorted and without repeats: a role's permissions are a set. */
 export function normaliseNames(names: readonly string[]): string[] {
@@ -34,12 +34,11 @@ export function resolvePermissions(
       found.push(permission);
       return;
     }
-    const close = closestNames(name, valid);
-    const hint =
-      close.length > 0
-        ? `did you mean ${close.map((n) => JSON.stringify(n)).join(" or ")}?`
-        : `valid names are ${valid.join(", ")}`;
-    problems.push({ index, reason: `unknown permission ${JSON.stringify(name)}: ${hint}` });
+    const hint = didYouMean(name, valid, {
+      otherwise: `valid names are ${valid.join(", ")}`,
+      separator: ": ",
+    });
+    problems.push({ index, reason: `unknown permission ${JSON.stringify(name)}${hint}` });
   });
   if (problems.length > 0) return { ok: false, problems };
   const unique = new Map(found.map((p) => [p.name, p.id]));

@@ -26,8 +26,9 @@ import {
   partialCreateError,
   unlessNotFound,
 } from "../common";
-import { createExactlyOnce, DEFAULT_MAX_SENDS, LOOKUP_MAX_RETRIES } from "../create";
+import { createExactlyOnce, LOOKUP_MAX_RETRIES } from "../create";
 import { resourceIdOf } from "../ids";
+import { DEFAULT_MAX_SENDS, RESEND, sendLookResend } from "../resend";
 import { onCurrentSession, type ProviderSession } from "../session";
 import {
   diffServer,
@@ -149,10 +150,10 @@ async function createOne(
 }
 
 /**
- * Sends a management action. A management call is not repeatable blindly: when its answer is
- * lost, the server is read (patiently) and the action is sent again only if the server shows no
- * sign of it (neither its transitional nor its final status), up to {@link DEFAULT_MAX_SENDS}
- * times.
+ * Sends a management action through the one resend loop ({@link sendLookResend}). A management
+ * call is not repeatable blindly: when its answer is lost, the server is read (patiently) and the
+ * action is sent again only if the server shows no sign of it (neither its transitional nor its
+ * final status), up to {@link DEFAULT_MAX_SENDS} times.
  */
 async function sendAction(
   session: ProviderSession,
@@ -164,10 +165,9 @@ async function sendAction(
   const transition = MANAGEMENT_TRANSITIONS[action];
   let failure: string | undefined;
   let status = "unknown";
-  for (let sent = 1; sent <= DEFAULT_MAX_SENDS; sent++) {
-    try {
-      return (await client.servers.manage(id, { action }, { deadlineAt: deadline.at })).action_id;
-    } catch (err) {
+  const sent = await sendLookResend({
+    send: () => client.servers.manage(id, { action }, { deadlineAt: deadline.at }),
+    afterFailure: async (err): Promise<{ found: typeof ANSWER_LOST } | typeof RESEND> => {
       if (!isAmbiguousFailure(err)) throw err;
       failure = err.summary;
       let now: Server | undefined;
@@ -181,13 +181,18 @@ async function sendAction(
         );
       }
       if (now === undefined) {
-        if (transition.to === null) return ANSWER_LOST;
+        if (transition.to === null) return { found: ANSWER_LOST };
         throw new Error(`${failure}; server ${id} is gone (404)`, { cause: err });
       }
-      if (now.status === transition.via || now.status === transition.to) return ANSWER_LOST;
+      if (now.status === transition.via || now.status === transition.to) {
+        return { found: ANSWER_LOST };
+      }
       status = now.status;
-    }
-  }
+      return RESEND;
+    },
+  });
+  if (sent.answer !== undefined) return sent.answer.action_id;
+  if (sent.found !== undefined) return sent.found;
   throw new Error(
     `${failure}; the ${action} action was sent ${DEFAULT_MAX_SENDS} times and each time server ${id} showed no sign of it (status ${JSON.stringify(status)}): run the command again`,
   );

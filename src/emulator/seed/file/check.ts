@@ -10,15 +10,10 @@
 import { formatPath as formatted, NameInputSchema } from "../../../api/schemas/common";
 import { PERMISSION_NAMES } from "../../../api/schemas/iam";
 // The one name-suggestion rule of the package (the manifest uses it too); pure, no Pulumi.
-import { closestNames } from "../../../lib/names";
+import { didYouMean } from "../../../lib/names";
+import { referenceProblems } from "../../../lib/references";
 import { parsePublicKey, SshKeyError } from "../../../lib/sshkeys";
-import {
-  didYouMean,
-  type LocatedIssue,
-  mapAt,
-  type Path,
-  type YamlSource,
-} from "../../../lib/yaml-document";
+import { type LocatedIssue, mapAt, type Path, type YamlSource } from "../../../lib/yaml-document";
 import type { PlanRecord } from "../../data";
 import { hashApiKey } from "../../service/auth";
 import { SYSTEM_ROLES } from "../../service/permissions";
@@ -208,9 +203,9 @@ class SeedCheck {
         if (typeof permission !== "string") return;
         if ((PERMISSION_NAMES as readonly string[]).includes(permission.trim().toLowerCase()))
           return;
-        const near = closestNames(permission, PERMISSION_NAMES);
-        const hint =
-          near.length > 0 ? didYouMean(near) : `; permissions: ${PERMISSION_NAMES.join(", ")}`;
+        const hint = didYouMean(permission, PERMISSION_NAMES, {
+          otherwise: `permissions: ${PERMISSION_NAMES.join(", ")}`,
+        });
         this.issue(
           [...base, "roles", name, "permissions", index],
           `unknown permission ${JSON.stringify(permission)}${hint}`,
@@ -251,19 +246,15 @@ class SeedCheck {
       ) {
         const wanted =
           typeof plan === "string" ? `named ${JSON.stringify(plan)}` : `with id ${plan}`;
-        const near = typeof plan === "string" ? closestNames(plan, plans) : [];
-        this.issue(
-          [...path, "plan"],
-          `no plan ${wanted}${near.length > 0 ? didYouMean(near) : `; plans: ${plans.join(", ")}`}`,
-        );
+        const otherwise = `plans: ${plans.join(", ")}`;
+        const hint =
+          typeof plan === "string" ? didYouMean(plan, plans, { otherwise }) : `; ${otherwise}`;
+        this.issue([...path, "plan"], `no plan ${wanted}${hint}`);
       }
       const image = entry["image"];
       if (typeof image === "string" && !images.includes(image)) {
-        const near = closestNames(image, images);
-        this.issue(
-          [...path, "image"],
-          `no image named ${JSON.stringify(image)}${near.length > 0 ? didYouMean(near) : `; images: ${images.join(", ")}`}`,
-        );
+        const hint = didYouMean(image, images, { otherwise: `images: ${images.join(", ")}` });
+        this.issue([...path, "image"], `no image named ${JSON.stringify(image)}${hint}`);
       }
       this.references([...path, "ssh_keys"], entry["ssh_keys"], keys, "ssh_keys");
     }
@@ -277,20 +268,10 @@ class SeedCheck {
     section: string,
     list = true,
   ): void {
-    const names = list ? (Array.isArray(given) ? given : []) : [given];
-    const seen = new Set<string>();
-    names.forEach((name: unknown, index) => {
-      if (typeof name !== "string") return; // the schema reports the type
-      const at = list ? [...path, index] : path;
-      if (seen.has(name)) this.issue(at, `${JSON.stringify(name)} is listed twice`);
-      seen.add(name);
-      if (targets.includes(name)) return;
-      const hint =
-        targets.length === 0
-          ? `; this account declares no ${section}`
-          : didYouMean(closestNames(name, targets)) || `; ${section} has: ${targets.join(", ")}`;
-      this.issue(at, `no entry ${JSON.stringify(name)} in ${section}${hint}`);
-    });
+    const options = { section, list, noTargets: `this account declares no ${section}` };
+    for (const { index, message } of referenceProblems(given, targets, options)) {
+      this.issue(index === undefined ? path : [...path, index], message);
+    }
   }
 }
 
@@ -303,7 +284,7 @@ export function checkSeedDocument(
   catalogue: Catalogue,
   state: EmulatorState,
 ): { ok: true; document: CheckedSeedDocument } | { ok: false; issues: LocatedIssue[] } {
-  const validated = source.validate(SeedDocumentSchema, { suggest: closestNames });
+  const validated = source.validate(SeedDocumentSchema, { suggest: true });
   const check = new SeedCheck(source, catalogue, state);
   const accounts = mapAt(source.value, [])?.["accounts"];
   if (Array.isArray(accounts)) {
