@@ -42,6 +42,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { processRunning } from "../lib/process";
 
 /**
  * Where journals live unless `CLOUDINFRA_JOURNAL_DIR` says otherwise: the OS temporary
@@ -94,16 +95,6 @@ export interface JournalTicket {
 }
 
 const PROCESS = randomUUID();
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: alive, but someone else's.
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
 
 /** `digest` of a request: its kind and body, as sent. */
 export function requestDigest(kind: string, body: unknown): string {
@@ -354,7 +345,7 @@ export class CreateJournal {
       if (entries === undefined) {
         const path = join(this.#closedDir, file);
         // Checked before reading: a log read after its writer died is whole.
-        const dead = !isAlive(pid);
+        const dead = !processRunning(pid);
         if (dead && this.#expiredLog(path) && !folder.some((e) => e.pid === pid)) {
           rmSync(path, { force: true });
           continue;
@@ -398,13 +389,15 @@ export class CreateJournal {
       // Written by a newer version: skip.
       return undefined;
     }
-    if (entry.process !== PROCESS && !isAlive(entry.pid)) this.#settled.set(name, entry);
+    if (entry.process !== PROCESS && !processRunning(entry.pid)) this.#settled.set(name, entry);
     return entry;
   }
 
   /** Whether the process that wrote `entry` is gone (a pid reused since cannot bring it back). */
   #gone(entry: JournalEntry): boolean {
-    return entry.process !== PROCESS && (this.#settled.has(entry.name) || !isAlive(entry.pid));
+    return (
+      entry.process !== PROCESS && (this.#settled.has(entry.name) || !processRunning(entry.pid))
+    );
   }
 
   /**

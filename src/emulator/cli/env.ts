@@ -9,7 +9,8 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { processRunning, registeredInfoFiles } from "./registry";
+import { processRunning } from "../../lib/process";
+import { registeredInfoFiles } from "./registry";
 
 /** What a running emulator writes to `<data-dir>/emulator.json`. */
 export interface EmulatorInfoFile {

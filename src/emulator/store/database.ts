@@ -18,7 +18,7 @@ import { createHash } from "node:crypto";
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { DatabaseSync, StatementSync } from "node:sqlite";
-import { processRunning } from "../cli/registry";
+import { processRunning } from "../../lib/process";
 import { sqlite } from "./sqlite";
 import type { AccountRecords, AccountRow, StateMeta } from "./state";
 import { noRecords } from "./state";
