@@ -3,17 +3,13 @@
  * which every read in this process shares (see ../shared-list.ts); every write invalidates it.
  * Permission names are resolved against the catalogue in `check`, so a typo fails the preview.
  */
-import type { CloudInfraClient } from "../../api/client";
-import { ConflictError, NotFoundError } from "../../api/errors";
-import type { RequestOptions } from "../../api/http";
-import type { Permission, Role } from "../../api/schemas/iam";
-import { type Adoption, adopt, guardAdoptedReplacement } from "../adopt";
+import type { ConflictError } from "../../api/errors";
+import type { CreateRoleRequest, Permission, Role } from "../../api/schemas/iam";
+import { type Adoption, adopt } from "../adopt";
 import {
   checkInputs,
   containsUnknown,
-  deletedOutsidePulumiError,
   describeOperation,
-  diffInputs,
   type KindNames,
   type KindOperations,
   labelOf,
@@ -21,7 +17,17 @@ import {
   parseChecked,
 } from "../common";
 import { nameTakenError } from "../conflict";
-import { createExactlyOnce } from "../create";
+import {
+  convergeNamed,
+  createNamed,
+  deleteUnlessGone,
+  fieldDiff,
+  findNamed,
+  type NamedKind,
+  performing,
+  readFound,
+  updateNamed,
+} from "../named-kind";
 import { onCurrentSession, type ProviderSession } from "../session";
 import {
   fromApi,
@@ -39,23 +45,19 @@ import { resolvePermissions } from "./permissions";
 const ROLE: KindNames = { kind: "Role", noun: "role" };
 const PERMISSIONS = "permissions";
 
-/** The role list in the shared-list cache. */
-function roleList(client: CloudInfraClient) {
-  return { key: "roles", read: (options?: RequestOptions) => client.iam.listRoles(options) };
-}
+/** Roles in the shared-list cache. */
+const ROLES: NamedKind<Role, CreateRoleRequest, Role> = {
+  what: ROLE,
+  list: (client) => ({ key: "roles", read: (options) => client.iam.listRoles(options) }),
+  create: (client, request) => client.iam.createRole(request),
+  idInAnswer: (role) => role.id,
+  update: (client, id, request) => client.iam.updateRole(id, request),
+  nameTaken,
+};
 
 function listRoles(session: ProviderSession): Promise<readonly Role[]> {
-  const list = roleList(session.client);
+  const list = ROLES.list(session.client);
   return session.lists.read(list.key, () => list.read());
-}
-
-/** The role `match` accepts; "none" only from a list asked for after this call (see SharedLists.find). */
-function findRole(
-  session: ProviderSession,
-  match: (role: Role) => boolean,
-): Promise<Role | undefined> {
-  const list = roleList(session.client);
-  return session.lists.find(list.key, () => list.read(), match);
 }
 
 function listPermissions(session: ProviderSession): Promise<readonly Permission[]> {
@@ -77,6 +79,12 @@ function systemRoleError(role: Role, err?: unknown): Error {
   );
 }
 
+/** The live role with id `id` when it is a system role (a 409 on changing it says why). */
+async function systemRole(session: ProviderSession, id: string): Promise<Role | undefined> {
+  const me = (await listRoles(session).catch(() => [])).find((r) => String(r.id) === id);
+  return me?.system_role === true ? me : undefined;
+}
+
 /**
  * The 409 says only that the name is taken; the user needs to know by which role, and whether it
  * is a system role. `self` is the role being changed, which may itself be a system role.
@@ -87,8 +95,8 @@ async function nameTaken(
   err: ConflictError,
   self?: string,
 ): Promise<Error> {
-  const me = (await listRoles(session).catch(() => [])).find((r) => String(r.id) === self);
-  if (me?.system_role === true) return systemRoleError(me, err);
+  const me = self === undefined ? undefined : await systemRole(session, self);
+  if (me !== undefined) return systemRoleError(me, err);
   return nameTakenError(ROLE, err, {
     name,
     list: () => listRoles(session),
@@ -101,22 +109,15 @@ async function nameTaken(
 /** Nothing about a role needs a replacement; a system role cannot be adopted. */
 const adoption = (session: ProviderSession): Adoption<RoleInputs, Role> => ({
   what: ROLE,
-  read: (id) => findRole(session, (r) => r.id === id),
+  read: (id) => findNamed(session, ROLES, (r) => r.id === id),
   refusal: (live) =>
     live.system_role
       ? `${JSON.stringify(live.name)} is a system role (role id ${live.id}): the service defines it and a Role resource cannot adopt, change or delete it; give users the system role by passing its id as a User's roleId`
       : undefined,
   async converge(live, role) {
-    const client = session.client;
     const ids = await permissionIds(session, role);
     if (live.name !== role.name || !matches(live, role, ids)) {
-      try {
-        await client.iam.updateRole(live.id, toApi(role, ids));
-      } catch (err) {
-        if (err instanceof ConflictError)
-          throw await nameTaken(session, role.name, err, String(live.id));
-        throw err;
-      }
+      await convergeNamed(session, ROLES, live, role.name, toApi(role, ids));
     }
     return { ...outputsFromInputs(live.id, role, ids) };
   },
@@ -158,85 +159,54 @@ export const operations = {
     return { inputs: { ...result.inputs, permissions: resolution.names } };
   },
 
-  async diff(_session, id, olds, news) {
-    return guardAdoptedReplacement(ROLE, id, news, diffInputs(olds, news, ROLE_FIELDS));
-  },
+  diff: fieldDiff(ROLE, ROLE_FIELDS),
 
   async create(session, inputs) {
     const role = parseChecked(RoleInputsSchema, inputs);
     if (role.adoptId !== undefined) return adopt(adoption(session), role, role.adoptId);
-    const operation = describeOperation("creating", "Role", role.name);
-    const client = session.client;
-    try {
-      const ids = await permissionIds(session, role);
-      const made = await createExactlyOnce({
-        what: ROLE,
-        describe: `named ${JSON.stringify(role.name)}`,
-        session,
-        lookup: {
-          ...roleList(client),
-          idOf: (r) => r.id,
-          matches: (r) => !r.system_role && r.name === role.name && matches(r, role, ids),
-        },
-        send: () => client.iam.createRole(toApi(role, ids)),
-        idInAnswer: (r) => r.id,
-        journal: { journal: session.journal, request: toApi(role, ids) },
-      });
-      return { id: String(made.id), outs: { ...outputsFromInputs(made.id, role, ids) } };
-    } catch (err) {
-      if (err instanceof ConflictError) {
-        throw operationError(operation, await nameTaken(session, role.name, err));
-      }
-      throw operationError(operation, err);
-    }
+    const ids = await performing(describeOperation("creating", ROLE.kind, role.name), () =>
+      permissionIds(session, role),
+    );
+    const id = await createNamed(
+      session,
+      ROLES,
+      role.name,
+      toApi(role, ids),
+      (r) => !r.system_role && matches(r, role, ids),
+    );
+    return { id: String(id), outs: { ...outputsFromInputs(id, role, ids) } };
   },
 
   async read(session, id, props) {
-    const _client = session.client;
-    const label = labelOf(props, id);
-    try {
-      const role = await findRole(session, (r) => String(r.id) === id);
-      if (role === undefined) return {};
-      const catalogue = needsCatalogue(role) ? await listPermissions(session) : [];
-      const outs = fromApi(role, catalogue);
-      return { id, props: { ...outs }, inputs: liveInputs(outs) };
-    } catch (err) {
-      throw operationError(describeOperation("reading", "Role", label), err);
-    }
+    return readFound(
+      describeOperation("reading", ROLE.kind, labelOf(props, id)),
+      id,
+      () => findNamed(session, ROLES, (r) => String(r.id) === id),
+      async (role) => fromApi(role, needsCatalogue(role) ? await listPermissions(session) : []),
+      liveInputs,
+    );
   },
 
   async update(session, id, _olds, news) {
     const role = parseChecked(RoleInputsSchema, news);
-    const operation = describeOperation("updating", "Role", role.name);
-    const client = session.client;
-    try {
-      const ids = await permissionIds(session, role);
-      await client.iam.updateRole(id, toApi(role, ids));
-      return { outs: { ...outputsFromInputs(Number(id), role, ids) } };
-    } catch (err) {
-      if (err instanceof ConflictError) {
-        throw operationError(operation, await nameTaken(session, role.name, err, id));
-      }
-      if (err instanceof NotFoundError) {
-        throw deletedOutsidePulumiError(operation, "role", id, err);
-      }
-      throw operationError(operation, err);
-    }
+    const ids = await performing(describeOperation("updating", ROLE.kind, role.name), () =>
+      permissionIds(session, role),
+    );
+    await updateNamed(session, ROLES, id, role.name, toApi(role, ids));
+    return { outs: { ...outputsFromInputs(Number(id), role, ids) } };
   },
 
   async delete(session, id, props) {
-    const client = session.client;
-    const operation = describeOperation("deleting", "Role", labelOf(props, id));
-    try {
-      await client.iam.deleteRole(id);
-    } catch (err) {
-      if (err instanceof NotFoundError) return;
-      if (err instanceof ConflictError) {
-        const self = (await listRoles(session).catch(() => [])).find((r) => String(r.id) === id);
-        if (self?.system_role === true) throw operationError(operation, systemRoleError(self, err));
-      }
-      throw operationError(operation, err);
-    }
+    await deleteUnlessGone(
+      ROLE,
+      id,
+      props,
+      () => session.client.iam.deleteRole(id),
+      async (err) => {
+        const self = await systemRole(session, id);
+        return self === undefined ? err : systemRoleError(self, err);
+      },
+    );
   },
 } satisfies KindOperations;
 

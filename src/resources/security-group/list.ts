@@ -5,15 +5,15 @@
  * reads it once.
  */
 import type { CloudInfraClient } from "../../api/client";
-import type { RequestOptions } from "../../api/http";
 import type { SecurityGroup } from "../../api/schemas/firewall";
+import { findListed, type KindList } from "../named-kind";
 import type { ProviderSession } from "../session";
 
 /** Every group, all pages, and its key in the shared-list cache. */
-export function groupList(client: CloudInfraClient) {
+export function groupList(client: CloudInfraClient): KindList<SecurityGroup> {
   return {
     key: "security-groups",
-    read: (options?: RequestOptions) => client.firewall.listAll({ limit: 100 }, options),
+    read: (options) => client.firewall.listAll({ limit: 100 }, options),
   };
 }
 
@@ -22,6 +22,5 @@ export function findGroup(
   session: ProviderSession,
   match: (group: SecurityGroup) => boolean,
 ): Promise<SecurityGroup | undefined> {
-  const list = groupList(session.client);
-  return session.lists.find(list.key, () => list.read(), match);
+  return findListed(session, groupList(session.client), match);
 }

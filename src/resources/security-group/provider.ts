@@ -2,25 +2,24 @@
  * The SecurityGroup implementation. Creation answers no id (as the spec says), so the toolkit
  * finds the new group in the paged list: the group with our name that was not there before.
  */
-import type { CloudInfraClient } from "../../api/client";
-import { ConflictError, NotFoundError } from "../../api/errors";
-import type { SecurityGroup } from "../../api/schemas/firewall";
-import { type Adoption, adopt, guardAdoptedReplacement } from "../adopt";
+import type { SecurityGroup, SecurityGroupRequest } from "../../api/schemas/firewall";
+import type { Adoption } from "../adopt";
 import {
-  checkInputs,
-  deletedOutsidePulumiError,
   describeOperation,
-  diffInputs,
   type KindNames,
   type KindOperations,
   labelOf,
-  operationError,
-  parseChecked,
   unlessNotFound,
 } from "../common";
 import { nameTakenError } from "../conflict";
-import { createExactlyOnce } from "../create";
 import { resourceIdOf } from "../ids";
+import {
+  convergeNamed,
+  type NamedKind,
+  namedOperations,
+  performing,
+  readFound,
+} from "../named-kind";
 import { onCurrentSession, type ProviderSession } from "../session";
 import { deleteWhenDetached } from "./delete";
 import { findGroup, groupList } from "./list";
@@ -37,23 +36,26 @@ import {
 
 const GROUP: KindNames = { kind: "SecurityGroup", noun: "security group" };
 
-/** The 409 says only that the name is taken; the user needs to know by which group. */
-function nameTaken(
-  client: CloudInfraClient,
-  name: string,
-  err: ConflictError,
-  self?: string,
-): Promise<Error> {
-  return nameTakenError(GROUP, err, {
-    name,
-    list: () => groupList(client).read(),
-    ...(self === undefined ? {} : { self }),
-    detail: (existing) => {
-      const servers = existing.servers.map((s) => s.id);
-      return servers.length > 0 ? `, attached to server ${servers.join(", ")}` : undefined;
-    },
-  });
-}
+/** Security groups in the shared-list cache (./list.ts). */
+const GROUPS: NamedKind<SecurityGroup, SecurityGroupRequest, unknown> = {
+  what: GROUP,
+  list: groupList,
+  create: (client, request) => client.firewall.create(request),
+  // The creation answer names no id (as the spec says): the toolkit finds the new group.
+  idInAnswer: () => undefined,
+  update: (client, id, request) => client.firewall.update(id, request),
+  // A 409 says only that the name is taken; the user needs to know by which group.
+  nameTaken: (session, name, err, self) =>
+    nameTakenError(GROUP, err, {
+      name,
+      list: () => groupList(session.client).read(),
+      ...(self === undefined ? {} : { self }),
+      detail: (existing) => {
+        const servers = existing.servers.map((s) => s.id);
+        return servers.length > 0 ? `, attached to server ${servers.join(", ")}` : undefined;
+      },
+    }),
+};
 
 /** Nothing about a group needs a replacement; the servers it is attached to stay attached. */
 const adoption = (session: ProviderSession): Adoption<SecurityGroupInputs, SecurityGroup> => ({
@@ -61,97 +63,40 @@ const adoption = (session: ProviderSession): Adoption<SecurityGroupInputs, Secur
   read: (id) => unlessNotFound(session.client.firewall.get(id)),
   async converge(live, group) {
     if (live.name !== group.name || !matches(live, group)) {
-      const client = session.client;
-      try {
-        await client.firewall.update(live.id, toApi(group));
-      } catch (err) {
-        if (err instanceof ConflictError) {
-          throw await nameTaken(client, group.name, err, String(live.id));
-        }
-        throw err;
-      }
+      await convergeNamed(session, GROUPS, live, group.name, toApi(group));
     }
     return { ...outputsFromInputs(live.id, group) };
   },
 });
 
 export const operations = {
-  async check(_session, _olds, news) {
-    return checkInputs(SecurityGroupInputsSchema, news);
-  },
-
-  async diff(_session, id, olds, news) {
-    return guardAdoptedReplacement(GROUP, id, news, diffInputs(olds, news, SECURITY_GROUP_FIELDS));
-  },
-
-  async create(session, inputs) {
-    const group = parseChecked(SecurityGroupInputsSchema, inputs);
-    if (group.adoptId !== undefined) return adopt(adoption(session), group, group.adoptId);
-    const operation = describeOperation("creating", "SecurityGroup", group.name);
-    const client = session.client;
-    try {
-      const made = await createExactlyOnce({
-        what: GROUP,
-        describe: `named ${JSON.stringify(group.name)}`,
-        session,
-        lookup: {
-          ...groupList(client),
-          idOf: (g) => g.id,
-          matches: (g) => g.name === group.name && matches(g, group),
-        },
-        send: () => client.firewall.create(toApi(group)),
-        idInAnswer: () => undefined,
-        journal: { journal: session.journal, request: toApi(group) },
-      });
-      return { id: String(made.id), outs: { ...outputsFromInputs(made.id, group) } };
-    } catch (err) {
-      if (err instanceof ConflictError) {
-        throw operationError(operation, await nameTaken(client, group.name, err));
-      }
-      throw operationError(operation, err);
-    }
-  },
+  ...namedOperations(GROUPS, {
+    schema: SecurityGroupInputsSchema,
+    fields: SECURITY_GROUP_FIELDS,
+    toApi,
+    outputsFromInputs,
+    matches,
+    adoption,
+  }),
 
   async read(session, id, props) {
-    const label = labelOf(props, id);
-    let group: SecurityGroup | undefined;
-    try {
-      // A refresh reads every group of the stack at once: they share the list (./list.ts).
-      const groupId = resourceIdOf(id, "a security group id");
-      group = await findGroup(session, (g) => g.id === groupId);
-    } catch (err) {
-      throw operationError(describeOperation("reading", "SecurityGroup", label), err);
-    }
-    if (group === undefined) return {};
-    const outs = fromApi(group);
-    return { id, props: { ...outs }, inputs: liveInputs(outs) };
-  },
-
-  async update(session, id, _olds, news) {
-    const group = parseChecked(SecurityGroupInputsSchema, news);
-    const operation = describeOperation("updating", "SecurityGroup", group.name);
-    const client = session.client;
-    try {
-      await client.firewall.update(id, toApi(group));
-    } catch (err) {
-      if (err instanceof ConflictError) {
-        throw operationError(operation, await nameTaken(client, group.name, err, id));
-      }
-      if (err instanceof NotFoundError) {
-        throw deletedOutsidePulumiError(operation, "security group", id, err);
-      }
-      throw operationError(operation, err);
-    }
-    return { outs: { ...outputsFromInputs(Number(id), group) } };
+    // A refresh reads every group of the stack at once: they share the list (./list.ts).
+    return readFound(
+      describeOperation("reading", GROUP.kind, labelOf(props, id)),
+      id,
+      () => {
+        const groupId = resourceIdOf(id, "a security group id");
+        return findGroup(session, (g) => g.id === groupId);
+      },
+      fromApi,
+      liveInputs,
+    );
   },
 
   async delete(session, id, props) {
-    const operation = describeOperation("deleting", "SecurityGroup", labelOf(props, id));
-    try {
-      await deleteWhenDetached(session, Number(id));
-    } catch (err) {
-      throw operationError(operation, err);
-    }
+    await performing(describeOperation("deleting", GROUP.kind, labelOf(props, id)), () =>
+      deleteWhenDetached(session, Number(id)),
+    );
   },
 } satisfies KindOperations;
 

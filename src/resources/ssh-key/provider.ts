@@ -4,8 +4,6 @@
  * carries it forward from the stored state.
  */
 import type { CloudInfraClient } from "../../api/client";
-import { ConflictError, NotFoundError } from "../../api/errors";
-import type { RequestOptions } from "../../api/http";
 import type { Key } from "../../api/schemas/keys";
 import { parsePublicKey } from "../../lib/sshkeys";
 import { type Adoption, adopt, guardAdoptedReplacement, type Mismatch, shown } from "../adopt";
@@ -15,8 +13,6 @@ import {
   diffInputs,
   type KindNames,
   type KindOperations,
-  labelOf,
-  operationError,
   type Props,
   parseChecked,
   unlessNotFound,
@@ -24,6 +20,14 @@ import {
 import { alreadyExistsError, explainConflict } from "../conflict";
 import { createExactlyOnce } from "../create";
 import { resourceIdOf } from "../ids";
+import {
+  deleteUnlessGone,
+  explainingConflict,
+  findListed,
+  type KindList,
+  performing,
+  readFound,
+} from "../named-kind";
 import { onCurrentSession, type ProviderSession } from "../session";
 import {
   fromApi,
@@ -40,8 +44,8 @@ import {
 const SSH_KEY: KindNames = { kind: "SshKey", noun: "SSH key" };
 
 /** The key list, for the toolkit's lookups. */
-function keyList(client: CloudInfraClient) {
-  return { key: "keys", read: (options?: RequestOptions) => client.keys.list(options) };
+function keyList(client: CloudInfraClient): KindList<Key> {
+  return { key: "keys", read: (options) => client.keys.list(options) };
 }
 
 /**
@@ -53,42 +57,42 @@ function keyList(client: CloudInfraClient) {
 async function importKey(session: ProviderSession, inputs: SshKeyInputs): Promise<Key> {
   const { client } = session;
   const { fingerprint } = parsePublicKey(inputs.publicKey ?? "");
-  try {
-    const made = await createExactlyOnce({
-      what: SSH_KEY,
-      describe: `named ${JSON.stringify(inputs.name)} with fingerprint ${fingerprint}`,
-      session,
-      lookup: {
-        ...keyList(client),
-        idOf: (k) => k.id,
-        matches: (k) => k.fingerprint === fingerprint && k.name === inputs.name,
-      },
-      send: () => client.keys.create(toApi(inputs)),
-      idInAnswer: (answer) => answer.key.id,
-      journal: { journal: session.journal, request: toApi(inputs) },
-    });
-    return made.found ?? made.answer.key;
-  } catch (err) {
-    if (!(err instanceof ConflictError)) throw err;
-    throw await explainConflict(
-      err,
-      async () => (await client.keys.list()).find((k) => k.fingerprint === fingerprint),
-      (existing) =>
-        alreadyExistsError(
-          SSH_KEY,
-          {
-            id: existing.id,
-            holding: `with fingerprint ${fingerprint}`,
-            detail: `, name ${JSON.stringify(existing.name)}`,
-          },
-          {
-            rule: "the service holds each public key once",
-            remedy: "reference that key's id instead of importing it again, or delete it first",
-            cause: err,
-          },
-        ),
-    );
-  }
+  const made = await explainingConflict(
+    () =>
+      createExactlyOnce({
+        what: SSH_KEY,
+        describe: `named ${JSON.stringify(inputs.name)} with fingerprint ${fingerprint}`,
+        session,
+        lookup: {
+          ...keyList(client),
+          idOf: (k) => k.id,
+          matches: (k) => k.fingerprint === fingerprint && k.name === inputs.name,
+        },
+        send: () => client.keys.create(toApi(inputs)),
+        idInAnswer: (answer) => answer.key.id,
+        journal: { journal: session.journal, request: toApi(inputs) },
+      }),
+    (err) =>
+      explainConflict(
+        err,
+        async () => (await client.keys.list()).find((k) => k.fingerprint === fingerprint),
+        (existing) =>
+          alreadyExistsError(
+            SSH_KEY,
+            {
+              id: existing.id,
+              holding: `with fingerprint ${fingerprint}`,
+              detail: `, name ${JSON.stringify(existing.name)}`,
+            },
+            {
+              rule: "the service holds each public key once",
+              remedy: "reference that key's id instead of importing it again, or delete it first",
+              cause: err,
+            },
+          ),
+      ),
+  );
+  return made.found ?? made.answer.key;
 }
 
 /**
@@ -196,9 +200,7 @@ export const operations = {
   async create(session, inputs) {
     const key = parseChecked(SshKeyInputsSchema, inputs);
     if (key.adoptId !== undefined) return adopt(adoption(session), key, key.adoptId);
-    const operation = describeOperation("creating", "SshKey", key.name);
-    const _client = session.client;
-    try {
+    return performing(describeOperation("creating", SSH_KEY.kind, key.name), async () => {
       if (key.generate) {
         const made = await generateKey(session, key);
         const outs: SshKeyOutputs = {
@@ -211,51 +213,33 @@ export const operations = {
       const made = await importKey(session, key);
       const outs: SshKeyOutputs = { ...fromApi(made), generate: false };
       return { id: String(made.id), outs: { ...outs } };
-    } catch (err) {
-      throw operationError(operation, err);
-    }
+    });
   },
 
   async read(session, id, props) {
-    const client = session.client;
-    let key: Key | undefined;
-    try {
-      // A refresh reads every key of the stack at once: they share the list (shared-list.ts).
-      const keyId = resourceIdOf(id, "an SSH key id");
-      const list = keyList(client);
-      key = await session.lists.find(
-        list.key,
-        () => list.read(),
-        (k) => k.id === keyId,
-      );
-    } catch (err) {
-      throw operationError(describeOperation("reading", "SshKey", id), err);
-    }
-    if (key === undefined) return {};
-    const outs = withStoredState(key, props);
-    return { id, props: { ...outs }, inputs: liveInputs(outs) };
+    // A refresh reads every key of the stack at once: they share the list (shared-list.ts).
+    return readFound(
+      describeOperation("reading", SSH_KEY.kind, id),
+      id,
+      () => {
+        const keyId = resourceIdOf(id, "an SSH key id");
+        return findListed(session, keyList(session.client), (k) => k.id === keyId);
+      },
+      (key) => withStoredState(key, props),
+      liveInputs,
+    );
   },
 
   // `diff` replaces on every change, so the engine calls this only to finish a resource whose
   // create it recorded as incomplete: the key is read back and nothing stored is lost.
   async update(session, id, olds, _news) {
-    const client = session.client;
-    try {
-      return { outs: { ...withStoredState(await client.keys.get(id), olds) } };
-    } catch (err) {
-      throw operationError(describeOperation("updating", "SshKey", id), err);
-    }
+    return performing(describeOperation("updating", SSH_KEY.kind, id), async () => ({
+      outs: { ...withStoredState(await session.client.keys.get(id), olds) },
+    }));
   },
 
   async delete(session, id, props) {
-    const client = session.client;
-    try {
-      await client.keys.delete(id);
-    } catch (err) {
-      if (err instanceof NotFoundError) return;
-      const label = labelOf(props, id);
-      throw operationError(describeOperation("deleting", "SshKey", label), err);
-    }
+    await deleteUnlessGone(SSH_KEY, id, props, () => session.client.keys.delete(id));
   },
 } satisfies KindOperations;
 

@@ -3,24 +3,18 @@
  * which every read in this process shares (see ../shared-list.ts); a write through the client
  * makes the next read ask again.
  */
-import type { CloudInfraClient } from "../../api/client";
-import { ConflictError, NotFoundError } from "../../api/errors";
-import type { RequestOptions } from "../../api/http";
-import type { Tag } from "../../api/schemas/tags";
-import { type Adoption, adopt, guardAdoptedReplacement } from "../adopt";
-import {
-  checkInputs,
-  deletedOutsidePulumiError,
-  describeOperation,
-  diffInputs,
-  type KindNames,
-  type KindOperations,
-  labelOf,
-  operationError,
-  parseChecked,
-} from "../common";
+import type { CreateTagRequest, Tag } from "../../api/schemas/tags";
+import type { Adoption } from "../adopt";
+import { describeOperation, diffInputs, type KindNames, type KindOperations } from "../common";
 import { nameTakenError } from "../conflict";
-import { createExactlyOnce } from "../create";
+import {
+  convergeNamed,
+  deleteUnlessGone,
+  findNamed,
+  type NamedKind,
+  namedOperations,
+  readFound,
+} from "../named-kind";
 import { onCurrentSession, type ProviderSession } from "../session";
 import {
   fromApi,
@@ -35,21 +29,16 @@ import {
 
 const TAG: KindNames = { kind: "Tag", noun: "tag" };
 
-/** The tag list in the shared-list cache. */
-function tagList(client: CloudInfraClient) {
-  return { key: "tags", read: (options?: RequestOptions) => client.tags.list(options) };
-}
-
-/** The tag `match` accepts; "none" only from a list asked for after this call (see SharedLists.find). */
-function findTag(session: ProviderSession, match: (tag: Tag) => boolean): Promise<Tag | undefined> {
-  const list = tagList(session.client);
-  return session.lists.find(list.key, () => list.read(), match);
-}
-
-/** The 409 says only that the name is taken; the user needs to know by which tag. */
-function nameTaken(client: CloudInfraClient, name: string, err: ConflictError): Promise<Error> {
-  return nameTakenError(TAG, err, { name, list: () => tagList(client).read() });
-}
+/** Tags in the shared-list cache. A 409 says only that the name is taken: by which tag, then. */
+const TAGS: NamedKind<Tag, CreateTagRequest, Tag> = {
+  what: TAG,
+  list: (client) => ({ key: "tags", read: (options) => client.tags.list(options) }),
+  create: (client, request) => client.tags.create(request),
+  idInAnswer: (tag) => tag.id,
+  update: (client, id, request) => client.tags.update(id, request),
+  nameTaken: (session, name, err) =>
+    nameTakenError(TAG, err, { name, list: () => TAGS.list(session.client).read() }),
+};
 
 /** Whether a live tag is what these inputs make. */
 function isTagFor(live: Tag, tag: TagInputs): boolean {
@@ -65,97 +54,43 @@ function isTagFor(live: Tag, tag: TagInputs): boolean {
 /** Nothing about a tag needs a replacement: name, colour, data and membership change in place. */
 const adoption = (session: ProviderSession): Adoption<TagInputs, Tag> => ({
   what: TAG,
-  read: (id) => findTag(session, (t) => t.id === id),
+  read: (id) => findNamed(session, TAGS, (t) => t.id === id),
   async converge(live, tag) {
-    const client = session.client;
     const current = fromApi(live, tag.serverIds !== undefined);
     if (diffInputs({ ...current }, { ...tag }, TAG_FIELDS).changes) {
-      try {
-        await client.tags.update(live.id, toApi(tag));
-      } catch (err) {
-        if (err instanceof ConflictError) throw await nameTaken(client, tag.name, err);
-        throw err;
-      }
+      await convergeNamed(session, TAGS, live, tag.name, toApi(tag));
     }
     return { ...outputsFromInputs(live.id, tag) };
   },
 });
 
 export const operations = {
-  async check(_session, _olds, news) {
-    return checkInputs(TagInputsSchema, news);
-  },
-
-  async diff(_session, id, olds, news) {
-    return guardAdoptedReplacement(TAG, id, news, diffInputs(olds, news, TAG_FIELDS));
-  },
-
-  async create(session, inputs) {
-    const tag = parseChecked(TagInputsSchema, inputs);
-    if (tag.adoptId !== undefined) return adopt(adoption(session), tag, tag.adoptId);
-    const operation = describeOperation("creating", "Tag", tag.name);
-    const client = session.client;
-    try {
-      const made = await createExactlyOnce({
-        what: TAG,
-        describe: `named ${JSON.stringify(tag.name)}`,
-        session,
-        lookup: { ...tagList(client), idOf: (t) => t.id, matches: (t) => isTagFor(t, tag) },
-        send: () => client.tags.create(toApi(tag)),
-        idInAnswer: (t) => t.id,
-        journal: { journal: session.journal, request: toApi(tag) },
-      });
-      return { id: String(made.id), outs: { ...outputsFromInputs(made.id, tag) } };
-    } catch (err) {
-      if (err instanceof ConflictError) {
-        throw operationError(operation, await nameTaken(client, tag.name, err));
-      }
-      throw operationError(operation, err);
-    }
-  },
+  ...namedOperations(TAGS, {
+    schema: TagInputsSchema,
+    fields: TAG_FIELDS,
+    toApi,
+    outputsFromInputs,
+    matches: isTagFor,
+    adoption,
+  }),
 
   async read(session, id, props) {
-    const _client = session.client;
-    let tag: Tag | undefined;
-    try {
-      tag = await findTag(session, (t) => String(t.id) === id);
-    } catch (err) {
-      throw operationError(describeOperation("reading", "Tag", id), err);
-    }
-    if (tag === undefined) return {};
     // Membership stays unmanaged unless the stored state says the program manages it. A lookup
     // (`Tag.get`) has no stored outputs at all, only `__provider`: it reports the membership.
     const lookup =
       props === undefined || (props["tagId"] === undefined && props["name"] === undefined);
     const managesServers = lookup || Array.isArray(props["serverIds"]);
-    const outs = fromApi(tag, managesServers);
-    return { id, props: { ...outs }, inputs: liveInputs(outs) };
-  },
-
-  async update(session, id, _olds, news) {
-    const tag = parseChecked(TagInputsSchema, news);
-    const operation = describeOperation("updating", "Tag", tag.name);
-    const client = session.client;
-    try {
-      await client.tags.update(id, toApi(tag));
-    } catch (err) {
-      if (err instanceof ConflictError) {
-        throw operationError(operation, await nameTaken(client, tag.name, err));
-      }
-      if (err instanceof NotFoundError) throw deletedOutsidePulumiError(operation, "tag", id, err);
-      throw operationError(operation, err);
-    }
-    return { outs: { ...outputsFromInputs(Number(id), tag) } };
+    return readFound(
+      describeOperation("reading", TAG.kind, id),
+      id,
+      () => findNamed(session, TAGS, (t) => String(t.id) === id),
+      (tag) => fromApi(tag, managesServers),
+      liveInputs,
+    );
   },
 
   async delete(session, id, props) {
-    const client = session.client;
-    try {
-      await client.tags.delete(id);
-    } catch (err) {
-      if (err instanceof NotFoundError) return;
-      throw operationError(describeOperation("deleting", "Tag", labelOf(props, id)), err);
-    }
+    await deleteUnlessGone(TAG, id, props, () => session.client.tags.delete(id));
   },
 } satisfies KindOperations;
 

@@ -4,7 +4,7 @@
  * only in the creation answer, is never lost). Update and delete still reach the service and say
  * clearly when the user is gone.
  */
-import { ConflictError, NotFoundError } from "../../api/errors";
+import { type ConflictError, NotFoundError } from "../../api/errors";
 import { definedOnly } from "../../lib/defined";
 import {
   checkInputs,
@@ -12,13 +12,13 @@ import {
   diffInputs,
   type KindNames,
   type KindOperations,
-  labelOf,
   operationError,
   parseChecked,
   unlessNotFound,
 } from "../common";
 import { AlreadyExistsError } from "../conflict";
 import { createExactlyOnce } from "../create";
+import { deleteUnlessGone, performing } from "../named-kind";
 import { onCurrentSession } from "../session";
 import {
   outputsFromInputs,
@@ -26,10 +26,37 @@ import {
   toApi,
   typeFailures,
   USER_FIELDS,
+  type UserInputs,
   UserInputsSchema,
 } from "./model";
 
 const USER: KindNames = { kind: "User", noun: "user" };
+
+/**
+ * A 409 of a user create names the user holding the name (or the DID): say which, and why a user
+ * cannot be adopted.
+ */
+async function userTaken(user: UserInputs, err: ConflictError): Promise<Error> {
+  const holder = err.existingId;
+  if (holder !== undefined) {
+    const held =
+      user.type === "did"
+        ? `another user of the account already has the DID ${user.did ?? ""} or the name ${JSON.stringify(user.name)} (user id ${holder}); each DID belongs to one user and user names are unique in an account`
+        : `a user named ${JSON.stringify(user.name)} already exists (user id ${holder}); user names are unique in an account`;
+    return new AlreadyExistsError(
+      `${held}: choose another name, or delete user ${holder} (a user cannot be adopted: its API key is shown only when it is made). If an earlier pulumi up of this user was cut short where its create journal is not kept (another machine, a fresh CI runner: see docs/resources.md), user ${holder} is the one it made (${err.message})`,
+      holder,
+      { cause: err },
+    );
+  }
+  if (user.type === "did") {
+    return new Error(
+      `another user of the account already has the DID ${user.did ?? ""}; each DID belongs to one user (${err.message})`,
+      { cause: err },
+    );
+  }
+  return err;
+}
 
 export const operations = {
   async check(_session, _olds, news) {
@@ -47,58 +74,36 @@ export const operations = {
 
   async create(session, inputs) {
     const user = parseChecked(UserInputsSchema, inputs);
-    const operation = describeOperation("creating", "User", user.name);
     const client = session.client;
-    try {
-      // No call lists users, but names are unique in an account and the 409 names the holder:
-      // after a lost answer the toolkit sends again, and a 409 names the user the lost answer
-      // made, which is deleted (its key was only in that answer) before the next send.
-      const { answer } = await createExactlyOnce({
-        what: USER,
-        describe: `named ${JSON.stringify(user.name)}`,
-        session,
-        lookup: undefined,
-        unlistable: `look for a user named ${JSON.stringify(user.name)} in the account and delete it (its id${user.type === "api" ? " and its API key, which is shown only once," : ""} were only in the lost answer), then run \`pulumi up\` again`,
-        unique: {
-          discard: (id) => unlessNotFound(client.iam.deleteUser(id)).then(() => undefined),
-        },
-        send: () => client.iam.createUser(toApi(user)),
-        idInAnswer: (created) => created.user_id,
-        // Keyed by name alone: names are what the service keeps unique.
-        journal: { journal: session.journal, request: { name: user.name } },
-      });
-      if (answer === undefined) throw new Error("the create answered no user");
-      return {
-        id: String(answer.user_id),
-        outs: { ...outputsFromInputs(answer.user_id, user, answer.api_key) },
-      };
-    } catch (err) {
-      const holder = err instanceof ConflictError ? err.existingId : undefined;
-      if (err instanceof ConflictError && holder !== undefined) {
-        const held =
-          user.type === "did"
-            ? `another user of the account already has the DID ${user.did ?? ""} or the name ${JSON.stringify(user.name)} (user id ${holder}); each DID belongs to one user and user names are unique in an account`
-            : `a user named ${JSON.stringify(user.name)} already exists (user id ${holder}); user names are unique in an account`;
-        throw operationError(
-          operation,
-          new AlreadyExistsError(
-            `${held}: choose another name, or delete user ${holder} (a user cannot be adopted: its API key is shown only when it is made). If an earlier pulumi up of this user was cut short where its create journal is not kept (another machine, a fresh CI runner: see docs/resources.md), user ${holder} is the one it made (${err.message})`,
-            holder,
-            { cause: err },
-          ),
-        );
-      }
-      if (err instanceof ConflictError && user.type === "did") {
-        throw operationError(
-          operation,
-          new Error(
-            `another user of the account already has the DID ${user.did ?? ""}; each DID belongs to one user (${err.message})`,
-            { cause: err },
-          ),
-        );
-      }
-      throw operationError(operation, err);
-    }
+    const answer = await performing(
+      describeOperation("creating", USER.kind, user.name),
+      async () => {
+        // No call lists users, but names are unique in an account and the 409 names the holder:
+        // after a lost answer the toolkit sends again, and a 409 names the user the lost answer
+        // made, which is deleted (its key was only in that answer) before the next send.
+        const made = await createExactlyOnce({
+          what: USER,
+          describe: `named ${JSON.stringify(user.name)}`,
+          session,
+          lookup: undefined,
+          unlistable: `look for a user named ${JSON.stringify(user.name)} in the account and delete it (its id${user.type === "api" ? " and its API key, which is shown only once," : ""} were only in the lost answer), then run \`pulumi up\` again`,
+          unique: {
+            discard: (id) => unlessNotFound(client.iam.deleteUser(id)).then(() => undefined),
+          },
+          send: () => client.iam.createUser(toApi(user)),
+          idInAnswer: (created) => created.user_id,
+          // Keyed by name alone: names are what the service keeps unique.
+          journal: { journal: session.journal, request: { name: user.name } },
+        });
+        if (made.answer === undefined) throw new Error("the create answered no user");
+        return made.answer;
+      },
+      { conflict: (err) => userTaken(user, err) },
+    );
+    return {
+      id: String(answer.user_id),
+      outs: { ...outputsFromInputs(answer.user_id, user, answer.api_key) },
+    };
   },
 
   async read(_session, id, props) {
@@ -135,13 +140,7 @@ export const operations = {
   },
 
   async delete(session, id, props) {
-    const client = session.client;
-    try {
-      await client.iam.deleteUser(id);
-    } catch (err) {
-      if (err instanceof NotFoundError) return;
-      throw operationError(describeOperation("deleting", "User", labelOf(props, id)), err);
-    }
+    await deleteUnlessGone(USER, id, props, () => session.client.iam.deleteUser(id));
   },
 } satisfies KindOperations;
 
