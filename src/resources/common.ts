@@ -100,6 +100,28 @@ export function labelOf(props: Props | undefined, id: string): string {
   return typeof props?.["name"] === "string" ? props["name"] : id;
 }
 
+/** The name and description of an object that has both (a role, a security group). */
+export interface Described {
+  name: string;
+  /** `""` when there is none: the service answers an absent description as empty. */
+  description: string;
+}
+
+/** `name` and `description` of inputs or of a live object, `""` for a missing description. */
+export function described(from: {
+  name: string;
+  description?: string | null | undefined;
+}): Described {
+  return { name: from.name, description: from.description ?? "" };
+}
+
+/** The inputs that would produce `name` and `description`; an empty description is left out. */
+export function describedInputs(outputs: Described): Props {
+  const inputs: Props = { name: outputs.name };
+  if (outputs.description !== "") inputs["description"] = outputs.description;
+  return inputs;
+}
+
 /** How `diff` treats one input property. */
 export interface FieldRule {
   /** A change cannot be applied in place: the resource is replaced. */

@@ -20,7 +20,10 @@ export type OutputNames<R> = Exclude<
 export type EveryOutput<R> = Record<OutputNames<R>, true>;
 
 /** `args` with every output of `outputs` present, as `undefined` where `args` does not set it. */
-export function withEveryOutput<R>(outputs: EveryOutput<R>, args: object): Record<string, unknown> {
+export function withEveryOutput(
+  outputs: Readonly<Record<string, true>>,
+  args: object,
+): Record<string, unknown> {
   const props: Record<string, unknown> = {};
   for (const name of Object.keys(outputs)) props[name] = undefined;
   return { ...props, ...args };

@@ -17,7 +17,8 @@
  */
 
 import * as pulumi from "@pulumi/pulumi";
-import type { ResourceKind } from "./kinds";
+import { GENERATED_SECRETS, type ResourceKind } from "./kinds";
+import { withEveryOutput } from "./outputs";
 import { serializedShim } from "./shim";
 
 /**
@@ -31,12 +32,14 @@ import { serializedShim } from "./shim";
 export abstract class CloudInfraResource extends pulumi.CustomResource {
   /**
    * @param kind The resource kind (and class name): `"Tag"`.
-   * @param props Every declared output, and the arguments (`withEveryOutput`, ../outputs.ts).
+   * @param outputs Every declared output of the class (`EveryOutput<X>`, ../outputs.ts): each is
+   *   in the property bag, `undefined` where `args` does not set it.
    */
   protected constructor(
     kind: ResourceKind,
     name: string,
-    props: Record<string, unknown>,
+    outputs: Readonly<Record<string, true>>,
+    args: object,
     opts: pulumi.CustomResourceOptions | undefined,
   ) {
     const quiet = quietRegistration();
@@ -44,8 +47,8 @@ export abstract class CloudInfraResource extends pulumi.CustomResource {
       super(
         `pulumi-nodejs:dynamic/cloudinfra:${kind}`,
         name,
-        { ...props, __provider: serializedShim(kind) },
-        opts,
+        { ...withEveryOutput(outputs, args), __provider: serializedShim(kind) },
+        withGeneratedSecrets(kind, opts),
       );
     } catch (err) {
       throw quiet.failed(err);
@@ -54,6 +57,54 @@ export abstract class CloudInfraResource extends pulumi.CustomResource {
     }
   }
 }
+/**
+ * A resource that can also be read by id without being managed (`X.get`): every kind the API can
+ * read, so every kind but User.
+ */
+export abstract class ReadableResource extends CloudInfraResource {
+  /**
+   * Reads an existing object by id without managing it: nothing is created, changed or deleted,
+   * and every `pulumi up` reads it again. The class's documentation says what its outputs hold.
+   *
+   * @param name The resource name in this program.
+   * @param id The object's id (`"7"`).
+   * @param opts Resource options; `id` is set from the argument.
+   */
+  static get<R>(
+    this: new (
+      name: string,
+      args: never,
+      opts?: pulumi.CustomResourceOptions,
+    ) => R,
+    name: string,
+    id: pulumi.Input<pulumi.ID>,
+    opts?: pulumi.CustomResourceOptions,
+  ): R {
+    // No arguments: with `id` set the engine only reads, and the read needs nothing but the id.
+    return new this(name, {} as never, { ...opts, id });
+  }
+}
+
+/**
+ * `X.get(name, id, opts?)`, {@link ReadableResource.get} as a class declares it again to document
+ * what its outputs hold: `declare static get: ReadById;` under the kind's own TSDoc.
+ */
+export type ReadById = typeof ReadableResource.get;
+
+/**
+ * The options with the kind's generated secrets (a user's API key, a generated private key) as
+ * `additionalSecretOutputs`: the engine stores and shows them as secrets; the provider host
+ * cannot return secrets itself.
+ */
+function withGeneratedSecrets(
+  kind: ResourceKind,
+  opts: pulumi.CustomResourceOptions | undefined,
+): pulumi.CustomResourceOptions | undefined {
+  const secrets = GENERATED_SECRETS[kind];
+  if (secrets === undefined) return opts;
+  return pulumi.mergeOptions(opts, { additionalSecretOutputs: [...secrets] });
+}
+
 // `super()` above calls CustomResource's constructor (the class's own prototype), so the SDK's
 // serializer never runs; instances keep `pulumi.dynamic.Resource` in their prototype chain for
 // programs that test for it.

@@ -245,27 +245,13 @@ export function setRetryBackoffForTests(
  * {@link currentSession}, resolved each time a member is used: `check` and `diff` of most kinds
  * never touch it, and must work before any configuration exists (a preview's first checks).
  */
-const hostSession: ProviderSession = {
-  get client() {
-    return currentSession().client;
+const hostSession = new Proxy({} as ProviderSession, {
+  get(_target, member) {
+    const session = currentSession();
+    const value: unknown = Reflect.get(session, member);
+    return typeof value === "function" ? value.bind(session) : value;
   },
-  get lists() {
-    return currentSession().lists;
-  },
-  get creates() {
-    return currentSession().creates;
-  },
-  get journal() {
-    return currentSession().journal;
-  },
-  get watch() {
-    return currentSession().watch;
-  },
-  get endpoint() {
-    return currentSession().endpoint;
-  },
-  close: () => currentSession().close(),
-};
+});
 
 /**
  * `operations` on the session of the host's configuration: what a dynamic provider host

@@ -1,6 +1,6 @@
 import type * as pulumi from "@pulumi/pulumi";
-import { type EveryOutput, withEveryOutput } from "../outputs";
-import { CloudInfraResource } from "../registration";
+import type { EveryOutput } from "../outputs";
+import { ReadableResource, type ReadById } from "../registration";
 
 /** Arguments of a {@link Role}. */
 export interface RoleArgs {
@@ -41,7 +41,7 @@ export interface RoleArgs {
  * The API has no call to read one role: a refresh reads the list once for all roles of the stack
  * (see `SharedLists.read`). Permissions changed outside Pulumi show as a change of `permissions`.
  */
-export class Role extends CloudInfraResource {
+export class Role extends ReadableResource {
   /** Role name. */
   declare readonly name: pulumi.Output<string>;
   /** Description; `""` when there is none. */
@@ -54,8 +54,7 @@ export class Role extends CloudInfraResource {
   declare readonly roleId: pulumi.Output<number>;
 
   constructor(name: string, args: RoleArgs, opts?: pulumi.CustomResourceOptions) {
-    const props = withEveryOutput(ROLE_OUTPUTS, args);
-    super("Role", name, props, opts);
+    super("Role", name, ROLE_OUTPUTS, args, opts);
   }
 
   /**
@@ -71,10 +70,7 @@ export class Role extends CloudInfraResource {
    * @param id The role's id (`"1"`).
    * @param opts Resource options; `id` is set from the argument.
    */
-  static get(name: string, id: pulumi.Input<pulumi.ID>, opts?: pulumi.CustomResourceOptions): Role {
-    // No arguments: with `id` set the engine only reads, and the read needs nothing but the id.
-    return new Role(name, {} as RoleArgs, { ...opts, id });
-  }
+  declare static get: ReadById;
 }
 
 const ROLE_OUTPUTS: EveryOutput<Role> = {

@@ -6,7 +6,7 @@ import { z } from "zod";
 import { DescriptionInputSchema, expected, NameInputSchema } from "../../api/schemas/common";
 import type { CreateRoleRequest, Permission, Role } from "../../api/schemas/iam";
 import { AdoptIdSchema } from "../adopt";
-import type { FieldRule, Props } from "../common";
+import { described, describedInputs, type FieldRule, type Props } from "../common";
 import { normaliseNames } from "./permissions";
 
 /**
@@ -89,8 +89,7 @@ export function fromApi(role: Role, catalogue: readonly Permission[] = []): Role
   }
   return {
     roleId: role.id,
-    name: role.name,
-    description: role.description ?? "",
+    ...described(role),
     permissions: normaliseNames([...names.keys()]),
     permissionIds: [...new Set(names.values())].sort((a, b) => a - b),
   };
@@ -109,8 +108,7 @@ export function outputsFromInputs(
 ): RoleOutputs {
   return {
     roleId,
-    name: inputs.name,
-    description: inputs.description ?? "",
+    ...described(inputs),
     permissions: inputs.permissions,
     permissionIds: [...permissionIds],
   };
@@ -118,9 +116,7 @@ export function outputsFromInputs(
 
 /** The inputs that would produce the live role, as refresh stores them. */
 export function liveInputs(outputs: RoleOutputs): Props {
-  const inputs: Props = { name: outputs.name, permissions: outputs.permissions };
-  if (outputs.description !== "") inputs["description"] = outputs.description;
-  return inputs;
+  return { ...describedInputs(outputs), permissions: outputs.permissions };
 }
 
 /** Whether the live role is what these inputs ask for (a lost create answer made it, or not). */

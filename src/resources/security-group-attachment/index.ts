@@ -1,6 +1,6 @@
 import type * as pulumi from "@pulumi/pulumi";
-import { type EveryOutput, withEveryOutput } from "../outputs";
-import { CloudInfraResource } from "../registration";
+import type { EveryOutput } from "../outputs";
+import { ReadableResource, type ReadById } from "../registration";
 
 /** Arguments of a {@link SecurityGroupAttachment}. */
 export interface SecurityGroupAttachmentArgs {
@@ -23,7 +23,7 @@ export interface SecurityGroupAttachmentArgs {
  * Do not also list the same group in the server's `securityGroupIds`: two resources would then
  * manage one attachment.
  */
-export class SecurityGroupAttachment extends CloudInfraResource {
+export class SecurityGroupAttachment extends ReadableResource {
   /** Id of the security group. */
   declare readonly securityGroupId: pulumi.Output<number>;
   /** Id of the server. */
@@ -34,7 +34,7 @@ export class SecurityGroupAttachment extends CloudInfraResource {
     args: SecurityGroupAttachmentArgs,
     opts?: pulumi.CustomResourceOptions,
   ) {
-    super("SecurityGroupAttachment", name, withEveryOutput(ATTACHMENT_OUTPUTS, args), opts);
+    super("SecurityGroupAttachment", name, ATTACHMENT_OUTPUTS, args, opts);
   }
 
   /**
@@ -50,14 +50,7 @@ export class SecurityGroupAttachment extends CloudInfraResource {
    * @param id `<securityGroupId>/<serverId>`, such as `"4/12"`.
    * @param opts Resource options; `id` is set from the argument.
    */
-  static get(
-    name: string,
-    id: pulumi.Input<pulumi.ID>,
-    opts?: pulumi.CustomResourceOptions,
-  ): SecurityGroupAttachment {
-    // No arguments: with `id` set the engine only reads, and the read needs nothing but the id.
-    return new SecurityGroupAttachment(name, {} as SecurityGroupAttachmentArgs, { ...opts, id });
-  }
+  declare static get: ReadById;
 }
 
 const ATTACHMENT_OUTPUTS: EveryOutput<SecurityGroupAttachment> = {

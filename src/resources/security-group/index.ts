@@ -1,6 +1,6 @@
 import type * as pulumi from "@pulumi/pulumi";
-import { type EveryOutput, withEveryOutput } from "../outputs";
-import { CloudInfraResource } from "../registration";
+import type { EveryOutput } from "../outputs";
+import { ReadableResource, type ReadById } from "../registration";
 
 /** One firewall rule of a {@link SecurityGroup}. */
 export interface SecurityGroupRuleArgs {
@@ -61,7 +61,7 @@ export interface SecurityGroupArgs {
  * changed elsewhere show as a change of `rules`, and a group deleted elsewhere disappears from
  * the state.
  */
-export class SecurityGroup extends CloudInfraResource {
+export class SecurityGroup extends ReadableResource {
   /** Group name. */
   declare readonly name: pulumi.Output<string>;
   /** Description; `""` when there is none. */
@@ -79,8 +79,7 @@ export class SecurityGroup extends CloudInfraResource {
   declare readonly securityGroupId: pulumi.Output<number>;
 
   constructor(name: string, args: SecurityGroupArgs, opts?: pulumi.CustomResourceOptions) {
-    const props = withEveryOutput(SECURITY_GROUP_OUTPUTS, args);
-    super("SecurityGroup", name, props, opts);
+    super("SecurityGroup", name, SECURITY_GROUP_OUTPUTS, args, opts);
   }
 
   /**
@@ -96,14 +95,7 @@ export class SecurityGroup extends CloudInfraResource {
    * @param id The group's id (`"4"`).
    * @param opts Resource options; `id` is set from the argument.
    */
-  static get(
-    name: string,
-    id: pulumi.Input<pulumi.ID>,
-    opts?: pulumi.CustomResourceOptions,
-  ): SecurityGroup {
-    // No arguments: with `id` set the engine only reads, and the read needs nothing but the id.
-    return new SecurityGroup(name, {} as SecurityGroupArgs, { ...opts, id });
-  }
+  declare static get: ReadById;
 }
 
 const SECURITY_GROUP_OUTPUTS: EveryOutput<SecurityGroup> = {

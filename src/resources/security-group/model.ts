@@ -20,7 +20,7 @@ import {
   type SecurityGroupRequest,
 } from "../../api/schemas/firewall";
 import { AdoptIdSchema } from "../adopt";
-import type { FieldRule, Props } from "../common";
+import { described, describedInputs, type FieldRule, type Props } from "../common";
 import { normaliseCidr } from "./cidr";
 
 /** A rule as Pulumi stores it: only the keys that are set. */
@@ -198,8 +198,7 @@ export function toApi(inputs: SecurityGroupInputs): SecurityGroupRequest {
 export function fromApi(group: SecurityGroup): SecurityGroupOutputs {
   return {
     securityGroupId: group.id,
-    name: group.name,
-    description: group.description ?? "",
+    ...described(group),
     rules: group.rules.map(ruleFromApi),
   };
 }
@@ -211,17 +210,14 @@ export function outputsFromInputs(
 ): SecurityGroupOutputs {
   return {
     securityGroupId,
-    name: inputs.name,
-    description: inputs.description ?? "",
+    ...described(inputs),
     rules: inputs.rules,
   };
 }
 
 /** The inputs that would produce the live group, as refresh stores them. */
 export function liveInputs(outputs: SecurityGroupOutputs): Props {
-  const inputs: Props = { name: outputs.name, rules: outputs.rules };
-  if (outputs.description !== "") inputs["description"] = outputs.description;
-  return inputs;
+  return { ...describedInputs(outputs), rules: outputs.rules };
 }
 
 /** Whether the live group holds what these inputs ask for (so a lost create answer made it). */

@@ -1,6 +1,6 @@
 import type * as pulumi from "@pulumi/pulumi";
-import { type EveryOutput, withEveryOutput } from "../outputs";
-import { CloudInfraResource } from "../registration";
+import type { EveryOutput } from "../outputs";
+import { ReadableResource, type ReadById } from "../registration";
 
 /**
  * How long each operation may take, as a duration: `"90s"`, `"10m"`, `"1h30m"` (units `h`, `m`,
@@ -79,7 +79,7 @@ export interface ServerArgs {
  * export const ip = web.ip;
  * ```
  */
-export class Server extends CloudInfraResource {
+export class Server extends ReadableResource {
   /** The server's name. */
   declare readonly name: pulumi.Output<string>;
   /** The plan id. */
@@ -114,7 +114,7 @@ export class Server extends CloudInfraResource {
   declare readonly createdAt: pulumi.Output<string>;
 
   constructor(name: string, args: ServerArgs, opts?: pulumi.CustomResourceOptions) {
-    super("Server", name, withEveryOutput(SERVER_OUTPUTS, args), opts);
+    super("Server", name, SERVER_OUTPUTS, args, opts);
   }
 
   /**
@@ -132,14 +132,7 @@ export class Server extends CloudInfraResource {
    * @param id The server's id (`"12"`).
    * @param opts Resource options; `id` is set from the argument.
    */
-  static get(
-    name: string,
-    id: pulumi.Input<pulumi.ID>,
-    opts?: pulumi.CustomResourceOptions,
-  ): Server {
-    // No arguments: with `id` set the engine only reads, and the read needs nothing but the id.
-    return new Server(name, {} as ServerArgs, { ...opts, id });
-  }
+  declare static get: ReadById;
 }
 
 const SERVER_OUTPUTS: EveryOutput<Server> = {

@@ -1,7 +1,6 @@
-import * as pulumi from "@pulumi/pulumi";
-import { GENERATED_SECRETS } from "../kinds";
-import { type EveryOutput, withEveryOutput } from "../outputs";
-import { CloudInfraResource } from "../registration";
+import type * as pulumi from "@pulumi/pulumi";
+import type { EveryOutput } from "../outputs";
+import { ReadableResource, type ReadById } from "../registration";
 
 /** Arguments of an {@link SshKey}: set exactly one of `publicKey` and `generate: true`. */
 export interface SshKeyArgs {
@@ -39,7 +38,7 @@ export interface SshKeyArgs {
  * An SSH public key stored with the service (`/v1/keys`), imported or generated, for servers
  * to install at creation. The service cannot change a key, so every change replaces it.
  */
-export class SshKey extends CloudInfraResource {
+export class SshKey extends ReadableResource {
   /** Descriptive name. */
   declare readonly name: pulumi.Output<string>;
   /** The public key as the service stores it, OpenSSH text. */
@@ -60,13 +59,7 @@ export class SshKey extends CloudInfraResource {
   declare readonly privateKey: pulumi.Output<string | undefined>;
 
   constructor(name: string, args: SshKeyArgs, opts?: pulumi.CustomResourceOptions) {
-    const props = withEveryOutput(SSH_KEY_OUTPUTS, args);
-    // The engine stores and shows the generated private key as a secret; the provider host
-    // cannot return secrets itself.
-    const options = pulumi.mergeOptions(opts, {
-      additionalSecretOutputs: [...(GENERATED_SECRETS.SshKey ?? [])],
-    });
-    super("SshKey", name, props, options);
+    super("SshKey", name, SSH_KEY_OUTPUTS, args, opts);
   }
 
   /**
@@ -83,14 +76,7 @@ export class SshKey extends CloudInfraResource {
    * @param id The key's id (`"3"`).
    * @param opts Resource options; `id` is set from the argument.
    */
-  static get(
-    name: string,
-    id: pulumi.Input<pulumi.ID>,
-    opts?: pulumi.CustomResourceOptions,
-  ): SshKey {
-    // No arguments: with `id` set the engine only reads, and the read needs nothing but the id.
-    return new SshKey(name, {} as SshKeyArgs, { ...opts, id });
-  }
+  declare static get: ReadById;
 }
 
 const SSH_KEY_OUTPUTS: EveryOutput<SshKey> = {

@@ -1,6 +1,6 @@
 import type * as pulumi from "@pulumi/pulumi";
-import { type EveryOutput, withEveryOutput } from "../outputs";
-import { CloudInfraResource } from "../registration";
+import type { EveryOutput } from "../outputs";
+import { ReadableResource, type ReadById } from "../registration";
 
 /** Arguments of a {@link Tag}. */
 export interface TagArgs {
@@ -40,7 +40,7 @@ export interface TagArgs {
  * The API has no call to read one tag: a refresh reads the whole list once for all tags of the
  * stack (see `SharedLists.read`), so refreshing many tags costs one request, not one per tag.
  */
-export class Tag extends CloudInfraResource {
+export class Tag extends ReadableResource {
   /** Tag name. */
   declare readonly name: pulumi.Output<string>;
   /** Colour, `#rrggbb` in lower case. */
@@ -56,8 +56,7 @@ export class Tag extends CloudInfraResource {
   declare readonly tagId: pulumi.Output<number>;
 
   constructor(name: string, args: TagArgs, opts?: pulumi.CustomResourceOptions) {
-    const props = withEveryOutput(TAG_OUTPUTS, args);
-    super("Tag", name, props, opts);
+    super("Tag", name, TAG_OUTPUTS, args, opts);
   }
 
   /**
@@ -72,10 +71,7 @@ export class Tag extends CloudInfraResource {
    * @param id The tag's id (`"7"`).
    * @param opts Resource options; `id` is set from the argument.
    */
-  static get(name: string, id: pulumi.Input<pulumi.ID>, opts?: pulumi.CustomResourceOptions): Tag {
-    // No arguments: with `id` set the engine only reads, and the read needs nothing but the id.
-    return new Tag(name, {} as TagArgs, { ...opts, id });
-  }
+  declare static get: ReadById;
 }
 
 const TAG_OUTPUTS: EveryOutput<Tag> = {

@@ -1,6 +1,5 @@
-import * as pulumi from "@pulumi/pulumi";
-import { GENERATED_SECRETS } from "../kinds";
-import { type EveryOutput, withEveryOutput } from "../outputs";
+import type * as pulumi from "@pulumi/pulumi";
+import type { EveryOutput } from "../outputs";
 import { CloudInfraResource } from "../registration";
 
 /** Arguments of a {@link User}. */
@@ -64,9 +63,7 @@ export class User extends CloudInfraResource {
   declare readonly userId: pulumi.Output<number>;
 
   constructor(name: string, args: UserArgs, opts?: pulumi.CustomResourceOptions) {
-    const props = withEveryOutput(USER_OUTPUTS, args);
-    const secrets = { additionalSecretOutputs: [...(GENERATED_SECRETS.User ?? [])] };
-    super("User", name, props, pulumi.mergeOptions(opts, secrets));
+    super("User", name, USER_OUTPUTS, args, opts);
   }
 }
 
