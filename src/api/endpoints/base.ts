@@ -1,8 +1,8 @@
 /** What every area of the client shares: the transport, path segments, request validation. */
 import type { z } from "zod";
 import { RequestValidationError } from "../errors";
-import type { HttpClient } from "../http";
-import { checkRequest } from "../schemas/common";
+import type { HttpClient, RequestOptions, RetryPolicy } from "../http";
+import { checkRequest, GenericResponseSchema } from "../schemas/common";
 
 /**
  * A resource id in a path. Ids are integers on the wire, but Pulumi state keeps them as strings,
@@ -10,9 +10,41 @@ import { checkRequest } from "../schemas/common";
  */
 export type Id = number | string;
 
-/** Base of the per-area classes: holds the shared {@link HttpClient}. */
+/**
+ * Base of the per-area classes: holds the shared {@link HttpClient}, and says each plain call in
+ * one line (`this.read(path, Schema, options)`); calls with a query or a multipart body describe
+ * their request to `http.request` themselves.
+ */
 export abstract class ApiArea {
   constructor(protected readonly http: HttpClient) {}
+
+  /** `GET path`, its answer parsed with `response`. Reads change nothing: always retried. */
+  protected read<T>(path: string, response: z.ZodType<T>, options?: RequestOptions): Promise<T> {
+    return this.http.request({ method: "GET", path, response, retry: "idempotent" }, options);
+  }
+
+  /**
+   * `POST path` with `body` (validated already, or `undefined` for none), its answer parsed with
+   * `response`; `retry` says whether it may be sent again blindly.
+   */
+  protected post<T>(
+    path: string,
+    response: z.ZodType<T>,
+    retry: RetryPolicy,
+    body: unknown,
+    options?: RequestOptions,
+  ): Promise<T> {
+    const request = { method: "POST" as const, path, response, retry };
+    return this.http.request(body === undefined ? request : { ...request, body }, options);
+  }
+
+  /** `DELETE path`, answered with the generic response. Deleting again is harmless: retried. */
+  protected remove(path: string, options?: RequestOptions) {
+    return this.http.request(
+      { method: "DELETE", path, response: GenericResponseSchema, retry: "idempotent" },
+      options,
+    );
+  }
 }
 
 /**

@@ -13,31 +13,17 @@ import { ApiArea, type Id, segment } from "./base";
 export class BillingApi extends ApiArea {
   /** `GET /v1/orders`. Needs `billing:read`. */
   async listOrders(options?: RequestOptions) {
-    return this.http.request(
-      { method: "GET", path: "/v1/orders", response: OrderListSchema, retry: "idempotent" },
-      options,
-    );
+    return this.read("/v1/orders", OrderListSchema, options);
   }
 
   /** `GET /v1/orders/:id`. Needs `billing:read`. */
   async getOrder(id: Id, options?: RequestOptions) {
-    return this.http.request(
-      {
-        method: "GET",
-        path: `/v1/orders/${segment(id)}`,
-        response: OrderSchema,
-        retry: "idempotent",
-      },
-      options,
-    );
+    return this.read(`/v1/orders/${segment(id)}`, OrderSchema, options);
   }
 
   /** `GET /v1/invoices`. Needs `billing:read`. */
   async listInvoices(options?: RequestOptions) {
-    return this.http.request(
-      { method: "GET", path: "/v1/invoices", response: InvoiceListSchema, retry: "idempotent" },
-      options,
-    );
+    return this.read("/v1/invoices", InvoiceListSchema, options);
   }
 
   /**
@@ -46,53 +32,33 @@ export class BillingApi extends ApiArea {
    * `billing:write`.
    */
   async payInvoice(id: Id, options?: RequestOptions) {
-    return this.http.request(
-      {
-        method: "POST",
-        path: `/v1/invoices/${segment(id)}/payments`,
-        response: InvoicePaymentSchema,
-        retry: "non-idempotent",
-      },
+    return this.post(
+      `/v1/invoices/${segment(id)}/payments`,
+      InvoicePaymentSchema,
+      "non-idempotent",
+      undefined,
       options,
     );
   }
 
   /** `GET /v1/wallet/cards`: stored payment methods. Needs `billing:read`. */
   async listPaymentMethods(options?: RequestOptions) {
-    return this.http.request(
-      {
-        method: "GET",
-        path: "/v1/wallet/cards",
-        response: PaymentMethodListSchema,
-        retry: "idempotent",
-      },
-      options,
-    );
+    return this.read("/v1/wallet/cards", PaymentMethodListSchema, options);
   }
 
   /** `POST /v1/wallet/cards/:id/default`: makes the method the default. Needs `billing:write`. */
   async setDefaultPaymentMethod(id: Id, options?: RequestOptions) {
-    return this.http.request(
-      {
-        method: "POST",
-        path: `/v1/wallet/cards/${segment(id)}/default`,
-        response: GenericResponseSchema,
-        retry: "idempotent",
-      },
+    return this.post(
+      `/v1/wallet/cards/${segment(id)}/default`,
+      GenericResponseSchema,
+      "idempotent",
+      undefined,
       options,
     );
   }
 
   /** `DELETE /v1/wallet/cards/:id`. Needs `billing:write`. */
   async deletePaymentMethod(id: Id, options?: RequestOptions) {
-    return this.http.request(
-      {
-        method: "DELETE",
-        path: `/v1/wallet/cards/${segment(id)}`,
-        response: GenericResponseSchema,
-        retry: "idempotent",
-      },
-      options,
-    );
+    return this.remove(`/v1/wallet/cards/${segment(id)}`, options);
   }
 }

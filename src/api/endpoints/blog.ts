@@ -39,14 +39,6 @@ export class BlogApi extends ApiArea {
 
   /** `GET /v1/blog/posts/{name}`: one post by its short name. */
   async get(shortName: string, options?: RequestOptions) {
-    return this.http.request(
-      {
-        method: "GET",
-        path: `/v1/blog/posts/${segment(shortName, "shortName")}`,
-        response: BlogPostSchema,
-        retry: "idempotent",
-      },
-      options,
-    );
+    return this.read(`/v1/blog/posts/${segment(shortName, "shortName")}`, BlogPostSchema, options);
   }
 }

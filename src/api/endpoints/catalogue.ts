@@ -6,25 +6,16 @@ import { ApiArea } from "./base";
 export class CatalogueApi extends ApiArea {
   /** `GET /v1/plans`: plans with their prices and data. */
   async listPlans(options?: RequestOptions) {
-    return this.http.request(
-      { method: "GET", path: "/v1/plans", response: PlanListSchema, retry: "idempotent" },
-      options,
-    );
+    return this.read("/v1/plans", PlanListSchema, options);
   }
 
   /** `GET /v1/countries`: countries with VAT rates and ISO codes. */
   async listCountries(options?: RequestOptions) {
-    return this.http.request(
-      { method: "GET", path: "/v1/countries", response: CountryListSchema, retry: "idempotent" },
-      options,
-    );
+    return this.read("/v1/countries", CountryListSchema, options);
   }
 
   /** `GET /v1/images`: OS images servers can be created from. */
   async listImages(options?: RequestOptions) {
-    return this.http.request(
-      { method: "GET", path: "/v1/images", response: ImageListSchema, retry: "idempotent" },
-      options,
-    );
+    return this.read("/v1/images", ImageListSchema, options);
   }
 }

@@ -51,81 +51,46 @@ export class FirewallApi extends ApiArea {
    */
   async create(body: SecurityGroupRequest, options?: RequestOptions) {
     const data = validBody(SecurityGroupRequestSchema, body, "SecurityGroupRequest");
-    return this.http.request(
-      {
-        method: "POST",
-        path: "/v1/firewall/groups",
-        body: data,
-        response: GenericResponseSchema,
-        retry: "non-idempotent",
-      },
-      options,
-    );
+    return this.post("/v1/firewall/groups", GenericResponseSchema, "non-idempotent", data, options);
   }
 
   /** `GET /v1/firewall/groups/:id`. Needs `firewall:read`. */
   async get(id: Id, options?: RequestOptions) {
-    return this.http.request(
-      {
-        method: "GET",
-        path: `/v1/firewall/groups/${segment(id)}`,
-        response: SecurityGroupSchema,
-        retry: "idempotent",
-      },
-      options,
-    );
+    return this.read(`/v1/firewall/groups/${segment(id)}`, SecurityGroupSchema, options);
   }
 
   /** `POST /v1/firewall/groups/:id`: replaces name, description and all rules. Needs `firewall:write`. */
   async update(id: Id, body: SecurityGroupRequest, options?: RequestOptions) {
     const data = validBody(SecurityGroupRequestSchema, body, "SecurityGroupRequest");
-    return this.http.request(
-      {
-        method: "POST",
-        path: `/v1/firewall/groups/${segment(id)}`,
-        body: data,
-        response: GenericResponseSchema,
-        retry: "idempotent",
-      },
+    return this.post(
+      `/v1/firewall/groups/${segment(id)}`,
+      GenericResponseSchema,
+      "idempotent",
+      data,
       options,
     );
   }
 
   /** `DELETE /v1/firewall/groups/:id`. Needs `firewall:write`. */
   async delete(id: Id, options?: RequestOptions) {
-    return this.http.request(
-      {
-        method: "DELETE",
-        path: `/v1/firewall/groups/${segment(id)}`,
-        response: GenericResponseSchema,
-        retry: "idempotent",
-      },
-      options,
-    );
+    return this.remove(`/v1/firewall/groups/${segment(id)}`, options);
   }
 
   /** `POST /v1/firewall/groups/:id/servers/:sid`: attaches the group to a server. Needs `firewall:write`. */
   async attachServer(groupId: Id, serverId: Id, options?: RequestOptions) {
-    return this.http.request(
-      {
-        method: "POST",
-        path: `/v1/firewall/groups/${segment(groupId, "groupId")}/servers/${segment(serverId, "serverId")}`,
-        response: GenericResponseSchema,
-        retry: "idempotent",
-      },
+    return this.post(
+      `/v1/firewall/groups/${segment(groupId, "groupId")}/servers/${segment(serverId, "serverId")}`,
+      GenericResponseSchema,
+      "idempotent",
+      undefined,
       options,
     );
   }
 
   /** `DELETE /v1/firewall/groups/:id/servers/:sid`: detaches the group from a server. Needs `firewall:write`. */
   async detachServer(groupId: Id, serverId: Id, options?: RequestOptions) {
-    return this.http.request(
-      {
-        method: "DELETE",
-        path: `/v1/firewall/groups/${segment(groupId, "groupId")}/servers/${segment(serverId, "serverId")}`,
-        response: GenericResponseSchema,
-        retry: "idempotent",
-      },
+    return this.remove(
+      `/v1/firewall/groups/${segment(groupId, "groupId")}/servers/${segment(serverId, "serverId")}`,
       options,
     );
   }
@@ -137,14 +102,11 @@ export class FirewallApi extends ApiArea {
     options?: RequestOptions,
   ) {
     const data = validBody(UpdateServerFirewallRequestSchema, body, "UpdateServerFirewallRequest");
-    return this.http.request(
-      {
-        method: "POST",
-        path: `/v1/firewall/groups/servers/${segment(serverId, "serverId")}`,
-        body: data,
-        response: GenericResponseSchema,
-        retry: "idempotent",
-      },
+    return this.post(
+      `/v1/firewall/groups/servers/${segment(serverId, "serverId")}`,
+      GenericResponseSchema,
+      "idempotent",
+      data,
       options,
     );
   }

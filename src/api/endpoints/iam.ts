@@ -20,15 +20,7 @@ import { ApiArea, type Id, segment, validBody } from "./base";
 export class IamApi extends ApiArea {
   /** `GET /v1/account/permissions`: the catalogue of `resource:action` permissions. Needs `iam:read`. */
   async listPermissions(options?: RequestOptions) {
-    return this.http.request(
-      {
-        method: "GET",
-        path: "/v1/account/permissions",
-        response: PermissionListSchema,
-        retry: "idempotent",
-      },
-      options,
-    );
+    return this.read("/v1/account/permissions", PermissionListSchema, options);
   }
 
   /**
@@ -37,94 +29,57 @@ export class IamApi extends ApiArea {
    */
   async createUser(body: CreateUserRequest, options?: RequestOptions) {
     const data = validBody(CreateUserRequestSchema, body, "CreateUserRequest");
-    return this.http.request(
-      {
-        method: "POST",
-        path: "/v1/account/users",
-        body: data,
-        response: CreateUserResponseSchema,
-        retry: "non-idempotent",
-      },
+    return this.post(
+      "/v1/account/users",
+      CreateUserResponseSchema,
+      "non-idempotent",
+      data,
       options,
     );
   }
 
   /** `DELETE /v1/account/users/:id`. Needs `iam:write`. */
   async deleteUser(id: Id, options?: RequestOptions) {
-    return this.http.request(
-      {
-        method: "DELETE",
-        path: `/v1/account/users/${segment(id)}`,
-        response: GenericResponseSchema,
-        retry: "idempotent",
-      },
-      options,
-    );
+    return this.remove(`/v1/account/users/${segment(id)}`, options);
   }
 
   /** `POST /v1/account/users/:id/update`: gives the user another role. Needs `iam:write`. */
   async updateUserRole(id: Id, body: UpdateUserRoleRequest, options?: RequestOptions) {
     const data = validBody(UpdateUserRoleRequestSchema, body, "UpdateUserRoleRequest");
-    return this.http.request(
-      {
-        method: "POST",
-        path: `/v1/account/users/${segment(id)}/update`,
-        body: data,
-        response: GenericResponseSchema,
-        retry: "idempotent",
-      },
+    return this.post(
+      `/v1/account/users/${segment(id)}/update`,
+      GenericResponseSchema,
+      "idempotent",
+      data,
       options,
     );
   }
 
   /** `GET /v1/account/roles`: system and account roles with their permissions. Needs `iam:read`. */
   async listRoles(options?: RequestOptions) {
-    return this.http.request(
-      { method: "GET", path: "/v1/account/roles", response: RoleListSchema, retry: "idempotent" },
-      options,
-    );
+    return this.read("/v1/account/roles", RoleListSchema, options);
   }
 
   /** `POST /v1/account/roles`. 409 when the name is taken. Needs `iam:write`. */
   async createRole(body: CreateRoleRequest, options?: RequestOptions) {
     const data = validBody(CreateRoleRequestSchema, body, "CreateRoleRequest");
-    return this.http.request(
-      {
-        method: "POST",
-        path: "/v1/account/roles",
-        body: data,
-        response: RoleSchema,
-        retry: "non-idempotent",
-      },
-      options,
-    );
+    return this.post("/v1/account/roles", RoleSchema, "non-idempotent", data, options);
   }
 
   /** `POST /v1/account/roles/:id/update`: replaces name, description and permissions. 409 for system roles. Needs `iam:write`. */
   async updateRole(id: Id, body: UpdateRoleRequest, options?: RequestOptions) {
     const data = validBody(UpdateRoleRequestSchema, body, "UpdateRoleRequest");
-    return this.http.request(
-      {
-        method: "POST",
-        path: `/v1/account/roles/${segment(id)}/update`,
-        body: data,
-        response: RoleSchema,
-        retry: "idempotent",
-      },
+    return this.post(
+      `/v1/account/roles/${segment(id)}/update`,
+      RoleSchema,
+      "idempotent",
+      data,
       options,
     );
   }
 
   /** `DELETE /v1/account/roles/:id`. 409 for system roles. Needs `iam:write`. */
   async deleteRole(id: Id, options?: RequestOptions) {
-    return this.http.request(
-      {
-        method: "DELETE",
-        path: `/v1/account/roles/${segment(id)}`,
-        response: GenericResponseSchema,
-        retry: "idempotent",
-      },
-      options,
-    );
+    return this.remove(`/v1/account/roles/${segment(id)}`, options);
   }
 }

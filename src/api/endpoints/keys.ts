@@ -1,6 +1,5 @@
 /** `/v1/keys`: SSH public keys. */
 import type { RequestOptions } from "../http";
-import { GenericResponseSchema } from "../schemas/common";
 import {
   type CreateKeyRequest,
   CreateKeyRequestSchema,
@@ -13,10 +12,7 @@ import { ApiArea, type Id, segment, validBody } from "./base";
 export class KeysApi extends ApiArea {
   /** `GET /v1/keys`. Needs `keys:read`. */
   async list(options?: RequestOptions) {
-    return this.http.request(
-      { method: "GET", path: "/v1/keys", response: KeyListSchema, retry: "idempotent" },
-      options,
-    );
+    return this.read("/v1/keys", KeyListSchema, options);
   }
 
   /**
@@ -25,36 +21,16 @@ export class KeysApi extends ApiArea {
    */
   async create(body: CreateKeyRequest, options?: RequestOptions) {
     const data = validBody(CreateKeyRequestSchema, body, "CreateKeyRequest");
-    return this.http.request(
-      {
-        method: "POST",
-        path: "/v1/keys",
-        body: data,
-        response: KeyEnvelopeSchema,
-        retry: "non-idempotent",
-      },
-      options,
-    );
+    return this.post("/v1/keys", KeyEnvelopeSchema, "non-idempotent", data, options);
   }
 
   /** `GET /v1/keys/:id`. Needs `keys:read`. */
   async get(id: Id, options?: RequestOptions) {
-    return this.http.request(
-      { method: "GET", path: `/v1/keys/${segment(id)}`, response: KeySchema, retry: "idempotent" },
-      options,
-    );
+    return this.read(`/v1/keys/${segment(id)}`, KeySchema, options);
   }
 
   /** `DELETE /v1/keys/:id`. Needs `keys:write`. */
   async delete(id: Id, options?: RequestOptions) {
-    return this.http.request(
-      {
-        method: "DELETE",
-        path: `/v1/keys/${segment(id)}`,
-        response: GenericResponseSchema,
-        retry: "idempotent",
-      },
-      options,
-    );
+    return this.remove(`/v1/keys/${segment(id)}`, options);
   }
 }

@@ -18,10 +18,7 @@ import { ApiArea, type Id, segment, validBody } from "./base";
 export class ServersApi extends ApiArea {
   /** `GET /v1/servers`: every VM and dedicated server of the account. Needs `servers:read`. */
   async list(options?: RequestOptions) {
-    return this.http.request(
-      { method: "GET", path: "/v1/servers", response: ServerListSchema, retry: "idempotent" },
-      options,
-    );
+    return this.read("/v1/servers", ServerListSchema, options);
   }
 
   /**
@@ -30,42 +27,22 @@ export class ServersApi extends ApiArea {
    */
   async create(body: CreateServerRequest, options?: RequestOptions) {
     const data = validBody(CreateServerRequestSchema, body, "CreateServerRequest");
-    return this.http.request(
-      {
-        method: "POST",
-        path: "/v1/servers",
-        body: data,
-        response: ServerListSchema,
-        retry: "non-idempotent",
-      },
-      options,
-    );
+    return this.post("/v1/servers", ServerListSchema, "non-idempotent", data, options);
   }
 
   /** `GET /v1/servers/:id`. A deleted server answers 404 (NotFoundError). Needs `servers:read`. */
   async get(id: Id, options?: RequestOptions) {
-    return this.http.request(
-      {
-        method: "GET",
-        path: `/v1/servers/${segment(id)}`,
-        response: ServerSchema,
-        retry: "idempotent",
-      },
-      options,
-    );
+    return this.read(`/v1/servers/${segment(id)}`, ServerSchema, options);
   }
 
   /** `POST /v1/servers/:id`: renames the server. Needs `servers:write`. */
   async update(id: Id, body: UpdateServerRequest, options?: RequestOptions) {
     const data = validBody(UpdateServerRequestSchema, body, "UpdateServerRequest");
-    return this.http.request(
-      {
-        method: "POST",
-        path: `/v1/servers/${segment(id)}`,
-        body: data,
-        response: GenericResponseSchema,
-        retry: "idempotent",
-      },
+    return this.post(
+      `/v1/servers/${segment(id)}`,
+      GenericResponseSchema,
+      "idempotent",
+      data,
       options,
     );
   }
@@ -77,28 +54,17 @@ export class ServersApi extends ApiArea {
    */
   async manage(id: Id, body: ManagementRequest, options?: RequestOptions) {
     const data = validBody(ManagementRequestSchema, body, "ManagementRequest");
-    return this.http.request(
-      {
-        method: "POST",
-        path: `/v1/servers/${segment(id)}/management`,
-        body: data,
-        response: ManagementResponseSchema,
-        retry: "non-idempotent",
-      },
+    return this.post(
+      `/v1/servers/${segment(id)}/management`,
+      ManagementResponseSchema,
+      "non-idempotent",
+      data,
       options,
     );
   }
 
   /** `GET /v1/servers/:id/statistics`: CPU, memory, network and disk series. Needs `servers:read`. */
   async getMetrics(id: Id, options?: RequestOptions) {
-    return this.http.request(
-      {
-        method: "GET",
-        path: `/v1/servers/${segment(id)}/statistics`,
-        response: MetricsSchema,
-        retry: "idempotent",
-      },
-      options,
-    );
+    return this.read(`/v1/servers/${segment(id)}/statistics`, MetricsSchema, options);
   }
 }

@@ -55,10 +55,7 @@ function multipart(
 export class SupportApi extends ApiArea {
   /** `GET /v1/tickets`. Needs `tickets:read`. */
   async list(options?: RequestOptions) {
-    return this.http.request(
-      { method: "GET", path: "/v1/tickets", response: TicketListSchema, retry: "idempotent" },
-      options,
-    );
+    return this.read("/v1/tickets", TicketListSchema, options);
   }
 
   /** `POST /v1/tickets` (multipart): opens a ticket. Not retried blindly. Needs `tickets:write`. */
@@ -82,28 +79,17 @@ export class SupportApi extends ApiArea {
 
   /** `GET /v1/tickets/:id`: the ticket with its replies. Needs `tickets:read`. */
   async get(id: Id, options?: RequestOptions) {
-    return this.http.request(
-      {
-        method: "GET",
-        path: `/v1/tickets/${segment(id)}`,
-        response: TicketSchema,
-        retry: "idempotent",
-      },
-      options,
-    );
+    return this.read(`/v1/tickets/${segment(id)}`, TicketSchema, options);
   }
 
   /** `POST /v1/tickets/:id/status`: sets `open`, `answered` or `closed`. Needs `tickets:write`. */
   async updateStatus(id: Id, body: UpdateTicketRequest, options?: RequestOptions) {
     const data = validBody(UpdateTicketRequestSchema, body, "UpdateTicketRequest");
-    return this.http.request(
-      {
-        method: "POST",
-        path: `/v1/tickets/${segment(id)}/status`,
-        body: data,
-        response: GenericResponseSchema,
-        retry: "idempotent",
-      },
+    return this.post(
+      `/v1/tickets/${segment(id)}/status`,
+      GenericResponseSchema,
+      "idempotent",
+      data,
       options,
     );
   }

@@ -14,52 +14,23 @@ import { ApiArea, type Id, segment, validBody } from "./base";
 export class TagsApi extends ApiArea {
   /** `GET /v1/tags`: every tag of the account with its servers. Needs `tags:read`. */
   async list(options?: RequestOptions) {
-    return this.http.request(
-      { method: "GET", path: "/v1/tags", response: TagListSchema, retry: "idempotent" },
-      options,
-    );
+    return this.read("/v1/tags", TagListSchema, options);
   }
 
   /** `POST /v1/tags`: creates a tag. 409 when the name is taken. Needs `tags:write`. */
   async create(body: CreateTagRequest, options?: RequestOptions) {
     const data = validBody(CreateTagRequestSchema, body, "CreateTagRequest");
-    return this.http.request(
-      {
-        method: "POST",
-        path: "/v1/tags",
-        body: data,
-        response: TagSchema,
-        retry: "non-idempotent",
-      },
-      options,
-    );
+    return this.post("/v1/tags", TagSchema, "non-idempotent", data, options);
   }
 
   /** `POST /v1/tags/:id`: sets name, colour and, when given, data and servers. Needs `tags:write`. */
   async update(id: Id, body: UpdateTagRequest, options?: RequestOptions) {
     const data = validBody(UpdateTagRequestSchema, body, "UpdateTagRequest");
-    return this.http.request(
-      {
-        method: "POST",
-        path: `/v1/tags/${segment(id)}`,
-        body: data,
-        response: GenericResponseSchema,
-        retry: "idempotent",
-      },
-      options,
-    );
+    return this.post(`/v1/tags/${segment(id)}`, GenericResponseSchema, "idempotent", data, options);
   }
 
   /** `DELETE /v1/tags/:id`. Needs `tags:write`. */
   async delete(id: Id, options?: RequestOptions) {
-    return this.http.request(
-      {
-        method: "DELETE",
-        path: `/v1/tags/${segment(id)}`,
-        response: GenericResponseSchema,
-        retry: "idempotent",
-      },
-      options,
-    );
+    return this.remove(`/v1/tags/${segment(id)}`, options);
   }
 }
