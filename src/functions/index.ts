@@ -4,51 +4,18 @@
  * then `CLOUDINFRA_*` variables). Each has a promise variant (`getPlan`) and an Output variant
  * (`getPlanOutput`) for arguments that are Outputs.
  */
-export type {
-  AccountInfo,
-  AccountUserInfo,
-  GetAccountResult,
-  MembershipInfo,
-} from "./account";
+export type * from "./account";
 export { getAccount, getAccountOutput } from "./account";
 export type { DataSourceOutputOptions } from "./common";
-export type {
-  CountryInfo,
-  GetCountriesResult,
-  GetCountryArgs,
-  GetCountryOutputArgs,
-  GetCountryResult,
-} from "./countries";
+export type * from "./countries";
 export { getCountries, getCountriesOutput, getCountry, getCountryOutput } from "./countries";
-export type {
-  GetImageArgs,
-  GetImageOutputArgs,
-  GetImageResult,
-  GetImagesArgs,
-  GetImagesOutputArgs,
-  GetImagesResult,
-  ImageInfo,
-} from "./images";
+export type * from "./images";
 export { getImage, getImageOutput, getImages, getImagesOutput } from "./images";
-export type { GetPermissionsResult, PermissionInfo } from "./permissions";
+export type * from "./permissions";
 export { getPermissions, getPermissionsOutput } from "./permissions";
-export type {
-  GetPlanArgs,
-  GetPlanOutputArgs,
-  GetPlanResult,
-  GetPlansArgs,
-  GetPlansOutputArgs,
-  GetPlansResult,
-  PlanDataEntry,
-  PlanInfo,
-} from "./plans";
+export type * from "./plans";
 export { getPlan, getPlanOutput, getPlans, getPlansOutput } from "./plans";
-export type {
-  GetServerArgs,
-  GetServerOutputArgs,
-  GetServerResult,
-  ServerTagInfo,
-} from "./servers";
+export type * from "./servers";
 export { getServer, getServerOutput } from "./servers";
 export {
   AmbiguousMatchError,

@@ -38,3 +38,25 @@ export function ownerOf(
   if (owner === undefined) throw new Error(`account ${account.id} has no owner`);
   return { account, user: owner, catalogue, now: () => now, nextId: (kind) => state.nextId(kind) };
 }
+
+/** What every stored record carries: its id, and when it was made and last changed. */
+interface Stamped {
+  id: number;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/**
+ * Stores a new record of `kind` in `table`: the kind's next id, made and changed now, with the
+ * fields `fields` gives for that id (after the id is taken, so ids keep their order).
+ */
+export function insertNew<R extends Stamped>(
+  author: Pick<Author, "now" | "nextId">,
+  table: { insert(record: R): R },
+  kind: IdKind,
+  fields: (id: number) => Omit<R, keyof Stamped>,
+): R {
+  const now = author.now();
+  const id = author.nextId(kind);
+  return table.insert({ id, ...fields(id), created_at: now, updated_at: now } as R);
+}

@@ -10,7 +10,7 @@ import type {
   SecurityGroupRecord,
   ServerRecord,
 } from "../store/state";
-import type { Author } from "./author";
+import { type Author, insertNew } from "./author";
 import { nameTaken } from "./validation";
 
 function sameRule(rule: FirewallRuleRecord, input: RuleInput): boolean {
@@ -63,19 +63,13 @@ export function createGroup(author: Author, request: SecurityGroupRequest): Secu
 
 /** A new security group, attached to no server, its name already checked (a seed document's). */
 export function insertGroup(author: Author, request: SecurityGroupRequest): SecurityGroupRecord {
-  const now = author.now();
-  const group: SecurityGroupRecord = {
-    id: author.nextId("security_group"),
+  return insertNew(author, author.account.security_groups, "security_group", () => ({
     name: request.name,
     description: request.description ?? "",
     created_by_user: author.user.id,
     rules: buildRules(author, request.rules, []),
     server_ids: [],
-    created_at: now,
-    updated_at: now,
-  };
-  author.account.security_groups.insert(group);
-  return group;
+  }));
 }
 
 /** Replaces name, description and rules; a rule the group already has keeps its id. */

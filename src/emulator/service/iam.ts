@@ -21,7 +21,7 @@ import {
 } from "../http/http-errors";
 import type { AccountState, RolePermissionRecord, RoleRecord, UserRecord } from "../store/state";
 import { hashApiKey, newApiKey, permissionsOf } from "./auth";
-import type { Author } from "./author";
+import { type Author, insertNew } from "./author";
 import { nameTaken } from "./validation";
 
 /**
@@ -52,15 +52,13 @@ export function insertUser(
   role: RoleRecord,
   apiKey?: string,
 ): { user: UserRecord; apiKey: string } {
-  const now = author.now();
   const key =
     request.type !== "api"
       ? undefined
       : apiKey === undefined
         ? newApiKey()
         : { key: apiKey, hash: hashApiKey(apiKey) };
-  const user: UserRecord = {
-    id: author.nextId("user"),
+  const user = insertNew(author, author.account.users, "user", () => ({
     name: request.name,
     last_name: "",
     email: "",
@@ -70,29 +68,19 @@ export function insertUser(
     sys: false,
     ...(request.type === "did" ? { did: request.did } : {}),
     ...(key === undefined ? {} : { api_key_hash: key.hash }),
-    created_at: now,
-    updated_at: now,
-  };
-  author.account.users.insert(user);
+  }));
   return { user, apiKey: key?.key ?? "" };
 }
 
 /** A new custom role as POST /v1/account/roles makes it (its permission ids already checked). */
 export function insertRole(author: Author, request: CreateRoleRequest): RoleRecord {
-  const now = author.now();
-  const role: RoleRecord = {
-    id: author.nextId("role"),
+  return insertNew(author, author.account.roles, "role", () => ({
     name: request.name,
     description: request.description ?? "",
     system_role: false,
-    role_permissions: [],
+    role_permissions: grants(author, [], request.permission_ids),
     created_by: author.user.id,
-    created_at: now,
-    updated_at: now,
-  };
-  role.role_permissions = grants(author, [], request.permission_ids);
-  author.account.roles.insert(role);
-  return role;
+  }));
 }
 
 /** 400 naming each unknown id as `permission_ids[i]`. */

@@ -11,7 +11,7 @@ import {
 } from "../../lib/sshkeys";
 import { conflict, fieldError } from "../http/http-errors";
 import type { AccountState, SshKeyRecord } from "../store/state";
-import type { Author } from "./author";
+import { type Author, insertNew } from "./author";
 
 /**
  * A new key as POST /v1/keys makes it: `imported` (parsed and checked for duplicates), or else
@@ -36,17 +36,12 @@ export function insertKey(
     fingerprint = pair.fingerprint;
     privateKey = pair.privateKey;
   }
-  const now = author.now();
-  const key: SshKeyRecord = {
-    id: author.nextId("key"),
+  const key = insertNew(author, author.account.keys, "key", () => ({
     name,
     public_key: publicKey,
     fingerprint,
     user_id: author.user.id,
-    created_at: now,
-    updated_at: now,
-  };
-  author.account.keys.insert(key);
+  }));
   return privateKey === undefined ? { key } : { key, privateKey };
 }
 

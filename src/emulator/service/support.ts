@@ -1,7 +1,7 @@
 /** Support tickets: the operations the tickets routes, the seeders and the admin API share. */
 import type { TicketStatus } from "../../api/schemas/support";
 import type { AttachmentRecord, ReplyRecord, TicketRecord } from "../store/state";
-import type { Author } from "./author";
+import { type Author, insertNew } from "./author";
 
 /** A file to attach, read and checked (count, size) by the caller. */
 export interface Upload {
@@ -36,21 +36,14 @@ export function insertTicket(
   author: Author,
   request: { subject: string; content: string; files?: AttachmentRecord[] },
 ): TicketRecord {
-  const now = author.now();
-  const id = author.nextId("ticket");
-  const ticket: TicketRecord = {
-    id,
+  return insertNew(author, author.account.tickets, "ticket", (id) => ({
     case_id: `CASE-${String(id).padStart(6, "0")}`,
     user_id: author.user.id,
     subject: request.subject,
     content: request.content,
     status: "open",
     files: request.files ?? [],
-    created_at: now,
-    updated_at: now,
-  };
-  author.account.tickets.insert(ticket);
-  return ticket;
+  }));
 }
 
 /** Moves the ticket to `status`; false when it already was there (nothing recorded). */

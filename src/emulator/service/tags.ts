@@ -6,7 +6,7 @@
 import type { CreateTagRequest, UpdateTagRequest } from "../../api/schemas/tags";
 import { conflict, invalidFields } from "../http/http-errors";
 import type { AccountState, TagRecord } from "../store/state";
-import type { Author } from "./author";
+import { type Author, insertNew } from "./author";
 import { nameTaken, unknownIdErrors } from "./validation";
 
 function checkServers(account: AccountState, serverIds: readonly number[] | undefined): void {
@@ -29,19 +29,13 @@ export function createTag(author: Author, request: CreateTagRequest): TagRecord 
 
 /** A new tag, its name and servers already checked (a seed document checks them first). */
 export function insertTag(author: Author, request: CreateTagRequest): TagRecord {
-  const now = author.now();
-  const tag: TagRecord = {
-    id: author.nextId("tag"),
+  return insertNew(author, author.account.tags, "tag", () => ({
     name: request.name,
     color: request.color,
     data: request.data ?? "",
     created_by_user: author.user.id,
     server_ids: [...(request.server_ids ?? [])],
-    created_at: now,
-    updated_at: now,
-  };
-  author.account.tags.insert(tag);
-  return tag;
+  }));
 }
 
 /** Replaces name and color, and `data` and the servers when given. */

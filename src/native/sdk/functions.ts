@@ -5,7 +5,29 @@
  * runs the same lookups in the program's own process instead.
  */
 import * as pulumi from "@pulumi/pulumi";
-import type * as functions from "../../functions";
+import type {
+  GetAccountResult,
+  GetCountriesResult,
+  GetCountryArgs,
+  GetCountryOutputArgs,
+  GetCountryResult,
+  GetImageArgs,
+  GetImageOutputArgs,
+  GetImageResult,
+  GetImagesArgs,
+  GetImagesOutputArgs,
+  GetImagesResult,
+  GetPermissionsResult,
+  GetPlanArgs,
+  GetPlanOutputArgs,
+  GetPlanResult,
+  GetPlansArgs,
+  GetPlansOutputArgs,
+  GetPlansResult,
+  GetServerArgs,
+  GetServerOutputArgs,
+  GetServerResult,
+} from "../../functions";
 import { functionToken } from "../package";
 
 /** A data source invoked through the engine: `getPlan(args, opts)`. */
@@ -36,64 +58,44 @@ function outputInvoker<Args, Result>(name: string): NativeOutputFunction<Args, R
 }
 
 /** The one plan that meets every given criterion (`cloudinfra:index:getPlan`). */
-export const getPlan = invoker<functions.GetPlanArgs, functions.GetPlanResult>("getPlan");
+export const getPlan = invoker<GetPlanArgs, GetPlanResult>("getPlan");
 /** {@link getPlan} with Output arguments. */
-export const getPlanOutput = outputInvoker<functions.GetPlanOutputArgs, functions.GetPlanResult>(
-  "getPlan",
-);
+export const getPlanOutput = outputInvoker<GetPlanOutputArgs, GetPlanResult>("getPlan");
 /** The plans that pass every given filter (`cloudinfra:index:getPlans`). */
-export const getPlans = invoker<functions.GetPlansArgs | undefined, functions.GetPlansResult>(
+export const getPlans = invoker<GetPlansArgs | undefined, GetPlansResult>("getPlans");
+/** {@link getPlans} with Output arguments. */
+export const getPlansOutput = outputInvoker<GetPlansOutputArgs | undefined, GetPlansResult>(
   "getPlans",
 );
-/** {@link getPlans} with Output arguments. */
-export const getPlansOutput = outputInvoker<
-  functions.GetPlansOutputArgs | undefined,
-  functions.GetPlansResult
->("getPlans");
 /** The one image that meets every given criterion (`cloudinfra:index:getImage`). */
-export const getImage = invoker<functions.GetImageArgs, functions.GetImageResult>("getImage");
+export const getImage = invoker<GetImageArgs, GetImageResult>("getImage");
 /** {@link getImage} with Output arguments. */
-export const getImageOutput = outputInvoker<functions.GetImageOutputArgs, functions.GetImageResult>(
-  "getImage",
-);
+export const getImageOutput = outputInvoker<GetImageOutputArgs, GetImageResult>("getImage");
 /** The images whose name matches (`cloudinfra:index:getImages`). */
-export const getImages = invoker<functions.GetImagesArgs | undefined, functions.GetImagesResult>(
+export const getImages = invoker<GetImagesArgs | undefined, GetImagesResult>("getImages");
+/** {@link getImages} with Output arguments. */
+export const getImagesOutput = outputInvoker<GetImagesOutputArgs | undefined, GetImagesResult>(
   "getImages",
 );
-/** {@link getImages} with Output arguments. */
-export const getImagesOutput = outputInvoker<
-  functions.GetImagesOutputArgs | undefined,
-  functions.GetImagesResult
->("getImages");
 /** One country by code (`cloudinfra:index:getCountry`). */
-export const getCountry = invoker<functions.GetCountryArgs, functions.GetCountryResult>(
-  "getCountry",
-);
+export const getCountry = invoker<GetCountryArgs, GetCountryResult>("getCountry");
 /** {@link getCountry} with Output arguments. */
-export const getCountryOutput = outputInvoker<
-  functions.GetCountryOutputArgs,
-  functions.GetCountryResult
->("getCountry");
+export const getCountryOutput = outputInvoker<GetCountryOutputArgs, GetCountryResult>("getCountry");
 /** Every country (`cloudinfra:index:getCountries`). */
-export const getCountries = invoker<undefined, functions.GetCountriesResult>("getCountries");
+export const getCountries = invoker<undefined, GetCountriesResult>("getCountries");
 /** {@link getCountries} as an Output. */
-export const getCountriesOutput = outputInvoker<undefined, functions.GetCountriesResult>(
-  "getCountries",
-);
+export const getCountriesOutput = outputInvoker<undefined, GetCountriesResult>("getCountries");
 /** The permission catalogue (`cloudinfra:index:getPermissions`). */
-export const getPermissions = invoker<undefined, functions.GetPermissionsResult>("getPermissions");
+export const getPermissions = invoker<undefined, GetPermissionsResult>("getPermissions");
 /** {@link getPermissions} as an Output. */
-export const getPermissionsOutput = outputInvoker<undefined, functions.GetPermissionsResult>(
+export const getPermissionsOutput = outputInvoker<undefined, GetPermissionsResult>(
   "getPermissions",
 );
 /** Who the provider's API key belongs to (`cloudinfra:index:getAccount`). */
-export const getAccount = invoker<undefined, functions.GetAccountResult>("getAccount");
+export const getAccount = invoker<undefined, GetAccountResult>("getAccount");
 /** {@link getAccount} as an Output. */
-export const getAccountOutput = outputInvoker<undefined, functions.GetAccountResult>("getAccount");
+export const getAccountOutput = outputInvoker<undefined, GetAccountResult>("getAccount");
 /** A live server with its tags and attached groups (`cloudinfra:index:getServer`). */
-export const getServer = invoker<functions.GetServerArgs, functions.GetServerResult>("getServer");
+export const getServer = invoker<GetServerArgs, GetServerResult>("getServer");
 /** {@link getServer} with Output arguments. */
-export const getServerOutput = outputInvoker<
-  functions.GetServerOutputArgs,
-  functions.GetServerResult
->("getServer");
+export const getServerOutput = outputInvoker<GetServerOutputArgs, GetServerResult>("getServer");
