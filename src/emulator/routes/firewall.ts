@@ -19,6 +19,27 @@ import {
 } from "../service/firewall";
 import { groupView } from "./views";
 
+/**
+ * `POST` (attach) or `DELETE` (detach) `/v1/firewall/groups/:id/servers/:sid`: `change` applies it
+ * and says whether anything changed; the answer says which it was, in `words`.
+ */
+function attachmentRoute(
+  method: "POST" | "DELETE",
+  change: typeof attachGroup,
+  words: { changed: string; unchanged: string },
+) {
+  return defineRoute({
+    method,
+    path: "/v1/firewall/groups/:id/servers/:sid",
+    handler(ctx) {
+      const group = findOr404(ctx.account.security_groups, ctx.intParam("id"), "Security group");
+      const server = findOr404(ctx.account.servers, ctx.intParam("sid"), "Server");
+      const done = change(ctx, group, server) ? words.changed : words.unchanged;
+      return ctx.generic(`Security group ${group.id} ${done} server ${server.id}`);
+    },
+  });
+}
+
 export const routes = [
   defineRoute({
     method: "GET",
@@ -74,31 +95,13 @@ export const routes = [
       return ctx.generic(`Security group ${group.id} deleted`);
     },
   }),
-  defineRoute({
-    method: "POST",
-    path: "/v1/firewall/groups/:id/servers/:sid",
-    handler(ctx) {
-      const group = findOr404(ctx.account.security_groups, ctx.intParam("id"), "Security group");
-      const server = findOr404(ctx.account.servers, ctx.intParam("sid"), "Server");
-      return ctx.generic(
-        attachGroup(ctx, group, server)
-          ? `Security group ${group.id} attached to server ${server.id}`
-          : `Security group ${group.id} is already attached to server ${server.id}`,
-      );
-    },
+  attachmentRoute("POST", attachGroup, {
+    changed: "attached to",
+    unchanged: "is already attached to",
   }),
-  defineRoute({
-    method: "DELETE",
-    path: "/v1/firewall/groups/:id/servers/:sid",
-    handler(ctx) {
-      const group = findOr404(ctx.account.security_groups, ctx.intParam("id"), "Security group");
-      const server = findOr404(ctx.account.servers, ctx.intParam("sid"), "Server");
-      return ctx.generic(
-        detachGroup(ctx, group, server)
-          ? `Security group ${group.id} detached from server ${server.id}`
-          : `Security group ${group.id} is not attached to server ${server.id}`,
-      );
-    },
+  attachmentRoute("DELETE", detachGroup, {
+    changed: "detached from",
+    unchanged: "is not attached to",
   }),
   defineRoute({
     method: "POST",
