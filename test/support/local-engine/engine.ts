@@ -404,14 +404,22 @@ export class LocalEngine {
         }
       }
       if (!failed && operation === "import") {
-        const d = new Deployment(ctx, base);
-        deployments.push(d);
-        await d.importExisting(options.imports ?? []);
-        await d.settled();
-        if (!dryRun && !d.failed) this.store.save(d.snapshot());
-        steps.push(...d.steps);
-        diagnostics.push(...d.diagnostics);
-        failed ||= d.failed;
+        // As the CLI without --skip-preview: the import is previewed first (each Read, Check and
+        // Diff), and a preview that fails writes nothing, so no resource of it is half-imported.
+        const previewFirst = dryRun ? [] : [this.context(true, legacy, startHost, plugins)];
+        for (const c of [...previewFirst, ctx]) {
+          const d = new Deployment(c, base);
+          deployments.push(d);
+          await d.importExisting(options.imports ?? []);
+          await d.settled();
+          if (!c.dryRun && !d.failed) this.store.save(d.snapshot());
+          if (d.failed || c === ctx) {
+            steps.push(...d.steps);
+            diagnostics.push(...d.diagnostics);
+            failed ||= d.failed;
+            break;
+          }
+        }
       } else if (!failed && operation === "destroy") {
         const d = new Deployment(ctx, base);
         deployments.push(d);
