@@ -18,6 +18,7 @@ import { FUNCTION_ARGS, KIND_SOURCES } from "../../src/native/schema/sources";
 import { RESOURCE_MODULES, type ResourceKind } from "../../src/resources/kinds";
 import { ROOT } from "../support/programs";
 import { schemaProblems } from "../support/pulumi-schema-checks";
+import { descriptionProblems, internalNames } from "../support/schema-descriptions";
 
 type Json = Record<string, unknown>;
 interface Property extends Json {
@@ -147,5 +148,27 @@ describe("schema/pulumi-schema.json", () => {
     const tag = broken.resources[resourceToken("Tag")];
     if (tag?.inputProperties["name"] !== undefined) tag.inputProperties["name"]["type"] = "text";
     expect(validate(broken)).toBe(false);
+  });
+});
+
+describe("the schema's descriptions", () => {
+  const internal = internalNames(ROOT);
+
+  it("name no internal of the sources and carry no TSDoc tag: only what a user of any language can reach", () => {
+    expect(internal.has("SharedLists"), "the check knows the sources' internals").toBe(true);
+    expect(descriptionProblems(shipped as unknown as Json, internal)).toEqual([]);
+  }, 60_000);
+
+  it("the check refuses an internal class, a TSDoc link, and accepts the schema's own names", () => {
+    const broken = JSON.parse(shippedText) as Shipped;
+    const tag = broken.resources[resourceToken("Tag")];
+    if (tag === undefined) throw new Error("no Tag in the schema");
+    tag.description = "Read once per stack (see `SharedLists.read`); `Server` and `serverIds` too.";
+    const color = tag.inputProperties["color"];
+    if (color !== undefined) color.description = "A colour, see {@link TagArgs.color}.";
+    expect(descriptionProblems(broken as unknown as Json, internal).sort()).toEqual([
+      `resources.${resourceToken("Tag")}.inputProperties.color: a TSDoc tag {@link TagArgs.color}`,
+      `resources.${resourceToken("Tag")}: \`SharedLists.read\` names SharedLists, an internal of the sources`,
+    ]);
   });
 });
