@@ -14,7 +14,9 @@ import { describe, expect, it } from "vitest";
 import * as dataSources from "../../src/functions";
 import { functionToken, PACKAGE_SCHEMA_FILE, resourceToken } from "../../src/native/package";
 import { generatePackageSchema } from "../../src/native/schema";
+import { integerOutputs } from "../../src/native/schema/integers";
 import { FUNCTION_ARGS, KIND_SOURCES } from "../../src/native/schema/sources";
+import type { PropertySpec } from "../../src/native/schema/spec";
 import { RESOURCE_MODULES, type ResourceKind } from "../../src/resources/kinds";
 import { ROOT } from "../support/programs";
 import { schemaProblems } from "../support/pulumi-schema-checks";
@@ -135,6 +137,48 @@ describe("schema/pulumi-schema.json", () => {
         expect(Object.keys(inputs).sort()).toEqual(Object.keys(shape).sort());
       else expect(Object.keys(inputs).length).toBeGreaterThan(0);
     }
+  });
+
+  it("types as `integer` every number zod says is one (`.int()`): ids, counts, codes, ports; only decimals stay `number`", () => {
+    const numbers: Record<string, string[]> = { integer: [], number: [] };
+    const walk = (node: unknown, where: string): void => {
+      if (typeof node !== "object" || node === null) return;
+      const type = (node as Json)["type"];
+      if (type === "integer" || type === "number") numbers[type]?.push(where);
+      for (const [k, v] of Object.entries(node)) walk(v, `${where}.${k}`);
+    };
+    walk(shipped, "");
+    // The decimals: prices and VAT rates are `z.number()` in the wire schemas and arguments.
+    expect(numbers["number"]?.sort()).toEqual(
+      [
+        `.functions.${functionToken("getCountry")}.outputs.properties.vat`,
+        `.functions.${functionToken("getPlan")}.inputs.properties.maxPrice`,
+        `.functions.${functionToken("getPlan")}.outputs.properties.price`,
+        `.functions.${functionToken("getPlans")}.inputs.properties.maxPrice`,
+        ".types.cloudinfra:index:CountryInfo.properties.vat",
+        ".types.cloudinfra:index:PlanInfo.properties.price",
+      ].sort(),
+    );
+    const server = shipped.resources[resourceToken("Server")];
+    expect(server?.properties["serverId"]).toMatchObject({ type: "integer" });
+    expect(server?.properties["sshKeyIds"]).toMatchObject({ items: { type: "integer" } });
+    expect(server?.inputProperties["planId"]).toMatchObject({
+      oneOf: [{ type: "integer" }, { type: "string" }],
+    });
+    expect(numbers["integer"]?.length).toBeGreaterThan(40);
+  });
+
+  it("the generator refuses an output number no zod schema speaks for, naming it", () => {
+    expect(() =>
+      integerOutputs("Tag", { tagId: { type: "number" }, weight: { type: "number" } }),
+    ).toThrow(
+      "schema: Tag.weight is a number with no zod schema saying whether it is an integer: add its source to OUTPUT_SOURCES (src/native/schema/sources.ts)",
+    );
+    const properties: Record<string, PropertySpec> = {
+      ids: { type: "array", items: { type: "number" } },
+    };
+    integerOutputs("getPlans", properties);
+    expect(properties["ids"]).toEqual({ type: "array", items: { type: "integer" } });
   });
 
   const metaschema =
