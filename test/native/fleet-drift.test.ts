@@ -153,6 +153,10 @@ describe("refresh of a drifted fleet on the native provider", () => {
       expect(gate.status, gate.stderr).toBe(EXIT_EXPECT_NO_CHANGES);
       const digest = JSON.parse(gate.stdout) as PreviewDigest;
       expect(detailedFields(digest)).toEqual(drifted);
+      for (const step of digest.steps.filter((s) => s.detailedDiff !== undefined)) {
+        // display/json.go: a refresh step with a detailed diff is rewritten as the read's op.
+        expect(step.op, nameOf(step.urn)).toBe("update");
+      }
       for (const name of deleted) {
         expect(digest.steps.find((s) => nameOf(s.urn) === name)?.op).toBe("delete");
       }

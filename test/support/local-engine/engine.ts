@@ -513,7 +513,8 @@ export class LocalEngine {
             // The dynamic-provider host answers Diff with neither `diffs` nor a detailed diff, so
             // the engine's step metadata carries none; a refresh step keeps the state it started
             // with (its JSON step is only rewritten when a detailed diff exists), except deletes.
-            // A plugin's detailed diff rewrites it with the state read and the changed fields.
+            // A plugin's detailed diff rewrites it from its outputs event (display/json.go, the
+            // ResourceOutputsEvent case): the read's op `update`, the state read, the fields.
             const detailed = s.detailedDiff && Object.keys(s.detailedDiff).length > 0;
             const isRefreshStep = s.refresh === true && s.op !== "delete" && !detailed;
             return {
@@ -533,7 +534,6 @@ export class LocalEngine {
               ...(s.replaceReasons.length > 0 ? { replaceReasons: s.replaceReasons } : {}),
               ...(detailed
                 ? {
-                    op: s.refresh ? "refresh" : s.op,
                     diffReasons: s.diffReasons,
                     detailedDiff: s.detailedDiff,
                   }
