@@ -249,8 +249,9 @@ function describeState(state: ResourceState | undefined): string {
 
 /** The rows of one changed step, or none for a step that changes nothing. */
 function rowOf(step: Step, kind: DriftReport["kind"]): ResourceRow | undefined {
-  // The digest keeps a refresh step's `op: "refresh"`; a provider's detailed diff on it (native
-  // providers) is what says the read found a change.
+  // The CLI's digest rewrites a refresh step with a provider's detailed diff as `update`
+  // (display/json.go); a digest that kept `op: "refresh"` with one still says the read found a
+  // change.
   const drifted = step.op === "refresh" && step.detailedPaths.length > 0;
   if (UNCHANGED.has(step.op) && !drifted) return undefined;
   const { type, name } = parseUrn(step.urn);

@@ -63,7 +63,7 @@ type CountryCode =
   | { kind: "numeric"; value: number };
 
 const CodeArg = z
-  .union([z.number(), z.string()], { error: `expected ${CODE_FORMS}` })
+  .union([z.int(), z.string()], { error: `expected ${CODE_FORMS}` })
   .transform((input, ctx): CountryCode => {
     const text = String(input).trim();
     if (/^[A-Za-z]{2}$/.test(text)) return { kind: "alpha-2", value: text.toUpperCase() };

@@ -14,7 +14,12 @@ import { expected } from "../api/schemas/common";
  */
 export function idReference(what: string) {
   const allowed = `${what} (a positive integer, or its decimal text)`;
-  return z.union([z.number(), z.string()], { error: expected(allowed) }).transform((value, ctx) => {
+  // `z.int()`, not `z.number()`: the package schema types the property `integer` from it.
+  const error = (issue: { input?: unknown }) =>
+    typeof issue.input === "number"
+      ? `expected ${allowed}, got ${JSON.stringify(issue.input)}`
+      : expected(allowed)(issue);
+  return z.union([z.int(), z.string()], { error }).transform((value, ctx) => {
     const id =
       typeof value === "number" ? value : /^\s*\d+\s*$/.test(value) ? Number(value) : Number.NaN;
     if (Number.isSafeInteger(id) && id > 0) return id;

@@ -93,8 +93,9 @@ describe("detailed diffs in the JSON digest", () => {
         fw: { description: "add", rules: "update" },
       });
       for (const step of digest.steps.filter((s) => s.detailedDiff !== undefined)) {
-        // As the CLI's digest: a refresh step keeps its op and carries the state the read found.
-        expect(step.op).toBe("refresh");
+        // As the CLI's digest (display/json.go rewrites a refresh step that has a detailed diff
+        // from its outputs event): the read's op, `update`, and the state the read found.
+        expect(step.op).toBe("update");
         expect(step.newState?.["outputs"]).not.toEqual(step.oldState?.["outputs"]);
       }
       expect(JSON.stringify(digest)).not.toContain(fx.emulator.apiKey);

@@ -1,13 +1,17 @@
 /**
  * `pulumi import` on the native provider, through the local engine's import step (step.go
  * ImportStep: Read with the id alone, Check, Diff): objects made outside Pulumi, of every kind
- * the API can read, are adopted by the `import` resource option and by the import command, and
- * the next `up` changes nothing. A User, which the API cannot read, says why it cannot be.
+ * the API can read, are adopted by the `import` resource option, by the import command and by
+ * its bulk form (`import --file`, the CLI's import file), and the next `up` changes nothing. A
+ * User, which the API cannot read, says why it cannot be.
  */
-import { join } from "node:path";
+import { writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { existingServerIn } from "../support/emulator";
+import { localEngineCliOn } from "../support/local-engine/by-hand.ts";
 import { EXIT_ERROR, EXIT_OK, type LocalEngine } from "../support/local-engine/engine.ts";
+import { importSpecsOf, inlineImportFile } from "../support/local-engine/import-file.ts";
 import {
   changesByName,
   expectExit,
@@ -82,6 +86,32 @@ beforeAll(async () => {
 });
 afterAll(async () => fx?.close());
 
+/** The six imported resources, dependents first, as `state delete` must forget them. */
+const DEPENDENTS_FIRST = ["att", "web", "fw", "role", "tag", "key"];
+
+function forgetImported(e: LocalEngine): void {
+  const urnOf = (name: string) =>
+    fx.engine.resources().find((r) => nameOf(r.urn) === name)?.urn ?? "";
+  for (const name of DEPENDENTS_FIRST) e.stateDelete(urnOf(name));
+  expect(fx.engine.resources().filter((r) => nameOf(r.urn) in TOKENS)).toEqual([]);
+}
+
+/** `{type, name, id}` of each importable object, as the import command and file name them. */
+function importSpecs(): { type: string; name: string; id: string }[] {
+  return [
+    { name: "key", id: ids["sshKey"] },
+    { name: "tag", id: ids["tag"] },
+    { name: "role", id: ids["role"] },
+    { name: "fw", id: ids["group"] },
+    { name: "web", id: ids["server"] },
+    { name: "att", id: ids["attachment"] },
+  ].map((s) => ({ type: TOKENS[s.name] ?? "", name: s.name, id: s.id ?? "" }));
+}
+
+/** `npm run local-engine -- <args>` on this project and stack, against the test emulator. */
+const byHand = (args: string[]) =>
+  localEngineCliOn({ ...fx.engine.options, projectDir: PROJECT, emulator: fx.emulator }, args);
+
 describe("pulumi import on the native provider", () => {
   it(
     "the import option adopts one object of every readable kind; the next up changes nothing",
@@ -117,21 +147,8 @@ describe("pulumi import on the native provider", () => {
     "`import <type> <name> <id>` after `state delete` adopts them again; the next up changes nothing",
     async () => {
       const e = engine("command");
-      const urnOf = (name: string) =>
-        fx.engine.resources().find((r) => nameOf(r.urn) === name)?.urn ?? "";
-      // Dependents first, as the CLI refuses to forget a resource others depend on.
-      for (const name of ["att", "web", "fw", "role", "tag", "key"]) e.stateDelete(urnOf(name));
-      expect(fx.engine.resources().filter((r) => nameOf(r.urn) in TOKENS)).toEqual([]);
-
-      const specs = [
-        { name: "key", id: ids["sshKey"] },
-        { name: "tag", id: ids["tag"] },
-        { name: "role", id: ids["role"] },
-        { name: "fw", id: ids["group"] },
-        { name: "web", id: ids["server"] },
-        { name: "att", id: ids["attachment"] },
-      ].map((s) => ({ type: TOKENS[s.name] ?? "", name: s.name, id: s.id ?? "" }));
-      const imported = await e.import(specs);
+      forgetImported(e);
+      const imported = await e.import(importSpecs());
       expectExit(imported, EXIT_OK);
       expect(changesByName(imported)).toEqual(
         Object.fromEntries(Object.keys(TOKENS).map((name) => [name, "import"])),
@@ -142,6 +159,111 @@ describe("pulumi import on the native provider", () => {
     },
     TIMEOUT,
   );
+
+  it(
+    "`import --file` (the CLI's bulk format) adopts every readable kind in one run; the next up changes nothing",
+    async () => {
+      const e = engine("command");
+      forgetImported(e);
+      const file = join(dirname(fx.engine.options.stateFile), "import.json");
+      // `name` is the code's name, `logicalName` Pulumi's: the state takes the logical one.
+      const resources = importSpecs().map(({ type, name, id }) => ({
+        type,
+        name: `${name}Code`,
+        logicalName: name,
+        id,
+      }));
+      writeFileSync(file, JSON.stringify({ resources }));
+      const run = await byHand(["import", "--file", file]);
+      expect(run.status, run.stderr).toBe(EXIT_OK);
+      for (const name of Object.keys(TOKENS)) {
+        expect(run.stdout).toMatch(new RegExp(`import +\\S+::${TOKENS[name]}::${name}\\n`));
+      }
+      const adopted = fx.engine.resources().filter((r) => nameOf(r.urn) in TOKENS);
+      expect(Object.fromEntries(adopted.map((r) => [nameOf(r.urn), r.type]))).toEqual(TOKENS);
+      expect(Object.fromEntries(adopted.map((r) => [nameOf(r.urn), r.id]))).toEqual(
+        Object.fromEntries(importSpecs().map((s) => [s.name, s.id])),
+      );
+      const up = await e.up();
+      expectExit(up, EXIT_OK);
+      expect(up.changes, report(up)).toEqual([]);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "`import --file` with a User among readable kinds is refused whole: the User's reason, nothing imported",
+    async () => {
+      const e = engine("command");
+      forgetImported(e);
+      const file = join(dirname(fx.engine.options.stateFile), "import-user.json");
+      const resources = [
+        ...importSpecs().filter((s) => s.name === "tag"),
+        { type: "cloudinfra:index:User", name: "bot", id: "1" },
+      ];
+      writeFileSync(file, JSON.stringify({ resources }));
+      const run = await byHand(["import", "--file", file]);
+      expect(run.status).toBe(EXIT_ERROR);
+      expect(run.stderr).toMatch(
+        /User "1" cannot be imported: the API has no call that reads a user/,
+      );
+      expect(
+        fx.engine.resources().filter((r) => nameOf(r.urn) in TOKENS || nameOf(r.urn) === "bot"),
+      ).toEqual([]);
+      // The single form still adopts them all again (the state as the tests before left it).
+      const imported = await e.import(importSpecs());
+      expectExit(imported, EXIT_OK);
+    },
+    TIMEOUT,
+  );
+
+  it("an import file is checked before anything runs, each problem named in the CLI's words", () => {
+    const problems = (file: unknown) => {
+      try {
+        importSpecsOf(typeof file === "function" ? file() : file);
+        return [];
+      } catch (err) {
+        return String((err as Error).message).split("\n");
+      }
+    };
+    expect(problems({ resources: [] })).toEqual([
+      "'resources' must be a non-empty list of {type, name, id}",
+    ]);
+    expect(
+      problems({
+        nameTable: { acct: "urn:pulumi:dev::p::cloudinfra:index:Tag::t" },
+        resources: [
+          { type: "cloudinfra:index:Tag", name: "a" },
+          { type: "cloudinfra:index:Tag", name: "b", id: "1", provider: "acct" },
+          { type: "cloudinfra:index:Tag", name: "c", id: "2", provider: "nope" },
+          { type: "cloudinfra:index:Tag", name: "c", id: "3", parent: "x" },
+          { type: "pulumi:providers:cloudinfra", name: "p" },
+        ],
+      }),
+    ).toEqual([
+      "resource 'a' of type 'cloudinfra:index:Tag' has no ID",
+      "the provider 'acct' for resource 'b' of type 'cloudinfra:index:Tag' is not a provider",
+      "the provider 'nope' for resource 'c' of type 'cloudinfra:index:Tag' has no entry in 'nameTable'",
+      "resource 'c' of type 'cloudinfra:index:Tag': 'parent' is not supported by the local engine (no parents)",
+      "resource 'c' of type 'cloudinfra:index:Tag' has an ambiguous URN, set name (or logical name) to be unique",
+      "resource 'p' of type 'pulumi:providers:cloudinfra' is a provider, which is created rather than read; the local engine imports only with providers already in the state",
+    ]);
+    const provider = "urn:pulumi:dev::p::pulumi:providers:cloudinfra::acct";
+    expect(
+      importSpecsOf({
+        nameTable: { acct: provider },
+        resources: [{ type: "cloudinfra:index:Tag", name: "t", id: "7", provider: "acct" }],
+      }),
+    ).toEqual([{ type: "cloudinfra:index:Tag", name: "t", id: "7", provider }]);
+    // `--provider name=urn` of the inline form; a provider reference is refused with its URN.
+    const inline = (spec: string) =>
+      problems(() => inlineImportFile("cloudinfra:index:Tag", "t", "7", spec));
+    expect(inline(`acct=${provider}`)).toEqual([]);
+    expect(inline(`acct=${provider}::0b0a2a72`)).toEqual([
+      `expected a URN but got a Provider Reference, use '${provider}' instead`,
+    ]);
+    expect(inline("acct")).toEqual(["spec must be of the form name=URN"]);
+  });
 
   it(
     "a User cannot be imported, and the error says why",

@@ -8,7 +8,8 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CloudInfraClient } from "../../src/api/client";
-import { EXIT_OK, type LocalEngine } from "../support/local-engine/engine.ts";
+import { localEngineCliOn } from "../support/local-engine/by-hand.ts";
+import { EXIT_ERROR, EXIT_OK, type LocalEngine } from "../support/local-engine/engine.ts";
 import {
   changesByName,
   expectExit,
@@ -100,6 +101,33 @@ describe("two accounts in one program", () => {
       const gate = await engine().refresh({ previewOnly: true, expectNoChanges: true });
       expectExit(gate, EXIT_OK);
       expect(changesByName(gate)).toEqual({});
+      const again = await engine().up();
+      expectExit(again, EXIT_OK);
+      expect(again.changes).toEqual([]);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "`import <type> <name> <id> --provider name=urn` adopts an object of the other account through its provider",
+    async () => {
+      const theirs = fx.engine.resources().find((r) => nameOf(r.urn) === "theirs");
+      if (theirs?.id === undefined || theirs.provider === undefined) throw new Error("no tag");
+      const providerUrn = theirs.provider.split("::").slice(0, -1).join("::");
+      engine().stateDelete(theirs.urn);
+      const target = { ...fx.engine.options, projectDir: PROJECT, emulator: fx.emulator };
+      const args = ["import", "cloudinfra:index:Tag", "theirs", theirs.id];
+      // The default provider reads our account, where no such tag exists.
+      const without = await localEngineCliOn(target, args);
+      expect(without.status).toBe(EXIT_ERROR);
+      expect(without.stderr).toContain(`resource '${theirs.id}' does not exist`);
+      expect(fx.engine.resources().some((r) => r.urn === theirs.urn)).toBe(false);
+
+      const run = await localEngineCliOn(target, [...args, "--provider", `other=${providerUrn}`]);
+      expect(run.status, run.stderr).toBe(EXIT_OK);
+      const adopted = fx.engine.resources().find((r) => r.urn === theirs.urn);
+      expect(adopted).toMatchObject({ id: theirs.id, provider: theirs.provider });
+      expect(adopted?.inputs).toMatchObject({ name: "shared", color: "#222222" });
       const again = await engine().up();
       expectExit(again, EXIT_OK);
       expect(again.changes).toEqual([]);

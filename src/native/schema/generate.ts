@@ -2,7 +2,8 @@
  * Generates the native provider's Pulumi package schema from the sources themselves: input types
  * from the zod schemas `check` validates with (./sources.ts), replacements from the field tables
  * `diff` decides with, output and result types and every description from the TypeScript
- * declarations and their TSDoc (./typescript.ts), secret outputs from `GENERATED_SECRETS`
+ * declarations and their TSDoc (./typescript.ts), with integers from the zod schemas their values
+ * come from (./integers.ts), secret outputs from `GENERATED_SECRETS`
  * (the list the dynamic classes and the plugin use), the configuration from `SETTINGS` (src/config.ts).
  * `npm run schema` writes it to `schema/pulumi-schema.json`; test/native/schema.test.ts fails
  * while that file differs from what this generates.
@@ -11,6 +12,7 @@ import { z } from "zod";
 import { SETTINGS } from "../../config";
 import { GENERATED_SECRETS, RESOURCE_MODULES, type ResourceKind } from "../../resources/kinds";
 import { functionToken, PACKAGE_NAME, resourceToken, typeToken } from "../package";
+import { integerOutputs } from "./integers";
 import { FUNCTION_ARGS, KIND_SOURCES } from "./sources";
 import type { FunctionSpec, PackageSpec, PropertySpec, ResourceSpec } from "./spec";
 import { objectFromJsonSchema, TypeRegistry } from "./types";
@@ -32,8 +34,9 @@ function resourceSpec(
 ): ResourceSpec {
   const file = classFile(kind);
   const source = KIND_SOURCES[kind];
+  const inputsJson = inputJsonSchema(source.inputs);
   const inputs = objectFromJsonSchema(
-    inputJsonSchema(source.inputs),
+    inputsJson,
     kind,
     registry,
     reader.interfaceDocs(file, `${kind}Args`),
@@ -59,6 +62,7 @@ function resourceSpec(
     properties[name] = spec;
     if (!mapped.optional) required.push(name);
   }
+  integerOutputs(kind, properties, inputsJson);
   for (const name of secrets) {
     if (!(name in properties))
       throw new Error(`schema: ${kind}: secret output ${name} is not declared`);
@@ -75,6 +79,7 @@ function functionSpecs(reader: SourceReader, registry: TypeRegistry): Record<str
   for (const fn of reader.functions()) {
     const owner = fn.name.charAt(0).toUpperCase() + fn.name.slice(1);
     const outputs = reader.objectOf(fn.result, `${owner}Result`, registry);
+    integerOutputs(fn.name, outputs.properties);
     const spec: FunctionSpec = { outputs: { properties: outputs.properties } };
     if (outputs.required !== undefined) spec.outputs.required = outputs.required;
     if (fn.description !== undefined) spec.description = fn.description;
@@ -123,6 +128,9 @@ export function generatePackageSchema(root: string): PackageSpec {
     resources[resourceToken(kind)] = resourceSpec(kind, reader, registry);
   }
   const functions = functionSpecs(reader, registry);
+  for (const name of registry.fromDeclarations) {
+    integerOutputs(name, registry.types.get(name)?.properties ?? {});
+  }
   const variables = configuration(reader);
   return {
     name: PACKAGE_NAME,

@@ -4,7 +4,19 @@
  * source, the zod schema its arguments are parsed with. The schema generator reads nothing else
  * for input types and replacements, so they cannot drift from what the provider does.
  */
-import type { z } from "zod";
+import { z } from "zod";
+import { AccountSchema, MembershipSchema, UserSchema } from "../../api/schemas/account";
+import { CountrySchema, PlanSchema } from "../../api/schemas/catalogue";
+import { SecurityGroupSchema } from "../../api/schemas/firewall";
+import {
+  CreateUserResponseSchema,
+  PermissionSchema,
+  RolePermissionSchema,
+  RoleSchema,
+} from "../../api/schemas/iam";
+import { KeySchema } from "../../api/schemas/keys";
+import { ServerSchema } from "../../api/schemas/servers";
+import { TagSchema } from "../../api/schemas/tags";
 import { GetCountryArgsSchema } from "../../functions/countries";
 import { GetImageArgsSchema, GetImagesArgsSchema } from "../../functions/images";
 import { GetPlanArgsSchema, GetPlansArgsSchema } from "../../functions/plans";
@@ -55,4 +67,51 @@ export const FUNCTION_ARGS: Readonly<Record<string, z.ZodType>> = {
   getImages: GetImagesArgsSchema,
   getCountry: GetCountryArgsSchema,
   getServer: GetServerArgsSchema,
+};
+
+/**
+ * Where the numbers of an output object come from (./integers.ts): the wire `schema` its values
+ * are mapped from, whose property of the same name in snake_case says whether it is an integer
+ * (`orderId` → `order_id`), and `renames` for outputs named otherwise (`tagId` is the tag's `id`).
+ */
+export interface OutputSource {
+  schema?: z.ZodObject;
+  renames?: Readonly<Record<string, z.ZodType>>;
+}
+
+/**
+ * By resource kind, data source and named result type. Outputs that are also inputs need no
+ * entry: their input schema says it.
+ */
+export const OUTPUT_SOURCES: Readonly<Record<string, OutputSource>> = {
+  Tag: { schema: TagSchema, renames: { tagId: TagSchema.shape.id } },
+  Role: {
+    schema: RoleSchema,
+    renames: {
+      roleId: RoleSchema.shape.id,
+      permissionIds: z.array(RolePermissionSchema.shape.permission_id),
+    },
+  },
+  SecurityGroup: {
+    schema: SecurityGroupSchema,
+    renames: { securityGroupId: SecurityGroupSchema.shape.id },
+  },
+  Server: { schema: ServerSchema, renames: { serverId: ServerSchema.shape.id } },
+  SshKey: { schema: KeySchema, renames: { keyId: KeySchema.shape.id } },
+  User: { schema: CreateUserResponseSchema },
+  getCountry: { schema: CountrySchema },
+  CountryInfo: { schema: CountrySchema },
+  getPlan: { schema: PlanSchema },
+  getPlans: { renames: { ids: z.array(PlanSchema.shape.id) } },
+  PlanInfo: { schema: PlanSchema },
+  getPermissions: { renames: { ids: z.record(z.string(), PermissionSchema.shape.id) } },
+  PermissionInfo: { schema: PermissionSchema },
+  getServer: {
+    schema: ServerSchema,
+    renames: { securityGroupIds: z.array(SecurityGroupSchema.shape.id) },
+  },
+  ServerTagInfo: { schema: TagSchema },
+  AccountInfo: { schema: AccountSchema },
+  AccountUserInfo: { schema: UserSchema },
+  MembershipInfo: { schema: MembershipSchema },
 };

@@ -17,6 +17,8 @@ export interface DocTree {
 /** The object types collected while mapping, by name; a name defined twice must mean one shape. */
 export class TypeRegistry {
   readonly types = new Map<string, ObjectTypeSpec>();
+  /** The types first defined from TypeScript declarations (output side), not from zod. */
+  readonly fromDeclarations = new Set<string>();
 
   /** Defines (or reuses) the object type `name`; returns its `$ref`. */
   define(name: string, spec: ObjectTypeSpec): TypeSpec {

@@ -236,12 +236,14 @@ export class SourceReader {
           ? symbol.name
           : nestedTypeName(owner, property, arrayItem);
       // The input side defined it already (from zod): one type per property, same property names.
-      const spec = registry.has(named)
+      const known = registry.has(named);
+      const spec = known
         ? {
             type: "object" as const,
             properties: Object.fromEntries(properties.map((p) => [p.name, {}])),
           }
         : this.objectOf(type, named, registry);
+      if (!known) registry.fromDeclarations.add(named);
       return { type: registry.define(named, spec), optional: false };
     }
     return { type: ANY_TYPE, optional: false };

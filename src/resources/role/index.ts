@@ -38,8 +38,8 @@ export interface RoleArgs {
  * A role of the account (`/v1/account/roles`): a named set of permissions that users are given.
  * Every property updates in place; a role is never replaced. System roles cannot be managed.
  *
- * The API has no call to read one role: a refresh reads the list once for all roles of the stack
- * (see `SharedLists.read`). Permissions changed outside Pulumi show as a change of `permissions`.
+ * The API has no call to read one role: a refresh reads the list once for all roles of the
+ * stack. Permissions changed outside Pulumi show as a change of `permissions`.
  */
 export class Role extends ReadableResource {
   /** Role name. */

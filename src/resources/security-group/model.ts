@@ -57,7 +57,7 @@ const RuleInputSchema = z
         .string({ error: expected('"tcp", "udp", "icmp" or "any"') })
         .transform((p) => p.trim().toLowerCase())
         .pipe(z.enum(RULE_PROTOCOLS, { error: 'expected "tcp", "udp", "icmp" or "any"' })),
-      dport: z.union([z.string(), z.number()], { error: expected(DPORT_MESSAGE) }).optional(),
+      dport: z.union([z.string(), z.int()], { error: DPORT_MESSAGE }).optional(),
       source: z.string({ error: expected("a CIDR block such as 10.0.0.0/8") }).optional(),
     },
     {

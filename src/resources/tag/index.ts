@@ -38,7 +38,7 @@ export interface TagArgs {
  * A tag on servers (`/v1/tags`). Every property updates in place; a tag is never replaced.
  *
  * The API has no call to read one tag: a refresh reads the whole list once for all tags of the
- * stack (see `SharedLists.read`), so refreshing many tags costs one request, not one per tag.
+ * stack, so refreshing many tags costs one request, not one per tag.
  */
 export class Tag extends ReadableResource {
   /** Tag name. */

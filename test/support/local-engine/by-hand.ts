@@ -4,7 +4,7 @@
  */
 import { type ChildProcessByStdio, spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import type { Readable } from "node:stream";
 
 const ROOT = join(import.meta.dirname, "..", "..", "..");
@@ -56,4 +56,28 @@ export function writeEmulatorFile(
     }),
   );
   return file;
+}
+
+/**
+ * `npm run local-engine -- <args>` on a project's stack (its state file) against an emulator,
+ * with the `emulator.json` written beside the state; resolves when the CLI ends.
+ */
+export function localEngineCliOn(
+  target: {
+    projectDir: string;
+    stateFile: string;
+    emulator: { endpoint: string; apiKey: string; caCert: string };
+  },
+  args: string[],
+): CliRun["done"] {
+  const emulatorFile = writeEmulatorFile(dirname(target.stateFile), target.emulator);
+  return localEngineCli([
+    ...args,
+    "--cwd",
+    target.projectDir,
+    "--state",
+    target.stateFile,
+    "--emulator",
+    emulatorFile,
+  ]).done;
 }

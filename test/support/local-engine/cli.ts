@@ -7,7 +7,9 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
+import type { ImportSpec } from "./deployment.ts";
 import { LocalEngine, type RunResult } from "./engine.ts";
+import { ImportFileError, importSpecsOf, inlineImportFile } from "./import-file.ts";
 
 // The package's rules for printing errors and colour (the npm script builds dist/ first).
 const { forStream, reportError } = createRequire(import.meta.url)(
@@ -15,7 +17,8 @@ const { forStream, reportError } = createRequire(import.meta.url)(
 ) as typeof import("../../../src/lib/cli-output.ts");
 
 const USAGE = `usage: npm run local-engine -- <preview|up|refresh|destroy|export> [options]
-       npm run local-engine -- import <type> <name> <id> [options]   (as \`pulumi import\`)
+       npm run local-engine -- import <type> <name> <id> [--provider name=urn] [options]
+       npm run local-engine -- import --file <import.json> [options]   (as \`pulumi import\`)
        npm run local-engine -- state delete <urn> [options]         (as \`pulumi state delete\`)
        npm run local-engine -- cancel [--cwd DIR] [--stack NAME] [--state FILE]
 
@@ -39,6 +42,10 @@ const USAGE = `usage: npm run local-engine -- <preview|up|refresh|destroy|export
                           PULUMI_ENABLE_STREAMING_JSON_PREVIEW=true; up, refresh, destroy the
                           engine events, one per line
   --event-log FILE        write the engine events to FILE, one per line (any operation)
+  --file FILE             import: the resources of FILE, as \`pulumi import --file\` reads it:
+                          {"nameTable": {name: urn}, "resources": [{"type", "name", "id",
+                          "logicalName"?, "provider"?}]}, all in one operation
+  --provider NAME=URN     import: the explicit provider (in the state) of the inline resource
 
 Exit codes as the CLI's: 0 ok, 1 error, 7 --expect-no-changes violated. The passphrase of the
 state's secrets is PULUMI_CONFIG_PASSPHRASE (default "local-engine").`;
@@ -129,6 +136,40 @@ function print(result: RunResult, json: "digest" | "events" | undefined): void {
   }
 }
 
+/**
+ * The resources of `import`, from its arguments or its `--file`, or what is wrong with them
+ * (the CLI refuses before running anything).
+ */
+function importSpecs(
+  args: string[],
+  values: { file?: string | undefined; provider?: string | undefined; from?: string | undefined },
+): ImportSpec[] | string {
+  if (values.from !== undefined)
+    return `--from ${values.from}: converters (pulumi-converter-<name> plugins) do not exist in the local engine`;
+  try {
+    if (values.file !== undefined) {
+      if (args.length > 0 || values.provider !== undefined)
+        return "an inline resource may not be specified in conjunction with an import file";
+      let file: unknown;
+      try {
+        file = JSON.parse(readFileSync(values.file, "utf8"));
+      } catch (err) {
+        return `could not read import file: ${err instanceof Error ? err.message : String(err)}`;
+      }
+      return importSpecsOf(file);
+    }
+    const [type, name, id] = args;
+    const missing = ["type", "name", "id"].slice(args.length).join(", ");
+    if (type === undefined || name === undefined || id === undefined)
+      return `an inline resource must be specified if no import file is used, missing ${missing}\n\n${USAGE}`;
+    if (args.length > 3) return "only expected at most three arguments";
+    return importSpecsOf(inlineImportFile(type, name, id, values.provider));
+  } catch (err) {
+    if (err instanceof ImportFileError) return err.message;
+    throw err;
+  }
+}
+
 async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
@@ -147,6 +188,9 @@ async function main(argv: string[]): Promise<number> {
       "clear-pending-creates": { type: "boolean" },
       json: { type: "boolean" },
       "event-log": { type: "string" },
+      file: { type: "string" },
+      provider: { type: "string" },
+      from: { type: "string" },
       help: { type: "boolean" },
     },
   });
@@ -203,12 +247,12 @@ async function main(argv: string[]): Promise<number> {
   else if (operation === "refresh") result = await engine.refresh(options);
   else if (operation === "destroy") result = await engine.destroy(options);
   else if (operation === "import") {
-    const [type, name, id] = positionals.slice(1);
-    if (type === undefined || name === undefined || id === undefined) {
-      console.error(`import needs <type> <name> <id>\n\n${USAGE}`);
+    const specs = importSpecs(positionals.slice(1), values);
+    if (typeof specs === "string") {
+      console.error(`error: ${specs}`);
       return 1;
     }
-    result = await engine.import([{ type, name, id }], options);
+    result = await engine.import(specs, options);
   } else if (operation === "state" && positionals[1] === "delete" && positionals[2]) {
     engine.stateDelete(positionals[2]);
     console.log(`Resource deleted from the state: ${positionals[2]}`);

@@ -107,12 +107,12 @@ export interface Goal {
   inputsFromRead?: true;
 }
 
-/** One resource of `pulumi import <type> <name> <id>`. */
+/** One resource of `pulumi import <type> <name> <id>` or of its `--file`. */
 export interface ImportSpec {
   type: string;
   name: string;
   id: string;
-  /** `--provider name=urn::id`: an explicit provider of the state. */
+  /** The URN of an explicit provider of the state (`--provider name=urn`, the file's `provider`). */
   provider?: string;
 }
 
@@ -587,24 +587,44 @@ export class Deployment {
   }
 
   /**
-   * `pulumi import <type> <name> <id>` without a program: the stack resource is kept (or
-   * created), every old resource stays, and each spec is imported under the stack with the
-   * inputs Read returned (the CLI then writes them as the program's code).
+   * `pulumi import` without a program (one resource, or a `--file` of them, in one operation):
+   * the stack resource is kept (or created), every old resource stays, and each spec is imported
+   * under the stack with the inputs Read returned (the CLI then writes them as the program's
+   * code). An explicit provider must be in the state (import.go's registerProviders takes its
+   * id from there; creating one from the file's inputs is not done here).
    */
   async importExisting(specs: readonly ImportSpec[]): Promise<void> {
+    const providers = new Map<string, string>();
+    for (const spec of specs) {
+      if (spec.provider === undefined || providers.has(spec.provider)) continue;
+      const state = this.olds.get(spec.provider);
+      if (state === undefined || state.delete) {
+        this.error(
+          `the provider ${spec.provider} of ${spec.name} is not in the stack's state: register it with \`up\` first`,
+        );
+        return;
+      }
+      providers.set(spec.provider, `${spec.provider}::${state.id ?? ""}`);
+    }
     const stack = this.stackUrn;
     const oldStack = this.findOld(stack, []);
     if (oldStack) this.news.push(oldStack);
     else
       await this.register(this.componentGoal(STACK_TYPE, `${this.ctx.project}-${this.ctx.stack}`));
+    // Kept ahead of the resources imported with them: the state lists a provider first.
+    for (const urn of providers.keys()) {
+      const state = this.findOld(urn, []);
+      if (state) this.news.push(state);
+    }
     for (const spec of specs) {
+      const provider = spec.provider === undefined ? undefined : providers.get(spec.provider);
       const goal: Goal = {
         ...this.componentGoal(spec.type, spec.name),
         custom: true,
         parent: stack,
         importId: spec.id,
         inputsFromRead: true,
-        ...(spec.provider ? { provider: spec.provider } : {}),
+        ...(provider ? { provider } : {}),
       };
       const urn = this.urnOf(goal.type, goal.name, goal.parent);
       if (this.olds.has(urn)) {

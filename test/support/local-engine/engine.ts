@@ -404,14 +404,22 @@ export class LocalEngine {
         }
       }
       if (!failed && operation === "import") {
-        const d = new Deployment(ctx, base);
-        deployments.push(d);
-        await d.importExisting(options.imports ?? []);
-        await d.settled();
-        if (!dryRun && !d.failed) this.store.save(d.snapshot());
-        steps.push(...d.steps);
-        diagnostics.push(...d.diagnostics);
-        failed ||= d.failed;
+        // As the CLI without --skip-preview: the import is previewed first (each Read, Check and
+        // Diff), and a preview that fails writes nothing, so no resource of it is half-imported.
+        const previewFirst = dryRun ? [] : [this.context(true, legacy, startHost, plugins)];
+        for (const c of [...previewFirst, ctx]) {
+          const d = new Deployment(c, base);
+          deployments.push(d);
+          await d.importExisting(options.imports ?? []);
+          await d.settled();
+          if (!c.dryRun && !d.failed) this.store.save(d.snapshot());
+          if (d.failed || c === ctx) {
+            steps.push(...d.steps);
+            diagnostics.push(...d.diagnostics);
+            failed ||= d.failed;
+            break;
+          }
+        }
       } else if (!failed && operation === "destroy") {
         const d = new Deployment(ctx, base);
         deployments.push(d);
@@ -505,7 +513,8 @@ export class LocalEngine {
             // The dynamic-provider host answers Diff with neither `diffs` nor a detailed diff, so
             // the engine's step metadata carries none; a refresh step keeps the state it started
             // with (its JSON step is only rewritten when a detailed diff exists), except deletes.
-            // A plugin's detailed diff rewrites it with the state read and the changed fields.
+            // A plugin's detailed diff rewrites it from its outputs event (display/json.go, the
+            // ResourceOutputsEvent case): the read's op `update`, the state read, the fields.
             const detailed = s.detailedDiff && Object.keys(s.detailedDiff).length > 0;
             const isRefreshStep = s.refresh === true && s.op !== "delete" && !detailed;
             return {
@@ -525,7 +534,6 @@ export class LocalEngine {
               ...(s.replaceReasons.length > 0 ? { replaceReasons: s.replaceReasons } : {}),
               ...(detailed
                 ? {
-                    op: s.refresh ? "refresh" : s.op,
                     diffReasons: s.diffReasons,
                     detailedDiff: s.detailedDiff,
                   }

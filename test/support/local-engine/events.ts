@@ -37,7 +37,8 @@ interface StepMetadata {
   new: StateMetadata | null;
   keys?: string[];
   diffs?: string[];
-  detailedDiff: null;
+  /** `apitype.PropertyDiff` by property path: a plugin's detailed diff; null without one. */
+  detailedDiff: Record<string, { diffKind: string; inputDiff: boolean }> | null;
   provider: string;
 }
 
@@ -100,12 +101,20 @@ function stateMetadata(r: ResourceState | undefined): StateMetadata | null {
   };
 }
 
+/**
+ * makeStepEventMetadata of pkg/engine/events.go. `diffed`: the step's diff is known (a refresh
+ * step's only after its read, so not in its pre event). A plugin's detailed diff comes with the
+ * changed keys (`diffs`); the dynamic provider's Diff names no properties, so as with the CLI its
+ * steps carry neither (engine.ts, the digest).
+ */
 function metadata(
   op: string,
   step: StepRecord,
   old: ResourceState | undefined,
   next: ResourceState | undefined,
+  diffed = true,
 ): StepMetadata {
+  const detailed = diffed && step.detailedDiff !== undefined ? step.detailedDiff : undefined;
   return {
     op,
     urn: step.urn,
@@ -113,9 +122,15 @@ function metadata(
     old: stateMetadata(old),
     new: stateMetadata(next),
     ...(step.replaceReasons.length > 0 ? { keys: step.replaceReasons } : {}),
-    // As with the CLI and a dynamic provider, whose Diff names no properties: no `diffs`, no
-    // detailed diff (engine.ts, the digest).
-    detailedDiff: null,
+    ...(detailed ? { diffs: step.diffReasons } : {}),
+    detailedDiff: detailed
+      ? Object.fromEntries(
+          Object.entries(detailed).map(([k, d]) => [
+            k,
+            { diffKind: d.kind, inputDiff: d.inputDiff },
+          ]),
+        )
+      : null,
     provider: (next ?? old)?.provider ?? "",
   };
 }
@@ -156,7 +171,10 @@ export function engineEvents(run: RunRecord): EngineEvent[] {
     const preOp = step.refresh === true ? "refresh" : step.op;
     const preNew = step.refresh === true ? step.oldState : step.newState;
     add({
-      resourcePreEvent: { metadata: metadata(preOp, step, step.oldState, preNew), ...planning },
+      resourcePreEvent: {
+        metadata: metadata(preOp, step, step.oldState, preNew, step.refresh !== true),
+        ...planning,
+      },
     });
     if (step.error === undefined) {
       const after = metadata(step.op, step, step.oldState, step.newState);
