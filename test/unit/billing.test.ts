@@ -1,14 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { COUNTRIES } from "../../src/emulator/data";
-import {
-  computeInvoice,
-  type Discount,
-  type InvoiceInput,
-  proratedCents,
-} from "../../src/emulator/service/billing";
+import { computeInvoice, type Discount, proratedCents } from "../../src/emulator/service/billing";
 import { priceToCents, toCents } from "../../src/lib/money";
 
-type InvoiceItemInput = InvoiceInput["items"][number];
+type InvoiceItemInput = Parameters<typeof computeInvoice>[0]["items"][number];
 
 function mulberry32(seed: number): () => number {
   let a = seed >>> 0;

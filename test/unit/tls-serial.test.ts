@@ -1,6 +1,9 @@
 import { X509Certificate } from "node:crypto";
-import { afterEach, describe, expect, it, vi } from "vitest";
-import { generateTlsMaterial } from "../../src/emulator/http/tls";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
+import { tlsMaterialInDir } from "../../src/emulator/http/tls";
 
 /**
  * The first byte of the next 16 random bytes (a certificate's serial) when set: the bytes whose
@@ -18,16 +21,21 @@ vi.mock("node:crypto", async (importOriginal) => {
   return { ...crypto, default: { ...crypto, randomBytes }, randomBytes };
 });
 
+const dir = mkdtempSync(join(tmpdir(), "tls-serial-"));
+
 afterEach(() => {
   forced.firstByte = undefined;
 });
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("emulator certificate serial numbers", () => {
   it.each([0x00, 0x01, 0x7f, 0x80, 0xff])(
     "are positive, minimally encoded DER integers that OpenSSL accepts, whatever the first random byte (%i)",
     (firstByte) => {
       forced.firstByte = firstByte;
-      const material = generateTlsMaterial();
+      // A new data dir each time: the emulator makes a CA and a server certificate there.
+      const material = tlsMaterialInDir(join(dir, String(firstByte)));
       // OpenSSL refuses a certificate whose serial is not a minimal DER integer.
       const ca = new X509Certificate(material.caCert);
       const server = new X509Certificate(material.serverCert);

@@ -110,7 +110,7 @@ function createServerCert(caCertPem: string, caKeyPem: string): { cert: string; 
 }
 
 /** A brand-new CA and server certificate. */
-export function generateTlsMaterial(): TlsMaterial {
+function generateTlsMaterial(): TlsMaterial {
   const ca = createCa();
   const server = createServerCert(ca.cert, ca.key);
   return { caCert: ca.cert, caKey: ca.key, serverCert: server.cert, serverKey: server.key };
