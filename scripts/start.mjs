@@ -13,10 +13,13 @@
 // engine's state file, default .pulumi-state/local-engine/dev.json).
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, openSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const ROOT = resolve(fileURLToPath(import.meta.url), "..", "..");
+// The package's liveness rule (a zombie is not running); `npm start` builds dist/ first.
+const { processRunning } = createRequire(import.meta.url)("../dist/lib/process.js");
 const dataDir = resolve(ROOT, process.env.CLOUDINFRA_START_DATA_DIR ?? ".emulator");
 const stateDir = join(ROOT, ".pulumi-state");
 // Beside the CLI's backend: the quick start's state stays in .pulumi-state/, apart from the state
@@ -27,21 +30,12 @@ const say = (line) => process.stdout.write(`${line}\n`);
 /** A path as a person in the project directory would type it. */
 const shown = (path) => (path.startsWith(`${ROOT}/`) ? relative(ROOT, path) : path);
 
-function alive(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** The emulator whose emulator.json is in `dataDir` and whose process still runs. */
 function runningEmulator() {
   const file = join(dataDir, "emulator.json");
   if (!existsSync(file)) return undefined;
   const info = JSON.parse(readFileSync(file, "utf8"));
-  return Number.isInteger(info.pid) && alive(info.pid) ? info : undefined;
+  return Number.isInteger(info.pid) && processRunning(info.pid) ? info : undefined;
 }
 
 async function ensureEmulator() {

@@ -17,6 +17,8 @@ export * from "./errors";
 export {
   HttpClient,
   type HttpClientOptions,
+  type HttpRequest,
+  type HttpResponse,
   type MultipartBody,
   type MultipartFile,
   type RequestOptions,

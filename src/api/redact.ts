@@ -1,5 +1,5 @@
 /** Text that replaces secret values in logs and error bodies. */
-export const REDACTED = "[REDACTED]";
+const REDACTED = "[REDACTED]";
 
 // Compared after lower-casing and dropping `_`/`-`, so api_key, apiKey, API-KEY all match.
 const SECRET_KEYS = new Set(["apikey", "privatekey", "password", "authorization"]);

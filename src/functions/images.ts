@@ -99,7 +99,7 @@ export const GetImageArgsSchema = z
 const NAME_WITH_VERSION = /^(.+?)-(\d+(?:\.\d+)*)(?=$|[^\d.]|\.(?!\d))/;
 
 /** Splits an image name into family and version (see {@link ImageInfo}). */
-export function parseImageName(name: string): ImageInfo {
+function parseImageName(name: string): ImageInfo {
   const match = NAME_WITH_VERSION.exec(name);
   if (match === null) return { name, family: name };
   return { name, family: match[1] ?? name, version: match[2] ?? "" };

@@ -119,7 +119,7 @@ export const GetPlanArgsSchema = z
   });
 
 /** Maps a plan of the wire to its Pulumi-facing form. */
-export function planFromApi(plan: Plan): PlanInfo {
+function planFromApi(plan: Plan): PlanInfo {
   const data: Record<string, string> = {};
   for (const entry of plan.data) {
     if (entry.name != null && !(entry.name in data)) data[entry.name] = entry.val;

@@ -28,7 +28,7 @@ function stackConfig(): ConfigSource {
 }
 
 /** The settings data sources use now: stack config first, then the environment. */
-export function dataSourceSettings(env: NodeJS.ProcessEnv = process.env): Settings {
+function dataSourceSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   return resolveSettings(stackConfig(), env);
 }
 

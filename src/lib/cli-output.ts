@@ -19,7 +19,7 @@ export function debugEnabled(env: Env = process.env): boolean {
 }
 
 /** Whether colour codes may be written to `stream`. */
-export function colorEnabled(stream: { isTTY?: boolean }, env: Env = process.env): boolean {
+function colorEnabled(stream: { isTTY?: boolean }, env: Env = process.env): boolean {
   const force = env["FORCE_COLOR"];
   if (force !== undefined && force !== "") return force !== "0" && force !== "false";
   if (env["NO_COLOR"] !== undefined && env["NO_COLOR"] !== "") return false;
@@ -36,7 +36,7 @@ export function forStream(
 }
 
 /** The lines a tool prints for `error`: its message once, and its stack trace when asked for. */
-export function formatError(tool: string, error: unknown, env: Env = process.env): string {
+function formatError(tool: string, error: unknown, env: Env = process.env): string {
   if (!(error instanceof Error)) return `${tool}: ${String(error)}\n`;
   const head = `${tool}: ${error.message}\n`;
   if (!debugEnabled(env)) return head;

@@ -79,11 +79,6 @@ export function priceToCents(price: number): Cents {
   return toCents(text);
 }
 
-/** Converts cents back to a JSON number for fields the spec types as `number` (plan prices). */
-export function centsToPrice(cents: Cents): number {
-  return Number(formatCents(cents));
-}
-
 /** Sums amounts of cents exactly; fails instead of losing precision beyond 2^53 cents. */
 export function sumCents(amounts: Iterable<Cents>): Cents {
   let total = 0;

@@ -4,7 +4,7 @@
  */
 
 /** Levenshtein distance: insertions, deletions and substitutions each cost 1. */
-export function editDistance(a: string, b: string): number {
+function editDistance(a: string, b: string): number {
   let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const current = [i];
@@ -21,7 +21,7 @@ export function editDistance(a: string, b: string): number {
  * The valid names nearest to `wanted`, at most three, nearest first. A typo is within a third of
  * the name's length (at least 2 edits); beyond that nothing is close and none is returned.
  */
-export function closestNames(wanted: string, valid: readonly string[]): string[] {
+function closestNames(wanted: string, valid: readonly string[]): string[] {
   const needle = wanted.trim().toLowerCase();
   const limit = Math.max(2, Math.floor(needle.length / 3));
   return valid

@@ -309,19 +309,8 @@ export function parsePublicKey(text: string): ParsedPublicKey {
  * SHA-256 fingerprint of a key blob, in the form `ssh-keygen -lf` prints:
  * `SHA256:` followed by unpadded standard base64.
  */
-export function fingerprintSha256(blob: Uint8Array): string {
+function fingerprintSha256(blob: Uint8Array): string {
   return `SHA256:${createHash("sha256").update(blob).digest("base64").replace(/=+$/, "")}`;
-}
-
-/**
- * The canonical `<type> <base64>` form of a public key: comment dropped, whitespace trimmed and
- * base64 re-encoded, so two spellings of the same key compare equal.
- *
- * @throws {SshKeyError} when the key does not parse (see {@link parsePublicKey}).
- */
-export function normalizePublicKey(text: string): string {
-  const { type, blob } = parsePublicKey(text);
-  return `${type} ${blob.toString("base64")}`;
 }
 
 /** `openssh-key-v1` pads the private section to the cipher's block size; "none" uses 8. */

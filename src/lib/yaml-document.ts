@@ -226,7 +226,7 @@ function valueAt(value: unknown, path: Path): unknown {
 }
 
 /** The keys a map at `path` may have, read from the schema (for "unknown field" messages). */
-export function keysAt(schema: z.ZodType, path: Path): string[] {
+function keysAt(schema: z.ZodType, path: Path): string[] {
   const found = new Set<string>();
   const walk = (s: z.core.$ZodType, rest: Path): void => {
     const def = s._zod.def;

@@ -66,7 +66,7 @@ export interface Lookup<Live> {
 }
 
 /** What {@link createExactlyOnce} needs to know of one create. */
-export interface CreateRecipe<Answer, Live> {
+interface CreateRecipe<Answer, Live> {
   /** The kind, for messages. */
   what: KindNames;
   /** What the request asks for, as messages say it after the noun: `named "web"`. */

@@ -125,8 +125,6 @@ class SessionRegistry {
   readonly #sessions = new Map<string, ProviderSession>();
   /** The stack configuration `configure()` handed over; only our own keys. */
   #configured: Map<string, string> | undefined;
-  /** Tests only: backoff of the sessions made from now on. */
-  #backoff: Pick<SessionTimeouts, "retryBaseDelayMs" | "retryMaxDelayMs"> = {};
   /** Bumped whenever what {@link current} depends on changes, besides the environment. */
   #generation = 0;
   /**
@@ -155,11 +153,10 @@ class SessionRegistry {
   }
 
   sessionFor(config: SessionConfig): ProviderSession {
-    const effective = { ...this.#backoff, ...config };
-    const key = this.#key(effective);
+    const key = this.#key(config);
     let session = this.#sessions.get(key);
     if (session === undefined) {
-      session = new ConfiguredSession(effective);
+      session = new ConfiguredSession(config);
       this.#sessions.set(key, session);
     }
     return session;
@@ -183,21 +180,12 @@ class SessionRegistry {
     );
   }
 
-  async reset(backoff: Pick<SessionTimeouts, "retryBaseDelayMs" | "retryMaxDelayMs">) {
+  async reset(): Promise<void> {
     const sessions = [...this.#sessions.values()];
     this.#sessions.clear();
     this.#configured = undefined;
-    this.#backoff = { ...backoff };
     this.#generation++;
     await Promise.all(sessions.map((s) => s.close()));
-  }
-
-  setBackoff(backoff: Pick<SessionTimeouts, "retryBaseDelayMs" | "retryMaxDelayMs">): void {
-    const sessions = [...this.#sessions.values()];
-    this.#sessions.clear();
-    this.#backoff = { ...backoff };
-    this.#generation++;
-    for (const s of sessions) void s.close();
   }
 }
 
@@ -226,19 +214,9 @@ export function currentSession(): ProviderSession {
   return registry.current(process.env);
 }
 
-/** For tests that run providers in-process: forget the configuration, the sessions and the backoff. */
+/** For tests that run providers in-process: forget the configuration and the sessions. */
 export function resetSession(): Promise<void> {
-  return registry.reset({});
-}
-
-/**
- * For tests that run providers in-process against injected faults: the retry backoff of the
- * sessions made from now on (retries stay as many, only the waits between them shrink).
- */
-export function setRetryBackoffForTests(
-  backoff: Pick<HttpClientOptions, "retryBaseDelayMs" | "retryMaxDelayMs">,
-): void {
-  registry.setBackoff(backoff);
+  return registry.reset();
 }
 
 /**

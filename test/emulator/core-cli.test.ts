@@ -21,7 +21,7 @@ import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { Agent } from "undici";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { MINIMUM_NODE_VERSION } from "../../src/emulator/cli/node-version";
+import { unsupportedNodeMessage } from "../../src/emulator/cli/node-version";
 import { callEmulator } from "../support/emulator";
 
 const root = join(__dirname, "..", "..");
@@ -455,7 +455,15 @@ describe("on a Node older than the package supports", () => {
     const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
       engines: { node: string };
     };
-    expect(pkg.engines.node).toBe(`>=${MINIMUM_NODE_VERSION}`);
+    const minimum = /^>=(\d+)\.(\d+)\.(\d+)$/.exec(pkg.engines.node);
+    expect(minimum).not.toBeNull();
+    const [, major, minor, patch] = (minimum ?? []).map(Number);
+    expect(unsupportedNodeMessage(`v${major}.${minor}.${patch}`)).toBeUndefined();
+    const older =
+      patch === 0 ? `v${major}.${Number(minor) - 1}.99` : `v${major}.${minor}.${Number(patch) - 1}`;
+    expect(unsupportedNodeMessage(older)).toContain(
+      `needs Node.js ${major}.${minor}.${patch} or newer`,
+    );
   });
 });
 

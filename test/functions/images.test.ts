@@ -7,7 +7,6 @@ import {
   InvalidArgumentError,
   NoMatchError,
 } from "../../src/functions";
-import { parseImageName } from "../../src/functions/images";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 import { failureOf, startEmulatorForFunctions, stopAll, useEnv } from "./helpers";
 
@@ -169,18 +168,20 @@ describe("getImage", () => {
   });
 });
 
-describe("parseImageName", () => {
-  it("splits family and version at the first dash followed by a digit", () => {
-    expect(parseImageName("centos-stream-9")).toEqual({
-      name: "centos-stream-9",
-      family: "centos-stream",
-      version: "9",
-    });
-    expect(parseImageName("ubuntu-24.04-minimal")).toEqual({
-      name: "ubuntu-24.04-minimal",
-      family: "ubuntu",
-      version: "24.04",
-    });
-    expect(parseImageName("archlinux")).toEqual({ name: "archlinux", family: "archlinux" });
+describe("image families and versions", () => {
+  afterAll(() => useEnv(emulator));
+
+  it("splits family and version at the first dash followed by a digit", async () => {
+    useEnv(emulator);
+    expect((await getImages({ nameRegex: "^centos-stream-9$" })).images).toEqual([
+      { name: "centos-stream-9", family: "centos-stream", version: "9" },
+    ]);
+    useEnv(custom);
+    expect((await getImages({ nameRegex: "^(ubuntu-24\\.04-minimal|archlinux)$" })).images).toEqual(
+      [
+        { name: "archlinux", family: "archlinux" },
+        { name: "ubuntu-24.04-minimal", family: "ubuntu", version: "24.04" },
+      ],
+    );
   });
 });

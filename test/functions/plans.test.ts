@@ -7,9 +7,8 @@ import {
   InvalidArgumentError,
   NoMatchError,
 } from "../../src/functions";
-import { planFromApi } from "../../src/functions/plans";
-import type { TestEmulator } from "../support/emulator";
-import { failureOf, startEmulatorForFunctions, stopAll } from "./helpers";
+import { startTestEmulator, type TestEmulator } from "../support/emulator";
+import { failureOf, startEmulatorForFunctions, stopAll, useEnv } from "./helpers";
 
 let emulator: TestEmulator;
 
@@ -156,9 +155,13 @@ describe("getPlan", () => {
   });
 });
 
-describe("planFromApi", () => {
-  it("drops a missing description, skips nameless entries in the map, keeps the first of a repeated name", () => {
-    const plan = planFromApi({
+describe("a plan as another service may send it", () => {
+  let odd: TestEmulator;
+
+  beforeAll(async () => {
+    // The spec allows a plan without description and data entries without a name; the
+    // emulator's own catalogue has neither, so this catalogue is typed past it.
+    const plan = {
       id: 9,
       name: "Odd",
       description: null,
@@ -169,7 +172,20 @@ describe("planFromApi", () => {
         { name: null, val: "orphan" },
         { name: "cpu", val: "4" },
       ],
+    };
+    odd = await startTestEmulator({
+      catalogue: { plans: [plan as unknown as (typeof PLANS)[number]] },
     });
+    useEnv(odd);
+  });
+
+  afterAll(async () => {
+    useEnv(emulator);
+    await odd?.close();
+  });
+
+  it("drops a missing description, skips nameless entries in the map, keeps the first of a repeated name", async () => {
+    const plan = await getPlan({ id: 9 });
     expect(plan).not.toHaveProperty("description");
     expect(plan.data).toEqual({ cpu: "2" });
     expect(plan.dataEntries).toEqual([

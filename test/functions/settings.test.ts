@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { AbortedError } from "../../src/api/errors";
+import { resolveSettings } from "../../src/config";
 import {
   DataSourceError,
   getAccount,
@@ -11,7 +12,7 @@ import {
   getPlan,
   getPlans,
 } from "../../src/functions";
-import { clientFor, dataSourceSettings } from "../../src/functions/settings";
+import { clientFor } from "../../src/functions/settings";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 import { failureOf, stopAll, useEnv, useStackConfig } from "./helpers";
 
@@ -102,6 +103,8 @@ describe("settings", () => {
   });
 
   it("share one client per distinct settings in the program", async () => {
+    // The settings a data source resolves when the stack config names none: the environment's.
+    const dataSourceSettings = () => resolveSettings(undefined, process.env);
     useEnv(env);
     const first = await clientFor(dataSourceSettings());
     expect(await clientFor(dataSourceSettings())).toBe(first);

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { formatIssue, keysAt, type LocatedIssue, YamlSource } from "../../src/lib/yaml-document";
+import { formatIssue, type LocatedIssue, YamlSource } from "../../src/lib/yaml-document";
 
 function parse(text: string): YamlSource {
   const source = YamlSource.parse(text, "seed.yaml");
@@ -120,7 +120,7 @@ describe("YamlSource.validate", () => {
   });
 });
 
-describe("keysAt", () => {
+describe("YamlSource.validate on unknown fields", () => {
   it("reads the allowed keys through records, lists, optionals and unions", () => {
     const schema = z.strictObject({
       a: z
@@ -130,9 +130,14 @@ describe("keysAt", () => {
         )
         .optional(),
     });
-    expect(keysAt(schema, [])).toEqual(["a"]);
-    expect(keysAt(schema, ["a", "k", 0])).toEqual(["x", "y"]);
-    expect(keysAt(schema, ["nope"])).toEqual([]);
+    const result = parse("a:\n  k:\n    - text\n    - {x: 1, y: 2, z: 3}\nnope: 1\n").validate(
+      schema,
+    );
+    expect(result.ok).toBe(false);
+    expect((result.ok ? [] : result.issues).map(formatIssue).sort()).toEqual([
+      'seed.yaml:4:20: a.k[1].z: unknown field "z" (allowed: x, y)',
+      'seed.yaml:5:1: nope: unknown field "nope" (allowed: a)',
+    ]);
   });
 });
 

@@ -8,17 +8,13 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { CloudInfraClient } from "../../src/api/client";
 import type { FaultRule } from "../../src/emulator";
 import { generateEd25519KeyPair } from "../../src/lib/sshkeys";
-import { implementation as securityGroup } from "../../src/resources/security-group/provider";
-import { implementation as server } from "../../src/resources/server/provider";
-import { resetSession, setRetryBackoffForTests } from "../../src/resources/session";
-import { implementation as sshKey } from "../../src/resources/ssh-key/provider";
-import { implementation as tag } from "../../src/resources/tag/provider";
-import {
-  existingServerIn,
-  newSessionFor,
-  startTestEmulator,
-  type TestEmulator,
-} from "../support/emulator";
+import type { KindOperations, ResourceImplementation } from "../../src/resources/common";
+import { operations as securityGroupOps } from "../../src/resources/security-group/provider";
+import { operations as serverOps } from "../../src/resources/server/provider";
+import { type ProviderSession, resetSession, sessionFor } from "../../src/resources/session";
+import { operations as sshKeyOps } from "../../src/resources/ssh-key/provider";
+import { operations as tagOps } from "../../src/resources/tag/provider";
+import { existingServerIn, startTestEmulator, type TestEmulator } from "../support/emulator";
 import { seedGiving } from "../support/fault-seeds";
 import { checkedInputs, rejection } from "../support/implementations";
 
@@ -26,6 +22,26 @@ const FAST = { provisioning: 20, starting: 20, stopping: 20, rebooting: 20, dele
 
 let emulator: TestEmulator;
 let api: CloudInfraClient;
+/** A new provider session per test, as a new provider host starts. */
+let session: ProviderSession;
+
+/**
+ * `operations` on the test's session, in the shape the engine calls. The session's configuration
+ * keeps the retries as many as in production; only the waits between them shrink.
+ */
+function onTestSession(operations: KindOperations): ResourceImplementation {
+  const bound = Object.entries(operations).map(([method, run]) => [
+    method,
+    (...args: unknown[]) =>
+      (run as (s: ProviderSession, ...a: unknown[]) => unknown)(session, ...args),
+  ]);
+  return Object.fromEntries(bound) as ResourceImplementation;
+}
+
+const server = onTestSession(serverOps);
+const securityGroup = onTestSession(securityGroupOps);
+const sshKey = onTestSession(sshKeyOps);
+const tag = onTestSession(tagOps);
 
 beforeAll(async () => {
   emulator = await startTestEmulator({ lifecycle: { mode: "auto", durations: FAST } });
@@ -40,9 +56,14 @@ beforeAll(async () => {
 
 beforeEach(async () => {
   emulator.admin.clearFaults();
-  await newSessionFor(emulator);
-  // The retries stay as many as in production; only the waits between them shrink.
-  setRetryBackoffForTests({ retryBaseDelayMs: 1, retryMaxDelayMs: 4 });
+  await resetSession();
+  session = sessionFor({
+    endpoint: emulator.endpoint,
+    apiKey: emulator.apiKey,
+    caCert: emulator.caCert,
+    retryBaseDelayMs: 1,
+    retryMaxDelayMs: 4,
+  });
 });
 
 afterAll(async () => {

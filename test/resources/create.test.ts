@@ -8,14 +8,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ConflictError, createApiError } from "../../src/api/errors";
-import {
-  CreateFailedError,
-  CreateLedger,
-  type CreateRecipe,
-  createExactlyOnce,
-} from "../../src/resources/create";
+import { CreateFailedError, CreateLedger, createExactlyOnce } from "../../src/resources/create";
 import { CreateJournal, type JournalEntry, requestDigest } from "../../src/resources/journal";
 import { SharedLists } from "../../src/resources/shared-list";
+
+/** What createExactlyOnce needs to know of one create. */
+type CreateRecipe<Answer, Live> = Parameters<typeof createExactlyOnce<Answer, Live>>[0];
 
 interface Thing {
   id: number;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Permission, Role } from "../../src/api/schemas/iam";
-import { closestNames, editDistance } from "../../src/lib/names";
+import { didYouMean } from "../../src/lib/names";
 import { UNKNOWN } from "../../src/resources/common";
 import { fromApi, liveInputs, toApi } from "../../src/resources/role/model";
 import { resolvePermissions } from "../../src/resources/role/permissions";
@@ -22,17 +22,19 @@ const CATALOGUE: Permission[] = [
 ];
 
 describe("permission names", () => {
-  it("counts edits", () => {
-    expect(editDistance("server:read", "servers:read")).toBe(1);
-    expect(editDistance("servers:raed", "servers:read")).toBe(2);
-    expect(editDistance("", "abc")).toBe(3);
+  it("counts edits: one or two make a typo, three in a short name do not", () => {
+    expect(didYouMean("server:read", ["servers:read"])).toBe('; did you mean "servers:read"?');
+    expect(didYouMean("servers:raed", ["servers:read"])).toBe('; did you mean "servers:read"?');
+    expect(didYouMean("", ["abc"])).toBe("");
+    // A swap is two edits: "bb" (one) comes before "ba" (two), nearest first.
+    expect(didYouMean("ab", ["ba", "bb"])).toBe('; did you mean "bb" or "ba"?');
   });
 
   it("suggests the closest valid names for a typo, and none for something unrelated", () => {
     const names = CATALOGUE.map((p) => p.name);
-    expect(closestNames("server:read", names)).toEqual(["servers:read"]);
-    expect(closestNames("servers:wirte", names)).toEqual(["servers:write"]);
-    expect(closestNames("billing:everything", names)).toEqual([]);
+    expect(didYouMean("server:read", names)).toBe('; did you mean "servers:read"?');
+    expect(didYouMean("servers:wirte", names)).toBe('; did you mean "servers:write"?');
+    expect(didYouMean("billing:everything", names)).toBe("");
   });
 
   it("resolves names in any case and order to the catalogue's spelling and ids, once each", () => {

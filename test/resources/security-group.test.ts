@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { UNKNOWN } from "../../src/resources/common";
 import { normaliseCidr } from "../../src/resources/security-group/cidr";
-import { fromApi, normaliseDport, toApi } from "../../src/resources/security-group/model";
+import { fromApi, toApi } from "../../src/resources/security-group/model";
 import { implementation as group } from "../../src/resources/security-group/provider";
 import { resetSession } from "../../src/resources/session";
 import { newSessionFor, startTestEmulator, type TestEmulator } from "../support/emulator";
@@ -49,16 +49,28 @@ describe("CIDR blocks", () => {
 });
 
 describe("ports", () => {
-  it("stores one spelling for each port and range", () => {
-    expect(normaliseDport("22")).toEqual({ ok: true, dport: "22" });
-    expect(normaliseDport(22)).toEqual({ ok: true, dport: "22" });
-    expect(normaliseDport("22-22")).toEqual({ ok: true, dport: "22" });
-    expect(normaliseDport(" 8000 - 8080 ")).toEqual({ ok: true, dport: "8000-8080" });
-    expect(normaliseDport("0443")).toEqual({ ok: true, dport: "443" });
+  /** The port `check` stores for a TCP rule with `dport`, or the reasons it refuses it. */
+  async function checkedDport(dport: string | number): Promise<unknown> {
+    const result = await group.check(
+      {},
+      { name: "web", rules: [{ action: "ACCEPT", proto: "tcp", dport }], __provider: "shim" },
+    );
+    if (result.failures !== undefined) return { refused: result.failures.map((f) => f.reason) };
+    return (result.inputs["rules"] as { dport?: string }[])[0]?.dport;
+  }
+
+  it("stores one spelling for each port and range", async () => {
+    expect(await checkedDport("22")).toBe("22");
+    expect(await checkedDport(22)).toBe("22");
+    expect(await checkedDport("22-22")).toBe("22");
+    expect(await checkedDport(" 8000 - 8080 ")).toBe("8000-8080");
+    expect(await checkedDport("0443")).toBe("443");
   });
 
-  it.each(["0", "65536", "80-79", "1-70000", "http", "22,80", ""])("refuses %j", (text) => {
-    expect(normaliseDport(text)).toEqual({ ok: false });
+  it.each(["0", "65536", "80-79", "1-70000", "http", "22,80", ""])("refuses %j", async (text) => {
+    expect(await checkedDport(text)).toEqual({
+      refused: [expect.stringContaining("expected a port from 1 to 65535")],
+    });
   });
 });
 

@@ -7,9 +7,9 @@ import {
   formatDuration,
   fromApi,
   inputsOf,
-  parseDuration,
   type ServerInputs,
   storedInputs,
+  timeoutMs,
   toApi,
 } from "../../src/resources/server/model";
 import { implementation } from "../../src/resources/server/provider";
@@ -280,14 +280,18 @@ describe("fromApi and the live inputs", () => {
 });
 
 describe("durations", () => {
-  it("parses Go-style durations", () => {
-    expect(parseDuration("90s")).toBe(90_000);
-    expect(parseDuration("10m")).toBe(600_000);
-    expect(parseDuration("1h30m")).toBe(5_400_000);
-    expect(parseDuration("500ms")).toBe(500);
-    expect(parseDuration("10")).toBeUndefined();
-    expect(parseDuration("")).toBeUndefined();
-    expect(parseDuration("1d")).toBeUndefined();
+  it("parses Go-style durations", async () => {
+    const create = (text: string) => timeoutMs({ timeouts: { create: text } }, "create");
+    expect(create("90s")).toBe(90_000);
+    expect(create("10m")).toBe(600_000);
+    expect(create("1h30m")).toBe(5_400_000);
+    expect(create("500ms")).toBe(500);
+    for (const text of ["10", "", "1d"]) {
+      const result = await check({ ...INPUTS, timeouts: { create: text } });
+      expect((result.failures ?? []).map((f) => f.reason)).toEqual([
+        expect.stringMatching(/^timeouts\.create: expected a duration/),
+      ]);
+    }
   });
 
   it("formats elapsed times", () => {

@@ -2,9 +2,11 @@ import { describe, expect, it } from "vitest";
 import {
   defaultMetricsWindow,
   MAX_METRIC_SAMPLES,
-  type MetricsRecord,
   metricsFor,
 } from "../../src/emulator/service/metrics";
+
+/** Server statistics as the emulator answers them. */
+type MetricsRecord = ReturnType<typeof metricsFor>;
 
 const SERIES = [
   "cpu_usage_percent",

@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { REDACTED, redact, scrub } from "../../src/api/redact";
+import { redact, scrub } from "../../src/api/redact";
+
+/** What a log line or an error body shows instead of a secret. */
+const REDACTED = "[REDACTED]";
 
 describe("redact", () => {
   it.each([

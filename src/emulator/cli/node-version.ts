@@ -1,7 +1,7 @@
 /** Which Node the emulator runs on; cli-node-check.ts refuses the others before loading. */
 
 /** The oldest Node the package supports (package.json `engines`). */
-export const MINIMUM_NODE_VERSION = "22.19.0";
+const MINIMUM_NODE_VERSION = "22.19.0";
 
 function parts(version: string): number[] {
   return version

@@ -44,7 +44,7 @@ function rsaKeyPair(): { publicKey: string; privateKey: string } {
  * and minimally encoded. A leading 0x00 before a byte below 0x80 is a non-minimal encoding that
  * OpenSSL rejects (it did, for about one certificate in 256).
  */
-export function serialNumber(): string {
+function serialNumber(): string {
   const bytes = randomBytes(16);
   bytes[0] = (bytes[0] ?? 0) & 0x7f || 1;
   return bytes.toString("hex");
@@ -110,7 +110,7 @@ function createServerCert(caCertPem: string, caKeyPem: string): { cert: string; 
 }
 
 /** A brand-new CA and server certificate. */
-export function generateTlsMaterial(): TlsMaterial {
+function generateTlsMaterial(): TlsMaterial {
   const ca = createCa();
   const server = createServerCert(ca.cert, ca.key);
   return { caCert: ca.cert, caKey: ca.key, serverCert: server.cert, serverKey: server.key };

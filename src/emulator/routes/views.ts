@@ -25,7 +25,7 @@ export const RELATION_DEPTH = 2;
 type RuleView = ReturnType<typeof ruleView>;
 
 /** A Server as answered (spec: Server). */
-export interface ServerView {
+interface ServerView {
   id: number;
   unique_id: number;
   created_at: string;

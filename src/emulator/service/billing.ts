@@ -12,10 +12,10 @@
  * 4. `total` = subtotal − discount + vat;
  * 5. `outstanding` = total − payments, never below zero; an overpayment is reported as `credit`.
  */
-import { type Cents, formatCents, percentOf, priceToCents, sumCents } from "../../lib/money";
+import { type Cents, formatCents, percentOf, sumCents } from "../../lib/money";
 
 /** One billed item before formatting. */
-export interface InvoiceItemInput {
+interface InvoiceItemInput {
   /** The billed plan. */
   plan_id: number;
   /** Amount in cents; must not be negative (reductions are discounts). */
@@ -88,7 +88,7 @@ export interface ComputedInvoice {
 }
 
 /** Raised for inputs that no invoice can have (negative items, a 120 % discount, ...). */
-export class BillingError extends Error {
+class BillingError extends Error {
   override readonly name = "BillingError";
 }
 
@@ -172,23 +172,6 @@ export function computeInvoice(input: InvoiceInput): ComputedInvoice {
       })),
     },
   };
-}
-
-/**
- * The item billing `quantity` servers of a plan for a full month, from the plan's catalogue
- * price (a JSON number such as 4.99, converted exactly).
- */
-export function planItem(
-  plan: { id: number; price: number },
-  billingFor: string,
-  quantity = 1,
-): InvoiceItemInput {
-  if (!Number.isSafeInteger(quantity) || quantity < 1) {
-    throw new BillingError(`quantity must be a positive whole number, got ${quantity}`);
-  }
-  const amount = priceToCents(plan.price) * quantity;
-  assertNonNegativeCents(amount, `the item for plan ${plan.id}`);
-  return { plan_id: plan.id, amount_cents: amount, billing_for: billingFor };
 }
 
 /**

@@ -9,7 +9,7 @@
 import { mulberry32 } from "../../lib/prng";
 
 /** Server statistics as the API returns them (spec: Metrics). */
-export interface MetricsRecord {
+interface MetricsRecord {
   /** Sample times, RFC 3339 UTC, ascending, `stepSeconds` apart. */
   timestamps: string[];
   /** CPU usage, 0–100 %. */

@@ -9,7 +9,7 @@ import type * as Sqlite from "node:sqlite";
 let loaded: typeof Sqlite | undefined;
 
 /** Whether `process.emitWarning(warning, ...rest)` is Node's warning about node:sqlite. */
-export function isSqliteExperimentalWarning(warning: string | Error, rest: unknown[]): boolean {
+function isSqliteExperimentalWarning(warning: string | Error, rest: unknown[]): boolean {
   const message = typeof warning === "string" ? warning : warning.message;
   const first = rest[0];
   const type =
@@ -22,7 +22,7 @@ export function isSqliteExperimentalWarning(warning: string | Error, rest: unkno
 }
 
 /** Runs `load` with the warnings `drop` matches kept from `process.emitWarning`. */
-export function withoutWarnings<T>(
+function withoutWarnings<T>(
   drop: (warning: string | Error, rest: unknown[]) => boolean,
   load: () => T,
 ): T {

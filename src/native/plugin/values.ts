@@ -11,7 +11,7 @@ export type { Props };
 export { UNKNOWN };
 
 /** The key that marks a special value, and the value that says "secret". */
-export const SIG = "4dabf18193072939515e22adb298388d";
+const SIG = "4dabf18193072939515e22adb298388d";
 export const SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270";
 
 function isRecord(v: unknown): v is Record<string, unknown> {

@@ -34,9 +34,7 @@ export interface RuleOutputs {
 const DPORT_MESSAGE = 'expected a port from 1 to 65535 ("22") or a range low-high ("8000-8080")';
 
 /** `"22"`, `22`, `" 8000 - 8080 "` → `"22"`, `"8000-8080"`; `"22-22"` → `"22"`. */
-export function normaliseDport(
-  value: string | number,
-): { ok: true; dport: string } | { ok: false } {
+function normaliseDport(value: string | number): { ok: true; dport: string } | { ok: false } {
   const text = String(value).replace(/\s+/g, "");
   const match = /^(\d{1,5})(?:-(\d{1,5}))?$/.exec(text);
   if (match === null) return { ok: false };

@@ -26,7 +26,7 @@ const DURATION = /^(?:(\d+)h)?(?:(\d+)m(?!s))?(?:(\d+)s)?(?:(\d+)ms)?$/;
  * Milliseconds of a duration written as Go and Terraform write them (`90s`, `10m`, `1h30m`,
  * `500ms`), or `undefined` when the text is not one.
  */
-export function parseDuration(text: string): number | undefined {
+function parseDuration(text: string): number | undefined {
   const match = DURATION.exec(text.trim());
   if (match === null || text.trim() === "") return undefined;
   const [, h, m, s, ms] = match;

@@ -8,8 +8,15 @@
  */
 import { randomUUID } from "node:crypto";
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { hostname, userInfo } from "node:os";
 import { join } from "node:path";
+
+// The package's liveness rule (EPERM: runs as another user; a zombie does not run); the local
+// engine runs after the build, as cli.ts loads dist/lib/cli-output.js.
+const { processRunning } = createRequire(import.meta.url)(
+  "../../../dist/lib/process.js",
+) as typeof import("../../../src/lib/process.ts");
 
 /** What a lock file holds: the CLI's `lockContent`, plus the command that took it. */
 export interface LockContent {
@@ -35,16 +42,6 @@ export class StackLockedError extends Error {
       writable: true,
       configurable: true,
     });
-  }
-}
-
-/** Whether process `pid` runs on this host (EPERM: it runs, as another user). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 
@@ -92,7 +89,7 @@ export class StackLock {
     const lines = others.map(({ file, content }) => {
       if (content === undefined)
         return `\n  ${file}: unreadable: \`${this.cancelCommand}\` clears it`;
-      const gone = content.hostname === host && !alive(content.pid);
+      const gone = content.hostname === host && !processRunning(content.pid);
       return (
         `\n  ${file}: created by ${content.username}@${content.hostname} (pid ${content.pid}` +
         `${content.command ? `, ${content.command}` : ""}) at ${content.timestamp}` +
