@@ -8,7 +8,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { ResourceKind } from "../../resources/kinds";
 import type { OutputNames } from "../../resources/outputs";
-import { readPackageSchema, resourceToken } from "../package";
+import { resourceToken, type SchemaResources } from "../package";
 
 /** An instance: a `CustomResource` with the outputs the dynamic class `R` declares. */
 export type NativeResource<R> = pulumi.CustomResource & Readonly<Pick<R, OutputNames<R>>>;
@@ -25,16 +25,6 @@ export interface NativeResourceClass<Args, R> {
     id: pulumi.Input<pulumi.ID>,
     opts?: pulumi.CustomResourceOptions,
   ): NativeResource<R>;
-}
-
-/** The resources of the shipped package schema: what each declares as outputs and secrets. */
-export type SchemaResources = Readonly<
-  Record<string, { properties: Record<string, { secret?: boolean }> }>
->;
-
-/** Reads the resources of the shipped package schema (once per module that needs them). */
-export function schemaResources(): SchemaResources {
-  return (JSON.parse(readPackageSchema()) as { resources: SchemaResources }).resources;
 }
 
 function outputsOf(
