@@ -8,6 +8,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { ResourceKind } from "../../resources/kinds";
 import type { OutputNames } from "../../resources/outputs";
+import { quietRegistration } from "../../resources/registration";
 import { resourceToken, type SchemaResources } from "../package";
 
 /** An instance: a `CustomResource` with the outputs the dynamic class `R` declares. */
@@ -48,12 +49,20 @@ export function nativeResourceClass<Args extends object, R>(
     constructor(name: string, args: Args, opts?: pulumi.CustomResourceOptions) {
       // Every output is present in the bag, or the SDK gives the instance no Output for it.
       const props: Record<string, unknown> = Object.fromEntries(names.map((n) => [n, undefined]));
-      super(
-        token,
-        name,
-        { ...props, ...args },
-        pulumi.mergeOptions(opts, { additionalSecretOutputs: secrets }),
-      );
+      // Without the SDK's stack trace per property promise, as the dynamic classes register.
+      const quiet = quietRegistration();
+      try {
+        super(
+          token,
+          name,
+          { ...props, ...args },
+          pulumi.mergeOptions(opts, { additionalSecretOutputs: secrets }),
+        );
+      } catch (err) {
+        throw quiet.failed(err);
+      } finally {
+        quiet.done();
+      }
     }
 
     static get(
