@@ -3,7 +3,8 @@
 // worker thread of its own) with 20 ms added to every request and 2 s server provisioning.
 //
 //   fleet       40 keys, 40 servers, 10 groups, 40 attachments, 10 tags: up, no-op up, refresh,
-//               destroy, at --parallel 16
+//               destroy, at --parallel 16; on the dynamic resources, then on the native plugin,
+//               then the two side by side
 //   tags        programs of 100 and 1000 tags: up and no-op up, with peak memory; and the 1000
 //               tags with the heap limits a user can set (bench/programs/tags-tuned)
 //   rate-limit  the fleet under a 10 req/s limit (burst 10): runs that fail, and wall time
@@ -215,9 +216,53 @@ function routes(title, byRoute) {
   process.stdout.write(`\n  ${title}\n${rows.map((r) => `    ${r}`).join("\n")}\n`);
 }
 
-/** The fleet on the dynamic resources, then the same program on the native provider plugin. */
+/**
+ * The fleet on the dynamic resources, then the same program on the native provider plugin, then
+ * the native figures beside the dynamic ones of the same run (issue 17's goal: no worse).
+ */
 export async function benchFleet() {
-  for (const flavour of ["dynamic", "native"]) await benchFleetOf(flavour);
+  const runs = {};
+  for (const flavour of ["dynamic", "native"]) runs[flavour] = await benchFleetOf(flavour);
+  const { dynamic, native } = runs;
+  const bound = lowerBound(SERVERS, T);
+  const side = (f, unit = " ms") => `${num(f(native), unit)} / ${num(f(dynamic), unit)}`;
+  table(
+    "Fleet: native beside dynamic, same run (native / dynamic)",
+    [
+      [
+        "program start → first API request",
+        side((r) => r.up.startToFirst),
+        `${ratio(native.up.startToFirst, dynamic.up.startToFirst)} (goal: native ≤ 1500 ms)`,
+      ],
+      [
+        "up: wall ÷ bound",
+        side((r) => r.up.wall / bound, ""),
+        `${ratio(native.up.wall, dynamic.up.wall)} (goal ≤ 1.00x)`,
+      ],
+      [
+        "up: API requests",
+        side((r) => r.up.count, ""),
+        `${ratio(native.up.count, dynamic.up.count)} (goal ≤ 1.00x)`,
+      ],
+      ["no-op up: wall", side((r) => r.noop.wall), ratio(native.noop.wall, dynamic.noop.wall)],
+      [
+        "destroy: wall",
+        side((r) => r.destroy.wall),
+        ratio(native.destroy.wall, dynamic.destroy.wall),
+      ],
+      [
+        "peak memory: program",
+        side((r) => r.mem.program, " MB"),
+        ratio(native.mem.program, dynamic.mem.program),
+      ],
+      [
+        "peak memory: provider plugin / dynamic-provider host",
+        side((r) => r.mem.host, " MB"),
+        ratio(native.mem.host, dynamic.mem.host),
+      ],
+    ],
+    "Both flavours ran one after the other in this process, each against a fresh emulator.",
+  );
 }
 
 async function benchFleetOf(flavour) {
@@ -293,6 +338,7 @@ async function benchFleetOf(flavour) {
     );
     routes("up: requests by route", up.byRoute);
     routes("refresh: requests by route", refresh.byRoute);
+    return { up, noop, destroy, mem };
   } finally {
     await emulator.close();
     rmSync(dir, { recursive: true, force: true });
