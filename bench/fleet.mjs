@@ -78,21 +78,32 @@ function engineFor(project, emulator, config, dir) {
   return { engine, rssFile };
 }
 
-/** Peak memory (MB) of the program and the provider host of the runs since `from` lines. */
-function peaks(rssFile) {
-  let lines = [];
+/** The lines report-rss.cjs appended to `rssFile`: one per process that exited. */
+function reports(rssFile) {
   try {
-    lines = readFileSync(rssFile, "utf8")
+    return readFileSync(rssFile, "utf8")
       .trim()
       .split("\n")
       .filter(Boolean)
       .map((l) => JSON.parse(l));
   } catch {
-    return { program: NaN, host: NaN };
+    return [];
   }
+}
+
+/** Peak memory (MB) of the program and the provider host, over every run of `rssFile`. */
+function peaks(rssFile) {
+  const lines = reports(rssFile);
   const max = (role) =>
     Math.max(...lines.filter((l) => l.role === role).map((l) => l.maxRssKb / 1024));
   return { program: max("program"), host: max("host") };
+}
+
+/** CPU time (ms) the program and the provider host(s) used, in the report lines `lines`. */
+function cpuOf(lines) {
+  const sum = (role) =>
+    lines.filter((l) => l.role === role).reduce((total, l) => total + l.cpuMs, 0);
+  return { program: sum("program"), host: sum("host") };
 }
 
 /**
@@ -150,8 +161,9 @@ ProviderHost.start = async function timedStart(...args) {
 };
 
 /** Runs `operation`, measuring wall time and what the emulator saw while it ran. */
-async function measure(emulator, operation) {
+async function measure(emulator, operation, rssFile) {
   const before = (await emulator.admin.requests(100_000)).length;
+  const reported = rssFile === undefined ? 0 : reports(rssFile).length;
   engineClock.saves = 0;
   engineClock.saveMs = 0;
   engineClock.checks = 0;
@@ -162,6 +174,8 @@ async function measure(emulator, operation) {
   const started = Date.now();
   const result = await operation();
   const wall = Date.now() - started;
+  // The processes of the operation have exited (the engine waits for them): their CPU time.
+  const cpu = cpuOf(rssFile === undefined ? [] : reports(rssFile).slice(reported));
   const { saves, saveMs, checks, checkMs, diffs, diffMs } = engineClock;
   const startup = engineClock.hostReadyAt - started;
   const requests = (await emulator.admin.requests(100_000)).slice(before);
@@ -194,6 +208,7 @@ async function measure(emulator, operation) {
   return {
     result,
     wall,
+    cpu,
     saves,
     saveMs,
     checks,
@@ -251,6 +266,14 @@ export async function benchFleet() {
         ratio(native.destroy.wall, dynamic.destroy.wall),
       ],
       [
+        "up: CPU time of program + provider process",
+        side((r) => r.up.cpu.program + r.up.cpu.host),
+        ratio(
+          native.up.cpu.program + native.up.cpu.host,
+          dynamic.up.cpu.program + dynamic.up.cpu.host,
+        ),
+      ],
+      [
         "peak memory: program",
         side((r) => r.mem.program, " MB"),
         ratio(native.mem.program, dynamic.mem.program),
@@ -275,10 +298,10 @@ async function benchFleetOf(flavour) {
       { "fleet:size": String(SERVERS), "fleet:flavour": flavour },
       dir,
     );
-    const up = await measure(emulator, () => engine.up());
-    const noop = await measure(emulator, () => engine.up());
-    const refresh = await measure(emulator, () => engine.refresh());
-    const destroy = await measure(emulator, () => engine.destroy());
+    const up = await measure(emulator, () => engine.up(), rssFile);
+    const noop = await measure(emulator, () => engine.up(), rssFile);
+    const refresh = await measure(emulator, () => engine.refresh(), rssFile);
+    const destroy = await measure(emulator, () => engine.destroy(), rssFile);
     const bound = lowerBound(SERVERS, T);
     const resources = SERVERS * 3 + 10 + 10;
     // One create per object, one list per group create (its id is not in the answer), one GET
@@ -317,6 +340,11 @@ async function benchFleetOf(flavour) {
           `peak memory: program / ${flavour === "native" ? "provider plugin" : "provider host"}`,
           `${num(mem.program, " MB")} / ${num(mem.host, " MB")}`,
           "",
+        ],
+        [
+          `up: CPU time: program / ${flavour === "native" ? "provider plugin" : "provider host"}`,
+          `${num(up.cpu.program, " ms")} / ${num(up.cpu.host, " ms")}`,
+          "user + system; not inflated by other load as wall time is",
         ],
         [
           "up: Check calls, one at a time (local engine)",
