@@ -3,7 +3,8 @@
 // worker thread of its own) with 20 ms added to every request and 2 s server provisioning.
 //
 //   fleet       40 keys, 40 servers, 10 groups, 40 attachments, 10 tags: up, no-op up, refresh,
-//               destroy, at --parallel 16
+//               destroy, at --parallel 16; on the dynamic resources, then on the native plugin,
+//               then the two side by side
 //   tags        programs of 100 and 1000 tags: up and no-op up, with peak memory; and the 1000
 //               tags with the heap limits a user can set (bench/programs/tags-tuned)
 //   rate-limit  the fleet under a 10 req/s limit (burst 10): runs that fail, and wall time
@@ -77,21 +78,32 @@ function engineFor(project, emulator, config, dir) {
   return { engine, rssFile };
 }
 
-/** Peak memory (MB) of the program and the provider host of the runs since `from` lines. */
-function peaks(rssFile) {
-  let lines = [];
+/** The lines report-rss.cjs appended to `rssFile`: one per process that exited. */
+function reports(rssFile) {
   try {
-    lines = readFileSync(rssFile, "utf8")
+    return readFileSync(rssFile, "utf8")
       .trim()
       .split("\n")
       .filter(Boolean)
       .map((l) => JSON.parse(l));
   } catch {
-    return { program: NaN, host: NaN };
+    return [];
   }
+}
+
+/** Peak memory (MB) of the program and the provider host, over every run of `rssFile`. */
+function peaks(rssFile) {
+  const lines = reports(rssFile);
   const max = (role) =>
     Math.max(...lines.filter((l) => l.role === role).map((l) => l.maxRssKb / 1024));
   return { program: max("program"), host: max("host") };
+}
+
+/** CPU time (ms) the program and the provider host(s) used, in the report lines `lines`. */
+function cpuOf(lines) {
+  const sum = (role) =>
+    lines.filter((l) => l.role === role).reduce((total, l) => total + l.cpuMs, 0);
+  return { program: sum("program"), host: sum("host") };
 }
 
 /**
@@ -149,8 +161,9 @@ ProviderHost.start = async function timedStart(...args) {
 };
 
 /** Runs `operation`, measuring wall time and what the emulator saw while it ran. */
-async function measure(emulator, operation) {
+async function measure(emulator, operation, rssFile) {
   const before = (await emulator.admin.requests(100_000)).length;
+  const reported = rssFile === undefined ? 0 : reports(rssFile).length;
   engineClock.saves = 0;
   engineClock.saveMs = 0;
   engineClock.checks = 0;
@@ -161,6 +174,8 @@ async function measure(emulator, operation) {
   const started = Date.now();
   const result = await operation();
   const wall = Date.now() - started;
+  // The processes of the operation have exited (the engine waits for them): their CPU time.
+  const cpu = cpuOf(rssFile === undefined ? [] : reports(rssFile).slice(reported));
   const { saves, saveMs, checks, checkMs, diffs, diffMs } = engineClock;
   const startup = engineClock.hostReadyAt - started;
   const requests = (await emulator.admin.requests(100_000)).slice(before);
@@ -193,6 +208,7 @@ async function measure(emulator, operation) {
   return {
     result,
     wall,
+    cpu,
     saves,
     saveMs,
     checks,
@@ -215,9 +231,61 @@ function routes(title, byRoute) {
   process.stdout.write(`\n  ${title}\n${rows.map((r) => `    ${r}`).join("\n")}\n`);
 }
 
-/** The fleet on the dynamic resources, then the same program on the native provider plugin. */
+/**
+ * The fleet on the dynamic resources, then the same program on the native provider plugin, then
+ * the native figures beside the dynamic ones of the same run (issue 17's goal: no worse).
+ */
 export async function benchFleet() {
-  for (const flavour of ["dynamic", "native"]) await benchFleetOf(flavour);
+  const runs = {};
+  for (const flavour of ["dynamic", "native"]) runs[flavour] = await benchFleetOf(flavour);
+  const { dynamic, native } = runs;
+  const bound = lowerBound(SERVERS, T);
+  const side = (f, unit = " ms") => `${num(f(native), unit)} / ${num(f(dynamic), unit)}`;
+  table(
+    "Fleet: native beside dynamic, same run (native / dynamic)",
+    [
+      [
+        "program start → first API request",
+        side((r) => r.up.startToFirst),
+        `${ratio(native.up.startToFirst, dynamic.up.startToFirst)} (goal: native ≤ 1500 ms)`,
+      ],
+      [
+        "up: wall ÷ bound",
+        side((r) => r.up.wall / bound, ""),
+        `${ratio(native.up.wall, dynamic.up.wall)} (goal ≤ 1.00x)`,
+      ],
+      [
+        "up: API requests",
+        side((r) => r.up.count, ""),
+        `${ratio(native.up.count, dynamic.up.count)} (goal ≤ 1.00x)`,
+      ],
+      ["no-op up: wall", side((r) => r.noop.wall), ratio(native.noop.wall, dynamic.noop.wall)],
+      [
+        "destroy: wall",
+        side((r) => r.destroy.wall),
+        ratio(native.destroy.wall, dynamic.destroy.wall),
+      ],
+      [
+        "up: CPU time of program + provider process",
+        side((r) => r.up.cpu.program + r.up.cpu.host),
+        ratio(
+          native.up.cpu.program + native.up.cpu.host,
+          dynamic.up.cpu.program + dynamic.up.cpu.host,
+        ),
+      ],
+      [
+        "peak memory: program",
+        side((r) => r.mem.program, " MB"),
+        ratio(native.mem.program, dynamic.mem.program),
+      ],
+      [
+        "peak memory: provider plugin / dynamic-provider host",
+        side((r) => r.mem.host, " MB"),
+        ratio(native.mem.host, dynamic.mem.host),
+      ],
+    ],
+    "Both flavours ran one after the other in this process, each against a fresh emulator.",
+  );
 }
 
 async function benchFleetOf(flavour) {
@@ -230,10 +298,10 @@ async function benchFleetOf(flavour) {
       { "fleet:size": String(SERVERS), "fleet:flavour": flavour },
       dir,
     );
-    const up = await measure(emulator, () => engine.up());
-    const noop = await measure(emulator, () => engine.up());
-    const refresh = await measure(emulator, () => engine.refresh());
-    const destroy = await measure(emulator, () => engine.destroy());
+    const up = await measure(emulator, () => engine.up(), rssFile);
+    const noop = await measure(emulator, () => engine.up(), rssFile);
+    const refresh = await measure(emulator, () => engine.refresh(), rssFile);
+    const destroy = await measure(emulator, () => engine.destroy(), rssFile);
     const bound = lowerBound(SERVERS, T);
     const resources = SERVERS * 3 + 10 + 10;
     // One create per object, one list per group create (its id is not in the answer), one GET
@@ -274,6 +342,11 @@ async function benchFleetOf(flavour) {
           "",
         ],
         [
+          `up: CPU time: program / ${flavour === "native" ? "provider plugin" : "provider host"}`,
+          `${num(up.cpu.program, " ms")} / ${num(up.cpu.host, " ms")}`,
+          "user + system; not inflated by other load as wall time is",
+        ],
+        [
           "up: Check calls, one at a time (local engine)",
           `${num(up.checks)} in ${num(up.checkMs, " ms")}`,
           `${num(up.checkMs / Math.max(1, up.checks))} ms each, round trip to the host`,
@@ -293,6 +366,7 @@ async function benchFleetOf(flavour) {
     );
     routes("up: requests by route", up.byRoute);
     routes("refresh: requests by route", refresh.byRoute);
+    return { up, noop, destroy, mem };
   } finally {
     await emulator.close();
     rmSync(dir, { recursive: true, force: true });

@@ -32,3 +32,13 @@ export function typeToken(name: string): string {
 export function readPackageSchema(): string {
   return readFileSync(join(__dirname, "..", "..", PACKAGE_SCHEMA_FILE), "utf8");
 }
+
+/** The resources of the shipped package schema: what each declares as outputs and secrets. */
+export type SchemaResources = Readonly<
+  Record<string, { properties: Record<string, { secret?: boolean }> }>
+>;
+
+/** Reads the resources of the shipped package schema (once per module that needs them). */
+export function schemaResources(): SchemaResources {
+  return (JSON.parse(readPackageSchema()) as { resources: SchemaResources }).resources;
+}

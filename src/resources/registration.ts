@@ -1,6 +1,7 @@
 /**
  * Keeping a resource's registration cheap at fleet scale: {@link CloudInfraResource}, the base of
- * every resource class.
+ * every resource class, and {@link quietRegistration}, which the native flavour's classes
+ * (../native/sdk/resource.ts) use the same way.
  *
  * While a resource registers, the SDK wraps each of its properties in four promises and records a
  * stack trace for every one (`debuggablePromise`), only to print them when a program runs with
@@ -111,7 +112,7 @@ function withGeneratedSecrets(
 Object.setPrototypeOf(CloudInfraResource.prototype, pulumi.dynamic.Resource.prototype);
 
 /** One registration: `failed(err)` when `super()` threw, then `done()` in any case. */
-interface QuietRegistration {
+export interface QuietRegistration {
   /** Restores the limit and gives `err` the stack of the caller. */
   failed(err: unknown): unknown;
   /** Restores the limit. */
@@ -119,10 +120,11 @@ interface QuietRegistration {
 }
 
 /**
- * Lowers `Error.stackTraceLimit` to 0 for the `super()` call of {@link CloudInfraResource} (see
- * the top of this module), unless `PULUMI_DEBUG_PROMISE_LEAKS` is set.
+ * Lowers `Error.stackTraceLimit` to 0 for the `super()` call of a resource class (see the top of
+ * this module), unless `PULUMI_DEBUG_PROMISE_LEAKS` is set. Use it as {@link CloudInfraResource}
+ * does: `failed(err)` in a catch around `super()`, `done()` in its finally.
  */
-function quietRegistration(): QuietRegistration {
+export function quietRegistration(): QuietRegistration {
   const limit = Error.stackTraceLimit;
   const debugging = (process.env["PULUMI_DEBUG_PROMISE_LEAKS"] ?? "") !== "";
   if (!debugging) Error.stackTraceLimit = 0;

@@ -3,10 +3,11 @@
  * answers GetPluginInfo and GetSchema, and checks its configuration with errors that name the
  * setting, before any resource is touched.
  */
+import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Empty, grpc, provrpc } from "../support/local-engine/proto.ts";
+import { Empty, grpc, provproto, provrpc } from "../support/local-engine/proto.ts";
 import { ProviderHost } from "../support/local-engine/provider-host.ts";
 import { makeSecret, UNKNOWN } from "../support/local-engine/values.ts";
 import { programEnv, ROOT } from "../support/programs";
@@ -51,6 +52,50 @@ describe("pulumi-resource-cloudinfra", () => {
       InstanceType<typeof import("@pulumi/pulumi/proto/plugin_pb.js").PluginInfo>
     >("getPluginInfo", new Empty());
     expect(info.getVersion()).toBe(version);
+  });
+
+  it("prints its port before it loads the provider's code (API client, zod, undici), then loads that code at once, never the SDK's runtime", async () => {
+    // What the process has loaded when it writes its first line, and after it answered a call.
+    const probe = join(ROOT, "test", "support", "loaded-modules.mjs");
+    const child = spawn(process.execPath, ["--import", probe, MAIN, "127.0.0.1:1"], {
+      cwd: ROOT,
+      env: programEnv(),
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stderr = "";
+    child.stderr.on("data", (d: Buffer) => {
+      stderr += d.toString();
+    });
+    const port = await new Promise<string>((ok, fail) => {
+      child.stdout.once("data", (d: Buffer) => ok(d.toString().trim()));
+      child.once("exit", (code) => fail(new Error(`plugin exited (${code}): ${stderr}`)));
+    });
+    const client = new provrpc.ResourceProviderClient(
+      `127.0.0.1:${port}`,
+      grpc.credentials.createInsecure(),
+    );
+    const checked = await new Promise<number>((ok, fail) => {
+      const req = new provproto.CheckRequest();
+      req.setUrn(URN);
+      client.checkConfig(req, (err, res) => (err ? fail(err) : ok(res.getFailuresList().length)));
+    });
+    client.close();
+    expect(checked).toBe(1); // no API key
+    const exited = new Promise((ok) => child.once("exit", ok));
+    child.kill("SIGTERM");
+    await exited;
+    const [atPort, atEnd] = [...stderr.matchAll(/^loaded (.*)$/gm)].map(
+      (m) => JSON.parse(m[1] ?? "[]") as string[],
+    );
+    const heavy = (files: string[] | undefined) =>
+      (files ?? []).filter((f) =>
+        /dist\/api\/client\.js$|node_modules\/(zod|undici)\/|@pulumi\/pulumi\/index\.js$/.test(f),
+      );
+    expect(atPort?.some((f) => f.endsWith("native/plugin/server.js"))).toBe(true);
+    expect(heavy(atPort)).toEqual([]);
+    expect(heavy(atEnd).length).toBeGreaterThan(0);
+    // Serving needs none of the SDK's runtime (its automation API alone takes ~0.5 s to load).
+    expect((atEnd ?? []).filter((f) => f.endsWith("@pulumi/pulumi/index.js"))).toEqual([]);
   });
 
   it("CheckConfig names the setting at fault; unknowns pass; DiffConfig lists changes without replacing", async () => {

@@ -32,15 +32,20 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 /**
  * Runs `body` as a program under Pulumi's mocks in the fixture project, as a user's program
- * would run (`cloudinfra` is the package), and reports what registering cost and sent.
+ * would run (`cloudinfra` is the package, or its native flavour `pulumi-cloudinfra/native`), and
+ * reports what registering cost and sent.
  */
-function register(body: string, env: NodeJS.ProcessEnv = {}): Registration {
+function register(
+  body: string,
+  env: NodeJS.ProcessEnv = {},
+  flavour: "dynamic" | "native" = "dynamic",
+): Registration {
   const program = join(scratch, `program-${Math.random().toString(36).slice(2)}.js`);
   writeFileSync(
     program,
     `
     const { createRequire } = require("node:module");
-    const entry = require.resolve("pulumi-cloudinfra", { paths: [process.cwd()] });
+    const entry = require.resolve(${JSON.stringify(flavour === "native" ? "pulumi-cloudinfra/native" : "pulumi-cloudinfra")}, { paths: [process.cwd()] });
     const fromPackage = createRequire(entry);
     const pulumi = fromPackage("@pulumi/pulumi");
     const closure = fromPackage("@pulumi/pulumi/runtime/closure/serializeClosure");
@@ -125,16 +130,6 @@ describe("registering a fleet of 50 resources", () => {
     expect(instances).toEqual([true, true, true]);
   });
 
-  it("formats no debug stack trace per property promise, unless PULUMI_DEBUG_PROMISE_LEAKS asks", () => {
-    // With the variable, the SDK formats a trace for each of four promises per property (a
-    // Server has 17 properties): ~45 per resource. What is left is one per resource for its
-    // source position, and those of the SDK's later steps.
-    const quiet = register(FLEET).traces;
-    const debugging = register(FLEET, { PULUMI_DEBUG_PROMISE_LEAKS: "1" }).traces;
-    expect(debugging).toBeGreaterThan(50 * 30);
-    expect(quiet).toBeLessThan(debugging / 5);
-  });
-
   it("tells the engine the same source positions as a registration with every trace", () => {
     const program = `
       resources.push(new cloudinfra.Tag("prod", { name: "prod", color: "#336699" }));
@@ -144,15 +139,51 @@ describe("registering a fleet of 50 resources", () => {
     expect(positions["prod"]?.line).toBeGreaterThan(0);
     expect(positions).toEqual(register(program, { PULUMI_DEBUG_PROMISE_LEAKS: "1" }).positions);
   });
+});
+
+describe("registering with the native flavour (pulumi-cloudinfra/native)", () => {
+  it("tells the engine the same source positions as a registration with every trace", () => {
+    const program = `
+      resources.push(new cloudinfra.Tag("prod", { name: "prod", color: "#336699" }));
+      resources.push(cloudinfra.Server.get("web", "12"));
+    `;
+    // Each run writes its program under a new name: the line and the program are compared.
+    const where = (r: Registration) =>
+      Object.fromEntries(
+        Object.entries(r.positions).map(([name, p]) => [
+          name,
+          { line: p.line, program: /\/program-\w+\.js$/.test(p.uri) },
+        ]),
+      );
+    const quiet = where(register(program, {}, "native"));
+    expect(quiet["prod"]).toEqual({ line: expect.any(Number), program: true });
+    expect(quiet).toEqual(where(register(program, { PULUMI_DEBUG_PROMISE_LEAKS: "1" }, "native")));
+  });
+});
+
+describe.each(["dynamic", "native"] as const)("registering with the %s flavour", (flavour) => {
+  it("formats no debug stack trace per property promise, unless PULUMI_DEBUG_PROMISE_LEAKS asks", () => {
+    // With the variable, the SDK formats a trace for each of four promises per property (a
+    // Server has 17 properties): ~45 per resource. What is left is one per resource for its
+    // source position, and those of the SDK's later steps.
+    const quiet = register(FLEET, {}, flavour).traces;
+    const debugging = register(FLEET, { PULUMI_DEBUG_PROMISE_LEAKS: "1" }, flavour).traces;
+    expect(debugging).toBeGreaterThan(50 * 30);
+    expect(quiet).toBeLessThan(debugging / 5);
+  });
 
   it("leaves a registration error with a stack that points at the program", () => {
-    const { thrown } = register(`
+    const { thrown } = register(
+      `
       try {
         new cloudinfra.Tag(undefined, { name: "x", color: "#336699" });
       } catch (err) {
         report.thrown = err.stack;
       }
-    `);
+    `,
+      {},
+      flavour,
+    );
     expect(thrown).toMatch(/resource name/i);
     expect(thrown).toMatch(/program-\w+\.js:\d+/);
   });

@@ -11,6 +11,7 @@ export async function serve(): Promise<PluginServer> {
   const server = new PluginServer();
   const port = await server.listen();
   process.stdout.write(`${port}\n`);
+  server.preload();
   const stop = () => void server.close().then(() => process.exit(0));
   process.once("SIGTERM", stop);
   process.once("SIGINT", stop);

@@ -4,8 +4,7 @@
  * native classes read them.
  */
 import type { ResourceKind } from "../../resources/kinds";
-import { resourceToken } from "../package";
-import { type SchemaResources, schemaResources } from "../sdk/resource";
+import { resourceToken, type SchemaResources, schemaResources } from "../package";
 
 let resources: SchemaResources | undefined;
 

@@ -13,7 +13,6 @@ import type { KindOperations } from "../../resources/common";
 import { GENERATED_SECRETS, RESOURCE_MODULES, type ResourceKind } from "../../resources/kinds";
 import { type ProviderSession, sessionFor } from "../../resources/session";
 import { PACKAGE_NAME, resourceToken } from "../package";
-import { invokeFunction } from "./functions";
 import { outputNames } from "./outputs";
 import { isSecret, type Props, rewrap, same, UNKNOWN, unwrap } from "./values";
 
@@ -216,6 +215,9 @@ export class NativeProvider {
     if (!this.configured) throw new Error("cloudinfra: the provider was called before Configure");
     this.requireKnownConfig(`invoke ${token}`);
     const session = this.currentSession();
+    // The data sources load @pulumi/pulumi whole (their `...Output` variants): only an Invoke
+    // pays for that, not the plugin's start.
+    const { invokeFunction } = await import("./functions.ts");
     return invokeFunction(token, unwrap(args).plain, session, this.settings?.apiKey ?? "");
   }
 

@@ -13,7 +13,7 @@ import { join } from "node:path";
 import type * as grpcType from "@grpc/grpc-js";
 import { scrub } from "../../api/redact";
 import { PACKAGE_SCHEMA_FILE, readPackageSchema } from "../package";
-import { type DiffAnswer, NativeProvider, type PropertyDiffKind } from "./provider";
+import type { DiffAnswer, NativeProvider, PropertyDiffKind } from "./provider";
 import type { Props } from "./values";
 
 // The gRPC library and protobuf runtime the SDK's generated modules were built with: the SDK's own.
@@ -153,9 +153,14 @@ function statusOf(err: unknown, secrets: readonly string[]): Partial<grpcType.St
   return { code: grpc.status.UNKNOWN, details: message, metadata };
 }
 
-/** Serves one provider instance; `listen()` resolves its port. */
+/**
+ * Serves one provider instance; `listen()` resolves its port. Only the gRPC library and the
+ * protocol modules load before that: the provider's own code (the API client, its schemas, the
+ * HTTP stack) loads on the first call that needs it, or at `preload()`, which `main` calls once
+ * the port is printed, so that the loading overlaps the engine's connecting.
+ */
 export class PluginServer {
-  readonly provider = new NativeProvider();
+  private loading: Promise<NativeProvider> | undefined;
   private readonly server = new grpc.Server({
     "grpc.max_receive_message_length": 400 * 1024 * 1024,
   });
@@ -171,7 +176,9 @@ export class PluginServer {
           (err: unknown) => cb(statusOf(err, this.secrets)),
         );
     };
-    const p = this.provider;
+    /** `answer`, once the provider's code is loaded. */
+    const withProvider = <R>(cb: Callback, work: (p: NativeProvider) => R | Promise<R>) =>
+      answer(cb, async () => work(await this.provider()));
     this.server.addService(provrpc.ResourceProviderService, {
       getPluginInfo: (_call: unknown, cb: Callback) => {
         const res = new pluginproto.PluginInfo();
@@ -181,15 +188,15 @@ export class PluginServer {
       getSchema: (_call: unknown, cb: Callback) =>
         answer(cb, () => new provproto.GetSchemaResponse().setSchema(schemaText())),
       checkConfig: (call: Call<InstanceType<typeof provproto.CheckRequest>>, cb: Callback) =>
-        answer(cb, () => checkResponse(p.checkConfig(props(call.request.getNews())))),
+        withProvider(cb, (p) => checkResponse(p.checkConfig(props(call.request.getNews())))),
       diffConfig: (call: Call<InstanceType<typeof provproto.DiffRequest>>, cb: Callback) =>
-        answer(cb, () => {
+        withProvider(cb, (p) => {
           const req = call.request;
           const olds = req.hasOldInputs() ? props(req.getOldInputs()) : props(req.getOlds());
           return diffResponse(p.diffConfig(olds, props(req.getNews())));
         }),
       configure: (call: Call<InstanceType<typeof provproto.ConfigureRequest>>, cb: Callback) =>
-        answer(cb, () => {
+        withProvider(cb, (p) => {
           const req = call.request;
           const args = req.hasArgs() ? props(req.getArgs()) : variablesAsArgs(req);
           const key = args["apiKey"];
@@ -204,14 +211,14 @@ export class PluginServer {
           return res;
         }),
       check: (call: Call<InstanceType<typeof provproto.CheckRequest>>, cb: Callback) =>
-        answer(cb, async () => {
+        withProvider(cb, async (p) => {
           const req = call.request;
           return checkResponse(
             await p.check(req.getUrn(), props(req.getOlds()), props(req.getNews())),
           );
         }),
       diff: (call: Call<InstanceType<typeof provproto.DiffRequest>>, cb: Callback) =>
-        answer(cb, async () => {
+        withProvider(cb, async (p) => {
           const req = call.request;
           return diffResponse(
             await p.diff(
@@ -224,7 +231,7 @@ export class PluginServer {
           );
         }),
       create: (call: Call<InstanceType<typeof provproto.CreateRequest>>, cb: Callback) =>
-        answer(cb, async () => {
+        withProvider(cb, async (p) => {
           const req = call.request;
           const made = await p.create(req.getUrn(), props(req.getProperties()), req.getPreview());
           const res = new provproto.CreateResponse();
@@ -233,7 +240,7 @@ export class PluginServer {
           return res;
         }),
       read: (call: Call<InstanceType<typeof provproto.ReadRequest>>, cb: Callback) =>
-        answer(cb, async () => {
+        withProvider(cb, async (p) => {
           const req = call.request;
           const read = await p.read(
             req.getUrn(),
@@ -248,7 +255,7 @@ export class PluginServer {
           return res;
         }),
       update: (call: Call<InstanceType<typeof provproto.UpdateRequest>>, cb: Callback) =>
-        answer(cb, async () => {
+        withProvider(cb, async (p) => {
           const req = call.request;
           const updated = await p.update(
             req.getUrn(),
@@ -262,13 +269,13 @@ export class PluginServer {
           return res;
         }),
       delete: (call: Call<InstanceType<typeof provproto.DeleteRequest>>, cb: Callback) =>
-        answer(cb, async () => {
+        withProvider(cb, async (p) => {
           const req = call.request;
           await p.delete(req.getUrn(), req.getId(), props(req.getProperties()));
           return new Empty();
         }),
       invoke: (call: Call<InstanceType<typeof provproto.InvokeRequest>>, cb: Callback) =>
-        answer(cb, async () => {
+        withProvider(cb, async (p) => {
           const req = call.request;
           const res = new provproto.InvokeResponse();
           res.setReturn(struct(await p.invoke(req.getTok(), props(req.getArgs()))));
@@ -279,6 +286,18 @@ export class PluginServer {
         cb(null, new provproto.GetMappingResponse().setProvider("").setData("")),
       getMappings: (_call: unknown, cb: Callback) => cb(null, new provproto.GetMappingsResponse()),
     });
+  }
+
+  /** The provider instance, its code loaded on first use. */
+  provider(): Promise<NativeProvider> {
+    this.loading ??= import("./provider.ts").then(({ NativeProvider }) => new NativeProvider());
+    return this.loading;
+  }
+
+  /** Loads the provider's code now, off the path of the first call that needs it. */
+  preload(): void {
+    // A failure to load is reported by the first call, which awaits the same promise.
+    this.provider().catch(() => undefined);
   }
 
   listen(): Promise<number> {

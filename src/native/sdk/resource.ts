@@ -8,7 +8,8 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { ResourceKind } from "../../resources/kinds";
 import type { OutputNames } from "../../resources/outputs";
-import { readPackageSchema, resourceToken } from "../package";
+import { quietRegistration } from "../../resources/registration";
+import { resourceToken, type SchemaResources } from "../package";
 
 /** An instance: a `CustomResource` with the outputs the dynamic class `R` declares. */
 export type NativeResource<R> = pulumi.CustomResource & Readonly<Pick<R, OutputNames<R>>>;
@@ -25,16 +26,6 @@ export interface NativeResourceClass<Args, R> {
     id: pulumi.Input<pulumi.ID>,
     opts?: pulumi.CustomResourceOptions,
   ): NativeResource<R>;
-}
-
-/** The resources of the shipped package schema: what each declares as outputs and secrets. */
-export type SchemaResources = Readonly<
-  Record<string, { properties: Record<string, { secret?: boolean }> }>
->;
-
-/** Reads the resources of the shipped package schema (once per module that needs them). */
-export function schemaResources(): SchemaResources {
-  return (JSON.parse(readPackageSchema()) as { resources: SchemaResources }).resources;
 }
 
 function outputsOf(
@@ -58,12 +49,20 @@ export function nativeResourceClass<Args extends object, R>(
     constructor(name: string, args: Args, opts?: pulumi.CustomResourceOptions) {
       // Every output is present in the bag, or the SDK gives the instance no Output for it.
       const props: Record<string, unknown> = Object.fromEntries(names.map((n) => [n, undefined]));
-      super(
-        token,
-        name,
-        { ...props, ...args },
-        pulumi.mergeOptions(opts, { additionalSecretOutputs: secrets }),
-      );
+      // Without the SDK's stack trace per property promise, as the dynamic classes register.
+      const quiet = quietRegistration();
+      try {
+        super(
+          token,
+          name,
+          { ...props, ...args },
+          pulumi.mergeOptions(opts, { additionalSecretOutputs: secrets }),
+        );
+      } catch (err) {
+        throw quiet.failed(err);
+      } finally {
+        quiet.done();
+      }
     }
 
     static get(

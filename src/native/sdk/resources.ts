@@ -20,7 +20,8 @@ import type {
   TagArgs,
   UserArgs,
 } from "../../index";
-import { type NativeResource, nativeResourceClass, schemaResources } from "./resource";
+import { schemaResources } from "../package";
+import { type NativeResource, nativeResourceClass } from "./resource";
 
 const schema = schemaResources();
 
