@@ -99,6 +99,18 @@ describe("detailed diffs in the JSON digest", () => {
         expect(step.newState?.["outputs"]).not.toEqual(step.oldState?.["outputs"]);
       }
       expect(JSON.stringify(digest)).not.toContain(fx.emulator.apiKey);
+      // As the CLI's (RefreshStep.Apply): the stack and the provider have refresh steps that keep
+      // their state, so a digest still reads as a refresh when every custom resource drifted.
+      const stackAndProviders = digest.steps.filter(
+        (s) => s.urn.includes("::pulumi:pulumi:Stack::") || s.urn.includes("::pulumi:providers:"),
+      );
+      expect(stackAndProviders.map((s) => s.op)).toEqual(["refresh", "refresh"]);
+      const everyCustomDrifted = {
+        ...digest,
+        steps: digest.steps.filter((s) => s.op !== "refresh" || stackAndProviders.includes(s)),
+      };
+      expect(everyCustomDrifted.steps.filter((s) => s.op === "refresh")).toHaveLength(2);
+      expect(analyse(parsePulumiJson(JSON.stringify(everyCustomDrifted))).kind).toBe("refresh");
       const report = analyse(parsePulumiJson(JSON.stringify(digest)));
       expect(report.kind).toBe("refresh");
       expect(report.unexplained).toBe(0);

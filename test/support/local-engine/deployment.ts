@@ -1246,7 +1246,22 @@ export class Deployment {
     await Promise.all(
       this.oldOrder.map(async (u) => {
         const old = this.olds.get(u);
-        if (!old?.custom || old.type.startsWith(PROVIDER_TYPE_PREFIX) || old.delete) return;
+        if (old === undefined || old.delete) return;
+        if (!old.custom || old.type.startsWith(PROVIDER_TYPE_PREFIX)) {
+          // Components, providers and the stack never change with a refresh: their step keeps
+          // the state it started from (RefreshStep.Apply), and shows in the events and digest.
+          this.record({
+            op: "same",
+            refresh: true,
+            urn: u,
+            type: old.type,
+            oldState: old,
+            newState: old,
+            diffReasons: [],
+            replaceReasons: [],
+          });
+          return;
+        }
         const step: StepRecord = {
           op: "refresh",
           refresh: true,
