@@ -9,6 +9,8 @@
  * comes from the service before it reaches these constructors.
  */
 
+import { type ErrorBody, ErrorBodySchema } from "./schemas/common";
+
 /** One field-level complaint from the service (or from our own request validation). */
 export interface FieldError {
   /** The request field at fault, in wire spelling (`user_defined_name`, `rules[0].dport`). */
@@ -83,6 +85,8 @@ export interface ApiErrorInit {
   retryAfterMs?: number | undefined;
   /** Extra advice appended to the message (for example why a retry was not attempted). */
   hint?: string | undefined;
+  /** See {@link ApiError.serviceClockAheadMs}. */
+  serviceClockAheadMs?: number | undefined;
 }
 
 const MAX_SERVICE_TEXT = 300;
@@ -171,6 +175,13 @@ export class ApiError extends CloudInfraError {
    * resource"), for a caller that acted on the advice and says what it found instead.
    */
   readonly summary: string;
+  /**
+   * How far the service's clock was ahead of this machine's (ms; negative when behind), from the
+   * answer's `Date` header against this machine's clock when the answer arrived; `undefined`
+   * without the header. The header is cut to the second and written before the answer travels,
+   * so this is never more than the real offset, and less by up to a second plus the travel time.
+   */
+  readonly serviceClockAheadMs: number | undefined;
 
   constructor(init: ApiErrorInit) {
     const code = init.code !== undefined && init.code !== "" ? init.code : `http_${init.status}`;
@@ -184,6 +195,7 @@ export class ApiError extends CloudInfraError {
     this.fieldErrors = init.fieldErrors ?? [];
     this.body = init.body;
     this.mayHaveBeenApplied = init.mayHaveBeenApplied ?? false;
+    this.serviceClockAheadMs = init.serviceClockAheadMs;
   }
 }
 
@@ -240,9 +252,32 @@ export class ConflictError extends ApiError {
    * it (`existing_id` in the error body, wire-contract.md); `undefined` otherwise.
    */
   get existingId(): number | undefined {
-    const id = (this.body as { existing_id?: unknown } | null | undefined)?.existing_id;
-    return typeof id === "number" && Number.isSafeInteger(id) && id > 0 ? id : undefined;
+    return holderField(this.body, "existing_id");
   }
+
+  /**
+   * When the holder named by {@link existingId} was made, on this machine's clock (ms since the
+   * epoch): the service's `existing_created_at` moved by {@link ApiError.serviceClockAheadMs}, so
+   * that the two machines' clocks need not agree. Since that offset is never overestimated, an
+   * object made after a moment of this machine is never dated before it (it may be dated up to a
+   * second and the answer's travel time late). `undefined` unless the answer carried both the
+   * creation time and a `Date` header.
+   */
+  get existingCreatedAtHere(): number | undefined {
+    const at = holderField(this.body, "existing_created_at");
+    if (at === undefined || this.serviceClockAheadMs === undefined) return undefined;
+    return Date.parse(at) - this.serviceClockAheadMs;
+  }
+}
+
+/** One holder field of a 409 body, read with its schema on its own: a bad one hides no other. */
+function holderField<K extends "existing_id" | "existing_created_at">(
+  body: unknown,
+  key: K,
+): ErrorBody[K] | undefined {
+  if (typeof body !== "object" || body === null) return undefined;
+  const parsed = ErrorBodySchema.shape[key].safeParse((body as Record<string, unknown>)[key]);
+  return parsed.success ? (parsed.data as ErrorBody[K]) : undefined;
 }
 
 /** 429: rate limited, and retries were exhausted or the requested wait was too long. */

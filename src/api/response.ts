@@ -78,6 +78,19 @@ function hintAfterAttempts(attempts: number, mayHaveBeenApplied: boolean): strin
     : base;
 }
 
+/**
+ * How far the service's clock is ahead of ours (ms, negative when behind): its `Date` header
+ * against `receivedAt`, our clock when the answer arrived; `undefined` without a readable header.
+ */
+function serviceClockAhead(
+  headers: Record<string, string>,
+  receivedAt: number,
+): number | undefined {
+  const date = headers["date"];
+  const serviceAt = date === undefined ? Number.NaN : Date.parse(date);
+  return Number.isNaN(serviceAt) ? undefined : serviceAt - receivedAt;
+}
+
 /** The error of a non-2xx answer, with what the retry rule needs to judge it. */
 export function failureFromStatus(
   req: RequestSummary,
@@ -119,6 +132,7 @@ export function failureFromStatus(
     body,
     mayHaveBeenApplied,
     retryAfterMs,
+    serviceClockAheadMs: serviceClockAhead(answer.headers, now),
     ...(attempt > 1 ? { hint: hintAfterAttempts(attempt, mayHaveBeenApplied) } : {}),
   });
   return { kind: "status", error, status, retryAfterMs };

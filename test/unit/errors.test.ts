@@ -121,6 +121,31 @@ describe("ApiError messages", () => {
   });
 });
 
+describe("ConflictError's holder", () => {
+  const conflict = (body: unknown, serviceClockAheadMs?: number) =>
+    createApiError({ status: 409, code: "conflict", ...base, body, serviceClockAheadMs });
+
+  it("names the holder, and dates it on this machine's clock through the service's", () => {
+    const err = conflict(
+      { existing_id: 12, existing_created_at: "2026-01-01T10:00:00.000Z" },
+      60 * 60 * 1000,
+    ) as ConflictError;
+    expect(err.existingId).toBe(12);
+    expect(err.existingCreatedAtHere).toBe(Date.parse("2026-01-01T09:00:00.000Z"));
+  });
+
+  it("reads each field on its own, and dates nothing without the service's clock", () => {
+    const badTime = conflict({ existing_id: 12, existing_created_at: "yesterday" }, 0);
+    expect((badTime as ConflictError).existingId).toBe(12);
+    expect((badTime as ConflictError).existingCreatedAtHere).toBeUndefined();
+    const badId = conflict({ existing_id: "12", existing_created_at: "2026-01-01T10:00:00Z" }, 0);
+    expect((badId as ConflictError).existingId).toBeUndefined();
+    expect((badId as ConflictError).existingCreatedAtHere).toBe(Date.parse("2026-01-01T10:00:00Z"));
+    const noDate = conflict({ existing_id: 12, existing_created_at: "2026-01-01T10:00:00Z" });
+    expect((noDate as ConflictError).existingCreatedAtHere).toBeUndefined();
+  });
+});
+
 describe("other errors", () => {
   it("ConnectionError names the code and keeps the cause", () => {
     const cause = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:8443"), {

@@ -171,6 +171,13 @@ export const ErrorBodySchema = z.object({
     .positive()
     .optional()
     .describe("On a 409 for a value that must be unique (a name, a key): the id of its holder"),
+  /**
+   * Beside `existing_id`: when the holder was made, by the service's clock (compare it with the
+   * answer's `Date` header, never with the client's clock).
+   */
+  existing_created_at: TimestampSchema.optional().describe(
+    "Beside existing_id: when the holder was made, by the service's clock",
+  ),
 });
 export type ErrorBody = z.infer<typeof ErrorBodySchema>;
 
