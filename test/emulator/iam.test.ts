@@ -188,6 +188,43 @@ describe("API users", () => {
     });
   });
 
+  it("names the holder of a taken name in its 409, and when it was made by the service's clock", async () => {
+    const role = await roleWith("tickets:read");
+    const hour = 60 * 60 * 1000;
+    // The service's clock an hour ahead: its Date header says so, and the creation time is its.
+    emulator.admin.setClock({ offset_ms: hour });
+    try {
+      const before = Date.now();
+      const held = await admin.iam.createUser({ name: "holder", type: "api", role_id: role.id });
+      const made = Date.now();
+      const again = await emulator.call("POST", "/v1/account/users", {
+        json: { name: " Holder", type: "api", role_id: role.id },
+      });
+      expect(again.status).toBe(409);
+      const body = again.body as { existing_id: number; existing_created_at: string };
+      expect(body.existing_id).toBe(held.user_id);
+      const createdAt = Date.parse(body.existing_created_at);
+      expect(createdAt).toBeGreaterThanOrEqual(before + hour);
+      expect(createdAt).toBeLessThanOrEqual(made + hour);
+      const serviceNow = Date.parse(again.headers["date"] ?? "");
+      expect(serviceNow - Date.now()).toBeGreaterThan(hour - 2000);
+      // The client moves it back onto this machine's clock.
+      const err = (await admin.iam
+        .createUser({ name: "holder", type: "api", role_id: role.id })
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        )) as ConflictError;
+      expect(err).toBeInstanceOf(ConflictError);
+      expect(err.existingId).toBe(held.user_id);
+      expect(err.existingCreatedAtHere).toBeGreaterThanOrEqual(before);
+      // Late by at most a second (the header is cut to it) and the answer's travel time.
+      expect(err.existingCreatedAtHere).toBeLessThanOrEqual(Date.now() + 1000);
+    } finally {
+      emulator.admin.setClock({ offset_ms: 0 });
+    }
+  });
+
   it("answers 404 for another account's user", async () => {
     const other = await emulator.admin.createAccount();
     await expect(admin.iam.deleteUser(other.user_id)).rejects.toBeInstanceOf(NotFoundError);

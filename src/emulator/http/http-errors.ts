@@ -11,14 +11,14 @@ export class HttpError extends Error {
   readonly code: ErrorCode;
   readonly errors: FieldError[] | undefined;
   readonly headers: Readonly<Record<string, string>>;
-  /** On a 409 for a value that must be unique: the id of the object that holds it. */
-  readonly existingId: number | undefined;
+  /** On a 409 for a value that must be unique: the object that holds it (its id, when it was made). */
+  readonly holder: Holder | undefined;
 
   constructor(
     status: number,
     code: ErrorCode,
     message: string,
-    options: { errors?: FieldError[]; headers?: Record<string, string>; existingId?: number } = {},
+    options: { errors?: FieldError[]; headers?: Record<string, string>; holder?: Holder } = {},
   ) {
     super(message);
     this.name = "HttpError";
@@ -26,13 +26,16 @@ export class HttpError extends Error {
     this.code = code;
     this.errors = options.errors;
     this.headers = options.headers ?? {};
-    this.existingId = options.existingId;
+    this.holder = options.holder;
   }
 
   toBody(): ErrorBodyOut {
     const body: ErrorBodyOut = { success: false, message: this.message, code: this.code };
     if (this.errors !== undefined) body.errors = this.errors;
-    if (this.existingId !== undefined) body.existing_id = this.existingId;
+    if (this.holder !== undefined) {
+      body.existing_id = this.holder.id;
+      body.existing_created_at = this.holder.created_at;
+    }
     return body;
   }
 }
@@ -43,6 +46,14 @@ export interface ErrorBodyOut {
   code: ErrorCode;
   errors?: FieldError[];
   existing_id?: number;
+  existing_created_at?: string;
+}
+
+/** The record that holds a value that must be unique, as a 409 names it (wire-contract.md). */
+export interface Holder {
+  id: number;
+  /** When it was made, by the emulator's clock (RFC 3339). */
+  created_at: string;
 }
 
 /** 400 invalid_request, optionally naming the fields at fault. */
@@ -78,9 +89,12 @@ export function notFound(what: string, id?: string | number): HttpError {
   );
 }
 
-/** 409 conflict: duplicate name, wrong state for an action, system role. */
-export function conflict(message: string, existingId?: number): HttpError {
-  return new HttpError(409, "conflict", message, existingId === undefined ? {} : { existingId });
+/**
+ * 409 conflict: duplicate name, wrong state for an action, system role. For a value that must be
+ * unique, `holder` is the record that holds it: the answer names its id and creation time.
+ */
+export function conflict(message: string, holder?: Holder): HttpError {
+  return new HttpError(409, "conflict", message, holder === undefined ? {} : { holder });
 }
 
 export function forbidden(message: string): HttpError {

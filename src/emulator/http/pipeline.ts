@@ -48,6 +48,9 @@ export async function handleRequest(
   const started = performance.now();
   const id = requestId();
   res.setHeader("x-request-id", id);
+  // The service's clock, as its timestamps read it (moved by /_emulator/clock), not Node's: a
+  // client compares `created_at` values with it (wire-contract.md, 409 `existing_created_at`).
+  res.setHeader("date", new Date(emulator.clock.nowMs()).toUTCString());
   const url = new URL(req.url ?? "/", "https://emulator.invalid");
   const method = (req.method ?? "GET").toUpperCase();
   const entry: RequestLogEntry = {

@@ -50,7 +50,7 @@ function checkNameFree(account: AccountState, name: string, exceptId?: number): 
   if (taken !== undefined) {
     throw conflict(
       `A security group named ${taken.name} already exists (group ${taken.id})`,
-      taken.id,
+      taken,
     );
   }
 }

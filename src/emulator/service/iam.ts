@@ -150,14 +150,14 @@ export function createUser(
   if (sameDid !== undefined) {
     throw conflict(
       `A user with DID ${did} already exists in this account (user ${sameDid.id})`,
-      sameDid.id,
+      sameDid,
     );
   }
   // Names are unique per account as for tags and roles: a create whose answer was lost can
   // then be told apart from a new one by the 409 of the next attempt (wire-contract.md).
   const taken = nameTaken(author.account.users, request.name);
   if (taken !== undefined) {
-    throw conflict(`A user named ${taken.name} already exists (user ${taken.id})`, taken.id);
+    throw conflict(`A user named ${taken.name} already exists (user ${taken.id})`, taken);
   }
   return insertUser(author, request, role);
 }
@@ -188,7 +188,7 @@ export function createRole(author: Author, request: CreateRoleRequest): RoleReco
   assertCanGrant(author, request.permission_ids);
   const taken = nameTaken(author.account.roles, request.name);
   if (taken !== undefined) {
-    throw conflict(`A role named ${request.name} already exists (role ${taken.id})`, taken.id);
+    throw conflict(`A role named ${request.name} already exists (role ${taken.id})`, taken);
   }
   return insertRole(author, request);
 }
@@ -200,7 +200,7 @@ export function updateRole(author: Author, role: RoleRecord, request: UpdateRole
   assertCanGrant(author, request.permission_ids);
   const taken = nameTaken(author.account.roles, request.name, role.id);
   if (taken !== undefined) {
-    throw conflict(`A role named ${request.name} already exists (role ${taken.id})`, taken.id);
+    throw conflict(`A role named ${request.name} already exists (role ${taken.id})`, taken);
   }
   role.role_permissions = grants(author, role.role_permissions, request.permission_ids);
   role.name = request.name;

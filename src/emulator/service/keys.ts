@@ -62,7 +62,7 @@ export function createKey(
     if (existing !== undefined) {
       throw conflict(
         `This public key is already stored as key ${existing.id} (${existing.name}), fingerprint ${imported.fingerprint}`,
-        existing.id,
+        existing,
       );
     }
   }

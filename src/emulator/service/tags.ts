@@ -17,7 +17,7 @@ function checkServers(account: AccountState, serverIds: readonly number[] | unde
 function checkNameFree(account: AccountState, name: string, exceptId?: number): void {
   const taken = nameTaken(account.tags, name, exceptId);
   if (taken !== undefined)
-    throw conflict(`A tag named ${taken.name} already exists (tag ${taken.id})`, taken.id);
+    throw conflict(`A tag named ${taken.name} already exists (tag ${taken.id})`, taken);
 }
 
 /** A new tag as POST /v1/tags makes it, once its name and servers are checked. */
