@@ -46,6 +46,16 @@ import type { SharedLists } from "./shared-list";
 export const LOOKUP_MAX_RETRIES = 8;
 /** How long to wait before looking a second time when a lookup found nothing. */
 export const DEFAULT_SETTLE_MS = 500;
+/**
+ * How much earlier than the first unresolved send a holder named by a 409 may seem to be made and
+ * still be taken for what that send made (recipe.unique). Its creation time is moved onto this
+ * machine's clock through the 409's `Date` header (ConflictError.existingCreatedAtHere), which
+ * never dates an object made after the send before it when the header is cut to the second, as
+ * HTTP servers write it. The margin covers what that leaves: a header rounded instead of cut,
+ * a creation time kept to the second, and the clocks drifting apart between the send and the
+ * 409. A stranger's user made less than this before the first send is still taken for ours.
+ */
+export const HOLDER_CLOCK_MARGIN_MS = 2000;
 
 /** How to find what a create made, in the kind's list of live objects. */
 export interface Lookup<Live> {
@@ -92,6 +102,8 @@ interface CreateRecipe<Answer, Live> {
    * deleted with `discard` before sending again. A create that gives up while a send is
    * unresolved stays open in the journal, so that the next run's 409 for the same request is
    * known to be this one's object: never a second object while an earlier create is unresolved.
+   * A holder the 409 dates (`existing_created_at`) before the first unresolved send, by more
+   * than {@link HOLDER_CLOCK_MARGIN_MS}, is someone else's: the 409 is thrown, nothing deleted.
    */
   unique?: { discard(id: number): Promise<void> };
   /**
@@ -212,7 +224,7 @@ export async function createExactlyOnce<Answer, Live>(
     recipe.journal === undefined ? undefined : requestDigest(what.kind, recipe.journal.request);
   const journal = recipe.journal?.journal;
   let ticket: JournalTicket | undefined;
-  const progress = { unresolved: false };
+  const progress: Progress = {};
   const done = <T extends { id: number }>(outcome: T): T & { close(): void } => {
     // Made and closed at once when the create ends here: one write instead of two.
     if (recipe.closesLater === true) ticket?.made(outcome.id);
@@ -231,20 +243,49 @@ export async function createExactlyOnce<Answer, Live>(
       }
     }
     // Creates of this request that a dead host left unresolved: their object is the one a 409
-    // names (recipe.unique).
-    const earlier = () => {
-      if (journal === undefined || digest === undefined) return false;
-      const orphans = journal.orphans(digest);
-      for (const orphan of orphans) journal.forget(orphan);
-      return orphans.length > 0;
+    // names (recipe.unique), if it was made after their first unresolved send, which this returns.
+    const earlier = (): number | undefined => {
+      if (journal === undefined || digest === undefined) return undefined;
+      let first: number | undefined;
+      for (const orphan of journal.orphans(digest)) {
+        const sentAt = orphan.sentAt ?? orphan.at;
+        first = first === undefined ? sentAt : Math.min(first, sentAt);
+        journal.forget(orphan);
+      }
+      return first;
     };
     if (journal !== undefined && digest !== undefined) ticket = journal.open(digest, before ?? []);
     return done(await sendAndFind(recipe, record, before, earlier, progress));
   } catch (err) {
-    // Left open, the entry tells the next run that a 409 for this request names its object.
-    if (!progress.unresolved) ticket?.close();
+    // Left open, the entry tells the next run that a 409 for this request names its object, if
+    // made after the first unresolved send.
+    if (progress.unresolvedSince === undefined) ticket?.close();
+    else ticket?.unresolvedSince(progress.unresolvedSince);
     throw err;
   }
+}
+
+/**
+ * Whether sends of a create of a unique kind (recipe.unique) may have made an object nobody has
+ * found yet, and since when: the first such send, on this machine's clock.
+ */
+interface Progress {
+  unresolvedSince?: number;
+}
+
+/** The earlier of two times, either of which may be unknown. */
+function earliest(a: number | undefined, b: number | undefined): number | undefined {
+  if (a === undefined) return b;
+  return b === undefined ? a : Math.min(a, b);
+}
+
+/**
+ * Whether the holder a 409 names was made before `sentAt` (this machine's clock), the first send
+ * that may have made it, so that it is someone else's; false when the 409 does not date it.
+ */
+function heldBefore(err: ConflictError, sentAt: number): boolean {
+  const made = err.existingCreatedAtHere;
+  return made !== undefined && made < sentAt - HOLDER_CLOCK_MARGIN_MS;
 }
 
 /** Sends until the request made something, and finds it when the answer does not say. */
@@ -252,8 +293,8 @@ async function sendAndFind<Answer, Live>(
   recipe: CreateRecipe<Answer, Live>,
   record: CreateRecord,
   before: ReadonlySet<number> | undefined,
-  earlier: () => boolean,
-  progress: { unresolved: boolean },
+  earlier: () => number | undefined,
+  progress: Progress,
 ): Promise<
   | { id: number; answer: Answer; found?: undefined }
   | { id: number; found: Live; answer?: undefined }
@@ -263,21 +304,36 @@ async function sendAndFind<Answer, Live>(
   let failures = 0;
   let lastFailure: unknown;
   const discarded: number[] = [];
+  let sentAt = Date.now();
 
   const sent = await sendLookResend({
     maxSends,
-    send: () => track(recipe, record),
+    send: () => {
+      sentAt = Date.now();
+      return track(recipe, record);
+    },
     afterFailure: async (err): Promise<{ found: Live } | typeof RESEND> => {
-      const holder = err instanceof ConflictError ? err.existingId : undefined;
-      if (unique !== undefined && holder !== undefined && (progress.unresolved || earlier())) {
-        await discardHolder(recipe, unique, holder, lastFailure ?? err, progress);
-        discarded.push(holder);
-        progress.unresolved = false;
-        return RESEND;
+      if (unique !== undefined && err instanceof ConflictError && err.existingId !== undefined) {
+        const holder = err.existingId;
+        const since = earliest(progress.unresolvedSince, earlier());
+        if (since !== undefined) {
+          // Made before every send that may have made it: it held the name all along, and
+          // those sends were refused too.
+          if (heldBefore(err, since)) {
+            delete progress.unresolvedSince;
+            throw err;
+          }
+          // Until it is deleted, the holder is what those sends made: a failure leaves it so.
+          progress.unresolvedSince = since;
+          await discardHolder(recipe, unique, holder, lastFailure ?? err);
+          discarded.push(holder);
+          delete progress.unresolvedSince;
+          return RESEND;
+        }
       }
       if (!isAmbiguousFailure(err)) throw err;
       if (unique !== undefined) {
-        progress.unresolved = true;
+        progress.unresolvedSince ??= sentAt;
         failures++;
         lastFailure = err;
         return RESEND;
@@ -326,9 +382,9 @@ async function sendAndFind<Answer, Live>(
     }
     return { id: lookup.idOf(made), found: made };
   }
-  if (progress.unresolved) {
+  if (progress.unresolvedSince !== undefined) {
     throw new CreateFailedError(
-      `${summaryOf(lastFailure)}; the request was sent ${maxSends} times and the last one may have made the ${what.noun}, which the API cannot list: the next pulumi up of this project takes it over (deletes it and creates the ${what.noun} again) from the create journal${journalPlace(recipe)}${recipe.unlistable === undefined ? "" : `; where that journal is not kept: ${recipe.unlistable}`}`,
+      `${summaryOf(lastFailure)}; the request was sent ${maxSends} times and the last one may have made the ${what.noun}, which the API cannot list: the next pulumi up of this project takes it over (deletes it, if the service says it was made after the first of these sends, and creates the ${what.noun} again) from the create journal${journalPlace(recipe)}${recipe.unlistable === undefined ? "" : `; where that journal is not kept: ${recipe.unlistable}`}`,
       [],
       { cause: lastFailure },
     );
@@ -518,12 +574,10 @@ async function discardHolder<Answer, Live>(
   unique: { discard(id: number): Promise<void> },
   id: number,
   failure: unknown,
-  progress: { unresolved: boolean },
 ): Promise<void> {
   try {
     await unique.discard(id);
   } catch (err) {
-    progress.unresolved = true;
     throw new CreateFailedError(
       `${summaryOf(failure)}; an earlier attempt made ${recipe.what.noun} ${id}, which is useless without its lost answer, and deleting it failed (${messageOf(err)}): the next pulumi up of this project deletes it and creates the ${recipe.what.noun} again, from the create journal${journalPlace(recipe)}; where that journal is not kept, delete ${recipe.what.noun} ${id} yourself`,
       [id],

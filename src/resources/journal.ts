@@ -79,6 +79,12 @@ export interface JournalEntry {
   before: readonly number[];
   /** The id the answer named, once known. */
   id?: number;
+  /**
+   * When the first send that may have made an object nobody found was sent (ms, this machine's
+   * clock), written when the create gave up on it; `at` (just before the first send) until then.
+   * A 409 naming an object made before it names someone else's (create.ts, recipe.unique).
+   */
+  sentAt?: number;
   /** Set once the create returned to the engine. */
   closedAt?: number;
 }
@@ -87,6 +93,11 @@ export interface JournalEntry {
 export interface JournalTicket {
   /** The answer named this object. */
   made(id: number): void;
+  /**
+   * The create gives up with sends unresolved since `sentAt` (see {@link JournalEntry.sentAt}):
+   * the entry stays open for the next run.
+   */
+  unresolvedSince(sentAt: number): void;
   /**
    * The create returned to the engine (with an id, or failing without one); `id`, when given,
    * is the object it made (as {@link JournalTicket.made} would record it).
@@ -268,6 +279,11 @@ export class CreateJournal {
         // A take-over of an entry with an id needs nothing else: the ids before are dropped.
         entry.before = [];
         this.#write(entry, "[]");
+      },
+      unresolvedSince: (sentAt) => {
+        if (sentAt === entry.at) return;
+        entry.sentAt = sentAt;
+        this.#write(entry, entry.id === undefined ? json : "[]");
       },
       close: (id) => {
         if (entry.closedAt !== undefined) return;

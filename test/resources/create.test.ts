@@ -2,15 +2,15 @@
  * createExactlyOnce (src/resources/create.ts) against a scripted service: every way a create's
  * answer can go missing, and what the helper concludes from what the list shows.
  */
-import { spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { ConflictError, createApiError } from "../../src/api/errors";
 import { CreateFailedError, CreateLedger, createExactlyOnce } from "../../src/resources/create";
 import { CreateJournal, type JournalEntry, requestDigest } from "../../src/resources/journal";
 import { SharedLists } from "../../src/resources/shared-list";
+import { deadPid } from "../support/dead-process";
 
 /** What createExactlyOnce needs to know of one create. */
 type CreateRecipe<Answer, Live> = Parameters<typeof createExactlyOnce<Answer, Live>>[0];
@@ -259,13 +259,6 @@ describe("createExactlyOnce", () => {
 });
 
 describe("createExactlyOnce with a journal (a host killed mid-create)", () => {
-  /** The pid of a process that has exited. */
-  function deadPid(): number {
-    const { pid } = spawnSync(process.execPath, ["-e", ""]);
-    if (pid === undefined) throw new Error("no child process");
-    return pid;
-  }
-
   /** A journal in a new directory, with `entries` left by other processes. */
   function journalWith(entries: Partial<JournalEntry>[]): { journal: CreateJournal; dir: string } {
     const dir = mkdtempSync(join(tmpdir(), "journal-test-"));
@@ -337,6 +330,94 @@ describe("createExactlyOnce with a journal (a host killed mid-create)", () => {
     expect(open.map((e) => e.id)).toEqual([made.id]);
     made.close();
     expect(journal.entries().every((e) => e.closedAt !== undefined)).toBe(true);
+  });
+
+  /**
+   * A create of a kind that cannot be listed but whose names are unique (a user): each send
+   * does the next of `steps`: makes thing 8, loses its answer (the default), or answers a 409
+   * naming thing 7, made at `holderMadeAt` by a service whose clock agrees with ours. Deleting a
+   * holder takes a minute.
+   */
+  function uniqueRecipe(
+    journal: CreateJournal,
+    steps: ("ok" | "lost" | { holderMadeAt: number })[],
+  ): { recipe: CreateRecipe<Thing, Thing>; discarded: number[] } {
+    const discarded: number[] = [];
+    const recipe: CreateRecipe<Thing, Thing> = {
+      what: { kind: "Thing", noun: "thing" },
+      describe: 'named "a"',
+      session: { lists: new SharedLists(undefined), creates: new CreateLedger() },
+      lookup: undefined,
+      unique: {
+        discard: async (id) => {
+          discarded.push(id);
+          vi.setSystemTime(Date.now() + 60_000);
+        },
+      },
+      send: async () => {
+        const step = steps.shift() ?? "lost";
+        if (step === "ok") return { id: 8, name: "a" };
+        if (step === "lost") throw lostAnswer();
+        throw createApiError({
+          status: 409,
+          code: "conflict",
+          method: "POST",
+          path: "/v1/things",
+          body: {
+            existing_id: 7,
+            existing_created_at: new Date(step.holderMadeAt).toISOString(),
+          },
+          serviceClockAheadMs: 0,
+        });
+      },
+      idInAnswer: (t) => t.id,
+      journal: { journal, request },
+    };
+    return { recipe, discarded };
+  }
+
+  it("leaves a unique kind's unresolved create open, dated from its first unresolved send", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      const start = Date.now();
+      const { journal } = journalWith([]);
+      // The first send's answer was lost; the second's 409 names what it made, deleted; the
+      // third's answer was lost too.
+      const { recipe, discarded } = uniqueRecipe(journal, [
+        "lost",
+        { holderMadeAt: start },
+        "lost",
+      ]);
+      await expect(createExactlyOnce(recipe)).rejects.toThrow(/sent 3 times/);
+      expect(discarded).toEqual([7]);
+      const [entry, ...others] = journal.entries();
+      expect(others).toEqual([]);
+      expect(entry).toMatchObject({ at: start, sentAt: start + 60_000 });
+      expect(entry?.closedAt).toBeUndefined();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("never deletes a holder made before a dead host's first unresolved send", async () => {
+    const now = Date.now();
+    const hour = 60 * 60 * 1000;
+    const { journal } = journalWith([{ digest, at: now - 2 * hour, sentAt: now - hour }]);
+    const { recipe, discarded } = uniqueRecipe(journal, [{ holderMadeAt: now - 1.5 * hour }]);
+    const err = await createExactlyOnce(recipe).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ConflictError);
+    expect(discarded).toEqual([]);
+    expect(journal.orphans(digest)).toEqual([]);
+  });
+
+  it("deletes a holder made after a dead host's first unresolved send, and sends again", async () => {
+    const now = Date.now();
+    const { journal } = journalWith([{ digest, at: now - 60_000 }]);
+    const { recipe, discarded } = uniqueRecipe(journal, [{ holderMadeAt: now - 30_000 }, "ok"]);
+    const made = await createExactlyOnce(recipe);
+    expect(discarded).toEqual([7]);
+    expect(made.id).toBe(8);
+    expect(journal.orphans(digest)).toEqual([]);
   });
 
   it("forgets a dead host's create that made nothing, and sends", async () => {

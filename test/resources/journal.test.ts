@@ -3,12 +3,12 @@
  * creates a run already made (a 1000-tag `up` read every entry file before each create, ~half a
  * million reads). What it decides is in create.test.ts; this file counts what it reads.
  */
-import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { CreateJournal, requestDigest } from "../../src/resources/journal";
+import { deadPid } from "../support/dead-process";
 
 vi.mock("node:fs", async (importOriginal) => {
   const real = await importOriginal<typeof import("node:fs")>();
@@ -18,13 +18,6 @@ vi.mock("node:fs", async (importOriginal) => {
 const reads = vi.mocked(fs.readFileSync);
 const listings = vi.mocked(fs.readdirSync);
 const DAY = 24 * 60 * 60 * 1000;
-
-/** The pid of a process that has exited. */
-function deadPid(): number {
-  const { pid } = spawnSync(process.execPath, ["-e", ""]);
-  if (pid === undefined) throw new Error("no child process");
-  return pid;
-}
 
 function journalReads(dir: string): number {
   return reads.mock.calls.filter(([path]) => String(path).startsWith(dir)).length;

@@ -1,11 +1,16 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { UNKNOWN } from "../../src/resources/common";
+import { requestDigest } from "../../src/resources/journal";
 import { implementation as roles } from "../../src/resources/role/provider";
-import { resetSession } from "../../src/resources/session";
+import { currentSession, resetSession } from "../../src/resources/session";
 import { toApi } from "../../src/resources/user/model";
 import { implementation as user } from "../../src/resources/user/provider";
+import { deadPid } from "../support/dead-process";
 import { newSessionFor, startTestEmulator, type TestEmulator } from "../support/emulator";
 
+const HOUR = 60 * 60 * 1000;
 const DID = "did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK";
 
 describe("User check", () => {
@@ -126,6 +131,7 @@ describe("User against the emulator", () => {
   beforeEach(async () => {
     await newSessionFor(emulator);
     await emulator.call("DELETE", "/_emulator/faults");
+    emulator.admin.setClock({ offset_ms: 0 });
     readServers ??= (await roles.create({ name: "servers-ro", permissions: ["servers:read"] })).id;
     readTags ??= (await roles.create({ name: "tags-ro", permissions: ["tags:read"] })).id;
   });
@@ -206,10 +212,37 @@ describe("User against the emulator", () => {
     return (body as { users: number }[])[0]?.users ?? 0;
   }
 
+  /** POST /v1/account/users requests the emulator received so far. */
+  const posts = () =>
+    emulator.admin.counters().find((c) => c.method === "POST" && c.route === "/v1/account/users")
+      ?.total ?? 0;
+
+  /** Whether an API key still opens the account (a deleted user's key answers 401). */
+  async function keyWorks(key: string): Promise<boolean> {
+    return (await emulator.call("GET", "/v1/servers", { key })).status === 200;
+  }
+
+  /** A user made by a request outside this provider session (someone else, a dead host). */
+  async function userMadeElsewhere(name: string): Promise<{ id: number; key: string }> {
+    const { status, body } = await emulator.call("POST", "/v1/account/users", {
+      json: { name, type: "api", role_id: Number(readServers) },
+    });
+    expect(status).toBe(201);
+    const made = body as { user_id: number; api_key: string };
+    return { id: made.user_id, key: made.api_key };
+  }
+
+  /** Faults where the next `count` user creates meet `rule` (a reset, a lost answer). */
+  async function userCreatesFailing(rule: Record<string, unknown>, count: number): Promise<void> {
+    await emulator.call("PUT", "/_emulator/faults", {
+      json: {
+        seed: 1,
+        rules: [{ method: "POST", path: "/v1/account/users", ...rule, limit: count }],
+      },
+    });
+  }
+
   it("recovers a lost create answer with one user and a working key, nothing leaked", async () => {
-    const posts = () =>
-      emulator.admin.counters().find((c) => c.method === "POST" && c.route === "/v1/account/users")
-        ?.total ?? 0;
     const before = posts();
     const usersBefore = await usersInAccount();
     await emulator.call("PUT", "/_emulator/faults", {
@@ -242,5 +275,83 @@ describe("User against the emulator", () => {
     expect(err?.message).not.toContain(emulator.apiKey);
     expect(await usersInAccount()).toBe(usersBefore);
     await user.delete(held.id, held.outs);
+  });
+
+  it("never deletes someone else's user after a send the service never saw: fails naming it", async () => {
+    const stranger = await userMadeElsewhere("stranger");
+    // An hour later by the service's clock, which also runs an hour ahead of this machine's.
+    emulator.admin.setClock({ offset_ms: HOUR });
+    const usersBefore = await usersInAccount();
+    const before = posts();
+    await userCreatesFailing({ reset: 1 }, 1);
+    const err = await user.create({ name: "stranger", type: "api", roleId: readServers }).then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
+    // The reset left the first send unresolved; the second's 409 dates the holder an hour
+    // before it: someone else's, the name is taken.
+    expect(posts() - before).toBe(2);
+    expect(err?.message).toContain(
+      `a user named "stranger" already exists (user id ${stranger.id}); user names are unique in an account`,
+    );
+    expect(await keyWorks(stranger.key)).toBe(true);
+    expect(await usersInAccount()).toBe(usersBefore);
+  });
+
+  it("recovers a lost create answer when the service's clock is an hour behind this machine's", async () => {
+    emulator.admin.setClock({ offset_ms: -HOUR });
+    const usersBefore = await usersInAccount();
+    const before = posts();
+    await userCreatesFailing({ answer_lost: 1 }, 1);
+    const created = await user.create({ name: "late-clock", type: "api", roleId: readServers });
+    // The user the lost answer made is dated an hour before the send by the service's clock,
+    // and after it once moved onto this machine's: it is ours, deleted, and made again.
+    expect(posts() - before).toBe(3);
+    expect(await usersInAccount()).toBe(usersBefore + 1);
+    expect(await keyWorks(created.outs["apiKey"] as string)).toBe(true);
+    await user.delete(created.id, created.outs);
+  });
+
+  /** A create of user `name` that a dead provider host left unresolved, its first send at `sentAt`. */
+  function leftUnresolvedByDeadHost(name: string, sentAt: number): void {
+    const entry = {
+      name: `dead-host-${name}`,
+      digest: requestDigest("User", { name }),
+      pid: deadPid(),
+      process: "a host killed since",
+      at: sentAt,
+      before: [],
+    };
+    const dir = currentSession().journal.dir;
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, `${entry.name}.json`), JSON.stringify(entry));
+  }
+
+  it("the next run deletes the user an unresolved create of the last run made, and makes it again", async () => {
+    leftUnresolvedByDeadHost("journaled", Date.now());
+    // What that run's last send made, the answer lost with the host.
+    const lost = await userMadeElsewhere("journaled");
+    const usersBefore = await usersInAccount();
+    const created = await user.create({ name: "journaled", type: "api", roleId: readServers });
+    expect(Number(created.id)).not.toBe(lost.id);
+    expect(await keyWorks(lost.key)).toBe(false);
+    expect(await keyWorks(created.outs["apiKey"] as string)).toBe(true);
+    expect(await usersInAccount()).toBe(usersBefore);
+    await user.delete(created.id, created.outs);
+  });
+
+  it("the next run never deletes a user made before the last run's unresolved create", async () => {
+    const stranger = await userMadeElsewhere("older");
+    emulator.admin.setClock({ offset_ms: HOUR });
+    // The last run's sends came after it, so the service refused them all.
+    leftUnresolvedByDeadHost("older", Date.now());
+    const usersBefore = await usersInAccount();
+    const err = await user.create({ name: "older", type: "api", roleId: readServers }).then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
+    expect(err?.message).toContain(`a user named "older" already exists (user id ${stranger.id})`);
+    expect(await keyWorks(stranger.key)).toBe(true);
+    expect(await usersInAccount()).toBe(usersBefore);
   });
 });

@@ -80,7 +80,8 @@ export const operations = {
       async () => {
         // No call lists users, but names are unique in an account and the 409 names the holder:
         // after a lost answer the toolkit sends again, and a 409 names the user the lost answer
-        // made, which is deleted (its key was only in that answer) before the next send.
+        // made, which is deleted (its key was only in that answer) before the next send, unless
+        // the 409 dates it before that send: then it is someone else's, and the name is taken.
         const made = await createExactlyOnce({
           what: USER,
           describe: `named ${JSON.stringify(user.name)}`,
