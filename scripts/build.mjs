@@ -5,9 +5,11 @@
 // files, package.json) changed after the last whole build, which dist/.build-stamp records.
 import { execFileSync } from "node:child_process";
 import {
+  chmodSync,
   cpSync,
   existsSync,
   readdirSync,
+  readFileSync,
   rmSync,
   statSync,
   utimesSync,
@@ -55,6 +57,12 @@ if (existsSync(data)) {
     filter: (p) => !p.endsWith(".ts"),
   });
 }
+// The package's executables (package.json `bin`) keep their `#!/usr/bin/env node` line through
+// tsc, but a file tsc creates is not executable: `npm install` marks bin targets executable when
+// it links them, so after a `--clean` build (or dist/ removed) `pulumi-resource-cloudinfra` in
+// node_modules/.bin would not run, and the CLI's PATH lookup (executables only) would skip it.
+const { bin = {} } = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
+for (const target of Object.values(bin)) chmodSync(join(root, target), 0o755);
 // Written last: a build that failed or was stopped leaves no stamp, so the next one runs. Dated
 // when the build started, so a file changed while tsc ran is newer and builds again.
 writeFileSync(stamp, `${started.toISOString()}\n`);

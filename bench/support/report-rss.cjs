@@ -8,8 +8,11 @@ if (file) {
   // The engine stops a provider host with SIGTERM, which would end it without an exit event.
   process.once("SIGTERM", () => process.exit(0));
   process.on("exit", () => {
-    // The provider host: the dynamic-provider host, or the native plugin (started by run-plugin).
-    const host = process.argv.some((a) => /dynamic-provider|run-plugin|native\/plugin/.test(a));
+    // The provider host: the dynamic-provider host, or the native plugin (started by run-plugin,
+    // or pulumi-resource-cloudinfra executed directly).
+    const host = process.argv.some((a) =>
+      /dynamic-provider|run-plugin|native\/plugin|pulumi-resource-/.test(a),
+    );
     const role = host ? "host" : "program";
     const usage = process.resourceUsage();
     const cpuMs = Math.round((usage.userCPUTime + usage.systemCPUTime) / 1000);

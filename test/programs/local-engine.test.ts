@@ -222,5 +222,15 @@ describe("npm run local-engine", () => {
     expect(readFileSync(join(ROOT, "package.json"), "utf8")).toContain(
       '"local-engine": "node scripts/build.mjs --if-stale && node test/support/local-engine/cli.ts"',
     );
+    // Every executable of package.json `bin` can be run directly once built (the CLI runs a
+    // `pulumi-resource-cloudinfra` found on PATH so): a build that created it left it executable.
+    const { bin } = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
+      bin: Record<string, string>;
+    };
+    expect(Object.keys(bin)).toContain("pulumi-resource-cloudinfra");
+    for (const target of Object.values(bin)) {
+      expect(statSync(join(ROOT, target)).mode & 0o111, `${target} executable`).toBe(0o111);
+      expect(readFileSync(join(ROOT, target), "utf8")).toMatch(/^#!\/usr\/bin\/env node\n/);
+    }
   }, 120_000);
 });

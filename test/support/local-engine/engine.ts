@@ -22,7 +22,12 @@ import {
 import { type EngineEvent, engineEvents } from "./events.ts";
 import { StackLock, StackLockedError } from "./lock.ts";
 import { MonitorServer } from "./monitor.ts";
-import { PluginProviders } from "./plugin-providers.ts";
+import {
+  type PluginLaunch,
+  PluginProviders,
+  type ProjectPlugin,
+  projectPluginsOf,
+} from "./plugin-providers.ts";
 import { ProviderHost } from "./provider-host.ts";
 import { type ResourceState, type Snapshot, StateStore } from "./state.ts";
 import { maskSecrets, type PropertyMap, stripSecretsMap } from "./values.ts";
@@ -100,6 +105,8 @@ export interface RunResult {
   programStdout: string;
   programStderr: string;
   hostStderr: string;
+  /** Each provider plugin process of the run: where it was found, what was executed, its pid. */
+  plugins: PluginLaunch[];
   /** What `preview --json` prints: Pulumi's preview digest. */
   digest(): PreviewDigest;
   /** The engine event stream: what `--event-log FILE` writes, and `up --json` prints. */
@@ -129,6 +136,8 @@ interface Project {
   typescript: boolean;
   /** The runtime option `nodeargs`: Node's own arguments for the program's process. */
   nodeArgs: string[];
+  /** `plugins.providers`: plugins used from a folder (paths absolute). */
+  plugins: ProjectPlugin[];
 }
 
 function readProject(projectDir: string): Project {
@@ -137,6 +146,7 @@ function readProject(projectDir: string): Project {
     name: string;
     main?: string;
     runtime?: string | { name: string; options?: { typescript?: boolean; nodeargs?: string } };
+    plugins?: unknown;
   };
   const options = typeof doc.runtime === "object" ? doc.runtime.options : undefined;
   return {
@@ -144,6 +154,7 @@ function readProject(projectDir: string): Project {
     main: doc.main ?? ".",
     typescript: options?.typescript !== false,
     nodeArgs: splitArgs(options?.nodeargs ?? ""),
+    plugins: projectPluginsOf(projectDir, doc),
   };
 }
 
@@ -361,6 +372,7 @@ export class LocalEngine {
       cwd: resolve(this.options.projectDir),
       project: this.project.name,
       env,
+      projectPlugins: this.project.plugins,
     });
     const ctx = this.context(dryRun, legacy, startHost, plugins);
     let program: ChildProcess | undefined;
@@ -461,6 +473,10 @@ export class LocalEngine {
       const h = host ?? (hostStarting ? await hostStarting.catch(() => undefined) : undefined);
       await h?.close();
       await plugins.close();
+      // GetPluginPath's warnings come before anything the steps reported.
+      diagnostics.unshift(
+        ...plugins.warnings.map((message) => ({ severity: "warning" as const, message })),
+      );
       // A run that "died" leaves its journal, as a killed engine would (state.ts).
       if (refused === undefined && !deployments.some((d) => d.dead)) this.store.commit();
       // Here the engine's process is the caller's and lives on, so even a run that "died"
@@ -491,6 +507,7 @@ export class LocalEngine {
       programStdout,
       programStderr,
       hostStderr: (host?.stderr ?? "") + plugins.stderr,
+      plugins: plugins.launches,
       events: () =>
         engineEvents({
           dryRun,

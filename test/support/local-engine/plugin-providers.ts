@@ -1,14 +1,16 @@
 /**
  * Resource provider plugins (packages other than the dynamic `pulumi-nodejs`), as the CLI runs
  * them: one plugin process per provider resource, default or explicit (pkg/resource/deploy/
- * providers/registry.go loads a plugin for each), started as the Node language host starts a
- * plugin written in Node (`@pulumi/pulumi/cmd/run-plugin <folder>`, the folder holding
- * `PulumiPlugin.yaml`), which prints its port first. A provider resource is checked
- * (CheckConfig), diffed against its old config (DiffConfig) and configured (Configure) on its own
- * process.
+ * providers/registry.go loads a plugin for each), found as `GetPluginPath` finds it
+ * (sdk/go/common/workspace/plugins.go; `findPlugin` below) and started as `ExecPlugin` starts it
+ * (sdk/go/common/resource/plugin/plugin.go): an executable file is run directly with the engine
+ * address as its argument; a folder holding `PulumiPlugin.yaml` is run as the Node language host
+ * runs a plugin written in Node (`@pulumi/pulumi/cmd/run-plugin <folder>`). Either prints its port
+ * first. A provider resource is checked (CheckConfig), diffed against its old config
+ * (DiffConfig) and configured (Configure) on its own process.
  */
-import { existsSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { accessSync, constants, existsSync, statSync } from "node:fs";
+import { delimiter, dirname, isAbsolute, join, resolve } from "node:path";
 import { require } from "./proto.ts";
 import { ProviderHost } from "./provider-host.ts";
 import { makeSecret, type PropertyMap } from "./values.ts";
@@ -42,6 +44,102 @@ export function pluginFolder(projectDir: string, pkg: string): string {
   return folder;
 }
 
+/** A `plugins.providers` entry of Pulumi.yaml: a plugin used from a folder of this machine. */
+export interface ProjectPlugin {
+  name: string;
+  /** The folder, absolute (Pulumi.yaml's path resolved against the project directory). */
+  path: string;
+}
+
+/** How a plugin was found and run: what `RunResult.plugins` reports for each process. */
+export interface PluginLaunch {
+  pkg: string;
+  /** `project` (Pulumi.yaml `plugins.providers`), `ambient` (`$PATH`) or `package` (npm). */
+  source: "project" | "ambient" | "package";
+  /** The file executed and its arguments, as spawned. */
+  file: string;
+  args: string[];
+  /** The process that printed the port and served the calls. */
+  pid: number | undefined;
+}
+
+/** What `findPlugin` chose: a file to execute directly, or a folder for `run-plugin`. */
+export interface FoundPlugin {
+  source: PluginLaunch["source"];
+  executable?: string;
+  folder?: string;
+}
+
+function isExecutableFile(path: string): boolean {
+  try {
+    if (!statSync(path).isFile()) return false;
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** `exec.LookPath(name)`: the first executable file `name` in a folder of `PATH`. */
+export function lookPath(name: string, env: NodeJS.ProcessEnv): string | undefined {
+  for (const dir of (env["PATH"] ?? "").split(delimiter)) {
+    const candidate = join(dir === "" ? "." : dir, name);
+    if (!isExecutableFile(candidate)) continue;
+    // Since Go 1.19 a match in a relative folder of PATH is an error (ErrDot): not found.
+    return isAbsolute(candidate) ? candidate : undefined;
+  }
+  return undefined;
+}
+
+/**
+ * Where package `pkg`'s plugin comes from, in `GetPluginPath`'s order for the sources modelled
+ * here: a `plugins.providers` entry of the project (its folder's `pulumi-resource-<pkg>` file,
+ * else the folder's `PulumiPlugin.yaml`, as `ExecPlugin` falls back to it); then
+ * `pulumi-resource-<pkg>` on `PATH` unless `PULUMI_IGNORE_AMBIENT_PLUGINS` is set (non-empty);
+ * then, standing for the plugin cache and `pulumi package add`, the npm package's `plugin/`
+ * folder (`pluginFolder`).
+ */
+export function findPlugin(
+  pkg: string,
+  projectDir: string,
+  projectPlugins: readonly ProjectPlugin[],
+  env: NodeJS.ProcessEnv,
+): FoundPlugin {
+  const file = `pulumi-resource-${pkg}`;
+  const local = projectPlugins.find((p) => p.name === pkg);
+  if (local !== undefined) {
+    const executable = join(local.path, file);
+    if (isExecutableFile(executable)) return { source: "project", executable };
+    if (existsSync(join(local.path, "PulumiPlugin.yaml"))) {
+      return { source: "project", folder: local.path };
+    }
+    throw new Error(
+      `plugins.providers in Pulumi.yaml: ${local.path} (plugin ${pkg}) has neither an executable ${file} nor a PulumiPlugin.yaml`,
+    );
+  }
+  if ((env["PULUMI_IGNORE_AMBIENT_PLUGINS"] ?? "") === "") {
+    const ambient = lookPath(file, env);
+    if (ambient !== undefined) return { source: "ambient", executable: ambient };
+  }
+  return { source: "package", folder: pluginFolder(projectDir, pkg) };
+}
+
+/** The project's `plugins.providers` entries, paths resolved against the project directory. */
+export function projectPluginsOf(projectDir: string, doc: unknown): ProjectPlugin[] {
+  const providers = (doc as { plugins?: { providers?: unknown } } | null)?.plugins?.providers;
+  if (providers === undefined) return [];
+  if (!Array.isArray(providers)) {
+    throw new Error("Pulumi.yaml: plugins.providers must be a list of {name, path}");
+  }
+  return providers.map((entry: unknown, i) => {
+    const { name, path } = (entry ?? {}) as { name?: unknown; path?: unknown };
+    if (typeof name !== "string" || typeof path !== "string") {
+      throw new Error(`Pulumi.yaml: plugins.providers[${i}] needs a name and a path (strings)`);
+    }
+    return { name, path: resolve(projectDir, path) };
+  });
+}
+
 /** The Configure arguments of a default provider: the stack's `<pkg>:*` config, secrets wrapped. */
 export function defaultProviderInputs(
   pkg: string,
@@ -61,6 +159,8 @@ export interface PluginProvidersOptions {
   cwd: string;
   project: string;
   env: NodeJS.ProcessEnv;
+  /** Pulumi.yaml's `plugins.providers`. */
+  projectPlugins: readonly ProjectPlugin[];
 }
 
 /** The plugin processes of one operation, by provider reference (`urn::id`). */
@@ -68,6 +168,10 @@ export class PluginProviders {
   private readonly options: PluginProvidersOptions;
   private readonly hosts = new Map<string, Promise<ProviderHost>>();
   private readonly started: ProviderHost[] = [];
+  /** Every plugin process started, in order: how it was found and run. */
+  readonly launches: PluginLaunch[] = [];
+  /** The CLI's warning for each package run from `PATH`, once per operation. */
+  readonly warnings: string[] = [];
 
   constructor(options: PluginProvidersOptions) {
     this.options = options;
@@ -75,20 +179,36 @@ export class PluginProviders {
 
   /** A new, unconfigured plugin process of package `pkg`. */
   async start(pkg: string): Promise<ProviderHost> {
-    const runPlugin = require.resolve("@pulumi/pulumi/cmd/run-plugin/index.js", {
-      paths: [this.options.cwd],
-    });
+    const { cwd, env } = this.options;
+    const found = findPlugin(pkg, cwd, this.options.projectPlugins, env);
+    // The CLI passes the engine's address (plugin.go `newPlugin`); no plugin here dials it.
+    const engineAddress = "127.0.0.1:1";
+    let file: string;
+    let args: string[];
+    if (found.executable !== undefined) {
+      file = found.executable;
+      args = [engineAddress];
+    } else {
+      file = process.execPath;
+      const runPlugin = require.resolve("@pulumi/pulumi/cmd/run-plugin/index.js", {
+        paths: [cwd],
+      });
+      args = [runPlugin, found.folder ?? "", engineAddress];
+    }
+    if (found.source === "ambient") {
+      // GetPluginPath's warning for an ambient plugin that is not bundled with the CLI.
+      const warning = `using pulumi-resource-${pkg} from $PATH at ${file}`;
+      if (!this.warnings.includes(warning)) this.warnings.push(warning);
+    }
     const host = await ProviderHost.start({
       config: {},
-      cwd: this.options.cwd,
+      cwd,
       project: this.options.project,
-      env: this.options.env,
-      plugin: {
-        argv: [runPlugin, pluginFolder(this.options.cwd, pkg), "127.0.0.1:1"],
-        name: `the ${pkg} provider plugin`,
-      },
+      env,
+      plugin: { file, argv: args, name: `the ${pkg} provider plugin (${file})` },
     });
     this.started.push(host);
+    this.launches.push({ pkg, source: found.source, file, args, pid: host.pid });
     return host;
   }
 

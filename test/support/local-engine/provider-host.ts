@@ -116,11 +116,11 @@ export interface ProviderHostOptions {
   /** The host's environment; `process.env` by default. */
   env?: NodeJS.ProcessEnv;
   /**
-   * A provider plugin instead of the dynamic-provider host: Node's arguments that start it (it
-   * prints its port first). It is not configured: CheckConfig and DiffConfig come first, then
-   * `configurePlugin`.
+   * A provider plugin instead of the dynamic-provider host: the file to execute (Node by
+   * default) and its arguments (it prints its port first). It is not configured: CheckConfig and
+   * DiffConfig come first, then `configurePlugin`.
    */
-  plugin?: { argv: string[]; name: string };
+  plugin?: { file?: string; argv: string[]; name: string };
 }
 
 export class ProviderHost {
@@ -157,7 +157,7 @@ export class ProviderHost {
     env["PULUMI_NODEJS_PROJECT"] = options.project;
     // The address argument is required but never dialled by the dynamic-provider host.
     const argv = options.plugin?.argv ?? [dynamicProviderHostPath(options.cwd), "127.0.0.1:1"];
-    const child = spawn(process.execPath, argv, {
+    const child = spawn(options.plugin?.file ?? process.execPath, argv, {
       cwd: options.cwd,
       env,
       stdio: ["ignore", "pipe", "pipe"],
