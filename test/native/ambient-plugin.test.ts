@@ -1,8 +1,8 @@
 /**
- * The plugin found as the CLI finds it (`GetPluginPath`): `pulumi-resource-cloudinfra` on `PATH`
- * (what `npm install` puts in `node_modules/.bin`) is executed directly, before the package's
- * `plugin/` folder, which is run through `run-plugin` when `PULUMI_IGNORE_AMBIENT_PLUGINS` is set
- * or nothing is on `PATH`. Which process served the run is read from the kernel (`/proc`) while
+ * The plugin found as the CLI finds it (`GetPluginPath`) and started as `execPlugin` starts it:
+ * `pulumi-resource-cloudinfra` on `PATH` (what `npm install` puts in `node_modules/.bin`) is
+ * executed directly, before the package's `plugin/` folder, whose own `pulumi-resource-cloudinfra`
+ * is executed directly too; a folder holding only `PulumiPlugin.yaml` runs through `run-plugin`. Which process served the run is read from the kernel (`/proc`) while
  * the run is in flight, not taken from the engine's word.
  */
 import {
@@ -31,6 +31,7 @@ import {
 } from "../support/programs";
 
 const PROJECT = join(ROOT, "test", "native", "programs", "drift");
+const RUN_PLUGIN_PROJECT = join(ROOT, "test", "native", "programs", "run-plugin");
 const BIN = join(ROOT, "node_modules", ".bin");
 const AMBIENT = join(BIN, "pulumi-resource-cloudinfra");
 const TIMEOUT = 120_000;
@@ -88,58 +89,69 @@ function objects(engine: LocalEngine) {
     .sort((a, b) => a.urn.localeCompare(b.urn));
 }
 
-describe("the plugin on PATH", () => {
+describe("how the plugin starts", () => {
   it(
-    "with node_modules/.bin on PATH, the plugin is pulumi-resource-cloudinfra executed directly (the CLI's warning says so); with PULUMI_IGNORE_AMBIENT_PLUGINS=1 it is run-plugin on the package's plugin/ folder; the result is the same",
+    "the package's plugin/ folder runs its pulumi-resource-cloudinfra directly (PULUMI_IGNORE_AMBIENT_PLUGINS=1); node_modules/.bin on PATH runs it directly too (the CLI's warning says so); a folder with only PulumiPlugin.yaml runs through run-plugin; the result is the same",
     async () => {
-      const viaRunPlugin = fx.engineWith({
-        env: programEnv({
-          PATH: `${BIN}${delimiter}${BARE_PATH}`,
-          PULUMI_IGNORE_AMBIENT_PLUGINS: "1",
+      /** `up` then `destroy`; the launch, the kernel's command line of its pid, the outcome. */
+      async function upAndDestroy(engine: LocalEngine) {
+        const { up, seen } = await upWatching(engine);
+        expectExit(up, EXIT_OK);
+        expect(up.plugins, report(up)).toHaveLength(1);
+        const [launch] = up.plugins;
+        const outcome = { changes: changesByName(up), objects: objects(engine) };
+        expectExit(await engine.destroy(), EXIT_OK);
+        await expectNothingLeft(fx.client);
+        return { up, launch, served: seen.get(launch?.pid ?? -1), outcome };
+      }
+
+      const folder = await upAndDestroy(
+        fx.engineWith({
+          env: programEnv({
+            PATH: `${BIN}${delimiter}${BARE_PATH}`,
+            PULUMI_IGNORE_AMBIENT_PLUGINS: "1",
+          }),
         }),
-      });
-      const first = await upWatching(viaRunPlugin);
-      expectExit(first.up, EXIT_OK);
-      expect(first.up.plugins.map((p) => p.source)).toEqual(["package"]);
-      const [folderLaunch] = first.up.plugins;
-      expect(folderLaunch?.file).toBe(process.execPath);
-      expect(folderLaunch?.args.slice(1)).toEqual([join(ROOT, "plugin"), "127.0.0.1:1"]);
-      expect(folderLaunch?.args[0]).toMatch(
-        /@pulumi[/\\]pulumi[/\\]cmd[/\\]run-plugin[/\\]index\.js$/,
       );
-      // The process that served: the kernel's command line of that pid during the run.
-      const servedByFolder = first.seen.get(folderLaunch?.pid ?? -1);
-      expect(servedByFolder?.slice(1)).toEqual(folderLaunch?.args);
-      expect(first.up.diagnostics.filter((d) => d.message.includes("from $PATH"))).toEqual([]);
-      const viaFolder = { changes: changesByName(first.up), objects: objects(viaRunPlugin) };
-      expect(viaFolder.changes).toEqual({ env: "create", ops: "create", fw: "create" });
+      const inFolder = join(ROOT, "plugin", "pulumi-resource-cloudinfra");
+      expect(folder.launch).toMatchObject({ source: "package", file: inFolder });
+      expect(folder.launch?.args).toEqual(["127.0.0.1:1"]);
+      // `#!/usr/bin/env node`: the kernel runs Node with the file, no run-plugin.
+      expect(folder.served?.slice(1)).toEqual([inFolder, "127.0.0.1:1"]);
+      expect(folder.up.diagnostics.filter((d) => d.message.includes("from $PATH"))).toEqual([]);
+      expect(folder.outcome.changes).toEqual({ env: "create", ops: "create", fw: "create" });
 
-      expectExit(await viaRunPlugin.destroy(), EXIT_OK);
-      await expectNothingLeft(fx.client);
-
-      const ambient = fx.engineWith({
-        env: programEnv({ PATH: `${BIN}${delimiter}${BARE_PATH}` }),
-      });
-      const second = await upWatching(ambient);
-      expectExit(second.up, EXIT_OK);
-      expect(
-        second.up.plugins.map((p) => ({ source: p.source, file: p.file, args: p.args })),
-      ).toEqual([{ source: "ambient", file: AMBIENT, args: ["127.0.0.1:1"] }]);
-      // `#!/usr/bin/env node`: the kernel runs Node with the file found on PATH, no run-plugin.
-      const servedByPath = second.seen.get(second.up.plugins[0]?.pid ?? -1);
-      expect(servedByPath?.slice(1)).toEqual([AMBIENT, "127.0.0.1:1"]);
-      expect(servedByPath?.join(" ")).not.toContain("run-plugin");
-      expect(second.up.diagnostics).toContainEqual({
+      const ambient = await upAndDestroy(
+        fx.engineWith({ env: programEnv({ PATH: `${BIN}${delimiter}${BARE_PATH}` }) }),
+      );
+      expect(ambient.launch).toMatchObject({ source: "ambient", file: AMBIENT });
+      expect(ambient.launch?.args).toEqual(["127.0.0.1:1"]);
+      expect(ambient.served?.slice(1)).toEqual([AMBIENT, "127.0.0.1:1"]);
+      expect(ambient.up.diagnostics).toContainEqual({
         severity: "warning",
         message: `using pulumi-resource-cloudinfra from $PATH at ${AMBIENT}`,
       });
-      expect(
-        { changes: changesByName(second.up), objects: objects(ambient) },
-        report(second.up),
-      ).toEqual(viaFolder);
+      expect(ambient.outcome).toEqual(folder.outcome);
 
-      expectExit(await ambient.destroy(), EXIT_OK);
-      await expectNothingLeft(fx.client);
+      const stateDir = mkdtempSync(join(tmpdir(), "cloudinfra-run-plugin-"));
+      const yamlOnly = await upAndDestroy(
+        fx.engineWith({
+          projectDir: RUN_PLUGIN_PROJECT,
+          stateFile: join(stateDir, "dev.json"),
+          env: programEnv({ PATH: `${BIN}${delimiter}${BARE_PATH}` }),
+        }),
+      );
+      expect(yamlOnly.launch).toMatchObject({ source: "project", file: process.execPath });
+      expect(yamlOnly.launch?.args.slice(1)).toEqual([
+        join(RUN_PLUGIN_PROJECT, "plugin"),
+        "127.0.0.1:1",
+      ]);
+      expect(yamlOnly.launch?.args[0]).toMatch(
+        /@pulumi[/\\]pulumi[/\\]cmd[/\\]run-plugin[/\\]index\.js$/,
+      );
+      expect(yamlOnly.served?.slice(1)).toEqual(yamlOnly.launch?.args);
+      expect(yamlOnly.outcome.changes).toEqual(folder.outcome.changes);
+      rmSync(stateDir, { recursive: true, force: true });
     },
     TIMEOUT,
   );
@@ -184,16 +196,17 @@ describe("where the local engine finds a plugin (GetPluginPath's order)", () => 
       source: "ambient",
       executable: onPath,
     });
+    const inFolder = join(ROOT, "plugin", "pulumi-resource-cloudinfra");
     expect(
       findPlugin("cloudinfra", PROJECT, [], { ...env, PULUMI_IGNORE_AMBIENT_PLUGINS: "1" }),
-    ).toEqual({ source: "package", folder: join(ROOT, "plugin") });
+    ).toEqual({ source: "package", executable: inFolder });
     // An empty PULUMI_IGNORE_AMBIENT_PLUGINS does not opt out (the CLI reads a non-empty value).
     expect(
       findPlugin("cloudinfra", PROJECT, [], { ...env, PULUMI_IGNORE_AMBIENT_PLUGINS: "" }).source,
     ).toBe("ambient");
     expect(findPlugin("cloudinfra", PROJECT, [], { PATH: join(dir, "empty") })).toEqual({
       source: "package",
-      folder: join(ROOT, "plugin"),
+      executable: inFolder,
     });
   });
 

@@ -97,7 +97,7 @@ export function lookPath(name: string, env: NodeJS.ProcessEnv): string | undefin
  * else the folder's `PulumiPlugin.yaml`, as `ExecPlugin` falls back to it); then
  * `pulumi-resource-<pkg>` on `PATH` unless `PULUMI_IGNORE_AMBIENT_PLUGINS` is set (non-empty);
  * then, standing for the plugin cache and `pulumi package add`, the npm package's `plugin/`
- * folder (`pluginFolder`).
+ * folder (`pluginFolder`), run the same way: its executable, else its PulumiPlugin.yaml.
  */
 export function findPlugin(
   pkg: string,
@@ -106,13 +106,16 @@ export function findPlugin(
   env: NodeJS.ProcessEnv,
 ): FoundPlugin {
   const file = `pulumi-resource-${pkg}`;
+  /** A plugin folder as `execPlugin` runs it: its executable, else its PulumiPlugin.yaml. */
+  const inFolder = (source: "project" | "package", folder: string): FoundPlugin | undefined => {
+    const executable = join(folder, file);
+    if (isExecutableFile(executable)) return { source, executable };
+    return existsSync(join(folder, "PulumiPlugin.yaml")) ? { source, folder } : undefined;
+  };
   const local = projectPlugins.find((p) => p.name === pkg);
   if (local !== undefined) {
-    const executable = join(local.path, file);
-    if (isExecutableFile(executable)) return { source: "project", executable };
-    if (existsSync(join(local.path, "PulumiPlugin.yaml"))) {
-      return { source: "project", folder: local.path };
-    }
+    const found = inFolder("project", local.path);
+    if (found !== undefined) return found;
     throw new Error(
       `plugins.providers in Pulumi.yaml: ${local.path} (plugin ${pkg}) has neither an executable ${file} nor a PulumiPlugin.yaml`,
     );
@@ -121,7 +124,8 @@ export function findPlugin(
     const ambient = lookPath(file, env);
     if (ambient !== undefined) return { source: "ambient", executable: ambient };
   }
-  return { source: "package", folder: pluginFolder(projectDir, pkg) };
+  const folder = pluginFolder(projectDir, pkg);
+  return inFolder("package", folder) ?? { source: "package", folder };
 }
 
 /** The project's `plugins.providers` entries, paths resolved against the project directory. */

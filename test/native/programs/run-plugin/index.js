@@ -1,0 +1,3 @@
+// @ts-check
+"use strict";
+require("../drift/index.js");
