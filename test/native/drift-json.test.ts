@@ -13,8 +13,8 @@ import {
   type PreviewDigest,
 } from "../support/local-engine/engine.ts";
 import {
+  detailedDiffsByName,
   expectExit,
-  nameOf,
   type ProgramFixture,
   ROOT,
   startProgramFixture,
@@ -26,18 +26,6 @@ let fx: ProgramFixture;
 
 const engineAt = (version: number): LocalEngine =>
   fx.engineWith({ config: { "drift:version": String(version) } });
-
-/** `{name: {field: kind}}` of every step of the digest with a detailed diff. */
-function detailedByName(digest: PreviewDigest): Record<string, Record<string, string>> {
-  const out: Record<string, Record<string, string>> = {};
-  for (const step of digest.steps) {
-    if (step.detailedDiff === undefined) continue;
-    out[nameOf(step.urn)] = Object.fromEntries(
-      Object.entries(step.detailedDiff).map(([field, d]) => [field, d.kind]),
-    );
-  }
-  return out;
-}
 
 /** `{name: [fields]}` as the drift report reads them from the digest's JSON text. */
 function reportedFields(digest: PreviewDigest): Record<string, string[]> {
@@ -58,7 +46,7 @@ describe("detailed diffs in the JSON digest", () => {
       const preview = await engineAt(2).preview();
       expectExit(preview, EXIT_OK);
       const digest = preview.digest();
-      expect(detailedByName(digest)).toEqual({
+      expect(detailedDiffsByName(digest)).toEqual({
         env: { color: "update" },
         ops: { description: "update" },
       });
@@ -88,7 +76,7 @@ describe("detailed diffs in the JSON digest", () => {
       const gate = await engineAt(1).refresh({ previewOnly: true, expectNoChanges: true });
       expectExit(gate, EXIT_EXPECT_NO_CHANGES);
       const digest = gate.digest();
-      expect(detailedByName(digest)).toEqual({
+      expect(detailedDiffsByName(digest)).toEqual({
         env: { color: "update", data: "update" },
         fw: { description: "add", rules: "update" },
       });

@@ -18,6 +18,7 @@ import {
   type PreviewDigest,
 } from "../support/local-engine/engine.ts";
 import {
+  detailedDiffsByName,
   expectExit,
   nameOf,
   type ProgramFixture,
@@ -41,12 +42,9 @@ function changed(name: string, ...fields: string[]): void {
 
 /** `{name: [fields]}` of every step of a digest with a detailed diff. */
 function detailedFields(digest: PreviewDigest): Record<string, string[]> {
-  const out: Record<string, string[]> = {};
-  for (const step of digest.steps) {
-    if (step.detailedDiff === undefined) continue;
-    out[nameOf(step.urn)] = Object.keys(step.detailedDiff).sort();
-  }
-  return out;
+  return Object.fromEntries(
+    Object.entries(detailedDiffsByName(digest)).map(([name, d]) => [name, Object.keys(d).sort()]),
+  );
 }
 
 /** Each changed object's own subset of fields: never all objects alike, never none. */

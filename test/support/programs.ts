@@ -10,7 +10,12 @@ import { CloudInfraClient } from "../../src/api/client";
 import type { EmulatorOptions } from "../../src/emulator";
 import { startTestEmulator, type TestEmulator } from "./emulator";
 import type { StepRecord } from "./local-engine/deployment.ts";
-import { LocalEngine, type LocalEngineOptions, type RunResult } from "./local-engine/engine.ts";
+import {
+  LocalEngine,
+  type LocalEngineOptions,
+  type PreviewDigest,
+  type RunResult,
+} from "./local-engine/engine.ts";
 
 export const ROOT = join(__dirname, "..", "..");
 
@@ -106,6 +111,18 @@ export function expectExit(result: RunResult, code: number): void {
 /** A resource's name in a URN (`...::Server::web-1` is `web-1`). */
 export function nameOf(urn: string): string {
   return urn.split("::").at(-1) ?? urn;
+}
+
+/** `{name: {field: kind}}` of every step of a digest with a detailed diff. */
+export function detailedDiffsByName(digest: PreviewDigest): Record<string, Record<string, string>> {
+  const out: Record<string, Record<string, string>> = {};
+  for (const step of digest.steps) {
+    if (step.detailedDiff === undefined) continue;
+    out[nameOf(step.urn)] = Object.fromEntries(
+      Object.entries(step.detailedDiff).map(([field, d]) => [field, d.kind]),
+    );
+  }
+  return out;
 }
 
 /**
