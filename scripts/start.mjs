@@ -109,7 +109,9 @@ function withCli(cli, env, emulator) {
   say(`Pulumi CLI ${cli.version}; state in ${stateDir} (a local backend, no login).`);
   const select = pulumi(cli, ["stack", "select", "--create", "dev"], env);
   if (select.status !== 0) return select.status ?? 1;
-  const up = pulumi(cli, ["up", "--yes"], env);
+  // --refresh: a state left by an emulator that is gone (or reset) names objects that no longer
+  // exist; refreshing first finds that out instead of trusting the state.
+  const up = pulumi(cli, ["up", "--yes", "--refresh"], env);
   if (up.status !== 0) return up.status ?? 1;
   say("\nOutputs:");
   pulumi(cli, ["stack", "output"], env);
