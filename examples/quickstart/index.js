@@ -3,7 +3,7 @@
 // Settings come from `cloudinfra:*` stack config or the CLOUDINFRA_* variables that
 // `npm run emulator` prints, so by default this runs against the local emulator.
 // `pulumi config set flavour native` runs the same program on the native provider plugin
-// (`pulumi-cloudinfra/native`, README "The native provider").
+// (`pulumi-cloudinfra/native`, docs/native-provider.md).
 "use strict";
 const pulumi = require("@pulumi/pulumi");
 const cloudinfra =

@@ -240,14 +240,14 @@ describe("a seed document", () => {
   });
 });
 
-describe("the seed documents of README.md", () => {
+describe("the seed documents of docs/emulator.md", () => {
   it("seed cleanly", async () => {
-    const readme = readFileSync(join(__dirname, "..", "..", "README.md"), "utf8");
+    const readme = readFileSync(join(__dirname, "..", "..", "docs", "emulator.md"), "utf8");
     const blocks = [...readme.matchAll(/```yml\n([\s\S]*?)```/g)].map((m) => m[1] ?? "");
     expect(blocks.length).toBeGreaterThan(0);
     for (const [index, block] of blocks.entries()) {
       await emulator.admin.reset();
-      const { accounts } = await emulator.admin.seedAccounts(block, `README.md block ${index}`);
+      const { accounts } = await emulator.admin.seedAccounts(block, `docs/emulator.md block ${index}`);
       expect(accounts.length).toBeGreaterThan(0);
     }
   });

@@ -1,6 +1,6 @@
 /**
- * The manifests the documentation shows are valid: every YAML block of README.md and
- * docs/manifest.md passes the whole validation, catalogue included (an in-process emulator).
+ * The manifests the documentation shows are valid: every YAML block of docs/gitops-and-drift.md
+ * and docs/manifest.md passes the whole validation, catalogue included (an in-process emulator).
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -18,7 +18,7 @@ function yamlBlocks(file: string): string[] {
   return [...text.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1] ?? "");
 }
 
-describe.each(["README.md", "docs/manifest.md"])("the manifests in %s", (doc) => {
+describe.each(["docs/gitops-and-drift.md", "docs/manifest.md"])("the manifests in %s", (doc) => {
   it("are valid", async () => {
     const blocks = yamlBlocks(doc);
     expect(blocks.length).toBeGreaterThan(0);
