@@ -247,7 +247,10 @@ describe("the seed documents of docs/emulator.md", () => {
     expect(blocks.length).toBeGreaterThan(0);
     for (const [index, block] of blocks.entries()) {
       await emulator.admin.reset();
-      const { accounts } = await emulator.admin.seedAccounts(block, `docs/emulator.md block ${index}`);
+      const { accounts } = await emulator.admin.seedAccounts(
+        block,
+        `docs/emulator.md block ${index}`,
+      );
       expect(accounts.length).toBeGreaterThan(0);
     }
   });

@@ -47,7 +47,9 @@ function run(
 function newestUnder(dir: string): number {
   return Math.max(
     statSync(dir).mtimeMs,
-    ...readdirSync(dir, { recursive: true, encoding: "utf8" }).map((f) => statSync(join(dir, f)).mtimeMs),
+    ...readdirSync(dir, { recursive: true, encoding: "utf8" }).map(
+      (f) => statSync(join(dir, f)).mtimeMs,
+    ),
   );
 }
 const start = () => run(process.execPath, [join(ROOT, "scripts", "start.mjs")]);
@@ -130,7 +132,9 @@ it("without the CLI, deploys through the local engine, prints outputs, console a
     // Another test file may touch a source meanwhile (test/programs/local-engine.test.ts does):
     // then, and only then, a build is right.
     if (statSync(stamp).mtimeMs !== built) {
-      expect(newestUnder(join(ROOT, "src")), "a build with no source changed").toBeGreaterThan(built);
+      expect(newestUnder(join(ROOT, "src")), "a build with no source changed").toBeGreaterThan(
+        built,
+      );
     }
     expect(second.stdout).toContain(`Using the emulator at ${info.endpoint} (pid ${info.pid}`);
     expect(second.stdout).not.toMatch(/^\s+create\s/m);

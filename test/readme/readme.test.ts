@@ -83,7 +83,9 @@ function readmeBlocks(text: string, doc: string): Block[] {
     }
     if (language !== "sh") {
       if (marker !== null && marker[1] !== "file") {
-        throw new Error(`${doc}:${previous?.line}: a readme-test marker before a ${language} block`);
+        throw new Error(
+          `${doc}:${previous?.line}: a readme-test marker before a ${language} block`,
+        );
       }
       if (marker !== null) {
         blocks.push({
