@@ -75,6 +75,32 @@ export const RegexArg = z.string({ error: "expected a regular expression as a st
   }),
 );
 
+/**
+ * The items whose name `nameRegex` matches (searched anywhere in the name, case-sensitive), in
+ * their order; all of them when no pattern is given. The one name filter of every list data source.
+ */
+export function matchingName<T>(
+  items: readonly T[],
+  nameRegex: string | undefined,
+  nameOf: (item: T) => string,
+): T[] {
+  if (nameRegex === undefined) return [...items];
+  const regex = new RegExp(nameRegex);
+  return items.filter((item) => regex.test(nameOf(item)));
+}
+
+/** A list data source's result: the items under `key`, with their ids and names in the same order. */
+export function listResult<K extends string, T extends { id: number; name: string }>(
+  key: K,
+  items: T[],
+): { [P in K]: T[] } & { ids: number[]; names: string[] } {
+  return {
+    [key]: items,
+    ids: items.map((item) => item.id),
+    names: items.map((item) => item.name),
+  } as { [P in K]: T[] } & { ids: number[]; names: string[] };
+}
+
 /** A price bound: a finite number of at least 0. */
 export const MaxPriceArg = z
   .number({ error: "expected a number" })

@@ -9,6 +9,7 @@ import {
   definedOnly,
   describeFilter,
   listCandidates,
+  matchingName,
   onlyMatch,
   outputOf,
   parseArgs,
@@ -164,11 +165,11 @@ export async function getImages(
   opts?: DataSourceOptions,
 ): Promise<GetImagesResult> {
   const filter = parseArgs("getImages", GetImagesArgsSchema, args);
-  let images = await listImages("getImages", opts);
-  if (filter.nameRegex !== undefined) {
-    const regex = new RegExp(filter.nameRegex);
-    images = images.filter((image) => regex.test(image.name));
-  }
+  const images = matchingName(
+    await listImages("getImages", opts),
+    filter.nameRegex,
+    (image) => image.name,
+  );
   return { images, names: images.map((image) => image.name) };
 }
 
@@ -186,11 +187,8 @@ export async function getImage(
 ): Promise<GetImageResult> {
   const parsed = parseArgs("getImage", GetImageArgsSchema, args);
   const all = await listImages("getImage", opts);
-  const regex = parsed.nameRegex === undefined ? undefined : new RegExp(parsed.nameRegex);
-  const found = all.filter(
-    (image) =>
-      (parsed.name === undefined || image.name === parsed.name) &&
-      (regex === undefined || regex.test(image.name)),
+  const found = matchingName(all, parsed.nameRegex, (image) => image.name).filter(
+    (image) => parsed.name === undefined || image.name === parsed.name,
   );
   const filter = definedOnly({
     name: parsed.name,

@@ -1,5 +1,6 @@
 /**
- * Data sources: read the catalogues, the caller's identity and live servers from a Pulumi program. They run in
+ * Data sources: read the catalogues, the caller's identity and what runs in the account (servers,
+ * tags, security groups, SSH keys, roles) from a Pulumi program. They run in
  * the program's process with the same settings as the resources (`cloudinfra:*` stack config,
  * then `CLOUDINFRA_*` variables). Each has a promise variant (`getPlan`) and an Output variant
  * (`getPlanOutput`) for arguments that are Outputs.
@@ -15,8 +16,12 @@ export type * from "./permissions";
 export { getPermissions, getPermissionsOutput } from "./permissions";
 export type * from "./plans";
 export { getPlan, getPlanOutput, getPlans, getPlansOutput } from "./plans";
+export type * from "./roles";
+export { getRoles, getRolesOutput } from "./roles";
+export type * from "./security-groups";
+export { getSecurityGroups, getSecurityGroupsOutput } from "./security-groups";
 export type * from "./servers";
-export { getServer, getServerOutput } from "./servers";
+export { getServer, getServerOutput, getServers, getServersOutput } from "./servers";
 export {
   AmbiguousMatchError,
   DataSourceError,
@@ -24,3 +29,7 @@ export {
   InvalidArgumentError,
   NoMatchError,
 } from "./settings";
+export type * from "./ssh-keys";
+export { getSshKeys, getSshKeysOutput } from "./ssh-keys";
+export type * from "./tags";
+export { getTags, getTagsOutput } from "./tags";

@@ -1,5 +1,6 @@
 /**
- * `getServer`: one server as the service shows it now (`GET /v1/servers/:id`), with what other
+ * `getServer`: one server as the service shows it now (`GET /v1/servers/:id`); `getServers`: the
+ * servers of the account that pass a filter (`GET /v1/servers`). `getServer` shows a server, with what other
  * resources change on it: the tags it carries and every security group attached to it. A
  * `Server` resource's outputs leave those out on purpose: a refresh straight after the `up` that
  * tagged the server would otherwise report them as a change.
@@ -11,9 +12,12 @@ import { idReference } from "../resources/ids";
 import {
   type DataSourceOutputOptions,
   definedOnly,
+  listResult,
+  matchingName,
   orUndefined,
   outputOf,
   parseArgs,
+  RegexArg,
 } from "./common";
 import { callApi, type DataSourceOptions } from "./settings";
 
@@ -115,4 +119,74 @@ export function getServerOutput(
   opts?: DataSourceOutputOptions,
 ): pulumi.Output<GetServerResult> {
   return outputOf(args, opts, (resolved, o) => getServer(resolved, o));
+}
+
+/** Filters of {@link getServers}; a server must pass every filter given. */
+export interface GetServersArgs {
+  /**
+   * Only servers whose name matches this JavaScript regular expression, searched anywhere in the
+   * name and case-sensitive (anchor it with `^...$` for a whole-name match).
+   */
+  nameRegex?: string | undefined;
+  /** Only servers that carry the tag of this name (compared regardless of letter case, as the service compares tag names). */
+  tag?: string | undefined;
+  /** Only servers in this status (`running`, `stopped`, `provisioning`, `error`, ...). */
+  status?: string | undefined;
+}
+
+/** {@link GetServersArgs} whose values may be Outputs. */
+export interface GetServersOutputArgs {
+  /** See {@link GetServersArgs.nameRegex}. */
+  nameRegex?: pulumi.Input<string | undefined>;
+  /** See {@link GetServersArgs.tag}. */
+  tag?: pulumi.Input<string | undefined>;
+  /** See {@link GetServersArgs.status}. */
+  status?: pulumi.Input<string | undefined>;
+}
+
+/** Result of {@link getServers}. */
+export interface GetServersResult {
+  /** The matching servers, by ascending id, each as {@link getServer} shows it. */
+  servers: GetServerResult[];
+  /** Their ids, in the same order. */
+  ids: number[];
+  /** Their names, in the same order. */
+  names: string[];
+}
+
+export const GetServersArgsSchema = z.strictObject({
+  nameRegex: RegexArg.optional(),
+  tag: z.string({ error: "expected a tag name" }).optional(),
+  status: z.string({ error: "expected a status such as running" }).optional(),
+});
+
+/**
+ * The servers of the account that pass every given filter (all of them without filters), from
+ * one list call. Never fails because nothing matched: the lists are then empty.
+ *
+ * @example
+ * const web = await cloudinfra.getServers({ tag: "web", status: "running" });
+ * export const webIps = web.servers.map((s) => s.ip);
+ */
+export async function getServers(
+  args?: GetServersArgs,
+  opts?: DataSourceOptions,
+): Promise<GetServersResult> {
+  const filter = parseArgs("getServers", GetServersArgsSchema, args);
+  const listed = await callApi("getServers", (client, o) => client.servers.list(o), opts);
+  const tag = filter.tag?.toLowerCase();
+  const servers = matchingName(listed, filter.nameRegex, (s) => s.user_defined_name)
+    .filter((s) => filter.status === undefined || s.status === filter.status)
+    .filter((s) => tag === undefined || s.tags.some((t) => t.name.toLowerCase() === tag))
+    .map(serverFromApi)
+    .sort((a, b) => a.id - b.id);
+  return listResult("servers", servers);
+}
+
+/** {@link getServers} with arguments that may be Outputs. */
+export function getServersOutput(
+  args?: GetServersOutputArgs,
+  opts?: DataSourceOutputOptions,
+): pulumi.Output<GetServersResult> {
+  return outputOf(args ?? {}, opts, (resolved, o) => getServers(resolved, o));
 }

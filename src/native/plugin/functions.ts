@@ -12,7 +12,12 @@ import {
   getPermissions,
   getPlan,
   getPlans,
+  getRoles,
+  getSecurityGroups,
   getServer,
+  getServers,
+  getSshKeys,
+  getTags,
 } from "../../functions";
 import { type ClientDataSourceOptions, ON_CLIENT } from "../../functions/settings";
 import type { ProviderSession } from "../../resources/session";
@@ -33,6 +38,11 @@ const FUNCTIONS: Record<string, Lookup> = {
   getPermissions: (_args, opts) => getPermissions(opts),
   getAccount: (_args, opts) => getAccount(opts),
   getServer: (args, opts) => getServer(args as never, opts),
+  getServers: (args, opts) => getServers(args as never, opts),
+  getTags: (args, opts) => getTags(args as never, opts),
+  getSecurityGroups: (args, opts) => getSecurityGroups(args as never, opts),
+  getSshKeys: (args, opts) => getSshKeys(args as never, opts),
+  getRoles: (args, opts) => getRoles(args as never, opts),
 };
 
 /** Runs the data source `token` names with `args` on `session`'s client. */

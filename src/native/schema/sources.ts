@@ -20,7 +20,11 @@ import { TagSchema } from "../../api/schemas/tags";
 import { GetCountryArgsSchema } from "../../functions/countries";
 import { GetImageArgsSchema, GetImagesArgsSchema } from "../../functions/images";
 import { GetPlanArgsSchema, GetPlansArgsSchema } from "../../functions/plans";
-import { GetServerArgsSchema } from "../../functions/servers";
+import { GetRolesArgsSchema } from "../../functions/roles";
+import { GetSecurityGroupsArgsSchema } from "../../functions/security-groups";
+import { GetServerArgsSchema, GetServersArgsSchema } from "../../functions/servers";
+import { GetSshKeysArgsSchema } from "../../functions/ssh-keys";
+import { GetTagsArgsSchema } from "../../functions/tags";
 import type { FieldRule } from "../../resources/common";
 import type { ResourceKind } from "../../resources/kinds";
 import { ROLE_FIELDS, RoleInputsSchema } from "../../resources/role/model";
@@ -67,6 +71,11 @@ export const FUNCTION_ARGS: Readonly<Record<string, z.ZodType>> = {
   getImages: GetImagesArgsSchema,
   getCountry: GetCountryArgsSchema,
   getServer: GetServerArgsSchema,
+  getServers: GetServersArgsSchema,
+  getTags: GetTagsArgsSchema,
+  getSecurityGroups: GetSecurityGroupsArgsSchema,
+  getSshKeys: GetSshKeysArgsSchema,
+  getRoles: GetRolesArgsSchema,
 };
 
 /**
@@ -111,6 +120,26 @@ export const OUTPUT_SOURCES: Readonly<Record<string, OutputSource>> = {
     renames: { securityGroupIds: z.array(SecurityGroupSchema.shape.id) },
   },
   ServerTagInfo: { schema: TagSchema },
+  getServers: { renames: { ids: z.array(ServerSchema.shape.id) } },
+  // getServers' elements: the result of getServer, as a named type.
+  GetServerResult: {
+    schema: ServerSchema,
+    renames: { securityGroupIds: z.array(SecurityGroupSchema.shape.id) },
+  },
+  getTags: { renames: { ids: z.array(TagSchema.shape.id) } },
+  TagInfo: { schema: TagSchema, renames: { serverIds: z.array(ServerSchema.shape.id) } },
+  getSecurityGroups: { renames: { ids: z.array(SecurityGroupSchema.shape.id) } },
+  SecurityGroupInfo: {
+    schema: SecurityGroupSchema,
+    renames: { serverIds: z.array(ServerSchema.shape.id) },
+  },
+  getSshKeys: { renames: { ids: z.array(KeySchema.shape.id) } },
+  SshKeyInfo: { schema: KeySchema },
+  getRoles: { renames: { ids: z.array(RoleSchema.shape.id) } },
+  RoleInfo: {
+    schema: RoleSchema,
+    renames: { permissionIds: z.array(RolePermissionSchema.shape.permission_id) },
+  },
   AccountInfo: { schema: AccountSchema },
   AccountUserInfo: { schema: UserSchema },
   MembershipInfo: { schema: MembershipSchema },

@@ -24,9 +24,24 @@ import type {
   GetPlansArgs,
   GetPlansOutputArgs,
   GetPlansResult,
+  GetRolesArgs,
+  GetRolesOutputArgs,
+  GetRolesResult,
+  GetSecurityGroupsArgs,
+  GetSecurityGroupsOutputArgs,
+  GetSecurityGroupsResult,
   GetServerArgs,
   GetServerOutputArgs,
   GetServerResult,
+  GetServersArgs,
+  GetServersOutputArgs,
+  GetServersResult,
+  GetSshKeysArgs,
+  GetSshKeysOutputArgs,
+  GetSshKeysResult,
+  GetTagsArgs,
+  GetTagsOutputArgs,
+  GetTagsResult,
 } from "../../functions";
 import { functionToken } from "../package";
 
@@ -99,3 +114,35 @@ export const getAccountOutput = outputInvoker<undefined, GetAccountResult>("getA
 export const getServer = invoker<GetServerArgs, GetServerResult>("getServer");
 /** {@link getServer} with Output arguments. */
 export const getServerOutput = outputInvoker<GetServerOutputArgs, GetServerResult>("getServer");
+/** The servers that pass every given filter (`cloudinfra:index:getServers`). */
+export const getServers = invoker<GetServersArgs | undefined, GetServersResult>("getServers");
+/** {@link getServers} with Output arguments. */
+export const getServersOutput = outputInvoker<GetServersOutputArgs | undefined, GetServersResult>(
+  "getServers",
+);
+/** The tags whose name matches (`cloudinfra:index:getTags`). */
+export const getTags = invoker<GetTagsArgs | undefined, GetTagsResult>("getTags");
+/** {@link getTags} with Output arguments. */
+export const getTagsOutput = outputInvoker<GetTagsOutputArgs | undefined, GetTagsResult>("getTags");
+/** The security groups that pass every given filter (`cloudinfra:index:getSecurityGroups`). */
+export const getSecurityGroups = invoker<
+  GetSecurityGroupsArgs | undefined,
+  GetSecurityGroupsResult
+>("getSecurityGroups");
+/** {@link getSecurityGroups} with Output arguments. */
+export const getSecurityGroupsOutput = outputInvoker<
+  GetSecurityGroupsOutputArgs | undefined,
+  GetSecurityGroupsResult
+>("getSecurityGroups");
+/** The SSH keys that pass every given filter (`cloudinfra:index:getSshKeys`). */
+export const getSshKeys = invoker<GetSshKeysArgs | undefined, GetSshKeysResult>("getSshKeys");
+/** {@link getSshKeys} with Output arguments. */
+export const getSshKeysOutput = outputInvoker<GetSshKeysOutputArgs | undefined, GetSshKeysResult>(
+  "getSshKeys",
+);
+/** The roles that pass every given filter (`cloudinfra:index:getRoles`). */
+export const getRoles = invoker<GetRolesArgs | undefined, GetRolesResult>("getRoles");
+/** {@link getRoles} with Output arguments. */
+export const getRolesOutput = outputInvoker<GetRolesOutputArgs | undefined, GetRolesResult>(
+  "getRoles",
+);
