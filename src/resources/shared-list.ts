@@ -11,8 +11,10 @@
  *
  * Freshness: a reused list can miss a change made elsewhere in that short window. Each Pulumi
  * operation starts a new provider host, so this never spans two operations; and a list read
- * before a write through the session's client settled (the client says so: `onWriteSettled`)
- * is never served after it, so a resource never reads back a list older than its own last write.
+ * before a write through the session's client settled (the client says so: `onWriteSettled`),
+ * or before this process saw an object newer than the list by other means ({@link
+ * SharedLists.observed}: a server's own poll), is never served after it, so a resource never
+ * reads back a list older than its own last write or what its create last saw.
  *
  * Absence is a verdict, and a costly one: a refresh that reads "gone" drops the resource from the
  * state, and an adoption or lookup that finds nothing fails. So {@link SharedLists.find} only
@@ -136,6 +138,15 @@ export class SharedLists {
       },
     );
     return promise;
+  }
+
+  /**
+   * This process has just seen an object as it is now other than through a list (a server's
+   * status from its own poll): lists finished or in flight before now are not served again, as
+   * after a write, so a read never shows the object older than its create or update saw it.
+   */
+  observed(): void {
+    this.#writes++;
   }
 
   /** A mark of this moment: {@link SharedLists.since} serves lists requested after it. */

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { sessionWatch } from "../../src/resources/server/watch";
 import { resetSession } from "../../src/resources/session";
 import { SharedLists } from "../../src/resources/shared-list";
 import { implementation as tag } from "../../src/resources/tag/provider";
@@ -99,6 +100,28 @@ describe("SharedLists", () => {
     // The answer that predates the write is not reused either.
     expect(await lists.read("tags", source.fetch)).toEqual(["new"]);
     expect(source.requests).toBe(2);
+  });
+
+  // Issue 24: right after parallel creates, a Read showed a server `provisioning` from a list
+  // finished moments before, though its create's own poll had seen it `running`.
+  it("serves no list of servers finished before the watch saw a server through its own poll", async () => {
+    const provisioning = { id: 7, status: "provisioning" };
+    const running = { id: 7, status: "running" };
+    const lists = new SharedLists(undefined, { reuseMs: 1000, now: () => clock });
+    let listed = 0;
+    const list = async () => {
+      listed++;
+      return listed === 1 ? [provisioning] : [running];
+    };
+    const client = { servers: { get: async () => running, list } };
+    const watch = sessionWatch(client as never, lists);
+    const find = () => lists.find("servers", list, (s: { id: number }) => s.id === 7);
+    expect(await find()).toEqual(provisioning);
+    // The create's wait polls its one server on its own and sees it running.
+    expect(await watch.read(7)).toEqual(running);
+    // Within the reuse window, yet the read is not older than what the create saw.
+    expect(await find()).toEqual(running);
+    expect(listed).toBe(2);
   });
 
   it("hands a failure to every waiting reader and never reuses it", async () => {

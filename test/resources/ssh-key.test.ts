@@ -179,9 +179,13 @@ describe("SshKey against the emulator", () => {
       generate: false,
     });
     expect(created.outs).not.toHaveProperty("privateKey");
+    // The emulator stores the key without its comment; the provider keeps the program's text
+    // (issue 24: a refresh dropped the comment, which the next `up` put back).
+    expect(created.outs?.["publicKey"]).toBe(pair.publicKey);
     const read = await sshKey.read(created.id, created.outs);
     expect(read.props).toEqual(created.outs);
-    // The emulator stores the key without its comment; the program's text still shows no change.
+    expect(read.inputs?.["publicKey"]).toBe(pair.publicKey);
+    // The program's text shows no change either way.
     expect((await sshKey.diff(created.id, read.props ?? {}, inputs)).changes).toBe(false);
     expect((await sshKey.diff(created.id, read.props ?? {}, read.inputs ?? {})).changes).toBe(
       false,

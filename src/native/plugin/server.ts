@@ -250,6 +250,11 @@ export class PluginServer {
           );
           const res = new provproto.ReadResponse();
           res.setId(read.id);
+          // Gone: no properties at all. The engine unmarshals them with PropagateNil, so an unset
+          // struct reads as "does not exist" (a refresh drops the resource, an import says the id
+          // does not exist), where an empty but set one would read as an object without inputs
+          // ("provider does not support importing resources").
+          if (read.id === "") return res;
           res.setProperties(struct(read.outputs));
           if (read.inputs !== undefined) res.setInputs(struct(read.inputs));
           return res;

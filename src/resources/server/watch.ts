@@ -257,7 +257,15 @@ export function sessionWatch(client: { servers: ServerSource }, lists: SharedLis
   // Polls spend what the rate budget has left after the work a user waits for.
   const background = { priority: "background" } as const;
   return new ServerWatch({
-    get: (id) => servers.get(id, background),
+    // A server seen through its own poll is newer than any list of servers finished before: a
+    // read after a create must not show the state the create waited past (lists.observed).
+    get: async (id) => {
+      try {
+        return await servers.get(id, background);
+      } finally {
+        lists.observed();
+      }
+    },
     list: () => lists.since("servers", () => servers.list(background), lists.mark()),
   });
 }

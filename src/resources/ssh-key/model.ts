@@ -126,12 +126,18 @@ export function toApi(inputs: SshKeyInputs): CreateKeyRequest {
   return { name: inputs.name, type: "import", public_key: inputs.publicKey };
 }
 
-/** Outputs from the service's view of a key; the caller adds `generate` and `privateKey`. */
-export function fromApi(key: Key): Omit<SshKeyOutputs, "generate" | "privateKey"> {
+/**
+ * Outputs from the service's view of a key; the caller adds `generate` and `privateKey`.
+ * `known`: the key text the program gave or the state holds. The service may keep a key without
+ * its comment (the emulator does); for the same key material the known text, comment included,
+ * is kept, so a refresh never drops the comment and the next `up` has nothing to put back.
+ */
+export function fromApi(key: Key, known?: unknown): Omit<SshKeyOutputs, "generate" | "privateKey"> {
   return {
     keyId: key.id,
     name: key.name,
-    publicKey: key.public_key,
+    publicKey:
+      typeof known === "string" && sameKeyMaterial(key.public_key, known) ? known : key.public_key,
     fingerprint: key.fingerprint,
     createdAt: key.created_at,
   };

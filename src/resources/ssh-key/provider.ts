@@ -132,7 +132,7 @@ async function generateKey(session: ProviderSession, inputs: SshKeyInputs) {
 function withStoredState(key: Key, stored: Props | undefined): SshKeyOutputs {
   const privateKey = stored?.["privateKey"];
   return {
-    ...fromApi(key),
+    ...fromApi(key, stored?.["publicKey"]),
     generate: stored?.["generate"] === true,
     ...(typeof privateKey === "string" ? { privateKey } : {}),
   };
@@ -171,7 +171,7 @@ const adoption = (session: ProviderSession): Adoption<SshKeyInputs, Key> => ({
     return out;
   },
   async converge(live, key) {
-    const outs: SshKeyOutputs = { ...fromApi(live), generate: key.generate };
+    const outs: SshKeyOutputs = { ...fromApi(live, key.publicKey), generate: key.generate };
     return { ...outs };
   },
 });
@@ -211,7 +211,7 @@ export const operations = {
         return { id: String(made.key.id), outs: { ...outs } };
       }
       const made = await importKey(session, key);
-      const outs: SshKeyOutputs = { ...fromApi(made), generate: false };
+      const outs: SshKeyOutputs = { ...fromApi(made, key.publicKey), generate: false };
       return { id: String(made.id), outs: { ...outs } };
     });
   },

@@ -544,15 +544,20 @@ export class Deployment {
     const id = goal.importId ?? "";
     const host = await this.hostFor(base);
     const read = await this.workers.run(() => host.read(urn, id, {}, {}));
-    if (read.id === "") {
-      throw new Error(`resource '${id}' does not exist (importing ${urn})`);
+    // ImportStep.Apply (step.go): nil outputs are a missing resource, nil inputs a provider that
+    // cannot import; an empty id keeps the one asked for.
+    if (!read.exists) throw new Error(`resource '${id}' does not exist (importing ${urn})`);
+    if (read.inputs === undefined) {
+      throw new Error(
+        `provider does not support importing resources; please try updating the '${urn.split("::")[2]?.split(":")[0]}' plugin (importing ${urn})`,
+      );
     }
-    const readInputs = (read.inputs ?? {}) as PropertyMap;
+    const readInputs = read.inputs as PropertyMap;
     const news = goal.inputsFromRead ? readInputs : goal.inputs;
     const inputs = await this.check(urn, readInputs, news, base.provider);
     const imported: ResourceState = {
       ...base,
-      id: read.id,
+      id: read.id === "" ? id : read.id,
       inputs,
       outputs: applyAdditionalSecrets(read.properties as PropertyMap, goal.additionalSecretOutputs),
       created: this.now(),

@@ -313,7 +313,7 @@ export class ProviderHost {
     id: string,
     properties: Props,
     inputs?: Props,
-  ): Promise<{ id: string; properties: Props; inputs: Props | undefined }> {
+  ): Promise<{ id: string; properties: Props; exists: boolean; inputs: Props | undefined }> {
     const req = new provproto.ReadRequest();
     req.setUrn(urn);
     req.setId(id);
@@ -325,6 +325,9 @@ export class ProviderHost {
     return {
       id: res.getId(),
       properties: toProps(res.getProperties()),
+      // The engine unmarshals properties with PropagateNil: unset ones are nil outputs, which
+      // ImportStep and ReadStep take for "does not exist" (step.go); `properties` is then {}.
+      exists: res.hasProperties(),
       inputs: res.hasInputs() ? toProps(res.getInputs()) : undefined,
     };
   }
