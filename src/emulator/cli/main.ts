@@ -14,6 +14,7 @@ import { readFileSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { reportError } from "../../lib/cli-output";
+import { UnsafeFolderError } from "../../lib/private-dir";
 import type { EmulatorOptions } from "../emulator";
 import { Emulator } from "../emulator";
 import type { SeededAccount } from "../seed/file";
@@ -226,7 +227,15 @@ async function main(): Promise<void> {
     dataDir: infoDir ?? null,
   };
   await writeFileAtomic(infoFile, `${JSON.stringify(info, null, 2)}\n`, 0o600);
-  registered = register(process.pid, infoFile);
+  try {
+    registered = register(process.pid, infoFile);
+  } catch (error) {
+    if (!(error instanceof UnsafeFolderError)) throw error;
+    // The emulator works without it; only `env` without --data-dir cannot find it.
+    process.stderr.write(
+      `cloudinfra-emulator: not registered for \`emulator env\`: ${error.message}\n`,
+    );
+  }
   process.stdout.write(exportLines(info));
   process.stderr.write(
     `cloudinfra-emulator listening on ${info.endpoint} (${infoDir === undefined ? "memory" : `data dir ${infoDir}`}); ` +
