@@ -103,13 +103,12 @@ describe("privateDir, the rule", () => {
     expect(readdirSync(open)).toEqual([]);
     const link = join(base, "link");
     symlinkSync(mkdtempSync(join(tmpdir(), "target-")), link);
-    const err = (() => {
-      try {
-        privateDir(link, { what: "x", remedy: "do y" });
-      } catch (e) {
-        return e;
-      }
-    })();
+    let err: unknown;
+    try {
+      privateDir(link, { what: "x", remedy: "do y" });
+    } catch (e) {
+      err = e;
+    }
     expect(err).toBeInstanceOf(UnsafeFolderError);
     expect((err as UnsafeFolderError).reason).toMatch(/^is a symbolic link \(to .*target-/);
   });
