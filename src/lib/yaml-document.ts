@@ -8,11 +8,14 @@
  * that lacks it; an unknown key at that key. Syntax errors stop there (a schema check of a broken
  * document only adds noise), everything else is collected.
  */
-import { readFileSync } from "node:fs";
 import { isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from "yaml";
 import type { z } from "zod";
 import { formatPath } from "../api/schemas/common";
 import { didYouMean } from "./names";
+import { readTextFile } from "./text-file";
+
+/** The largest YAML file read (a manifest, a seed file): 8 MiB, some 200,000 short entries. */
+export const YAML_FILE_MAX_BYTES = 8 * 1024 * 1024;
 
 /** One problem of a YAML file, where it is and what is wrong. */
 export interface LocatedIssue {
@@ -65,16 +68,19 @@ export class YamlSource {
     return new YamlSource(file, value, doc.contents, lines);
   }
 
-  /** Reads and parses a file; an unreadable file is one issue at its first line. */
+  /**
+   * Reads and parses a file of at most {@link YAML_FILE_MAX_BYTES} (lib/text-file.ts: a regular
+   * file, UTF-8); a file that cannot be read is one issue, at the place that is not UTF-8 or at
+   * its first line.
+   */
   static read(file: string, displayName: string = file): YamlSource | LocatedIssue[] {
-    let text: string;
-    try {
-      text = readFileSync(file, "utf8");
-    } catch (err) {
-      const why = (err as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : String(err);
-      return [{ file: displayName, line: 1, column: 1, path: "", message: `cannot read: ${why}` }];
+    const read = readTextFile(file, YAML_FILE_MAX_BYTES);
+    if (!read.ok) {
+      const { line = 1, column = 1 } = read;
+      const message = read.line === undefined ? `cannot read: ${read.message}` : read.message;
+      return [{ file: displayName, line, column, path: "", message }];
     }
-    return YamlSource.parse(text, displayName);
+    return YamlSource.parse(read.text, displayName);
   }
 
   /**

@@ -10,11 +10,13 @@
  */
 // First, before anything that needs a newer Node than the one running it.
 import "./node-check";
-import { readFileSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { reportError } from "../../lib/cli-output";
 import { UnsafeFolderError } from "../../lib/private-dir";
+import { readTextFile } from "../../lib/text-file";
+import { YAML_FILE_MAX_BYTES } from "../../lib/yaml-document";
 import type { EmulatorOptions } from "../emulator";
 import { Emulator } from "../emulator";
 import type { SeededAccount } from "../seed/file";
@@ -156,12 +158,9 @@ async function main(): Promise<void> {
   const { emulator: settings, seed } = options();
   let seedText: string | undefined;
   if (seed !== undefined) {
-    try {
-      seedText = readFileSync(seed, "utf8");
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      fail(`--seed ${seed}: ${code === "ENOENT" ? "no such file" : String(error)}`);
-    }
+    const read = readTextFile(seed, YAML_FILE_MAX_BYTES);
+    if (!read.ok) fail(`--seed ${seed}: ${read.message}`);
+    else seedText = read.text;
   }
   const infoDir = settings.dataDir;
   // Opening takes the data dir's lock (or refuses a dir another emulator holds); only then is
