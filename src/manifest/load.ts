@@ -38,12 +38,23 @@ export interface LoadedManifest {
 
 type Entries = Record<string, Record<string, unknown>>;
 
+/** Each document's sections, as {@link entriesOf} answered them: every check asks again. */
+const sectionEntries = new WeakMap<object, Map<Section, Entries>>();
+
 /** The entries of a section that are maps, whatever else is wrong with the document. */
 export function entriesOf(value: unknown, section: Section): Entries {
   if (value === null || typeof value !== "object") return {};
+  let known = sectionEntries.get(value);
+  if (known === undefined) {
+    known = new Map();
+    sectionEntries.set(value, known);
+  }
+  let out = known.get(section);
+  if (out !== undefined) return out;
+  out = {};
+  known.set(section, out);
   const entries = (value as Record<string, unknown>)[section];
-  if (entries === null || typeof entries !== "object" || Array.isArray(entries)) return {};
-  const out: Entries = {};
+  if (entries === null || typeof entries !== "object" || Array.isArray(entries)) return out;
   for (const [key, entry] of Object.entries(entries)) {
     if (entry !== null && typeof entry === "object" && !Array.isArray(entry)) {
       out[key] = entry as Record<string, unknown>;
