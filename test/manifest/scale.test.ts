@@ -54,17 +54,16 @@ describe("a manifest of 10,000 and 40,000 entries", () => {
       expect(large.work.nodes).toBe(perEntry * 40_000 + 16);
       expect(large.work.lookups).toBeLessThanOrEqual(4 * small.work.lookups + 10);
       expect(large.cpuMs / small.cpuMs).toBeLessThan(8);
+      if (!problems) return;
+      // The last entry's problems, each where it is, as the first entry's are.
+      const last = large.issues.filter((i) => i.path.startsWith("tags.t39999."));
+      expect(last.map((i) => `${i.line}:${i.column} ${i.path}: ${i.message}`).sort()).toEqual([
+        '40003:19 tags.t39999.color: expected a colour of the form #RRGGBB (got "red")',
+        '40003:36 tags.t39999.servers[0]: no entry "db-39999" in servers; servers has: web-0',
+      ]);
     },
+    180_000,
   );
-
-  it("names the 80,000 problems of a 40,000-entry manifest, each at its line", () => {
-    const { issues } = load(40_000, true);
-    const last = issues.filter((i) => i.path.startsWith("tags.t39999"));
-    expect(last.map((i) => `${i.line}:${i.column} ${i.path}: ${i.message}`).sort()).toEqual([
-      '40003:19 tags.t39999.color: expected a colour of the form #RRGGBB (got "red")',
-      '40003:36 tags.t39999.servers[0]: no entry "db-39999" in servers; servers has: web-0',
-    ]);
-  });
 });
 
 describe("duplicate keys", () => {
