@@ -4,7 +4,7 @@
  * other user's part runs as a second user (nobody, 65534) through `setpriv` where the tests run
  * as root; elsewhere those tests are skipped, saying why. The rule itself is lib/private-dir.ts.
  */
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import {
   chmodSync,
@@ -20,6 +20,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { CloudInfraClient } from "../../src/api/client";
+import { startEmulator } from "../../src/emulator";
 import { privateDir, UnsafeFolderError, writePrivateFile } from "../../src/lib/private-dir";
 import { requestDigest } from "../../src/resources/journal";
 import { ServerInputsSchema, toApi } from "../../src/resources/server/model";
@@ -252,6 +253,43 @@ describe.skipIf(!canBeAnotherUser)("`emulator env` with a registry another user 
     expect(found.stderr).toContain(
       `${shared}/pulumi-cloudinfra-${uid} is a symbolic link owned by user ${OTHER}, not you (user ${uid}) nor root, so it is not used`,
     );
+  });
+
+  it("the emulator CLI starts anyway, saying it is not registered; an in-memory one refuses", async () => {
+    const shared = sharedTemp();
+    asOtherUser(`mkdir -p ${shared}/pulumi-cloudinfra-${uid}/emulators`);
+    const planted = ownersUnder(join(shared, `pulumi-cloudinfra-${uid}`));
+    const dataDir = mkdtempSync(join(tmpdir(), "data-"));
+    const child = spawn(
+      process.execPath,
+      [join(root, "dist", "emulator", "cli.js"), "--data-dir", dataDir, "--port", "0"],
+      { env: { ...process.env, TMPDIR: shared }, stdio: ["ignore", "pipe", "pipe"] },
+    );
+    let out = "";
+    let err = "";
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+      err += chunk;
+    });
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+        out += chunk;
+        if (out.includes("export CLOUDINFRA_CA_CERT=")) resolve();
+      });
+      child.once("exit", (code) => reject(new Error(`exited ${code}: ${err}`)));
+    });
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    child.kill("SIGTERM");
+    await exited;
+    expect(err).toContain(
+      `cloudinfra-emulator: not registered for \`emulator env\`: the registry of running emulators: ${shared}/pulumi-cloudinfra-${uid} is owned by user ${OTHER}`,
+    );
+    expect(ownersUnder(join(shared, `pulumi-cloudinfra-${uid}`))).toEqual(planted);
+
+    useTemp(shared);
+    await expect(startEmulator({ port: 0 })).rejects.toThrow(
+      `the in-memory emulator's folder: ${shared}/pulumi-cloudinfra-${uid} is owned by user ${OTHER}`,
+    );
+    expect(ownersUnder(join(shared, `pulumi-cloudinfra-${uid}`))).toEqual(planted);
   });
 
   it("finds nothing (and says so) when only the old shared name was planted", () => {
