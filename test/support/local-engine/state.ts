@@ -36,14 +36,16 @@ function isLoopback(endpoint: string): boolean {
 
 /**
  * The passphrase that seals a stack's secrets: `given` (PULUMI_CONFIG_PASSPHRASE, or the
- * engine's option) when set; else {@link PUBLISHED_PASSPHRASE}, but only for a stack whose
- * endpoint (`cloudinfra:endpoint`, else CLOUDINFRA_ENDPOINT) is an emulator on this machine, or
- * that has none. A stack of a real service is refused rather than sealed with it silently.
+ * engine's option) when set and not empty; else the empty one or {@link PUBLISHED_PASSPHRASE},
+ * but only for a stack whose endpoint (`cloudinfra:endpoint`, else CLOUDINFRA_ENDPOINT) is an
+ * emulator on this machine, or that has none. A stack of a real service is refused rather than
+ * sealed with a passphrase anyone knows.
  */
 export function statePassphrase(given: string | undefined, endpoint: string | undefined): string {
   if (given !== undefined && given !== "") return given;
+  // An empty one (npm start's, as the CLI's file backend allows) is no better than the published.
   if (endpoint === undefined || endpoint === "" || isLoopback(endpoint)) {
-    return PUBLISHED_PASSPHRASE;
+    return given ?? PUBLISHED_PASSPHRASE;
   }
   throw new Error(
     `the stack's endpoint ${endpoint} is not an emulator on this machine, and no passphrase is set: its secrets (API keys, private keys) would be sealed with the published passphrase "${PUBLISHED_PASSPHRASE}", which anyone can read; set PULUMI_CONFIG_PASSPHRASE to a passphrase of your own`,
