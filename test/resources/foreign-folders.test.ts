@@ -14,6 +14,7 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
+  rmSync,
   symlinkSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -62,9 +63,22 @@ function ownersUnder(dir: string): string[] {
   return out;
 }
 
+/** Folders the tests made, removed at the end. */
+const made: string[] = [];
+afterAll(() => {
+  for (const dir of made) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A new temp dir (removed at the end). */
+function tempDir(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  made.push(dir);
+  return dir;
+}
+
 /** A temp dir made as /tmp is (1777), standing for the machine's shared temp dir. */
 function sharedTemp(): string {
-  const dir = mkdtempSync(join(tmpdir(), "shared-tmp-"));
+  const dir = tempDir("shared-tmp-");
   chmodSync(dir, 0o1777);
   return dir;
 }
@@ -84,7 +98,7 @@ afterEach(() => {
 
 describe("privateDir, the rule", () => {
   it("makes missing folders 0700, top-down, and files 0600", () => {
-    const base = mkdtempSync(join(tmpdir(), "private-"));
+    const base = tempDir("private-");
     const dir = privateDir(join(base, "a", "b"), { what: "test" });
     expect(lstatSync(join(base, "a")).mode & 0o777).toBe(0o700);
     expect(lstatSync(dir).mode & 0o777).toBe(0o700);
@@ -94,7 +108,7 @@ describe("privateDir, the rule", () => {
   });
 
   it("refuses a folder others can write, a symbolic link, and makes nothing inside them", () => {
-    const base = mkdtempSync(join(tmpdir(), "private-"));
+    const base = tempDir("private-");
     const open = join(base, "open");
     mkdirSync(open);
     chmodSync(open, 0o777);
@@ -103,7 +117,7 @@ describe("privateDir, the rule", () => {
     );
     expect(readdirSync(open)).toEqual([]);
     const link = join(base, "link");
-    symlinkSync(mkdtempSync(join(tmpdir(), "target-")), link);
+    symlinkSync(tempDir("target-"), link);
     let err: unknown;
     try {
       privateDir(link, { what: "x", remedy: "do y" });
@@ -115,7 +129,7 @@ describe("privateDir, the rule", () => {
   });
 
   it("refuses a folder below one others can write without the sticky bit (they could swap it)", () => {
-    const base = mkdtempSync(join(tmpdir(), "private-"));
+    const base = tempDir("private-");
     chmodSync(base, 0o777);
     const mine = join(base, "mine");
     mkdirSync(mine, { mode: 0o700 });
@@ -201,7 +215,7 @@ describe.skipIf(!canBeAnotherUser)("`emulator env` with a registry another user 
   /** `cloudinfra-emulator env` run from an empty folder with `tmp` as the temp dir. */
   function env(tmp: string) {
     const run = spawnSync(process.execPath, [join(root, "scripts", "emulator-env.mjs")], {
-      cwd: mkdtempSync(join(tmpdir(), "elsewhere-")),
+      cwd: tempDir("elsewhere-"),
       env: { ...process.env, TMPDIR: tmp },
       encoding: "utf8",
     });
@@ -210,7 +224,7 @@ describe.skipIf(!canBeAnotherUser)("`emulator env` with a registry another user 
 
   /** An emulator.json of the other user's, naming a running process (pid 1). */
   function attackerInfo(): string {
-    const evil = mkdtempSync(join(tmpdir(), "evil-"));
+    const evil = tempDir("evil-");
     chmodSync(evil, 0o777);
     const info = join(evil, "emulator.json");
     const content = {
@@ -259,7 +273,7 @@ describe.skipIf(!canBeAnotherUser)("`emulator env` with a registry another user 
     const shared = sharedTemp();
     asOtherUser(`mkdir -p ${shared}/pulumi-cloudinfra-${uid}/emulators`);
     const planted = ownersUnder(join(shared, `pulumi-cloudinfra-${uid}`));
-    const dataDir = mkdtempSync(join(tmpdir(), "data-"));
+    const dataDir = tempDir("data-");
     const child = spawn(
       process.execPath,
       [join(root, "dist", "emulator", "cli.js"), "--data-dir", dataDir, "--port", "0"],
