@@ -3,12 +3,12 @@
  * limits, faults, lifecycle, request log), and its life: start, reset, close.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { PermissionName } from "../api/schemas/iam";
 import { definedOnly } from "../lib/defined";
+import { privateTempDir } from "../lib/private-dir";
 import {
   type AdminHost,
   type EmulatorAdmin,
@@ -147,7 +147,7 @@ export class Emulator implements EmulatorCore, PipelineHost, AdminHost {
       const certDir = options.certDir ?? dataDir;
       this.tls = certDir === undefined ? processTlsMaterial() : tlsMaterialInDir(certDir);
       if (certDir === undefined) {
-        this.tempDir = mkdtempSync(join(tmpdir(), "cloudinfra-emulator-"));
+        this.tempDir = privateTempDir("emulator-", { what: "the in-memory emulator's folder" });
         this.caCertFile = join(this.tempDir, "ca.pem");
         writeFileSync(this.caCertFile, this.tls.caCert);
       } else {

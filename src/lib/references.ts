@@ -6,6 +6,27 @@
  */
 import { didYouMean } from "./names";
 
+/**
+ * Bounds that keep a document with a bad reference in every entry linear: the names of a section
+ * are listed in a message only up to {@link LISTED_TARGETS_MAX}, and the nearest one is looked
+ * for only among at most {@link SUGGESTION_TARGETS_MAX} (a typo among 40,000 names would cost
+ * each bad reference a pass over all of them).
+ */
+export const LISTED_TARGETS_MAX = 20;
+export const SUGGESTION_TARGETS_MAX = 100;
+
+/** The targets of each list passed, as a set: callers pass one list for all their entries. */
+const targetSets = new WeakMap<readonly string[], ReadonlySet<string>>();
+
+function setOf(targets: readonly string[]): ReadonlySet<string> {
+  let set = targetSets.get(targets);
+  if (set === undefined) {
+    set = new Set(targets);
+    targetSets.set(targets, set);
+  }
+  return set;
+}
+
 /** One bad reference: its position in the list (none for a single name) and what is wrong. */
 export interface ReferenceProblem {
   index: number | undefined;
@@ -31,11 +52,17 @@ export function referenceProblems(
     if (seen.has(name))
       problems.push({ index, message: `${JSON.stringify(name)} is listed twice` });
     seen.add(name);
-    if (targets.includes(name)) return;
+    if (setOf(targets).has(name)) return;
+    const otherwise =
+      targets.length <= LISTED_TARGETS_MAX
+        ? `${options.section} has: ${targets.join(", ")}`
+        : `${options.section} has ${targets.length} entries`;
     const hint =
       targets.length === 0
         ? `; ${options.noTargets}`
-        : didYouMean(name, targets, { otherwise: `${options.section} has: ${targets.join(", ")}` });
+        : targets.length <= SUGGESTION_TARGETS_MAX
+          ? didYouMean(name, targets, { otherwise })
+          : `; ${otherwise}, none named so`;
     problems.push({
       index,
       message: `no entry ${JSON.stringify(name)} in ${options.section}${hint}`,

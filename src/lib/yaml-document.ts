@@ -8,11 +8,24 @@
  * that lacks it; an unknown key at that key. Syntax errors stop there (a schema check of a broken
  * document only adds noise), everything else is collected.
  */
-import { readFileSync } from "node:fs";
-import { isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from "yaml";
+import {
+  isMap,
+  isPair,
+  isScalar,
+  isSeq,
+  LineCounter,
+  type Node,
+  type Pair,
+  parseDocument,
+  type YAMLMap,
+} from "yaml";
 import type { z } from "zod";
 import { formatPath } from "../api/schemas/common";
 import { didYouMean } from "./names";
+import { readTextFile } from "./text-file";
+
+/** The largest YAML file read (a manifest, a seed file): 8 MiB, some 200,000 short entries. */
+export const YAML_FILE_MAX_BYTES = 8 * 1024 * 1024;
 
 /** One problem of a YAML file, where it is and what is wrong. */
 export interface LocatedIssue {
@@ -32,6 +45,9 @@ export type Path = readonly PropertyKey[];
 
 /** A parsed YAML file: its plain value, and where each of its values stands. */
 export class YamlSource {
+  /** The entries of each map located in, by key: made on first use, so locating is linear. */
+  private readonly keyIndex = new WeakMap<YAMLMap, Map<string, Pair>>();
+
   private constructor(
     /** The file as the caller named it, for messages. */
     readonly file: string,
@@ -39,7 +55,30 @@ export class YamlSource {
     readonly value: unknown,
     private readonly root: Node | null,
     private readonly lines: LineCounter,
+    /**
+     * What checking this document cost so far, counted for the tests and the benchmark that hold
+     * it linear: nodes the duplicate-key pass visited, map entries indexed or looked up to locate.
+     */
+    readonly work: { nodes: number; lookups: number },
   ) {}
+
+  /** The entry of `map` whose key is `key` (a scalar's text), through the map's index. */
+  private entryOf(map: YAMLMap, key: PropertyKey): Pair | undefined {
+    let index = this.keyIndex.get(map);
+    if (index === undefined) {
+      index = new Map();
+      for (const pair of map.items) {
+        this.work.lookups++;
+        // The first of equal keys, as a search from the start finds it.
+        if (isScalar(pair.key) && !index.has(String(pair.key.value))) {
+          index.set(String(pair.key.value), pair);
+        }
+      }
+      this.keyIndex.set(map, index);
+    }
+    this.work.lookups++;
+    return index.get(String(key));
+  }
 
   /**
    * Parses `text`. Fails with every syntax problem (bad indentation, duplicate keys, unresolved
@@ -47,13 +86,23 @@ export class YamlSource {
    */
   static parse(text: string, file: string): YamlSource | LocatedIssue[] {
     const lines = new LineCounter();
-    const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
+    // The library's own duplicate-key check compares each key with every earlier one of its
+    // map (quadratic: 27 s for a map of 40,000 entries); duplicateKeys() does it in one pass.
+    const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: false });
     const at = (offset: number, message: string): LocatedIssue => {
       const { line, col } = lines.linePos(offset);
       return { file, line, column: col, path: "", message };
     };
-    if (doc.errors.length > 0) {
-      return doc.errors.map((e) => at(e.pos[0], `YAML syntax: ${lowerFirst(e.message)}`));
+    const work = { nodes: 0, lookups: 0 };
+    const syntax = [
+      ...doc.errors.map((e) => ({ offset: e.pos[0], message: e.message })),
+      ...duplicateKeys(doc.contents, work).map((offset) => ({
+        offset,
+        message: "Map keys must be unique",
+      })),
+    ].sort((a, b) => a.offset - b.offset);
+    if (syntax.length > 0) {
+      return syntax.map((e) => at(e.offset, `YAML syntax: ${lowerFirst(e.message)}`));
     }
     let value: unknown;
     try {
@@ -62,19 +111,22 @@ export class YamlSource {
     } catch (err) {
       return [at(0, `YAML: ${lowerFirst(err instanceof Error ? err.message : String(err))}`)];
     }
-    return new YamlSource(file, value, doc.contents, lines);
+    return new YamlSource(file, value, doc.contents, lines, work);
   }
 
-  /** Reads and parses a file; an unreadable file is one issue at its first line. */
+  /**
+   * Reads and parses a file of at most {@link YAML_FILE_MAX_BYTES} (lib/text-file.ts: a regular
+   * file, UTF-8); a file that cannot be read is one issue, at the place that is not UTF-8 or at
+   * its first line.
+   */
   static read(file: string, displayName: string = file): YamlSource | LocatedIssue[] {
-    let text: string;
-    try {
-      text = readFileSync(file, "utf8");
-    } catch (err) {
-      const why = (err as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : String(err);
-      return [{ file: displayName, line: 1, column: 1, path: "", message: `cannot read: ${why}` }];
+    const read = readTextFile(file, YAML_FILE_MAX_BYTES);
+    if (!read.ok) {
+      const { line = 1, column = 1 } = read;
+      const message = read.line === undefined ? `cannot read: ${read.message}` : read.message;
+      return [{ file: displayName, line, column, path: "", message }];
     }
-    return YamlSource.parse(text, displayName);
+    return YamlSource.parse(read.text, displayName);
   }
 
   /**
@@ -89,7 +141,7 @@ export class YamlSource {
     for (const segment of path) {
       let next: Node | null | undefined;
       if (isMap(node)) {
-        const pair = node.items.find((p) => isScalar(p.key) && String(p.key.value) === segment);
+        const pair = typeof segment === "symbol" ? undefined : this.entryOf(node, segment);
         if (pair !== undefined) keyOffset = (pair.key as Node).range?.[0] ?? keyOffset;
         next = pair === undefined ? undefined : (pair.value as Node | null);
         if (pair === undefined) valueOffset = undefined;
@@ -160,6 +212,35 @@ export class YamlSource {
     }
     return out;
   }
+}
+
+/**
+ * Offsets of the keys that repeat an earlier key of their map (scalars equal in value, as the
+ * library compares them), in one pass over the document with a set per map; aliases are not
+ * followed. `work.nodes` counts the nodes visited.
+ */
+function duplicateKeys(root: Node | null, work: { nodes: number }): number[] {
+  const out: number[] = [];
+  const stack: unknown[] = [root];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    work.nodes++;
+    if (isPair(node)) {
+      stack.push(node.key, node.value);
+    } else if (isMap(node)) {
+      const seen = new Set<unknown>();
+      for (const pair of node.items) {
+        if (isScalar(pair.key)) {
+          if (seen.has(pair.key.value)) out.push(pair.key.range?.[0] ?? 0);
+          seen.add(pair.key.value);
+        }
+        stack.push(pair);
+      }
+    } else if (isSeq(node)) {
+      for (const item of node.items) stack.push(item);
+    }
+  }
+  return out;
 }
 
 /** Wording for issues whose schema set no message of its own. */

@@ -6,11 +6,12 @@
  * Every check reads the document leniently, entry by entry, so that one mistake never hides
  * another: a manifest with a bad key, a dangling reference and a misspelt field reports all three.
  */
-import { readFileSync } from "node:fs";
-import { dirname, resolve } from "node:path";
+import { realpathSync } from "node:fs";
+import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
 import { nameKey } from "../lib/names";
 import { referenceProblems } from "../lib/references";
 import { parsePublicKey } from "../lib/sshkeys";
+import { readTextFile, type TextFile } from "../lib/text-file";
 import { type LocatedIssue, YamlSource } from "../lib/yaml-document";
 import {
   ENTRY_NAME,
@@ -37,12 +38,23 @@ export interface LoadedManifest {
 
 type Entries = Record<string, Record<string, unknown>>;
 
+/** Each document's sections, as {@link entriesOf} answered them: every check asks again. */
+const sectionEntries = new WeakMap<object, Map<Section, Entries>>();
+
 /** The entries of a section that are maps, whatever else is wrong with the document. */
 export function entriesOf(value: unknown, section: Section): Entries {
   if (value === null || typeof value !== "object") return {};
+  let known = sectionEntries.get(value);
+  if (known === undefined) {
+    known = new Map();
+    sectionEntries.set(value, known);
+  }
+  let out = known.get(section);
+  if (out !== undefined) return out;
+  out = {};
+  known.set(section, out);
   const entries = (value as Record<string, unknown>)[section];
-  if (entries === null || typeof entries !== "object" || Array.isArray(entries)) return {};
-  const out: Entries = {};
+  if (entries === null || typeof entries !== "object" || Array.isArray(entries)) return out;
   for (const [key, entry] of Object.entries(entries)) {
     if (entry !== null && typeof entry === "object" && !Array.isArray(entry)) {
       out[key] = entry as Record<string, unknown>;
@@ -179,16 +191,56 @@ function checkPublicKeys(
     const file = entry["publicKeyFile"];
     if (typeof file !== "string") continue;
     const path = ["sshKeys", key, "publicKeyFile"];
-    let text: string;
-    try {
-      text = readFileSync(resolve(manifestDir, file), "utf8");
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      const why = code === "ENOENT" ? "no such file" : String(err);
-      issues.push(source.issue(path, `cannot read ${JSON.stringify(file)}: ${why}`));
+    const read = readKeyFile(manifestDir, file);
+    if (!read.ok) {
+      issues.push(source.issue(path, `cannot read ${JSON.stringify(file)}: ${read.message}`));
       continue;
     }
-    if (check(path, text)) publicKeyFiles.set(key, text.trim());
+    if (check(path, read.text)) publicKeyFiles.set(key, read.text.trim());
   }
   return issues;
+}
+
+/** The largest `publicKeyFile` read: an OpenSSH public key is under 3 KiB (RSA 16384 included). */
+export const KEY_FILE_MAX_BYTES = 16 * 1024;
+
+const KEEP_INSIDE =
+  "name a .pub file in the manifest's folder or below (public keys are safe to commit), or paste the key as publicKey";
+
+/**
+ * A key file a manifest names: only inside the manifest's folder (no absolute path, no `..` or
+ * link leading out: a manifest from a pull request must not make a CI job read the runner's
+ * files), then by the rule of lib/text-file.ts under {@link KEY_FILE_MAX_BYTES}.
+ */
+function readKeyFile(manifestDir: string, file: string): TextFile {
+  if (isAbsolute(file)) {
+    return { ok: false, message: `an absolute path is not allowed; ${KEEP_INSIDE}` };
+  }
+  const full = resolve(manifestDir, file);
+  if (!inside(manifestDir, full)) {
+    return { ok: false, message: `it leads out of the manifest's folder; ${KEEP_INSIDE}` };
+  }
+  let real: string;
+  try {
+    real = realpathSync(full);
+    if (!inside(realpathSync(manifestDir), real)) {
+      return {
+        ok: false,
+        message: `it is a link to ${real}, outside the manifest's folder; ${KEEP_INSIDE}`,
+      };
+    }
+  } catch {
+    // Missing: the read below says so.
+    real = full;
+  }
+  const read = readTextFile(real, KEY_FILE_MAX_BYTES);
+  if (read.ok || read.line === undefined) return read;
+  // A key file's place of fault is the manifest's field; the file's own line is in the message.
+  const { line: _line, column: _column, ...rest } = read;
+  return rest;
+}
+
+function inside(dir: string, path: string): boolean {
+  const rel = relative(dir, path);
+  return rel !== "" && rel !== ".." && !rel.startsWith(`..${sep}`) && !isAbsolute(rel);
 }

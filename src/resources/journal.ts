@@ -11,9 +11,12 @@
  * that is gone is a create nobody finished: the next create of the same request, in a new host,
  * takes over what that one made (see create.ts), instead of making another.
  *
- * Where the promise holds: entries live under `CLOUDINFRA_JOURNAL_DIR`, by default the OS
- * temporary directory, one folder per project directory, endpoint and API key (never the key
- * itself). The next `up` of the same project on the same machine finds them; a CI runner made new
+ * Where the promise holds: entries live under `CLOUDINFRA_JOURNAL_DIR`, by default the user's own
+ * folder in the OS temporary directory (`pulumi-cloudinfra-<uid>/journal`), one folder per project
+ * directory, endpoint and API key (never the key itself). Those folders follow the rule of
+ * lib/private-dir.ts: a folder another user made, or one others can write, is refused (the create
+ * fails, naming it) rather than trusted, since an entry planted there would make a create take
+ * over an object it never made. The next `up` of the same project on the same machine finds them; a CI runner made new
  * for each run does not, unless the workflow keeps `CLOUDINFRA_JOURNAL_DIR` between runs (a
  * cache). Without the journal only the service's own rules remain: names unique per account
  * (tags, roles, security groups, users) and keys held once fail the second create with a 409
@@ -29,30 +32,28 @@
  * entry is closed in place (`closedAt` in its file) and moved to `closed/` when next found.
  */
 import { createHash, randomUUID } from "node:crypto";
-import {
-  mkdirSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-  writeSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
+import { openSync, readdirSync, readFileSync, rmSync, statSync, writeSync } from "node:fs";
 import { join } from "node:path";
+import { type FolderUse, privateDir, userDir, writePrivateFile } from "../lib/private-dir";
 import { processRunning } from "../lib/process";
 
 /**
- * Where journals live unless `CLOUDINFRA_JOURNAL_DIR` says otherwise: the OS temporary
- * directory, which lasts as long as the machine (a developer's; not a CI runner made new for
- * each run, which must keep `CLOUDINFRA_JOURNAL_DIR` between runs for take-overs to work there).
+ * Where journals live unless `CLOUDINFRA_JOURNAL_DIR` says otherwise: the user's own folder in
+ * the OS temporary directory, which lasts as long as the machine (a developer's; not a CI runner
+ * made new for each run, which must keep `CLOUDINFRA_JOURNAL_DIR` between runs for take-overs to
+ * work there).
  */
 export function defaultJournalRoot(env: NodeJS.ProcessEnv = process.env): string {
   const dir = env["CLOUDINFRA_JOURNAL_DIR"];
-  return dir !== undefined && dir !== "" ? dir : join(tmpdir(), "pulumi-cloudinfra");
+  return dir !== undefined && dir !== "" ? dir : join(userDir(), "journal");
 }
+
+/** What a refusal of a journal's folder says (lib/private-dir.ts). */
+const JOURNAL_FOLDER: FolderUse = {
+  what: "the create journal's folder",
+  remedy:
+    "remove it if you trust nothing in it (if another user owns it, an administrator can), or set CLOUDINFRA_JOURNAL_DIR to a folder of your own (mkdir -m 700 ~/.cloudinfra-journal && export CLOUDINFRA_JOURNAL_DIR=~/.cloudinfra-journal)",
+};
 
 /** How long closed entries are kept (their ids are excluded from take-overs meanwhile). */
 export const CLOSED_ENTRY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -174,6 +175,8 @@ export class CreateJournal {
   readonly #settledLogs = new Map<string, JournalEntry[]>();
   /** Whether expired closed logs were removed: once, when this process first uses the journal. */
   #swept = false;
+  /** Whether the folders passed the rule of lib/private-dir.ts (checked on first use). */
+  #trusted = false;
   /**
    * Ids before, serialized once per set: the creates that share one list of the kind (create.ts)
    * share its set, so a create does not pay for the size of the kind.
@@ -263,6 +266,7 @@ export class CreateJournal {
    * serialized once, and shared by the creates that pass the same set.
    */
   open(digest: string, before: ReadonlySet<number> | readonly number[]): JournalTicket {
+    this.#trust();
     const { ids, json } = this.#beforeOf(before);
     const entry: JournalEntry = {
       name: randomUUID(),
@@ -310,6 +314,7 @@ export class CreateJournal {
    * entries are removed.
    */
   #folder(): JournalEntry[] {
+    this.#trust();
     let files: string[];
     try {
       files = readdirSync(this.#dir);
@@ -445,22 +450,30 @@ export class CreateJournal {
     this.#mine.set(entry.name, { ...entry });
     try {
       const path = join(this.#dir, `${entry.name}.json`);
-      const temporary = `${path}.${process.pid}.tmp`;
-      this.#inFolders(() => writeFileSync(temporary, serialize(entry, before), { mode: 0o600 }));
-      renameSync(temporary, path);
+      this.#inFolders(() => writePrivateFile(path, serialize(entry, before)));
     } catch {
       // A journal that cannot be written only loses the take-over after a crash; the create
       // itself must not fail for it.
     }
   }
 
-  /** Runs `write`, making the journal's folders first when they are missing. */
+  /**
+   * Makes the journal's folders, or checks those found, once: a folder the rule refuses fails
+   * the create that asked (UnsafeFolderError), before anything is read or written there.
+   */
+  #trust(): void {
+    if (this.#trusted) return;
+    privateDir(this.#closedDir, JOURNAL_FOLDER);
+    this.#trusted = true;
+  }
+
+  /** Runs `write`, making the journal's folders again when they went missing meanwhile. */
   #inFolders<T>(write: () => T): T {
     try {
       return write();
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
-      mkdirSync(this.#closedDir, { recursive: true, mode: 0o700 });
+      privateDir(this.#closedDir, JOURNAL_FOLDER);
       return write();
     }
   }

@@ -3,11 +3,26 @@
  * the snapshot's resources by id); an operation's end writes the whole file; a run that dies in
  * between leaves a journal that the next read replays, up to its last whole line.
  */
-import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import {
+  appendFileSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type ResourceState, type Snapshot, StateStore } from "../support/local-engine/state.ts";
+import { LocalEngine } from "../support/local-engine/engine.ts";
+import {
+  PUBLISHED_PASSPHRASE,
+  type ResourceState,
+  type Snapshot,
+  StateStore,
+  statePassphrase,
+} from "../support/local-engine/state.ts";
 import { makeSecret } from "../support/local-engine/values.ts";
 
 const SECRET = "do-not-leak-this-password";
@@ -129,5 +144,56 @@ describe("the local engine's state store", () => {
     expect(read.pendingOperations.map((op) => [op.type, op.resource.urn])).toEqual([
       ["creating", creating.urn],
     ]);
+  });
+});
+
+describe("the state file on a shared machine (issue 26, finding 3)", () => {
+  it("is written 0600 in a 0700 folder, journal and whole file alike, whatever the umask", () => {
+    const nested = join(dir, ".pulumi-local", "dev.json");
+    const store = new StateStore(nested, "pass");
+    const old = process.umask(0o022);
+    try {
+      saveGrowing(store, 2);
+      expect(statSync(`${nested}.journal`).mode & 0o777).toBe(0o600);
+      store.commit();
+    } finally {
+      process.umask(old);
+    }
+    expect(statSync(nested).mode & 0o777).toBe(0o600);
+    expect(statSync(join(dir, ".pulumi-local")).mode & 0o777).toBe(0o700);
+  });
+
+  it("seals with the published passphrase only a stack of an emulator on this machine", () => {
+    for (const endpoint of [
+      "https://127.0.0.1:8443",
+      "https://localhost:1",
+      "https://[::1]:2",
+      undefined,
+    ]) {
+      expect(statePassphrase(undefined, endpoint)).toBe(PUBLISHED_PASSPHRASE);
+    }
+    expect(statePassphrase("mine", "https://api.cloudinfra.example")).toBe("mine");
+    expect(() => statePassphrase(undefined, "https://api.cloudinfra.example")).toThrow(
+      'the stack\'s endpoint https://api.cloudinfra.example is not an emulator on this machine, and no passphrase is set: its secrets (API keys, private keys) would be sealed with the published passphrase "local-engine", which anyone can read; set PULUMI_CONFIG_PASSPHRASE to a passphrase of your own',
+    );
+    expect(() => statePassphrase("", "https://10.0.0.5:8443")).toThrow(/not an emulator/);
+    // npm start's empty passphrase keeps opening the emulator stacks it sealed.
+    expect(statePassphrase("", "https://127.0.0.1:8443")).toBe("");
+  });
+
+  it("the engine refuses a real service's stack without a passphrase, before running anything", () => {
+    const project = mkdtempSync(join(tmpdir(), "local-engine-project-"));
+    writeFileSync(join(project, "Pulumi.yaml"), "name: p\nruntime: nodejs\n");
+    const make = (passphrase?: string) =>
+      new LocalEngine({
+        projectDir: project,
+        stateFile: join(project, "state.json"),
+        config: { "cloudinfra:endpoint": "https://api.cloudinfra.example" },
+        env: {},
+        ...(passphrase === undefined ? {} : { passphrase }),
+      });
+    expect(() => make()).toThrow(/not an emulator on this machine, and no passphrase is set/);
+    expect(make("a passphrase of my own").store).toBeInstanceOf(StateStore);
+    rmSync(project, { recursive: true, force: true });
   });
 });

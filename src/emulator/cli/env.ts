@@ -9,6 +9,7 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
+import { UnsafeFolderError } from "../../lib/private-dir";
 import { processRunning } from "../../lib/process";
 import { registeredInfoFiles } from "./registry";
 
@@ -97,7 +98,15 @@ export function emulatorEnv(options: { dataDir?: string | undefined; cwd: string
     };
   }
   const local = resolve(options.cwd, ".emulator", "emulator.json");
-  const files = [...new Set([...(existsSync(local) ? [local] : []), ...registeredInfoFiles()])];
+  let registered: string[];
+  try {
+    registered = registeredInfoFiles();
+  } catch (error) {
+    // A registry someone else could write would name their server: nothing it says is printed.
+    if (error instanceof UnsafeFolderError) return fail(error.message);
+    throw error;
+  }
+  const files = [...new Set([...(existsSync(local) ? [local] : []), ...registered])];
   const candidates = files.map(inspect);
   const running = candidates.filter(
     (c): c is Candidate & { info: EmulatorInfoFile } =>

@@ -10,10 +10,13 @@
  */
 // First, before anything that needs a newer Node than the one running it.
 import "./node-check";
-import { readFileSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { reportError } from "../../lib/cli-output";
+import { UnsafeFolderError } from "../../lib/private-dir";
+import { readTextFile } from "../../lib/text-file";
+import { YAML_FILE_MAX_BYTES } from "../../lib/yaml-document";
 import type { EmulatorOptions } from "../emulator";
 import { Emulator } from "../emulator";
 import type { SeededAccount } from "../seed/file";
@@ -155,12 +158,9 @@ async function main(): Promise<void> {
   const { emulator: settings, seed } = options();
   let seedText: string | undefined;
   if (seed !== undefined) {
-    try {
-      seedText = readFileSync(seed, "utf8");
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      fail(`--seed ${seed}: ${code === "ENOENT" ? "no such file" : String(error)}`);
-    }
+    const read = readTextFile(seed, YAML_FILE_MAX_BYTES);
+    if (!read.ok) fail(`--seed ${seed}: ${read.message}`);
+    else seedText = read.text;
   }
   const infoDir = settings.dataDir;
   // Opening takes the data dir's lock (or refuses a dir another emulator holds); only then is
@@ -226,7 +226,15 @@ async function main(): Promise<void> {
     dataDir: infoDir ?? null,
   };
   await writeFileAtomic(infoFile, `${JSON.stringify(info, null, 2)}\n`, 0o600);
-  registered = register(process.pid, infoFile);
+  try {
+    registered = register(process.pid, infoFile);
+  } catch (error) {
+    if (!(error instanceof UnsafeFolderError)) throw error;
+    // The emulator works without it; only `env` without --data-dir cannot find it.
+    process.stderr.write(
+      `cloudinfra-emulator: not registered for \`emulator env\`: ${error.message}\n`,
+    );
+  }
   process.stdout.write(exportLines(info));
   process.stderr.write(
     `cloudinfra-emulator listening on ${info.endpoint} (${infoDir === undefined ? "memory" : `data dir ${infoDir}`}); ` +

@@ -1,41 +1,32 @@
 /**
  * Running CLI emulators, so that `npm run -s emulator:env` finds the one just started wherever
  * its data dir is. While it runs, each CLI emulator keeps a file `<pid>.json` naming its
- * emulator.json in a directory of the user's own under the temp dir; a clean shutdown removes
- * it, and readers drop the files of processes that are gone.
+ * emulator.json in the user's own folder (`<temp dir>/pulumi-cloudinfra-<uid>/emulators`, by the
+ * rule of lib/private-dir.ts: a folder another user made, or others can write, is refused, since
+ * an entry planted there would point `eval "$(npm run -s emulator:env)"` at someone else's
+ * server); a clean shutdown removes it, and readers drop the files of processes that are gone.
  */
-import {
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
-import { tmpdir, userInfo } from "node:os";
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { type FolderUse, privateDir, userDir, writePrivateFile } from "../../lib/private-dir";
 import { processRunning } from "../../lib/process";
 
-/** Where the entries live: one directory per user, readable by that user only. */
+const REGISTRY_FOLDER: FolderUse = { what: "the registry of running emulators" };
+
+/** Where the entries live: the user's own folder (not made here). */
 export function registryDir(): string {
-  let user: string;
-  try {
-    user = String(process.getuid?.() ?? userInfo().username);
-  } catch {
-    user = "user";
-  }
-  return join(tmpdir(), `cloudinfra-emulators-${user}`);
+  return join(userDir(), "emulators");
 }
 
-/** Records a running emulator; answers the entry's path, for {@link unregister}. */
+/**
+ * Records a running emulator; answers the entry's path, for {@link unregister}. Throws
+ * UnsafeFolderError when the registry's folder is refused.
+ */
 export function register(pid: number, infoFile: string): string {
-  const dir = registryDir();
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const dir = privateDir(registryDir(), REGISTRY_FOLDER);
   const entry = join(dir, `${pid}.json`);
   // Renamed into place: a reader never sees half an entry (and would drop it as unreadable).
-  writeFileSync(`${entry}.tmp`, `${JSON.stringify({ pid, info: infoFile })}\n`, { mode: 0o600 });
-  renameSync(`${entry}.tmp`, entry);
+  writePrivateFile(entry, `${JSON.stringify({ pid, info: infoFile })}\n`);
   return entry;
 }
 
@@ -46,9 +37,10 @@ export function unregister(entry: string): void {
 /**
  * The emulator.json files of the emulators registered on this machine. Entries of processes
  * that are gone are answered this once (so a reader can say what it found) and then removed.
+ * Throws UnsafeFolderError when the registry's folder is refused.
  */
 export function registeredInfoFiles(): string[] {
-  const dir = registryDir();
+  const dir = privateDir(registryDir(), REGISTRY_FOLDER);
   let names: string[];
   try {
     names = readdirSync(dir);

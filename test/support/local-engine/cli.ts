@@ -48,7 +48,8 @@ const USAGE = `usage: npm run local-engine -- <preview|up|refresh|destroy|export
   --provider NAME=URN     import: the explicit provider (in the state) of the inline resource
 
 Exit codes as the CLI's: 0 ok, 1 error, 7 --expect-no-changes violated. The passphrase of the
-state's secrets is PULUMI_CONFIG_PASSPHRASE (default "local-engine").`;
+state's secrets is PULUMI_CONFIG_PASSPHRASE; without it, the published "local-engine", and only for
+a stack whose endpoint is an emulator on this machine (127.0.0.1, localhost, ::1).`;
 
 function keyValues(list: string[] | undefined): Record<string, string> {
   const out: Record<string, string> = {};
@@ -214,7 +215,9 @@ async function main(argv: string[]): Promise<number> {
     stateFile: resolve(values.state ?? `${projectDir}/.pulumi-local/${values.stack}.json`),
     config,
     secretConfig,
-    passphrase: process.env["PULUMI_CONFIG_PASSPHRASE"] ?? "local-engine",
+    ...(process.env["PULUMI_CONFIG_PASSPHRASE"] === undefined
+      ? {}
+      : { passphrase: process.env["PULUMI_CONFIG_PASSPHRASE"] }),
     ...(values.parallel !== undefined ? { parallel: Number(values.parallel) } : {}),
   });
   if (operation === "export") {

@@ -29,7 +29,7 @@ import {
   projectPluginsOf,
 } from "./plugin-providers.ts";
 import { ProviderHost } from "./provider-host.ts";
-import { type ResourceState, type Snapshot, StateStore } from "./state.ts";
+import { type ResourceState, type Snapshot, StateStore, statePassphrase } from "./state.ts";
 import { maskSecrets, type PropertyMap, stripSecretsMap } from "./values.ts";
 
 const require = createRequire(import.meta.url);
@@ -209,7 +209,10 @@ export class LocalEngine {
     this.options = options;
     this.project = readProject(options.projectDir);
     this.stack = options.stack ?? "dev";
-    this.store = new StateStore(options.stateFile, options.passphrase ?? "local-engine");
+    const endpoint =
+      options.config?.["cloudinfra:endpoint"] ??
+      (options.env ?? process.env)["CLOUDINFRA_ENDPOINT"];
+    this.store = new StateStore(options.stateFile, statePassphrase(options.passphrase, endpoint));
   }
 
   get config(): Record<string, string> {

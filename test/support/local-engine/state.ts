@@ -17,6 +17,41 @@ import {
 import { dirname } from "node:path";
 import { isSecret, type PropertyMap, SECRET_SIG, SIG, type Value } from "./values.ts";
 
+/**
+ * The passphrase of the docs and of `npm run local-engine` when none is set: everyone knows it,
+ * so it may seal only an emulator's objects.
+ */
+export const PUBLISHED_PASSPHRASE = "local-engine";
+
+/** Hosts an emulator on this machine listens on (its default is 127.0.0.1). */
+function isLoopback(endpoint: string): boolean {
+  let host: string;
+  try {
+    host = new URL(endpoint).hostname;
+  } catch {
+    return false;
+  }
+  return host === "localhost" || host === "[::1]" || /^127(\.\d{1,3}){3}$/.test(host);
+}
+
+/**
+ * The passphrase that seals a stack's secrets: `given` (PULUMI_CONFIG_PASSPHRASE, or the
+ * engine's option) when set and not empty; else the empty one or {@link PUBLISHED_PASSPHRASE},
+ * but only for a stack whose endpoint (`cloudinfra:endpoint`, else CLOUDINFRA_ENDPOINT) is an
+ * emulator on this machine, or that has none. A stack of a real service is refused rather than
+ * sealed with a passphrase anyone knows.
+ */
+export function statePassphrase(given: string | undefined, endpoint: string | undefined): string {
+  if (given !== undefined && given !== "") return given;
+  // An empty one (npm start's, as the CLI's file backend allows) is no better than the published.
+  if (endpoint === undefined || endpoint === "" || isLoopback(endpoint)) {
+    return given ?? PUBLISHED_PASSPHRASE;
+  }
+  throw new Error(
+    `the stack's endpoint ${endpoint} is not an emulator on this machine, and no passphrase is set: its secrets (API keys, private keys) would be sealed with the published passphrase "${PUBLISHED_PASSPHRASE}", which anyone can read; set PULUMI_CONFIG_PASSPHRASE to a passphrase of your own`,
+  );
+}
+
 export interface ResourceState {
   urn: string;
   custom: boolean;
@@ -337,12 +372,12 @@ export class StateStore {
     line.pending = snapshot.pendingOperations.map((op) => [op.type, idOf(op.resource)]);
     const text = `${JSON.stringify(line)}\n`;
     if (first) {
-      mkdirSync(dirname(this.path), { recursive: true });
+      mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
       const tmp = `${this.journalPath}.${process.pid}.tmp`;
-      writeFileSync(tmp, text);
+      writeFileSync(tmp, text, { mode: 0o600 });
       renameSync(tmp, this.journalPath);
     } else {
-      appendFileSync(this.journalPath, text);
+      appendFileSync(this.journalPath, text, { mode: 0o600 });
     }
   }
 
@@ -366,9 +401,11 @@ export class StateStore {
         type: op.type,
       }));
     }
-    mkdirSync(dirname(this.path), { recursive: true });
+    mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
     const tmp = `${this.path}.${process.pid}.tmp`;
-    writeFileSync(tmp, `${JSON.stringify(checkpoint, null, 2)}\n`);
+    // Only its owner reads it: it names every object, and its secrets are only as safe as the
+    // passphrase (see statePassphrase).
+    writeFileSync(tmp, `${JSON.stringify(checkpoint, null, 2)}\n`, { mode: 0o600 });
     renameSync(tmp, this.path);
     rmSync(this.journalPath, { force: true });
     this.journal = 0;
