@@ -6,10 +6,13 @@
  * It sits beside the API's pipeline, not inside it: the console answers HTML, authenticates by
  * session cookie rather than by API key, and is neither rate-limited, faulted nor written to the
  * request log (a live page re-reads itself every two seconds and would drown the log it shows).
+ * Sign-in attempts are the exception: a wrong key counts against the client's address as a
+ * wrong API key does (service/auth-throttle.ts), and every attempt is in the request log.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { readBody } from "../http/body";
 import { HttpError } from "../http/http-errors";
+import { clientAddress } from "../service/auth-throttle";
 import { ACTIONS, type ActionName, type ActionResult, FormError, runAction } from "./actions";
 import { ASSETS } from "./assets";
 import type { Html } from "./html";
@@ -138,10 +141,26 @@ export class EmulatorConsole {
     redirect(res, result.page);
   }
 
+  /** A sign-in attempt: throttled and counted per client address like API keys, and logged. */
   private async signIn(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const started = performance.now();
+    const answered = (status: number) =>
+      this.source.recordSignIn(status, Math.round(performance.now() - started));
     const form = await readForm(req);
+    const client = clientAddress(req);
+    try {
+      this.source.authThrottle.assertMayTry(client);
+    } catch (error) {
+      if (!(error instanceof HttpError)) throw error;
+      answered(error.status);
+      return send(res, error.status, signInPage({ kind: "error", text: error.message }), {
+        ...error.headers,
+      });
+    }
     const signedIn = this.sessions.signIn(form.get("key") ?? "");
     if (signedIn === undefined) {
+      this.source.authThrottle.failed(client);
+      answered(401);
       // The key typed is never echoed back, not even into the field.
       return send(
         res,
@@ -149,6 +168,7 @@ export class EmulatorConsole {
         signInPage({ kind: "error", text: "That is not the bootstrap administrator's key." }),
       );
     }
+    answered(303);
     redirect(res, "", { "set-cookie": signedIn.cookie });
   }
 
