@@ -19,6 +19,7 @@ import type { Html } from "./html";
 import type { PageFrame } from "./layout";
 import {
   accountPage,
+  type Draft,
   messagePage,
   overviewPage,
   requestsPage,
@@ -133,9 +134,14 @@ export class EmulatorConsole {
       const notice = {
         kind: "error" as const,
         text: "Nothing was changed: the form has errors.",
-        details: error.errors,
+        details: error.problems.map((p) => p.text),
       };
-      return this.page(res, session, error.page, notice, 400);
+      const draft: Draft = {
+        action: error.action,
+        form: error.form,
+        invalid: new Set(error.problems.flatMap((p) => (p.field === undefined ? [] : [p.field]))),
+      };
+      return this.page(res, session, error.page, notice, 400, draft);
     }
     session.flash = { kind: "ok", text: result.message };
     redirect(res, result.page);
@@ -178,6 +184,7 @@ export class EmulatorConsole {
     path: string,
     notice?: PageFrame["notice"],
     status = 200,
+    draft?: Draft,
   ): void {
     const shown = notice ?? session.flash;
     session.flash = undefined;
@@ -187,8 +194,9 @@ export class EmulatorConsole {
     let body: Html;
     if (path === "") body = overviewPage(this.source, { ...frame, title: "Overview" });
     else if (path === "requests") body = requestsPage(this.source, { ...frame, title: "Requests" });
-    else if (path === "settings") body = settingsPage(this.source, { ...frame, title: "Settings" });
-    else if (account !== null) {
+    else if (path === "settings") {
+      body = settingsPage(this.source, { ...frame, title: "Settings" }, draft);
+    } else if (account !== null) {
       const id = Number(account[1]);
       const found = admin.accounts().some((a) => a.id === id);
       if (!found) {
