@@ -5,7 +5,7 @@
  * key or its hash.
  */
 import { createHash } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { request } from "undici";
@@ -174,6 +174,18 @@ describe("the bootstrap key", () => {
     await expect(startEmulator({ host: "127.0.0.1", port: 0, apiKey: "a" })).rejects.toThrow(
       "the bootstrap administrator's key (apiKey) must be at least 16 characters (got 1); a generated key is used when none is given; set another with CLOUDINFRA_EMULATOR_API_KEY (or apiKey in-process)",
     );
+  });
+
+  it("kept in a data dir by an older version, is checked the same way", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "auth-kept-"));
+    try {
+      writeFileSync(join(dir, "bootstrap-key"), "short-key\n", { mode: 0o600 });
+      await expect(startEmulator({ host: "127.0.0.1", port: 0, dataDir: dir })).rejects.toThrow(
+        `the bootstrap administrator's key (the key kept in ${join(dir, "bootstrap-key")}) must be at least 16 characters (got 9)`,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("is refused at start when another user already holds it", async () => {
