@@ -16,8 +16,9 @@ import {
   emulatorAdmin,
 } from "./admin/operations";
 import { adminRoutes } from "./admin/routes";
-import { EmulatorConsole, isConsolePath } from "./console";
+import { CONSOLE_PATH, EmulatorConsole, isConsolePath } from "./console";
 import type { EmulatorCore } from "./core";
+import { requestId } from "./http/answer";
 import { type FaultConfig, Faults } from "./http/faults";
 import { HttpError } from "./http/http-errors";
 import { accessLine, RequestLog, type RequestLogEntry } from "./http/log";
@@ -28,7 +29,14 @@ import { caCertPath, processTlsMaterial, type TlsMaterial, tlsMaterialInDir } fr
 import { Listener } from "./http/transport";
 import { allRoutes } from "./routes";
 import { initialState, setBootstrapKey } from "./service/accounts";
-import { Authenticator, newApiKey, type Principal, permissionsOf } from "./service/auth";
+import {
+  Authenticator,
+  apiKeyProblem,
+  newApiKey,
+  type Principal,
+  permissionsOf,
+} from "./service/auth";
+import { AuthThrottle } from "./service/auth-throttle";
 import { loadCatalogue } from "./service/catalogue";
 import { Clock } from "./service/clock";
 import { DEFAULT_TIMING, Lifecycle, type LifecycleTiming } from "./service/lifecycle";
@@ -80,12 +88,25 @@ export interface EmulatorOptions {
 }
 
 const BOOTSTRAP_KEY_FILE = "bootstrap-key";
+const CONSOLE_SIGN_IN = `${CONSOLE_PATH}/sign-in`;
+
+/** Refuses a bootstrap key a person chose that breaks the rule of chosen keys (service/auth.ts). */
+function checkBootstrapKey(key: string, source: string): void {
+  const problem = apiKeyProblem(key);
+  if (problem !== undefined) {
+    throw new Error(
+      `the bootstrap administrator's key (${source}) ${problem}; set another with CLOUDINFRA_EMULATOR_API_KEY (or apiKey in-process)`,
+    );
+  }
+}
 
 export class Emulator implements EmulatorCore, PipelineHost, AdminHost {
   state: EmulatorState;
   readonly clock = new Clock();
   readonly store: Store;
   readonly auth: Authenticator;
+  /** Failed authentications per client address, for the API and the console alike. */
+  readonly authThrottle = new AuthThrottle();
   readonly router = new Router();
   readonly lifecycle: Lifecycle;
   readonly faults = new Faults();
@@ -124,6 +145,17 @@ export class Emulator implements EmulatorCore, PipelineHost, AdminHost {
       admin: this.admin,
       catalogue: this.catalogue,
       bootstrapKey: () => this.bootstrapKey,
+      authThrottle: this.authThrottle,
+      recordSignIn: (status, durationMs) =>
+        this.recordAnswer({
+          time: this.clock.now(),
+          request_id: requestId(),
+          method: "POST",
+          path: CONSOLE_SIGN_IN,
+          route: CONSOLE_SIGN_IN,
+          status,
+          duration_ms: durationMs,
+        }),
       reportError: (what, error) => this.reportError(what, error),
     });
     this.permissions = { ...ROUTE_PERMISSIONS };
@@ -134,9 +166,14 @@ export class Emulator implements EmulatorCore, PipelineHost, AdminHost {
     }
 
     const dataDir = options.dataDir;
+    if (options.apiKey !== undefined) checkBootstrapKey(options.apiKey, "apiKey");
     this.store = Store.open(dataDir);
     try {
-      this.bootstrapKey = options.apiKey ?? this.storedBootstrapKey() ?? newApiKey().key;
+      const kept = options.apiKey === undefined ? this.storedBootstrapKey() : undefined;
+      if (kept !== undefined && dataDir !== undefined) {
+        checkBootstrapKey(kept, `the key kept in ${join(dataDir, BOOTSTRAP_KEY_FILE)}`);
+      }
+      this.bootstrapKey = options.apiKey ?? kept ?? newApiKey().key;
       const stored = this.store.load();
       this.state =
         stored === undefined
@@ -158,7 +195,7 @@ export class Emulator implements EmulatorCore, PipelineHost, AdminHost {
       throw error;
     }
 
-    this.auth = new Authenticator(() => this.state);
+    this.auth = new Authenticator(() => this.state, this.authThrottle);
     this.startTiming = {
       mode: options.lifecycle?.mode ?? DEFAULT_TIMING.mode,
       durations: {
@@ -348,6 +385,7 @@ export class Emulator implements EmulatorCore, PipelineHost, AdminHost {
     this.lifecycle.reset(this.startTiming);
     this.faults.configure(this.startFaults);
     this.rateLimiter.configure(this.startRateLimit);
+    this.authThrottle.clear();
     this.requestLog.clear();
   }
 

@@ -1,3 +1,5 @@
+import { withoutIgnorable } from "./text";
+
 /**
  * "Did you mean": the valid names nearest to a mistyped one, for every error message that names
  * what is allowed (permissions, manifest keys and targets, catalogue plans and images, seed files).
@@ -53,12 +55,16 @@ export function didYouMean(
 
 /**
  * The one rule for names the service keeps unique per account (tags, security groups, roles,
- * users; wire-contract.md): compared without case and surrounding blanks, since `Web` and `web `
- * would be indistinguishable in a list. The emulator enforces it, the manifest refuses two entries
- * that fold together, and the providers explain a 409 with it.
+ * users; wire-contract.md): two names are the same name when they look the same. So they are
+ * compared after Unicode compatibility normalisation (NFKC: `ｗｅｂ` is `web`, a composed `é` is
+ * `e` + U+0301), without invisible characters (the joiners a name may hold, see src/lib/text.ts),
+ * with runs of whitespace as one space (a page shows them so), without surrounding blanks and
+ * case. The emulator enforces it, the manifest refuses two entries that fold together, and the
+ * providers explain a 409 with it. Letters of different scripts that look alike (Latin `a`,
+ * Cyrillic `а`) stay different names.
  */
 export function nameKey(name: string): string {
-  return name.trim().toLowerCase();
+  return withoutIgnorable(name.normalize("NFKC")).replace(/\s+/gu, " ").trim().toLowerCase();
 }
 
 /** Whether two names are the same name to the service ({@link nameKey}). */

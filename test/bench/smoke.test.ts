@@ -41,4 +41,12 @@ describe("the benchmarks", () => {
     expect(code).toBe(0);
     expect(out).toMatch(/runs that failed\s+0 of 2/);
   }, 240_000);
+
+  it("of wrong keys runs, small, and the right key after them is throttled too", () => {
+    const { code, out } = bench(["wrong-keys"], { BENCH_WRONG_KEYS: "100" });
+    expect(out).not.toContain("FAILED");
+    expect(code).toBe(0);
+    expect(out).toContain("Wrong API keys: 100 from one address");
+    expect(out).toMatch(/the right key right after, same address\s+429/);
+  }, 240_000);
 });

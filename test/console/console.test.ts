@@ -179,11 +179,12 @@ describe.skipIf(skipReason !== undefined)("the emulator console in Chromium", ()
       "–",
       "1",
       "0",
+      "Remove",
     ]);
 
     expect((await emulator.call("GET", "/v1/tags")).status).toBe(503);
     await visit("/settings");
-    await expect(row("status_503 1").locator("td").last().textContent()).resolves.toBe("1");
+    await expect(row("status_503 1").locator("td").nth(5).textContent()).resolves.toBe("1");
 
     await visit("/requests");
     const logged = row("/v1/tags").filter({ hasText: "status_503" }).first();
@@ -195,26 +196,119 @@ describe.skipIf(skipReason !== undefined)("the emulator console in Chromium", ()
         .first()
         .textContent(),
     ).resolves.toContain("503 × 1");
-    // The console's own pages are not in the log it shows (nor their icon).
+    // The console's own pages are not in the log it shows (nor their icon); its sign-ins are.
     await expect(page.locator("main").textContent()).resolves.not.toMatch(
-      /_emulator\/console|favicon/,
+      /GET\s*\/_emulator\/console|favicon/,
     );
+    await expect(
+      row(/POST\s*\/_emulator\/console\/sign-in/)
+        .first()
+        .textContent(),
+    ).resolves.toContain("303 × 1");
     await shoot("requests");
   });
 
-  it("refuses a bad setting naming the field, and changes nothing", async () => {
+  it("refuses a bad setting naming the field and its range, keeps what was typed, and changes nothing", async () => {
     await visit("/settings");
-    await page.fill("form[action$='faults/add'] input[name=status_500]", "2");
-    await page.fill("form[action$='faults/add'] input[name=latency_min]", "5");
+    const add = (field: string) => `form[action$='faults/add'] [name=${field}]`;
+    await page.selectOption(add("method"), "POST");
+    await page.fill(add("path"), "/v1/servers");
+    await page.fill(add("status_500"), "2");
+    await page.fill(add("limit"), "3");
     await page.click("form[action$='faults/add'] button");
     seen.push(await page.content());
-    await expect(page.locator(".notice.error").textContent()).resolves.toContain(
-      "Nothing was changed",
+    await expect(page.locator(".notice.error").textContent()).resolves.toBe(
+      "Nothing was changed: the form has errors.",
     );
-    const details = await page.locator(".notice-details li").allTextContents();
-    expect(details.join("\n")).toContain("latency: give both ends");
+    await expect(page.locator(".notice-details li").allTextContents()).resolves.toEqual([
+      'status_500: must be a probability from 0 to 1 (got "2")',
+    ]);
+    // The form is as the person left it, the field at fault marked.
+    await expect(page.locator(add("method")).inputValue()).resolves.toBe("POST");
+    await expect(page.locator(add("path")).inputValue()).resolves.toBe("/v1/servers");
+    await expect(page.locator(add("status_500")).inputValue()).resolves.toBe("2");
+    await expect(page.locator(add("limit")).inputValue()).resolves.toBe("3");
+    await expect(page.locator(add("status_500")).getAttribute("aria-invalid")).resolves.toBe(
+      "true",
+    );
+    await expect(page.locator(add("limit")).getAttribute("aria-invalid")).resolves.toBeNull();
     expect(emulator.admin.faults().rules).toHaveLength(1);
     await shoot("settings-error");
+
+    await page.fill(add("latency_min"), "5");
+    await page.fill(add("status_500"), "0.5");
+    await page.click("form[action$='faults/add'] button");
+    await expect(page.locator(".notice-details li").allTextContents()).resolves.toEqual([
+      "latency: give both ends (from and to, in ms) or neither",
+    ]);
+    await expect(page.locator(add("latency_max")).getAttribute("aria-invalid")).resolves.toBe(
+      "true",
+    );
+    await page.fill(add("latency_max"), "2");
+    await page.click("form[action$='faults/add'] button");
+    await expect(page.locator(".notice-details li").allTextContents()).resolves.toEqual([
+      'latency from: min must not exceed max (got "5")',
+    ]);
+    await page.fill(add("latency_max"), "50");
+    await page.click("form[action$='faults/add'] button");
+    await page.waitForURL(`${console$}/settings`);
+    await expect(page.locator(".notice.ok").textContent()).resolves.toBe(
+      "Fault rule added for POST /v1/servers.",
+    );
+    // A fresh form after a rule is added.
+    await expect(page.locator(add("path")).inputValue()).resolves.toBe("");
+    expect(emulator.admin.faults().rules.map((r) => r.path)).toEqual(["/v1/tags", "/v1/servers"]);
+  });
+
+  it("removes one fault rule and keeps the others", async () => {
+    await visit("/settings");
+    await row("/v1/tags").locator("button", { hasText: "Remove" }).click();
+    await page.waitForURL(`${console$}/settings`);
+    await expect(page.locator(".notice.ok").textContent()).resolves.toBe(
+      "Fault rule removed for GET /v1/tags.",
+    );
+    expect(emulator.admin.faults().rules.map((r) => r.path)).toEqual(["/v1/servers"]);
+    await expect(row("/v1/tags").count()).resolves.toBe(0);
+    await expect(row("/v1/servers").locator("td").first().textContent()).resolves.toBe("POST");
+
+    // A page shown before the rules changed removes nothing it did not show.
+    const stale = page.locator("form[action$='faults/remove']").first();
+    const staleRule = await stale.locator("input[name=rule]").inputValue();
+    emulator.admin.setFaults({ seed: 1, rules: [{ path: "/v1/keys", status_503: 1 }] });
+    await stale.locator("button").click();
+    await expect(page.locator(".notice-details li").allTextContents()).resolves.toEqual([
+      "The fault rules changed since this page was shown; they are shown as they are now.",
+    ]);
+    expect(emulator.admin.faults().rules.map((r) => r.path)).toEqual(["/v1/keys"]);
+    expect(staleRule).toContain("/v1/servers");
+    emulator.admin.clearFaults();
+  });
+
+  it("fits a 700 px window: the servers, SSH keys and request tables wrap instead of overflowing", async () => {
+    await page.setViewportSize({ width: 700, height: 900 });
+    try {
+      for (const path of ["/accounts/1", "/requests", "/settings", "/"]) {
+        await visit(path);
+        // Evaluated in the page (a string: the tests are type-checked without the DOM's types).
+        const fit = await page.evaluate<{ page: number; tables: number[] }>(`({
+          page: document.documentElement.scrollWidth,
+          tables: [...document.querySelectorAll("table")].map((t) =>
+            Math.ceil(t.getBoundingClientRect().right)),
+        })`);
+        expect(fit.page, path).toBe(700);
+        for (const right of fit.tables) expect(right, path).toBeLessThanOrEqual(700);
+        if (path === "/accounts/1") {
+          // The fingerprint wraps inside its cell, whole.
+          const cell = row("deployer").locator("code");
+          const box = await cell.boundingBox();
+          expect((box?.x ?? 0) + (box?.width ?? 0)).toBeLessThanOrEqual(700);
+          await expect(cell.textContent()).resolves.toMatch(/^SHA256:[A-Za-z0-9+/]{43}$/);
+          await shoot("account-700px");
+        }
+      }
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 900 });
+    }
   });
 
   it("saves the rate limit and the lifecycle, and advances transitions with a button", async () => {

@@ -166,6 +166,15 @@ describe("cloudinfra-emulator", () => {
     expect(existsSync(join(dir, "emulator.lock"))).toBe(false);
   });
 
+  it("refuses a bootstrap key of one character before starting, exit code 2", async () => {
+    const cli = spawnCli(["--memory", "--port", "0"], { CLOUDINFRA_EMULATOR_API_KEY: "a" });
+    expect(await cli.exited).toEqual({ code: 2, signal: null });
+    expect(cli.stderr().split("\n")[0]).toBe(
+      "cloudinfra-emulator: CLOUDINFRA_EMULATOR_API_KEY must be at least 16 characters (got 1); a generated key is used when none is given",
+    );
+    expect(cli.stdout()).toBe("");
+  });
+
   it("takes its key from CLOUDINFRA_EMULATOR_API_KEY and logs requests without it", async () => {
     const dir = tempDir();
     const key = "cik_fixed-key-from-the-environment";

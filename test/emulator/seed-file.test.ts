@@ -204,8 +204,8 @@ describe("a seed document", () => {
     const messages = (failure as SeedDocumentError).issues.map((i) => `${i.path}: ${i.message}`);
     expect(messages).toEqual([
       'accounts[0].name: an account named "Acme" already exists in this emulator (account 2); a seed document only creates, so seed a fresh emulator (--memory, a new --data-dir, or POST /_emulator/reset first)',
-      "accounts[0].api_key: this API key already belongs to a user of account 2 in this emulator; choose another",
-      "accounts[0].users.ci.api_key: this API key already belongs to a user of account 2 in this emulator; choose another",
+      "accounts[0].api_key: this API key already belongs to user 2 of account 2 in this emulator; every key opens one user, so choose another",
+      "accounts[0].users.ci.api_key: this API key already belongs to user 3 of account 2 in this emulator; every key opens one user, so choose another",
       'accounts[1].name: accounts[0].name already has the name "acme"; accounts need distinct names',
       "accounts[1].api_key: the same API key as accounts[0].users.ci.api_key; every API key must be distinct",
     ]);

@@ -171,6 +171,111 @@ describe("creating tickets", () => {
   });
 });
 
+describe("attachment file names and media types", () => {
+  const boundary = "----cloudinfra-files";
+  /** A ticket form by hand whose files carry these raw file names and media types. */
+  function ticketWithFiles(files: { filename: Buffer; type: string }[]): Buffer {
+    const text = (name: string, value: string) =>
+      `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
+    return Buffer.concat([
+      Buffer.from(text("subject", "Logs") + text("content", "attached")),
+      ...files.flatMap((file) => [
+        Buffer.from(
+          `--${boundary}\r\nContent-Disposition: form-data; name="attachments"; filename="`,
+        ),
+        file.filename,
+        Buffer.from(`"\r\nContent-Type: ${file.type}\r\n\r\nhello\r\n`),
+      ]),
+      Buffer.from(`--${boundary}--\r\n`),
+    ]);
+  }
+  const send = (body: Buffer) =>
+    emulator.call("POST", "/v1/tickets", {
+      headers: { "content-type": `multipart/form-data; boundary=${boundary}` },
+      body,
+    });
+
+  it("refuses NUL, 200,000 characters, a path and a 100 KB media type, naming each, and opens no ticket", async () => {
+    const before = await ticketCount();
+    const answer = await send(
+      ticketWithFiles([
+        { filename: Buffer.from("report.txt"), type: "text/plain; charset=utf-8" },
+        { filename: Buffer.from("a\u0000b.txt"), type: "text/plain" },
+        { filename: Buffer.from("x".repeat(200_000)), type: "text/plain" },
+        { filename: Buffer.from("../../../../etc/passwd"), type: "text/plain" },
+        { filename: Buffer.from("invoice\u202efdp.exe"), type: "x".repeat(100_000) },
+      ]),
+    );
+    expect(answer.status).toBe(400);
+    expect((answer.body as { errors: unknown }).errors).toEqual([
+      {
+        field: "attachments[1].filename",
+        message: "must be one line without control characters (found U+0000 at character 2)",
+      },
+      { field: "attachments[2].filename", message: "must be at most 255 characters" },
+      {
+        field: "attachments[3].filename",
+        message: "must be a file name without a folder: no / or \\",
+      },
+      {
+        field: "attachments[4].filename",
+        message:
+          "must not contain invisible or bidirectional control characters, which make different text look the same (found U+202E at character 8)",
+      },
+      { field: "attachments[4].content_type", message: "must be at most 255 characters" },
+    ]);
+    expect(await ticketCount()).toBe(before);
+  });
+
+  it("refuses a file name whose bytes are not UTF-8, rather than storing replacement characters", async () => {
+    const before = await ticketCount();
+    const answer = await send(
+      ticketWithFiles([
+        { filename: Buffer.from("ok.txt"), type: "text/plain" },
+        // "éé.txt" in Latin-1: 0xE9 cannot start a UTF-8 sequence followed by another 0xE9.
+        { filename: Buffer.from("\u00e9\u00e9.txt", "latin1"), type: "text/plain" },
+      ]),
+    );
+    expect(answer.status).toBe(400);
+    expect((answer.body as { errors: unknown }).errors).toEqual([
+      {
+        field: "attachments[1].filename",
+        message: "is not valid UTF-8; file names must be UTF-8",
+      },
+    ]);
+    expect(await ticketCount()).toBe(before);
+  });
+
+  it("keeps a UTF-8 file name in any script, and its media type", async () => {
+    const answer = await send(
+      ticketWithFiles([{ filename: Buffer.from("журнал-été.log"), type: "text/plain" }]),
+    );
+    expect(answer.status).toBe(201);
+    const files = (answer.body as { files: { filename: string; content_type: string }[] }).files;
+    expect(files.map((f) => [f.filename, f.content_type])).toEqual([
+      ["журнал-été.log", "text/plain"],
+    ]);
+  });
+
+  it("the client refuses the same files before sending anything", async () => {
+    const before =
+      emulator.admin.counters().find((c) => c.method === "POST" && c.route === "/v1/tickets")
+        ?.total ?? 0;
+    const refused = admin.support.create({ subject: "Logs", content: "attached" }, [
+      { filename: "../secrets.txt", data: bytes(3) },
+      { filename: "ok.txt", data: bytes(3), contentType: "plain text" },
+    ]);
+    await expect(refused).rejects.toThrow(RequestValidationError);
+    await expect(refused).rejects.toThrow(
+      "invalid ticket attachments: attachments[0].filename: must be a file name without a folder: no / or \\; attachments[1].content_type: must be a media type such as text/plain or application/pdf (type/subtype, printable ASCII, optional ; name=value parameters)",
+    );
+    const after =
+      emulator.admin.counters().find((c) => c.method === "POST" && c.route === "/v1/tickets")
+        ?.total ?? 0;
+    expect(after).toBe(before);
+  });
+});
+
 describe("ticket status", () => {
   it("moves between open, answered and closed", async () => {
     const ticket = await admin.support.create({ subject: "s", content: "c" });

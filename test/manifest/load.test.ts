@@ -133,6 +133,21 @@ describe("a manifest with mistakes", () => {
     ]);
   });
 
+  it("refuses invisible characters in a name, and names that only look different", () => {
+    const { messages } = load([
+      "tags:",
+      '  evil: {name: "\\u202Eevil\\u200B", color: "#000000"}',
+      "  web: {color: '#000000'}",
+      "  wide: {name: ｗｅｂ, color: '#ffffff'}",
+      "  joined: {name: \"w\\u200Deb\", color: '#ffffff'}",
+    ]);
+    expect(messages).toEqual([
+      "infra.yaml:2:16: tags.evil.name: must not contain invisible or bidirectional control characters, which make different text look the same (found U+202E at character 1)",
+      'infra.yaml:4:16: tags.wide.name: the name "ｗｅｂ" is already used by tags.web; tags need distinct names at the service (set name: to tell them apart)',
+      'infra.yaml:5:18: tags.joined.name: the name "w\u200deb" is already used by tags.web; tags need distinct names at the service (set name: to tell them apart)',
+    ]);
+  });
+
   it("refuses two entries that would give the service the same name", () => {
     const { messages } = load([
       "tags:",

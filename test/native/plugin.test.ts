@@ -142,4 +142,19 @@ describe("pulumi-resource-cloudinfra", () => {
       /cannot create: the provider's configuration is not known yet/,
     );
   });
+
+  it("Check refuses a name with invisible characters with the resources' own words", async () => {
+    await host.configurePlugin({
+      endpoint: "https://127.0.0.1:1",
+      apiKey: makeSecret("k-never-sent-0123456789"),
+    });
+    const checked = await host.check(TAG_URN, {}, { name: "\u202eevil\u200b", color: "#111111" });
+    expect(checked.failures).toEqual([
+      {
+        property: "name",
+        reason:
+          "name: must not contain invisible or bidirectional control characters, which make different text look the same (found U+202E at character 1)",
+      },
+    ]);
+  });
 });

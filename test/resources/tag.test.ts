@@ -42,6 +42,17 @@ describe("Tag check", () => {
     ]);
   });
 
+  it("refuses a name with invisible or bidirectional control characters, as the service would", async () => {
+    const result = await tag.check({}, { name: "\u202eevil\u200b", color: "#000000" });
+    expect(result.failures).toEqual([
+      {
+        property: "name",
+        reason:
+          "name: must not contain invisible or bidirectional control characters, which make different text look the same (found U+202E at character 1)",
+      },
+    ]);
+  });
+
   it("passes preview unknowns through, wherever they are", async () => {
     const result = await tag.check(
       {},

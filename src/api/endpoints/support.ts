@@ -3,6 +3,7 @@ import { RequestValidationError } from "../errors";
 import type { MultipartBody, RequestOptions } from "../http";
 import { GenericResponseSchema } from "../schemas/common";
 import {
+  attachmentInputProblems,
   attachmentProblems,
   type CreateReplyFields,
   CreateReplyFieldsSchema,
@@ -18,17 +19,18 @@ import { ApiArea, type Id, segment, validBody } from "./base";
 
 /** A file to attach to a ticket or a reply; at most 20 per call. */
 export interface TicketAttachment {
-  /** File name shown to support. */
+  /** File name shown to support: 1–255 characters, no folder, no control or invisible characters. */
   filename: string;
   /** File content. All attachments of one call may total at most 2 MB (2 097 152 bytes). */
   data: Uint8Array;
-  /** MIME type; default `application/octet-stream`. */
+  /** Media type such as `text/plain`; default `application/octet-stream`. */
   contentType?: string;
 }
 
 /**
- * Builds the multipart body, refusing more than 20 attachments or over 2 MB of them before
- * anything is sent (the service would answer only after the whole upload).
+ * Builds the multipart body, refusing more than 20 attachments, over 2 MB of them, or a file
+ * name or media type the service refuses, before anything is sent (the service would answer only
+ * after the whole upload).
  */
 function multipart(
   fields: Record<string, string>,
@@ -37,18 +39,19 @@ function multipart(
   const total = attachments.reduce((sum, file) => sum + file.data.byteLength, 0);
   const { tooMany, tooLarge } = attachmentProblems(attachments.length, total);
   const messages = [tooMany, tooLarge].filter((m): m is string => m !== undefined);
-  if (messages.length > 0) {
-    throw new RequestValidationError(
-      "ticket attachments",
-      messages.map((message) => ({ field: "attachments", message })),
-    );
-  }
   const files = attachments.map((file) => ({
     field: "attachments",
     filename: file.filename,
     data: file.data,
-    ...(file.contentType === undefined ? {} : { contentType: file.contentType }),
+    contentType: file.contentType ?? "application/octet-stream",
   }));
+  const problems = [
+    ...messages.map((message) => ({ field: "attachments", message })),
+    ...attachmentInputProblems(
+      files.map((file) => ({ filename: file.filename, content_type: file.contentType })),
+    ),
+  ];
+  if (problems.length > 0) throw new RequestValidationError("ticket attachments", problems);
   return { fields, files };
 }
 

@@ -12,6 +12,7 @@
  *   bodies with the very same schemas.
  */
 import { z } from "zod";
+import { controlCharacterIn, invisibleCharacterIn } from "../../lib/text";
 
 /**
  * Error message for a value of the wrong type: "is required" when it is missing, else
@@ -49,26 +50,6 @@ export const IdSchema = z.int({ error: expected("a positive integer") }).positiv
   error: "expected a positive integer",
 });
 
-/**
- * The first character of `text` that no one types into a one-line field (`lines: false`: C0 and
- * C1 controls, DEL, line and paragraph separators) or into free text (`lines: true`: the same
- * but tabs and line breaks), as `U+000D at character 2`; undefined when there is none.
- */
-export function controlCharacterIn(text: string, lines: boolean): string | undefined {
-  let position = 0;
-  for (const char of text) {
-    position += 1;
-    const code = char.codePointAt(0) ?? 0;
-    const control =
-      code < 0x20 || (code >= 0x7f && code <= 0x9f) || code === 0x2028 || code === 0x2029;
-    const lineBreak = code === 0x09 || code === 0x0a || code === 0x0d;
-    if (control && !(lines && lineBreak)) {
-      return `U+${code.toString(16).toUpperCase().padStart(4, "0")} at character ${position}`;
-    }
-  }
-  return undefined;
-}
-
 /** A one-line text field (names, subjects): no line breaks or other control characters. */
 export function oneLine(schema: z.ZodString) {
   return schema.refine((text) => controlCharacterIn(text, false) === undefined, {
@@ -85,12 +66,28 @@ export function freeText(schema: z.ZodString) {
   });
 }
 
-/** A human-chosen name in a request: one line of 1–255 characters, not only whitespace. */
-export const NameInputSchema = oneLine(
-  z
-    .string({ error: expected("a string") })
-    .max(255, { error: "must be at most 255 characters" })
-    .regex(/\S/, { error: "must not be empty or blank" }),
+/**
+ * No invisible characters (src/lib/text.ts): for text a person tells apart by looking at it, such
+ * as names and file names.
+ */
+export function visible<S extends z.ZodType<string>>(schema: S) {
+  return schema.refine((text) => invisibleCharacterIn(text) === undefined, {
+    error: (issue) =>
+      `must not contain invisible or bidirectional control characters, which make different text look the same (found ${invisibleCharacterIn(String(issue.input))})`,
+  });
+}
+
+/**
+ * A human-chosen name in a request: one line of 1–255 characters, not only whitespace, without
+ * invisible characters. The service compares names by src/lib/names.ts `nameKey`.
+ */
+export const NameInputSchema = visible(
+  oneLine(
+    z
+      .string({ error: expected("a string") })
+      .max(255, { error: "must be at most 255 characters" })
+      .regex(/\S/, { error: "must not be empty or blank" }),
+  ),
 );
 
 /** Free text in a request (descriptions and the like): at most 1000 characters. */

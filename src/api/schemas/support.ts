@@ -1,10 +1,25 @@
 /** Support tickets with replies and attachments (spec: Support). */
 import { z } from "zod";
 import { UserSchema } from "./account";
-import { expected, freeText, listOf, oneLine, TimestampSchema } from "./common";
+import {
+  checkRequest,
+  expected,
+  type FieldError,
+  freeText,
+  listOf,
+  oneLine,
+  TimestampSchema,
+  visible,
+} from "./common";
 
 /** Most bytes all attachments of one ticket creation or reply may total (spec: 2 MB). */
 export const MAX_ATTACHMENTS_TOTAL_BYTES = 2 * 1024 * 1024;
+
+/** RFC 6838 names (`type/subtype`), then RFC 9110 parameters of tokens or quoted strings. */
+const TOKEN = "[A-Za-z0-9!#$%&'*+.^_`|~-]+";
+const MEDIA_TYPE = new RegExp(
+  `^${TOKEN}/${TOKEN}(?:[ \\t]*;[ \\t]*${TOKEN}=(?:${TOKEN}|"[\\x20\\x21\\x23-\\x5b\\x5d-\\x7e]*"))*$`,
+);
 
 /** Most files one ticket creation or reply may attach (project decision). */
 export const MAX_ATTACHMENTS_PER_REQUEST = 20;
@@ -27,6 +42,72 @@ export function attachmentProblems(
         }
       : {}),
   };
+}
+
+/** Longest attachment file name and media type (project decision; 255 as in most file systems). */
+export const MAX_ATTACHMENT_TEXT = 255;
+
+/**
+ * An attachment's file name: a name, not a path, held to the rules of every one-line text field
+ * and of names (src/lib/text.ts): 1–255 characters, no control characters (NUL included), no
+ * invisible or bidirectional control characters (`invoice\u202Efdp.exe`), no `/` or `\`, not `.`
+ * or `..`. The service also refuses file names whose bytes are not UTF-8.
+ */
+export const FileNameInputSchema = visible(
+  oneLine(
+    z
+      .string({ error: expected("a file name") })
+      .min(1, { error: "must not be empty" })
+      .max(MAX_ATTACHMENT_TEXT, {
+        error: `must be at most ${MAX_ATTACHMENT_TEXT} characters`,
+        abort: true,
+      }),
+  ),
+)
+  .refine((name) => !/[/\\]/.test(name), {
+    error: "must be a file name without a folder: no / or \\",
+  })
+  .refine((name) => name !== "." && name !== "..", { error: "must not be . or .." });
+
+/**
+ * An attachment's media type, as in a Content-Type header: `type/subtype` with optional
+ * `; name=value` parameters, in printable ASCII, at most 255 characters (`text/plain;
+ * charset=utf-8`).
+ */
+export const MediaTypeInputSchema = z
+  .string({ error: expected("a media type") })
+  .max(MAX_ATTACHMENT_TEXT, {
+    error: `must be at most ${MAX_ATTACHMENT_TEXT} characters`,
+    abort: true,
+  })
+  .regex(MEDIA_TYPE, {
+    error:
+      "must be a media type such as text/plain or application/pdf (type/subtype, printable ASCII, optional ; name=value parameters)",
+  });
+
+/** The file name and media type of one attachment, as the client sends and the service checks them. */
+export const AttachmentInputSchema = z.strictObject({
+  filename: FileNameInputSchema.describe("File name, without a folder"),
+  content_type: MediaTypeInputSchema.describe("Media type, for example text/plain"),
+});
+export type AttachmentInput = z.input<typeof AttachmentInputSchema>;
+
+/**
+ * What is wrong with the file names and media types of one request's attachments, as
+ * `attachments[1].filename` field errors, in the words the client (before sending) and the
+ * service (400) use.
+ */
+export function attachmentInputProblems(files: readonly AttachmentInput[]): FieldError[] {
+  return files.flatMap((file, index) => {
+    const { filename, content_type } = file;
+    const checked = checkRequest(AttachmentInputSchema, { filename, content_type });
+    return checked.success
+      ? []
+      : checked.fieldErrors.map((e) => ({
+          field: `attachments[${index}].${e.field}`,
+          message: e.message,
+        }));
+  });
 }
 
 /** Ticket statuses (project decision; the spec gives open and closed as examples). */

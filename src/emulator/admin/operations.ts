@@ -6,7 +6,7 @@
  * operations that change state make it durable before they return.
  */
 import { z } from "zod";
-import { checkRequest } from "../../api/schemas/common";
+import { checkRequest, expected } from "../../api/schemas/common";
 import { definedOnly } from "../../lib/defined";
 import type { EmulatorCore } from "../core";
 import type { FaultConfig, Faults } from "../http/faults";
@@ -20,7 +20,16 @@ import type { LifecycleTiming, ProvisioningFailures, TransitionEvent } from "../
 import type { AccountState, ServerStatus, TransitionTarget } from "../store/state";
 
 const Count = z.int().min(0).max(100_000);
-const Probability = z.number().min(0).max(1);
+const PROBABILITY = "must be a probability from 0 to 1";
+const Probability = z
+  .number({ error: expected("a probability from 0 to 1") })
+  .min(0, { error: PROBABILITY })
+  .max(1, { error: PROBABILITY });
+const LATENCY = "must be a whole number of milliseconds from 0 to 60000";
+const LatencyMs = z
+  .int({ error: LATENCY })
+  .min(0, { error: LATENCY })
+  .max(60_000, { error: LATENCY });
 
 export { type AccountRequest, AccountRequestSchema };
 
@@ -45,12 +54,15 @@ const FaultRuleSchema = z
     status_429: Probability.optional(),
     reset: Probability.optional(),
     latency_ms: z
-      .tuple([z.int().min(0), z.int().min(0).max(60_000)])
+      .tuple([LatencyMs, LatencyMs])
       .refine(([min, max]) => min <= max, { error: "min must not exceed max" })
       .optional(),
     answer_lost: Probability.optional(),
     answer_lost_as: z.enum(["502", "reset"]).optional(),
-    limit: z.int().min(0).optional(),
+    limit: z
+      .int({ error: "must be a whole number of faults, 0 or more" })
+      .min(0, { error: "must be a whole number of faults, 0 or more" })
+      .optional(),
   })
   .refine(
     (rule) =>
@@ -60,7 +72,11 @@ const FaultRuleSchema = z
         (rule.status_429 ?? 0) +
         (rule.reset ?? 0) <=
       1,
-    { error: "the rates of status_* and reset must add up to at most 1" },
+    {
+      error: "the rates of status_* and reset must add up to at most 1",
+      // A rate out of range is reported by itself; its sum would only repeat it.
+      when: (payload) => payload.issues.length === 0,
+    },
   );
 
 export const FaultConfigSchema = z.strictObject({

@@ -20,6 +20,7 @@ import { YAML_FILE_MAX_BYTES } from "../../lib/yaml-document";
 import type { EmulatorOptions } from "../emulator";
 import { Emulator } from "../emulator";
 import type { SeededAccount } from "../seed/file";
+import { apiKeyProblem, MIN_API_KEY_LENGTH } from "../service/auth";
 import { writeFileAtomic } from "../store/files";
 import { type EmulatorInfoFile, emulatorEnv, exportLines } from "./env";
 import { register, unregister } from "./registry";
@@ -44,7 +45,8 @@ const USAGE = `Usage: cloudinfra-emulator [options]
 env: prints the export lines of the emulator running in --data-dir DIR, or else of the one
 running in ./.emulator or started anywhere else by this user, for eval "$(...)".
 
-Environment: CLOUDINFRA_EMULATOR_API_KEY fixes the bootstrap administrator's key.
+Environment: CLOUDINFRA_EMULATOR_API_KEY fixes the bootstrap administrator's key
+(${MIN_API_KEY_LENGTH} to 256 visible ASCII characters, no spaces).
 `;
 
 function fail(message: string): never {
@@ -95,7 +97,11 @@ function options(): { emulator: EmulatorOptions; quiet: boolean; seed: string | 
   };
   if (v.memory !== true) emulator.dataDir = resolve(v["data-dir"] ?? ".emulator");
   const key = process.env["CLOUDINFRA_EMULATOR_API_KEY"];
-  if (key !== undefined && key !== "") emulator.apiKey = key;
+  if (key !== undefined && key !== "") {
+    const problem = apiKeyProblem(key);
+    if (problem !== undefined) fail(`CLOUDINFRA_EMULATOR_API_KEY ${problem}`);
+    emulator.apiKey = key;
+  }
   const transitionMs = integer("transition-ms", v["transition-ms"], 0);
   emulator.lifecycle = { mode: v["manual-transitions"] === true ? "manual" : "auto" };
   if (transitionMs !== undefined) {

@@ -16,11 +16,24 @@ export interface ActionResult {
   message: string;
 }
 
-/** A form that cannot become a request: each field at fault and what it allows. */
+/** One form field at fault (its `name` in the form) and what it allows, in words. */
+export interface FormProblem {
+  /** The form field's name; undefined for a problem of the whole form. */
+  field: string | undefined;
+  /** `status_500: must be a probability from 0 to 1 (got "2")`. */
+  text: string;
+}
+
+/**
+ * A form that cannot become a request: each field at fault and what it allows. It carries the
+ * form as sent, so the page shows it again as the person left it, the fields at fault marked.
+ */
 export class FormError extends Error {
   constructor(
     readonly page: ActionResult["page"],
-    readonly errors: readonly string[],
+    readonly action: ActionName,
+    readonly problems: readonly FormProblem[],
+    readonly form: URLSearchParams,
   ) {
     super("The form has errors");
   }
@@ -45,7 +58,7 @@ export const TRANSIENT_STATUSES = [
 ] as const;
 
 class FormReader {
-  readonly errors: string[] = [];
+  readonly problems: FormProblem[] = [];
   constructor(private readonly form: URLSearchParams) {}
 
   text(name: string): string | undefined {
@@ -58,38 +71,83 @@ class FormReader {
     if (text === undefined) return undefined;
     const value = Number(text);
     if (!Number.isFinite(value) || (kind === "integer" && !Number.isInteger(value))) {
-      this.errors.push(
-        `${name}: expected ${kind === "integer" ? "a whole number" : "a number"}, got "${text}"`,
-      );
+      this.problems.push({
+        field: name,
+        text: `${labelOf(name)}: expected ${kind === "integer" ? "a whole number" : "a number"}, got "${text}"`,
+      });
       return undefined;
     }
     return value;
   }
 }
 
-/** Runs `operation`, turning a refused admin request into a {@link FormError} naming its fields. */
-function checked<T>(page: ActionResult["page"], reader: FormReader, operation: () => T): T {
-  if (reader.errors.length > 0) throw new FormError(page, reader.errors);
+/** Fields whose label on the page is not their name. */
+const LABELS: Readonly<Record<string, string>> = {
+  latency_min: "latency from",
+  latency_max: "latency to",
+  limit: "at most (faults)",
+};
+
+function labelOf(field: string | undefined): string {
+  return field === undefined ? "rule" : (LABELS[field] ?? field);
+}
+
+/**
+ * The form field an admin request's field comes from: the rule form sends one rule
+ * (`rules[3].status_500` is `status_500`), its latency as two fields.
+ */
+function formField(requestField: string): string | undefined {
+  const field = requestField.replace(/^rules\[\d+\]\.?/, "");
+  if (field === "latency_ms[0]") return "latency_min";
+  if (field === "latency_ms[1]") return "latency_max";
+  if (field === "latency_ms") return "latency_min";
+  return field === "" ? undefined : field;
+}
+
+/**
+ * Runs `operation`, turning a refused admin request into a {@link FormError} that names each form
+ * field at fault, what it allows, and what was typed.
+ */
+function checked<T>(
+  page: ActionResult["page"],
+  action: ActionName,
+  reader: FormReader,
+  form: URLSearchParams,
+  operation: () => T,
+): T {
+  if (reader.problems.length > 0) throw new FormError(page, action, reader.problems, form);
   try {
     return operation();
   } catch (error) {
     if (error instanceof HttpError && error.status === 400) {
       const fields: readonly FieldError[] = error.errors ?? [];
+      const problems = fields.map((f): FormProblem => {
+        const field = formField(f.field);
+        const typed = field === undefined ? undefined : form.get(field)?.trim();
+        const got = typed === undefined || typed === "" ? "" : ` (got "${typed}")`;
+        return { field, text: `${labelOf(field)}: ${f.message}${got}` };
+      });
       throw new FormError(
         page,
-        fields.length === 0
-          ? [error.message]
-          : fields.map((f) => `${f.field.replace(/^rules\.\d+\./, "")}: ${f.message}`),
+        action,
+        problems.length === 0 ? [{ field: undefined, text: error.message }] : problems,
+        form,
       );
     }
     throw error;
   }
 }
 
+/** `GET /v1/tags`, as the messages about a rule name it. */
+function ruleTarget(rule: FaultRule): string {
+  return `${rule.method ?? "any method"} ${rule.path ?? "any /v1 path"}`;
+}
+
 const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? "" : "s"}`;
 
 export type ActionName =
   | "faults/add"
+  | "faults/remove"
   | "faults/clear"
   | "rate-limit"
   | "lifecycle"
@@ -99,6 +157,7 @@ export type ActionName =
 
 export const ACTIONS: readonly ActionName[] = [
   "faults/add",
+  "faults/remove",
   "faults/clear",
   "rate-limit",
   "lifecycle",
@@ -119,7 +178,10 @@ export async function runAction(
       const min = read.number("latency_min", "integer");
       const max = read.number("latency_max", "integer");
       if ((min === undefined) !== (max === undefined)) {
-        read.errors.push("latency: give both ends (from and to, in ms) or neither");
+        read.problems.push({
+          field: min === undefined ? "latency_min" : "latency_max",
+          text: "latency: give both ends (from and to, in ms) or neither",
+        });
       }
       const rule: FaultRule = {};
       const method = read.text("method");
@@ -134,13 +196,31 @@ export async function runAction(
       const limit = read.number("limit", "integer");
       if (limit !== undefined) rule.limit = limit;
       const current = admin.faults();
-      checked("settings", read, () =>
+      checked("settings", action, read, form, () =>
         admin.setFaults({ seed: current.seed, rules: [...current.rules, rule] }),
       );
-      return {
-        page: "settings",
-        message: `Fault rule added for ${method ?? "any method"} ${path ?? "any /v1 path"}.`,
-      };
+      return { page: "settings", message: `Fault rule added for ${ruleTarget(rule)}.` };
+    }
+    case "faults/remove": {
+      // The rule as the page showed it: if the rules changed since, another one is not removed.
+      const index = read.number("index", "integer");
+      const current = admin.faults();
+      const rule = index === undefined ? undefined : current.rules[index];
+      if (rule === undefined || JSON.stringify(rule) !== form.get("rule")) {
+        throw new FormError(
+          "settings",
+          action,
+          [
+            {
+              field: undefined,
+              text: "The fault rules changed since this page was shown; they are shown as they are now.",
+            },
+          ],
+          form,
+        );
+      }
+      admin.setFaults({ seed: current.seed, rules: current.rules.filter((r) => r !== rule) });
+      return { page: "settings", message: `Fault rule removed for ${ruleTarget(rule)}.` };
     }
     case "faults/clear":
       admin.clearFaults();
@@ -148,7 +228,7 @@ export async function runAction(
     case "rate-limit": {
       const rate = read.number("rate_per_second");
       const burst = read.number("burst", "integer");
-      const config = checked("settings", read, () =>
+      const config = checked("settings", action, read, form, () =>
         admin.setRateLimit({
           enabled: form.get("enabled") === "on",
           ...(rate === undefined ? {} : { rate_per_second: rate }),
@@ -169,7 +249,7 @@ export async function runAction(
         if (value !== undefined) durations[status] = value;
       }
       const mode = read.text("mode");
-      const timing = checked("settings", read, () =>
+      const timing = checked("settings", action, read, form, () =>
         admin.setLifecycle({
           ...(mode === undefined ? {} : { mode: mode as LifecycleRequest["mode"] }),
           durations,

@@ -18,15 +18,18 @@ h1 { font-size: 1.5rem; margin: .5rem 0 1rem; }
 h2 { font-size: 1.15rem; margin: 1.8rem 0 .5rem; border-bottom: 1px solid var(--line); padding-bottom: .2rem; }
 h3 { font-size: 1rem; margin: 1.2rem 0 .4rem; }
 small, .none, .empty { color: var(--muted); }
+.table-wrap { overflow-x: auto; max-width: 100%; }
 table { border-collapse: collapse; width: 100%; background: #fff; border: 1px solid var(--line); }
 th, td { text-align: left; padding: .35rem .6rem; border-bottom: 1px solid var(--line); vertical-align: top; }
+td { overflow-wrap: break-word; }
+td code { overflow-wrap: anywhere; }
 th { background: #eef2f7; font-weight: 600; font-size: .85rem; }
 code { font: .85rem/1.3 ui-monospace, "SFMono-Regular", Menlo, monospace; }
 dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .2rem 1rem; margin: 0; }
 dl.facts dt { color: var(--muted); }
 dl.facts dd { margin: 0; }
 ul.rules, ul.notice-details { margin: 0; padding-left: 1.1rem; }
-.status { padding: .05rem .45rem; border-radius: .7rem; font-size: .85rem; background: #e4e7eb; }
+.status { padding: .05rem .45rem; border-radius: .7rem; font-size: .85rem; background: #e4e7eb; white-space: nowrap; }
 .status-running { background: #c6f7e2; color: #014d40; }
 .status-provisioning, .status-starting, .status-rebooting, .status-stopping, .status-deleting { background: #fff3c4; color: #8d2b0b; }
 .status-error { background: #ffe3e3; color: #8a041a; }
@@ -46,6 +49,17 @@ form.sign-in input { width: 28rem; }
 button { font: inherit; padding: .3rem .8rem; border-radius: .25rem; border: 1px solid var(--accent); background: var(--accent); color: #fff; cursor: pointer; }
 header button { background: transparent; border-color: #829ab1; }
 button.danger { background: #cf1124; border-color: #cf1124; }
+button.small { padding: .1rem .5rem; font-size: .85rem; }
+form.inline { margin: 0; }
+input[aria-invalid=true], select[aria-invalid=true] { border-color: #cf1124; background: #fff5f5; }
+@media (max-width: 800px) {
+  header { flex-wrap: wrap; gap: .5rem 1rem; padding: .5rem .8rem; }
+  main { padding: .8rem .8rem 2rem; }
+  th, td { padding: .3rem .4rem; }
+  th { font-size: .8rem; }
+  form.sign-in { flex-wrap: wrap; }
+  form.sign-in input { width: min(28rem, 100%); }
+}
 `;
 
 /**

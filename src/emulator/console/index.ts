@@ -6,16 +6,20 @@
  * It sits beside the API's pipeline, not inside it: the console answers HTML, authenticates by
  * session cookie rather than by API key, and is neither rate-limited, faulted nor written to the
  * request log (a live page re-reads itself every two seconds and would drown the log it shows).
+ * Sign-in attempts are the exception: a wrong key counts against the client's address as a
+ * wrong API key does (service/auth-throttle.ts), and every attempt is in the request log.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { readBody } from "../http/body";
 import { HttpError } from "../http/http-errors";
+import { clientAddress } from "../service/auth-throttle";
 import { ACTIONS, type ActionName, type ActionResult, FormError, runAction } from "./actions";
 import { ASSETS } from "./assets";
 import type { Html } from "./html";
 import type { PageFrame } from "./layout";
 import {
   accountPage,
+  type Draft,
   messagePage,
   overviewPage,
   requestsPage,
@@ -130,18 +134,39 @@ export class EmulatorConsole {
       const notice = {
         kind: "error" as const,
         text: "Nothing was changed: the form has errors.",
-        details: error.errors,
+        details: error.problems.map((p) => p.text),
       };
-      return this.page(res, session, error.page, notice, 400);
+      const draft: Draft = {
+        action: error.action,
+        form: error.form,
+        invalid: new Set(error.problems.flatMap((p) => (p.field === undefined ? [] : [p.field]))),
+      };
+      return this.page(res, session, error.page, notice, 400, draft);
     }
     session.flash = { kind: "ok", text: result.message };
     redirect(res, result.page);
   }
 
+  /** A sign-in attempt: throttled and counted per client address like API keys, and logged. */
   private async signIn(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const started = performance.now();
+    const answered = (status: number) =>
+      this.source.recordSignIn(status, Math.round(performance.now() - started));
     const form = await readForm(req);
+    const client = clientAddress(req);
+    try {
+      this.source.authThrottle.assertMayTry(client);
+    } catch (error) {
+      if (!(error instanceof HttpError)) throw error;
+      answered(error.status);
+      return send(res, error.status, signInPage({ kind: "error", text: error.message }), {
+        ...error.headers,
+      });
+    }
     const signedIn = this.sessions.signIn(form.get("key") ?? "");
     if (signedIn === undefined) {
+      this.source.authThrottle.failed(client);
+      answered(401);
       // The key typed is never echoed back, not even into the field.
       return send(
         res,
@@ -149,6 +174,7 @@ export class EmulatorConsole {
         signInPage({ kind: "error", text: "That is not the bootstrap administrator's key." }),
       );
     }
+    answered(303);
     redirect(res, "", { "set-cookie": signedIn.cookie });
   }
 
@@ -158,6 +184,7 @@ export class EmulatorConsole {
     path: string,
     notice?: PageFrame["notice"],
     status = 200,
+    draft?: Draft,
   ): void {
     const shown = notice ?? session.flash;
     session.flash = undefined;
@@ -167,8 +194,9 @@ export class EmulatorConsole {
     let body: Html;
     if (path === "") body = overviewPage(this.source, { ...frame, title: "Overview" });
     else if (path === "requests") body = requestsPage(this.source, { ...frame, title: "Requests" });
-    else if (path === "settings") body = settingsPage(this.source, { ...frame, title: "Settings" });
-    else if (account !== null) {
+    else if (path === "settings") {
+      body = settingsPage(this.source, { ...frame, title: "Settings" }, draft);
+    } else if (account !== null) {
       const id = Number(account[1]);
       const found = admin.accounts().some((a) => a.id === id);
       if (!found) {

@@ -78,10 +78,12 @@ export function table(
   empty: string,
 ): Html {
   if (rows.length === 0) return html`<p class="empty">${empty}</p>`;
-  return html`<table>
+  // Cells wrap long words (fingerprints, request ids) so a table fits a narrow window; should one
+  // still not fit, it scrolls inside its wrapper rather than widening the page.
+  return html`<div class="table-wrap"><table>
 <thead><tr>${headers.map((h) => html`<th>${h}</th>`)}</tr></thead>
 <tbody>${rows.map((row) => html`<tr>${row.map((cell) => html`<td>${cell}</td>`)}</tr>`)}</tbody>
-</table>`;
+</table></div>`;
 }
 
 /** A definition list of label → value. */

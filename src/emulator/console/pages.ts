@@ -5,7 +5,7 @@
  */
 import { permissionById } from "../data/permissions";
 import type { AccountState, FirewallRuleRecord } from "../store/state";
-import { FAULT_RATES, TRANSIENT_STATUSES } from "./actions";
+import { type ActionName, FAULT_RATES, TRANSIENT_STATUSES } from "./actions";
 import { type Html, html } from "./html";
 import { facts, type PageFrame, page, postForm, table } from "./layout";
 import { CONSOLE_PATH } from "./session";
@@ -214,10 +214,39 @@ ${table(
   );
 }
 
-const numberField = (name: string, label: string, value: string | number, step = "any") =>
-  html`<label>${label}<input type="number" name="${name}" value="${value}" step="${step}" min="0"></label>`;
+/**
+ * A form that was refused, shown again as it was sent: its action, the values typed, and the
+ * fields at fault (marked `aria-invalid`).
+ */
+export interface Draft {
+  action: ActionName;
+  form: URLSearchParams;
+  invalid: ReadonlySet<string>;
+}
 
-export function settingsPage(source: ConsoleSource, frame: PageFrame & { csrf: string }): Html {
+/** The fields of one settings form: what the person typed when it was refused, else `current`. */
+function fieldsOf(action: ActionName, draft: Draft | undefined) {
+  const mine = draft?.action === action ? draft : undefined;
+  const value = (name: string, current: string | number): string | number =>
+    mine === undefined ? current : (mine.form.get(name) ?? "");
+  const invalid = (name: string): Html | "" =>
+    mine?.invalid.has(name) === true ? html` aria-invalid="true"` : "";
+  return {
+    value,
+    invalid,
+    /** Whether a checkbox is ticked: as sent, else `current`. */
+    checked: (name: string, current: boolean): boolean =>
+      mine === undefined ? current : mine.form.get(name) === "on",
+    number: (name: string, label: string, current: string | number, step = "any"): Html =>
+      html`<label>${label}<input type="number" name="${name}" value="${value(name, current)}" step="${step}" min="0"${invalid(name)}></label>`,
+  };
+}
+
+export function settingsPage(
+  source: ConsoleSource,
+  frame: PageFrame & { csrf: string },
+  draft?: Draft,
+): Html {
   const { admin } = source;
   const faults = admin.faults();
   const rateLimit = admin.rateLimit();
@@ -232,14 +261,28 @@ export function settingsPage(source: ConsoleSource, frame: PageFrame & { csrf: s
     rule.latency_ms === undefined ? "–" : `${rule.latency_ms[0]}–${rule.latency_ms[1]} ms`,
     rule.limit ?? "no limit",
     faults.injected[i] ?? 0,
+    postForm(
+      csrf,
+      "faults/remove",
+      html`<input type="hidden" name="index" value="${i}"><input type="hidden" name="rule" value="${JSON.stringify(rule)}"><button type="submit" class="small">Remove</button>`,
+      { className: "inline" },
+    ),
   ]);
+  const add = fieldsOf("faults/add", draft);
+  const method = String(add.value("method", ""));
+  const rate = fieldsOf("rate-limit", draft);
+  const timing = fieldsOf("lifecycle", draft);
   return page(
     frame,
     html`<section>
 <h2>Faults</h2>
 <p>Seed ${faults.seed}: the same seed and the same requests give the same faults.</p>
-${table(["Method", "Path", "Rates", "Latency", "Limit", "Injected"], faultRows, "No fault rules: every request is answered normally.")}
-${postForm(csrf, "faults/clear", html`<button type="submit">Clear all fault rules</button>`)}
+${table(["Method", "Path", "Rates", "Latency", "Limit", "Injected", ""], faultRows, "No fault rules: every request is answered normally.")}
+${
+  faults.rules.length === 0
+    ? ""
+    : postForm(csrf, "faults/clear", html`<button type="submit">Clear all fault rules</button>`)
+}
 <h3>Add a fault rule</h3>
 ${postForm(
   csrf,
@@ -249,12 +292,12 @@ ${postForm(
     "POST",
     "PUT",
     "DELETE",
-  ].map((m) => html`<option>${m}</option>`)}</select></label>
-<label>Path<input name="path" placeholder="/v1/servers*"></label>
-${FAULT_RATES.map((r) => numberField(r, `${r} (0–1)`, ""))}
-${numberField("latency_min", "latency from (ms)", "", "1")}
-${numberField("latency_max", "latency to (ms)", "", "1")}
-${numberField("limit", "at most (faults)", "", "1")}
+  ].map((m) => html`<option${method === m ? html` selected` : ""}>${m}</option>`)}</select></label>
+<label>Path<input name="path" placeholder="/v1/servers*" value="${add.value("path", "")}"${add.invalid("path")}></label>
+${FAULT_RATES.map((r) => add.number(r, `${r} (0–1)`, ""))}
+${add.number("latency_min", "latency from (ms)", "", "1")}
+${add.number("latency_max", "latency to (ms)", "", "1")}
+${add.number("limit", "at most (faults)", "", "1")}
 <button type="submit">Add the rule</button>`,
   { className: "grid" },
 )}
@@ -269,9 +312,9 @@ ${facts([
 ${postForm(
   csrf,
   "rate-limit",
-  html`${numberField("rate_per_second", "requests per second", rateLimit.rate_per_second)}
-${numberField("burst", "burst", rateLimit.burst, "1")}
-<label class="check"><input type="checkbox" name="enabled" value="on"${rateLimit.enabled ? html` checked` : ""}> enabled</label>
+  html`${rate.number("rate_per_second", "requests per second", rateLimit.rate_per_second)}
+${rate.number("burst", "burst", rateLimit.burst, "1")}
+<label class="check"><input type="checkbox" name="enabled" value="on"${rate.checked("enabled", rateLimit.enabled) ? html` checked` : ""}> enabled</label>
 <button type="submit">Save the rate limit</button>`,
   { className: "grid" },
 )}
@@ -308,9 +351,10 @@ ${postForm(
   csrf,
   "lifecycle",
   html`<label>Mode<select name="mode">${(["auto", "manual"] as const).map(
-    (m) => html`<option${lifecycle.mode === m ? html` selected` : ""}>${m}</option>`,
+    (m) =>
+      html`<option${timing.value("mode", lifecycle.mode) === m ? html` selected` : ""}>${m}</option>`,
   )}</select></label>
-${TRANSIENT_STATUSES.map((s) => numberField(s, `${s} (ms)`, lifecycle.durations[s], "1"))}
+${TRANSIENT_STATUSES.map((s) => timing.number(s, `${s} (ms)`, lifecycle.durations[s], "1"))}
 <button type="submit">Save the lifecycle</button>`,
   { className: "grid" },
 )}

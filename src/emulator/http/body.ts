@@ -3,7 +3,7 @@
  * validated with its schema, multipart/form-data, or none) before the handler runs.
  */
 import type { IncomingMessage } from "node:http";
-import { checkRequest } from "../../api/schemas/common";
+import { checkRequest, type FieldError } from "../../api/schemas/common";
 import { HttpError, invalidFields, invalidRequest } from "./http-errors";
 import type { AnyRoute, TextBody } from "./router";
 
@@ -75,16 +75,8 @@ async function parseMultipart(req: IncomingMessage, route: AnyRoute): Promise<Pa
       headers: { "content-type": req.headers["content-type"] ?? "" },
       body: raw,
     }).formData();
-    const notUtf8 = textPartsNotUtf8(raw, req.headers["content-type"] ?? "");
-    if (notUtf8.length > 0) {
-      throw invalidFields(
-        notUtf8.map((field) => ({
-          field,
-          message: "is not valid UTF-8; text fields must be UTF-8",
-        })),
-        "Invalid multipart body",
-      );
-    }
+    const notUtf8 = partsNotUtf8(raw, req.headers["content-type"] ?? "");
+    if (notUtf8.length > 0) throw invalidFields(notUtf8, "Invalid multipart body");
     return { body: undefined, form };
   } catch (error) {
     if (error instanceof HttpError) throw error;
@@ -95,15 +87,25 @@ async function parseMultipart(req: IncomingMessage, route: AnyRoute): Promise<Pa
 }
 
 /**
- * Names of the text parts (those without a filename) whose bytes are not UTF-8. `formData()`
+ * The text parts (those without a filename) whose bytes are not UTF-8, and the file parts whose
+ * file name is not (as `attachments[0].filename`, counting the files of each name). `formData()`
  * decodes such bytes into replacement characters, which a ticket would then store as if the
  * user had written them; so the raw parts are checked here, after it has accepted the framing.
  */
-function textPartsNotUtf8(raw: Buffer, header: string): string[] {
+function partsNotUtf8(raw: Buffer, header: string): FieldError[] {
   const boundary = /;\s*boundary=(?:"([^"]+)"|([^;\s]+))/i.exec(header);
   const delimiter = Buffer.from(`--${boundary?.[1] ?? boundary?.[2] ?? ""}`);
   if (delimiter.length <= 2) return [];
-  const names: string[] = [];
+  const errors: FieldError[] = [];
+  const filesSeen = new Map<string, number>();
+  const notUtf8 = (bytes: Buffer): boolean => {
+    try {
+      utf8.decode(bytes);
+      return false;
+    } catch {
+      return true;
+    }
+  };
   let at = raw.indexOf(delimiter);
   while (at !== -1) {
     const start = at + delimiter.length;
@@ -116,17 +118,26 @@ function textPartsNotUtf8(raw: Buffer, header: string): string[] {
       const headers = part.subarray(0, headerEnd).toString("latin1");
       const disposition = /content-disposition:[^\r\n]*/i.exec(headers)?.[0] ?? "";
       const name = /;\s*name="([^"]*)"/i.exec(disposition)?.[1];
-      if (name !== undefined && !/;\s*filename\*?=/i.test(disposition)) {
-        try {
-          utf8.decode(part.subarray(headerEnd + 4));
-        } catch {
-          names.push(name);
+      const filename = /;\s*filename="([^"]*)"/i.exec(disposition)?.[1];
+      if (name !== undefined && filename !== undefined) {
+        const index = filesSeen.get(name) ?? 0;
+        filesSeen.set(name, index + 1);
+        // The headers were read as Latin-1, one character per byte: these are the raw bytes.
+        if (notUtf8(Buffer.from(filename, "latin1"))) {
+          errors.push({
+            field: `${name}[${index}].filename`,
+            message: "is not valid UTF-8; file names must be UTF-8",
+          });
+        }
+      } else if (name !== undefined && !/;\s*filename\*?=/i.test(disposition)) {
+        if (notUtf8(part.subarray(headerEnd + 4))) {
+          errors.push({ field: name, message: "is not valid UTF-8; text fields must be UTF-8" });
         }
       }
     }
     at = next;
   }
-  return names;
+  return errors;
 }
 
 /** The body as UTF-8 text: 415 for a charset other than UTF-8, 400 for bytes that are not UTF-8. */

@@ -1,7 +1,7 @@
 /**
  * The request pipeline around route handlers, for the public API and /_emulator/ alike:
  *
- *   x-request-id → auth (401) → admin routes: bootstrap key (403), others: rate limit (429)
+ *   x-request-id → auth (401; 429 once an address failed too often) → admin routes: bootstrap key (403), others: rate limit (429)
  *   → route match (404) → injected faults → permission (403) → content type (415)
  *   → body validation (400) → handler → commit → answer (or lose it)
  *
@@ -13,6 +13,7 @@ import type { PermissionName } from "../../api/schemas/iam";
 import type { EmulatorCore } from "../core";
 import type { Authenticator } from "../service/auth";
 import { keyFromHeader, type Principal } from "../service/auth";
+import { clientAddress } from "../service/auth-throttle";
 import type { RoutePermission } from "../service/permissions";
 import { faultError, requestId, sendJson } from "./answer";
 import { parseBody } from "./body";
@@ -101,7 +102,7 @@ async function route(
   const adminPath = isAdminPath(url.pathname);
   let principal: Principal;
   try {
-    principal = emulator.auth.authenticate(req.headers.authorization);
+    principal = emulator.auth.authenticate(req.headers.authorization, clientAddress(req));
   } catch (error) {
     // Callers without a valid key count against their address; they still get their 401.
     if (!adminPath) takeToken(emulator, res, `ip:${req.socket.remoteAddress ?? "?"}`);

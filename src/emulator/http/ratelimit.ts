@@ -32,6 +32,11 @@ interface Bucket {
   updatedMs: number;
 }
 
+/** The tokens of `bucket` at `nowMs`: refilled at `perSecond` since its update, at most `burst`. */
+export function refill(bucket: Bucket, nowMs: number, perSecond: number, burst: number): number {
+  return Math.min(burst, bucket.tokens + ((nowMs - bucket.updatedMs) / 1000) * perSecond);
+}
+
 export class RateLimiter {
   private readonly buckets = new Map<string, Bucket>();
   private configValue: RateLimitConfig;
@@ -53,10 +58,7 @@ export class RateLimiter {
   take(key: string, nowMs = Date.now()): RateLimitDecision {
     const { rate_per_second, burst, enabled } = this.configValue;
     const bucket = this.buckets.get(key) ?? { tokens: burst, updatedMs: nowMs };
-    bucket.tokens = Math.min(
-      burst,
-      bucket.tokens + ((nowMs - bucket.updatedMs) / 1000) * rate_per_second,
-    );
+    bucket.tokens = refill(bucket, nowMs, rate_per_second, burst);
     bucket.updatedMs = nowMs;
     this.buckets.set(key, bucket);
     const allowed = !enabled || bucket.tokens >= 1;

@@ -7,7 +7,8 @@
  * Rules beyond the schemas (docs/wire-contract.md, Support):
  * - Text fields are validated with the client's schemas: unknown parts are 400 ("unknown
  *   field"), a text field given twice or as a file is 400, and a text part named
- *   `attachments` is 400.
+ *   `attachments` is 400. So are each file's name and media type (`attachments[0].filename`,
+ *   AttachmentInputSchema), before any file is read.
  * - A new ticket is `open`; any status can be set from any other.
  * - A reply from the customer to an `answered` or `closed` ticket reopens it (`open`): the
  *   customer is waiting for support again. Replying is never refused because of the status.
@@ -16,6 +17,7 @@
 import type { z } from "zod";
 import { checkRequest, type FieldError } from "../../api/schemas/common";
 import {
+  attachmentInputProblems,
   attachmentProblems,
   CreateReplyFieldsSchema,
   CreateTicketFieldsSchema,
@@ -59,19 +61,17 @@ async function readForm<S extends z.ZodType>(
   }
   if (tooLarge !== undefined) throw payloadTooLarge(`Attachments: ${tooLarge}`);
 
+  const described = files.map((file) => ({
+    file,
+    filename: file.name === "" ? "attachment" : file.name,
+    content_type: file.type === "" ? "application/octet-stream" : file.type,
+  }));
+  const errors: FieldError[] = attachmentInputProblems(described);
   const text: Record<string, string> = {};
-  const errors: FieldError[] = [];
-  const uploads: Upload[] = [];
   for (const [name, value] of entries) {
     if (name === "attachments") {
       if (typeof value === "string") {
         errors.push({ field: "attachments", message: "expected a file part, received text" });
-      } else {
-        uploads.push({
-          filename: value.name === "" ? "attachment" : value.name,
-          content_type: value.type === "" ? "application/octet-stream" : value.type,
-          bytes: new Uint8Array(await value.arrayBuffer()),
-        });
       }
     } else if (typeof value !== "string") {
       errors.push({ field: name, message: "expected a text field, received a file" });
@@ -84,6 +84,10 @@ async function readForm<S extends z.ZodType>(
   const checked = checkRequest(schema, text);
   if (!checked.success) errors.push(...checked.fieldErrors);
   if (errors.length > 0 || !checked.success) throw invalidFields(errors, "Invalid form");
+  const uploads: Upload[] = [];
+  for (const { file, filename, content_type } of described) {
+    uploads.push({ filename, content_type, bytes: new Uint8Array(await file.arrayBuffer()) });
+  }
   return { fields: checked.data, uploads };
 }
 

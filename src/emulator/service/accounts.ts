@@ -3,11 +3,11 @@
  * sign-up: a profile, the system roles, its owner (a human user holding an Administrator key)
  * and two stored payment cards, since the API has no way to add a card.
  */
-import { createHash } from "node:crypto";
+import { randomBytes, scryptSync } from "node:crypto";
 import { z } from "zod";
 import type { UpdateAccountRequest, UpdateUserProfileRequest } from "../../api/schemas/account";
 import { permissionByName } from "../data";
-import { conflict, fieldError } from "../http/http-errors";
+import { conflict, fieldError, HttpError } from "../http/http-errors";
 import {
   type AccountProfile,
   AccountState,
@@ -18,7 +18,7 @@ import {
   type UserRecord,
 } from "../store/state";
 import type { RowSink } from "../store/table";
-import { hashApiKey, newApiKey } from "./auth";
+import { ApiKeyInputSchema, apiKeyHolder, apiKeyTaken, hashApiKey, newApiKey } from "./auth";
 import type { Author } from "./author";
 import { recomputeInvoice } from "./orders";
 import { SYSTEM_ROLES } from "./permissions";
@@ -29,7 +29,7 @@ export const AccountRequestSchema = z.strictObject({
   company: z.string().optional(),
   email: z.string().optional(),
   country: z.string().length(2).optional(),
-  api_key: z.string().min(16).optional(),
+  api_key: ApiKeyInputSchema.optional(),
 });
 export type AccountRequest = z.input<typeof AccountRequestSchema>;
 
@@ -45,7 +45,10 @@ export interface NewAccountOptions {
   company?: string;
   email?: string;
   country?: string;
-  /** Fix the owner's API key (reproducible set-ups); generated otherwise. */
+  /**
+   * Fix the owner's API key (reproducible set-ups); generated otherwise. A key another user holds
+   * is refused (409 naming `api_key`): it would keep opening that user's account.
+   */
   apiKey?: string;
 }
 
@@ -59,6 +62,12 @@ export function createAccount(
   now: string,
   options: NewAccountOptions = {},
 ): NewAccount {
+  const taken = options.apiKey === undefined ? undefined : apiKeyTaken(state, options.apiKey);
+  if (taken !== undefined) {
+    throw new HttpError(409, "conflict", `api_key: ${taken}`, {
+      errors: [{ field: "api_key", message: taken }],
+    });
+  }
   const accountId = state.nextId("account");
   const ownerId = state.nextId("user");
   const roles = SYSTEM_ROLES.map((template): RoleRecord => {
@@ -156,8 +165,25 @@ export function setBootstrapKey(state: EmulatorState, key: string): void {
   }
   const hash = hashApiKey(key);
   if (user.api_key_hash === hash) return;
+  const holder = apiKeyHolder(state, key);
+  if (holder !== undefined) {
+    throw new Error(
+      `the bootstrap administrator's key cannot be this one: it already belongs to ${holder} in this emulator; set another with CLOUDINFRA_EMULATOR_API_KEY (or apiKey in-process)`,
+    );
+  }
   user.api_key_hash = hash;
   account.users.update(user);
+}
+
+/**
+ * A password as it is kept: scrypt with a random salt, `scrypt:<salt>:<hash>` in base64url. A
+ * person picks it (unlike a generated API key), so a leaked state.db must give a guesser no
+ * shortcut; nothing reads it back (no route signs in with a password).
+ */
+function hashPassword(password: string): string {
+  const salt = randomBytes(16);
+  const hash = scryptSync(password, salt, 32);
+  return `scrypt:${salt.toString("base64url")}:${hash.toString("base64url")}`;
 }
 
 /**
@@ -188,7 +214,7 @@ export function updateProfile(
   if (body.last_name !== undefined) user.last_name = body.last_name;
   if (body.email !== undefined) user.email = body.email;
   if (body.password !== undefined) {
-    user.password_hash = createHash("sha256").update(body.password, "utf8").digest("hex");
+    user.password_hash = hashPassword(body.password);
   }
   user.updated_at = author.now();
   author.account.users.update(user);

@@ -1,15 +1,50 @@
 /**
  * API keys: `Authorization: ApiKey <key>`. Keys are random, handed out once, and only their
- * sha256 is kept, like the real service promises. DID users have no key hash, so they can
- * never authenticate over HTTP (the spec does not show how a DID request is formed).
+ * sha256 is kept, like the real service promises; no admin route or console page shows it
+ * (docs/emulator-auth.md says why an unsalted hash is enough for these keys). DID users have no
+ * key hash, so they can never authenticate over HTTP (the spec does not show how a DID request is
+ * formed). Failed authentication is throttled per client (auth-throttle.ts).
  */
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { z } from "zod";
+import { checkRequest, expected } from "../../api/schemas/common";
 import type { PermissionName } from "../../api/schemas/iam";
 import { permissionById } from "../data";
 import { HttpError } from "../http/http-errors";
 import type { AccountState, EmulatorState, UserRecord } from "../store/state";
+import type { AuthThrottle } from "./auth-throttle";
 
 const KEY_PREFIX = "cik_";
+
+/** Shortest key a person may choose (the bootstrap key, seed documents, POST /_emulator/accounts). */
+export const MIN_API_KEY_LENGTH = 16;
+/** Longest such key. */
+export const MAX_API_KEY_LENGTH = 256;
+
+/**
+ * A key a person chooses: 16–256 visible ASCII characters, no spaces, since an `Authorization:
+ * ApiKey <key>` header must carry it as typed. Generated keys (`cik_` and 43 characters) pass.
+ */
+export const ApiKeyInputSchema = z
+  .string({ error: expected(`an API key of at least ${MIN_API_KEY_LENGTH} characters`) })
+  .min(MIN_API_KEY_LENGTH, {
+    error: (issue) =>
+      `must be at least ${MIN_API_KEY_LENGTH} characters (got ${String(issue.input).length}); a generated key is used when none is given`,
+    abort: true,
+  })
+  .max(MAX_API_KEY_LENGTH, {
+    error: `must be at most ${MAX_API_KEY_LENGTH} characters`,
+    abort: true,
+  })
+  .regex(/^[\x21-\x7e]+$/, {
+    error: "must be visible ASCII characters without spaces, as an Authorization header carries it",
+  });
+
+/** What is wrong with a key a person chose, or undefined when it is fine ({@link ApiKeyInputSchema}). */
+export function apiKeyProblem(key: string): string | undefined {
+  const checked = checkRequest(ApiKeyInputSchema, key);
+  return checked.success ? undefined : checked.fieldErrors[0]?.message;
+}
 
 /** A new API key and the hash to store; show `key` to the caller once, store only `hash`. */
 export function newApiKey(): { key: string; hash: string } {
@@ -44,6 +79,42 @@ export function keyFromHeader(header: string | undefined): string {
   return match[1] as string;
 }
 
+/** The user holding the key whose hash is `hash`, in any account (a scan of every user). */
+function holderOf(state: EmulatorState, hash: string): Principal | undefined {
+  for (const account of state.accounts) {
+    for (const user of account.users) {
+      if (user.api_key_hash !== undefined && sameHash(user.api_key_hash, hash)) {
+        return { account, user };
+      }
+    }
+  }
+  return undefined;
+}
+
+/** Who holds `key` in this emulator (`the bootstrap administrator`, `user 3 of account 2`). */
+export function apiKeyHolder(state: EmulatorState, key: string): string | undefined {
+  const holder = holderOf(state, hashApiKey(key));
+  if (holder === undefined) return undefined;
+  const { account, user } = holder;
+  const bootstrap =
+    account.profile.id === state.bootstrap.account_id && user.id === state.bootstrap.user_id;
+  return bootstrap
+    ? "the bootstrap administrator"
+    : `user ${user.id} of account ${account.profile.id}`;
+}
+
+/**
+ * The one rule for a key given to a new user (POST /_emulator/accounts, seed documents): no
+ * other user may hold it, or it would keep opening the first holder's account and the new user
+ * could never sign in. Why `key` is taken, or undefined when it is free.
+ */
+export function apiKeyTaken(state: EmulatorState, key: string): string | undefined {
+  const holder = apiKeyHolder(state, key);
+  return holder === undefined
+    ? undefined
+    : `this API key already belongs to ${holder} in this emulator; every key opens one user, so choose another`;
+}
+
 /**
  * Finds the user holding a key. The index is only a cache: every hit is checked against the
  * live state, so users deleted or re-keyed by route handlers never authenticate through it.
@@ -51,9 +122,18 @@ export function keyFromHeader(header: string | undefined): string {
 export class Authenticator {
   private index = new Map<string, { accountId: number; userId: number }>();
 
-  constructor(private readonly getState: () => EmulatorState) {}
+  constructor(
+    private readonly getState: () => EmulatorState,
+    private readonly throttle: AuthThrottle,
+  ) {}
 
-  authenticate(header: string | undefined): Principal {
+  /**
+   * The principal whose key the header carries. 429 while `client` is throttled (before the key
+   * is looked at); 401 for a missing or malformed header, and for an unknown key, which counts as
+   * a failure of `client`.
+   */
+  authenticate(header: string | undefined, client: string): Principal {
+    this.throttle.assertMayTry(client);
     const hash = hashApiKey(keyFromHeader(header));
     const cached = this.index.get(hash);
     if (cached !== undefined) {
@@ -61,15 +141,13 @@ export class Authenticator {
       if (hit !== undefined) return hit;
       this.index.delete(hash);
     }
-    for (const account of this.getState().accounts) {
-      for (const user of account.users) {
-        if (user.api_key_hash !== undefined && sameHash(user.api_key_hash, hash)) {
-          this.index.set(hash, { accountId: account.profile.id, userId: user.id });
-          return { account, user };
-        }
-      }
+    const holder = holderOf(this.getState(), hash);
+    if (holder === undefined) {
+      this.throttle.failed(client);
+      throw unauthorized("Unknown API key");
     }
-    throw unauthorized("Unknown API key");
+    this.index.set(hash, { accountId: holder.account.profile.id, userId: holder.user.id });
+    return holder;
   }
 
   /** Forget cached keys (after a reset replaces the whole state). */

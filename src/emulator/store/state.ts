@@ -91,9 +91,9 @@ export interface UserRecord {
   did?: string;
   external: boolean;
   sys: boolean;
-  /** sha256 (hex) of the API key; the key itself is shown once and never stored. */
+  /** sha256 (hex) of the API key; the key itself is shown once and never stored; never rendered. */
   api_key_hash?: string;
-  /** sha256 (hex) of a password set through /v1/users/me; never rendered. */
+  /** Salted scrypt of a password set through /v1/users/me (service/accounts.ts); never rendered. */
   password_hash?: string;
   created_at: Timestamp;
   updated_at: Timestamp;
@@ -451,11 +451,18 @@ export class AccountState {
     ] as unknown as Table<{ id: number | string }, number | string, string>[];
   }
 
-  /** The account's raw state (GET /_emulator/accounts/:id). */
+  /**
+   * The account's state for debugging (GET /_emulator/accounts/:id): every record, but of a user
+   * only whether it has an API key or a password, never their hashes.
+   */
   toJSON() {
     return {
       ...this.row(),
-      users: this.users,
+      users: this.users.all().map(({ api_key_hash, password_hash, ...user }) => ({
+        ...user,
+        has_api_key: api_key_hash !== undefined,
+        has_password: password_hash !== undefined,
+      })),
       roles: this.roles,
       servers: this.servers,
       tags: this.tags,

@@ -15,7 +15,7 @@ import { referenceProblems } from "../../../lib/references";
 import { parsePublicKey, SshKeyError } from "../../../lib/sshkeys";
 import { type LocatedIssue, mapAt, type Path, type YamlSource } from "../../../lib/yaml-document";
 import type { PlanRecord } from "../../data";
-import { hashApiKey } from "../../service/auth";
+import { apiKeyProblem, apiKeyTaken, hashApiKey } from "../../service/auth";
 import { SYSTEM_ROLES } from "../../service/permissions";
 import { type Catalogue, type EmulatorState, nameKey } from "../../store/state";
 import {
@@ -133,7 +133,7 @@ class SeedCheck {
 
   /** Every key must open exactly one user: distinct in the document, and new to the emulator. */
   private apiKey(path: Path, key: unknown): void {
-    if (typeof key !== "string" || key.length < 16) return;
+    if (typeof key !== "string" || apiKeyProblem(key) !== undefined) return; // the schema reports it
     const hash = hashApiKey(key);
     const first = this.keyPaths.get(hash);
     if (first !== undefined) {
@@ -141,15 +141,8 @@ class SeedCheck {
       return;
     }
     this.keyPaths.set(hash, formatted(path));
-    for (const account of this.state.accounts) {
-      if (account.users.all().some((u) => u.api_key_hash === hash)) {
-        this.issue(
-          path,
-          `this API key already belongs to a user of account ${account.profile.id} in this emulator; choose another`,
-        );
-        return;
-      }
-    }
+    const taken = apiKeyTaken(this.state, key);
+    if (taken !== undefined) this.issue(path, taken);
   }
 
   private uniqueNames(base: Path, account: Record<string, unknown>): void {

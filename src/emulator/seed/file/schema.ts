@@ -15,6 +15,7 @@ import { RuleInputSchema } from "../../../api/schemas/firewall";
 import { DidInputSchema } from "../../../api/schemas/iam";
 import { ColorInputSchema } from "../../../api/schemas/tags";
 import { AccountRequestSchema } from "../../service/accounts";
+import { ApiKeyInputSchema } from "../../service/auth";
 
 /** The statuses a seeded server may be in; `provisioning` then runs its course to `running`. */
 export const SEED_SERVER_STATUSES = ["running", "stopped", "provisioning", "error"] as const;
@@ -30,10 +31,6 @@ export const SEED_SECTIONS = [
   "tags",
 ] as const;
 export type SeedSection = (typeof SEED_SECTIONS)[number];
-
-const ApiKey = z
-  .string({ error: expected("an API key of at least 16 characters") })
-  .min(16, { error: "must be at least 16 characters" });
 
 function names(section: SeedSection) {
   return z.array(z.string({ error: expected(`the name of an entry of ${section}`) }), {
@@ -71,7 +68,7 @@ export const SeedRoleSchema = z.strictObject({
 export const SeedUserSchema = z
   .strictObject({
     role: z.string({ error: expected("the name of a role of this account") }),
-    api_key: ApiKey.optional(),
+    api_key: ApiKeyInputSchema.optional(),
     did: DidInputSchema.optional(),
   })
   .refine((user) => user.api_key === undefined || user.did === undefined, {
