@@ -129,7 +129,9 @@ function stackOutput(
       return 1;
     }
     const value = plain(outputs[name] ?? null);
-    console.log(flags.json || typeof value !== "string" ? JSON.stringify(value, null, 2) : value);
+    const text = flags.json || typeof value !== "string" ? JSON.stringify(value, null, 2) : value;
+    // A value that ends its own line (a PEM key) is written as it is: `> id_deployer` is the key.
+    process.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
     return 0;
   }
   const all = Object.fromEntries(Object.keys(outputs).map((k) => [k, plain(outputs[k] ?? null)]));
@@ -318,6 +320,7 @@ async function main(argv: string[]): Promise<number> {
     ...(values["preview-only"] ? { previewOnly: true } : {}),
     ...(values["expect-no-changes"] ? { expectNoChanges: true } : {}),
     ...(values["clear-pending-creates"] ? { clearPendingCreates: true } : {}),
+    ...(values.debug ? { debug: true } : {}),
     onStart: (c: RunControl) => {
       control = c;
     },

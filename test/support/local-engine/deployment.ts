@@ -1078,6 +1078,8 @@ export class Deployment {
       urn,
       type: goal.type,
       oldState: old,
+      // The goal, until the update gives the new state: what its start event shows.
+      newState: { ...base, id: old.id ?? "", outputs: old.outputs ?? {} },
       diffReasons: keys,
       replaceReasons: [],
       ...(detailedDiff ? { detailedDiff } : {}),

@@ -326,7 +326,10 @@ export class ProgressDisplay {
     if (!done) {
       if (row.urn === this.#stackUrn && op === "same") status = "running";
       else if (this.#options.dryRun) status = previewText(op, false);
-      else status = op === "same" ? "" : `${IN_PROGRESS[op] ?? op} (${Math.floor(seconds)}s)`;
+      else {
+        const elapsed = Math.floor((this.#now() - row.started) / 1000);
+        status = op === "same" ? "" : `${IN_PROGRESS[op] ?? op} (${elapsed}s)`;
+      }
     } else if (this.#options.dryRun) {
       status = failed ? `**${previewText(op, true)} failed**` : previewText(op, true);
     } else if (failed) {
@@ -415,8 +418,11 @@ export class ProgressDisplay {
         row.ended = undefined;
       } else if ("resOutputsEvent" in event) {
         const refreshing = row.step?.op === "refresh";
-        row.step = meta;
-        row.outputs.push(meta.op);
+        // The refresh steps of `up --refresh` end as `refresh` rows (the CLI's outputs event
+        // carries OpRefresh there; only `refresh` itself shows what the read found).
+        row.step =
+          refreshing && this.#options.operation !== "refresh" ? { ...meta, op: "refresh" } : meta;
+        row.outputs.push(row.step.op);
         row.ended = this.#now();
         // A CI log shows a finished row again only when that says something new.
         const meaningful =

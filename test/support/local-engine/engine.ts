@@ -77,6 +77,8 @@ export interface RunOptions {
   onPendingOperation?: (type: string, urn: string, control: RunControl) => void;
   /** Told of each engine event as it happens (what `--event-log` writes and the display shows). */
   onEvent?: (event: EngineEvent) => void;
+  /** `--debug`: debug diagnostics (a plugin's output, the SDK's log) go to the events too. */
+  debug?: boolean;
   /** Given the run's controls once it has started (the CLI's Ctrl-C handler uses them). */
   onStart?: (control: RunControl) => void;
 }
@@ -401,7 +403,7 @@ export class LocalEngine {
     const legacy = ["1", "true"].includes(
       String(env["PULUMI_ENABLE_LEGACY_REFRESH_DIFF"]).toLowerCase(),
     );
-    const events = new EngineEventStream(dryRun, options.onEvent);
+    const events = new EngineEventStream(dryRun, options.debug === true, options.onEvent);
     events.prelude(this.config, this.secretKeys);
     // What no step owns (provider output, GetPluginPath's warnings, a refusal): reported as it
     // happens, listed first in the result.
@@ -593,8 +595,10 @@ export class LocalEngine {
     const summary: Record<string, number> = {};
     for (const s of steps) {
       if (s.error !== undefined || (s.refresh === true && operation !== "refresh")) continue;
-      // The halves of a replacement are not logical steps either: the replace counts once.
+      // The halves of a replacement are not logical steps either: the replace counts once; and a
+      // default provider's step is internal (isDefaultProviderStep): never counted.
       if (s.op === "create-replacement" || s.op === "delete-replaced") continue;
+      if (s.type.startsWith("pulumi:providers:") && s.urn.endsWith("::default")) continue;
       summary[s.op] = (summary[s.op] ?? 0) + 1;
     }
     const errored = steps.filter((s) => s.error !== undefined).length;

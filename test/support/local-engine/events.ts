@@ -144,11 +144,17 @@ export class EngineEventStream {
   readonly events: EngineEvent[] = [];
   readonly #listener: ((event: EngineEvent) => void) | undefined;
   readonly #dryRun: boolean;
+  readonly #debug: boolean;
   /** Steps whose pre event was sent and whose end was not yet. */
   readonly #open = new Set<StepRecord>();
 
-  constructor(dryRun: boolean, listener?: (event: EngineEvent) => void) {
+  /**
+   * `debug`: send debug diagnostics too (`--debug`); without it they are left out, as the SDK's
+   * own debug log holds whole registration answers, secrets among them.
+   */
+  constructor(dryRun: boolean, debug: boolean, listener?: (event: EngineEvent) => void) {
     this.#dryRun = dryRun;
+    this.#debug = debug;
     this.#listener = listener;
   }
 
@@ -213,6 +219,7 @@ export class EngineEventStream {
 
   /** A diagnostic, as the engine's event sink sends it (`StringifyDiag`: a prefix but for info). */
   diagnostic(d: Diagnostic): void {
+    if (d.severity === "debug" && !this.#debug) return;
     const info = d.severity === "info" || d.severity === "info#err";
     this.#add({
       diagnosticEvent: {
