@@ -3,7 +3,15 @@
  * column's changed keys, the summary, when the display is interactive; and the rules of stack
  * config keys and of the PATH of a project run from elsewhere.
  */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import {
+  Deployment,
+  type DeploymentContext,
+  STACK_TYPE,
+} from "../support/local-engine/deployment.ts";
 import {
   diffInfo,
   interactiveTerminal,
@@ -14,6 +22,7 @@ import {
 import { namespacedConfig } from "../support/local-engine/engine.ts";
 import type { EngineEvent, StepMetadata } from "../support/local-engine/events.ts";
 import { projectPath } from "../support/local-engine/plugin-providers.ts";
+import { StateStore } from "../support/local-engine/state.ts";
 import { type PropertyMap, SECRET_SIG, SIG, UNKNOWN } from "../support/local-engine/values.ts";
 
 const URN = "urn:pulumi:dev::p::pulumi-nodejs:dynamic:Resource::web";
@@ -191,5 +200,50 @@ describe("the PATH of a project run from this clone", () => {
     ]);
     // A project inside the clone keeps the PATH it has.
     expect(projectPath("/clone/examples/x", path, "/clone", "/node24/bin")).toBe(path);
+  });
+});
+
+describe("stack outputs still unknown after an update", () => {
+  // Issue 23, finding 9: after a failed `up`, Pulumi's unknown marker was stored as an output.
+  it("are never stored: the old value stays, or the output is absent", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "unknown-outputs-"));
+    try {
+      const store = new StateStore(join(dir, "dev.json"), "p");
+      const ctx: DeploymentContext = {
+        project: "p",
+        stack: "dev",
+        dryRun: false,
+        parallel: 1,
+        legacyRefreshDiff: false,
+        config: {},
+        secretKeys: [],
+        store,
+        host: () => Promise.reject(new Error("no provider in this test")),
+      };
+      const stackGoal = () => ({
+        type: STACK_TYPE,
+        name: "p-dev",
+        custom: false,
+        parent: "",
+        inputs: {},
+        dependencies: [],
+        propertyDependencies: {},
+        deleteBeforeReplace: undefined,
+        additionalSecretOutputs: [],
+        aliases: [],
+      });
+      const first = new Deployment(ctx, { resources: [], pendingOperations: [] });
+      await first.register(stackGoal());
+      first.registerOutputs(first.stackUrn, { ip: "10.0.0.1", id: "7" });
+      first.finalizeStackOutputs(false);
+      const second = new Deployment(ctx, first.snapshot());
+      await second.register(stackGoal());
+      second.registerOutputs(second.stackUrn, { ip: UNKNOWN, name: UNKNOWN, id: "8" });
+      second.finalizeStackOutputs(true);
+      const stack = second.snapshot().resources.find((r) => r.type === STACK_TYPE);
+      expect(stack?.outputs).toEqual({ ip: "10.0.0.1", id: "8" });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
