@@ -386,7 +386,8 @@ export class ProgressDisplay {
       ...rows.map((r) => this.#columns(r)),
     ];
     const widths = [0, 1, 2, 3, 4].map((i) => Math.max(...table.map((c) => (c[i] ?? "").length)));
-    const width = process.stdout.columns ?? 200;
+    // A terminal that reports no size (0) is taken as wide.
+    const width = process.stdout.columns || 200;
     const lines = table.map((cols) =>
       ` ${cols.map((c, i) => (i === 4 ? c : c.padEnd(widths[i] ?? 0))).join("  ")}`
         .trimEnd()
