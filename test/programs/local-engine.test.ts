@@ -19,6 +19,7 @@ import {
   expectExit,
   type ProgramFixture,
   ROOT,
+  SLOW_PROVISIONING,
   startProgramFixture,
 } from "../support/programs";
 
@@ -250,17 +251,7 @@ describe("npm run local-engine as a person sees it", () => {
   beforeAll(async () => {
     // A server takes 1.5 s to provision: an `up` lasts seconds, and Ctrl-C finds it in flight.
     fx = await startProgramFixture(CHATTY, {
-      emulator: {
-        lifecycle: {
-          durations: {
-            provisioning: 1500,
-            starting: 100,
-            stopping: 100,
-            rebooting: 100,
-            deleting: 100,
-          },
-        },
-      },
+      emulator: { lifecycle: { durations: SLOW_PROVISIONING } },
       config: { greeting: "hi" },
     });
     dir = mkdtempSync(join(tmpdir(), "local-engine-cli-"));

@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
+  componentGoal,
   Deployment,
   type DeploymentContext,
   STACK_TYPE,
@@ -220,18 +221,7 @@ describe("stack outputs still unknown after an update", () => {
         store,
         host: () => Promise.reject(new Error("no provider in this test")),
       };
-      const stackGoal = () => ({
-        type: STACK_TYPE,
-        name: "p-dev",
-        custom: false,
-        parent: "",
-        inputs: {},
-        dependencies: [],
-        propertyDependencies: {},
-        deleteBeforeReplace: undefined,
-        additionalSecretOutputs: [],
-        aliases: [],
-      });
+      const stackGoal = () => componentGoal(STACK_TYPE, "p-dev");
       const first = new Deployment(ctx, { resources: [], pendingOperations: [] });
       await first.register(stackGoal());
       first.registerOutputs(first.stackUrn, { ip: "10.0.0.1", id: "7" });

@@ -169,6 +169,22 @@ export function dependenciesOf(r: ResourceState): string[] {
   return [...deps];
 }
 
+/** The registration of a component with no inputs (the stack, an import's root). */
+export function componentGoal(type: string, name: string): Goal {
+  return {
+    type,
+    name,
+    custom: false,
+    parent: "",
+    inputs: {},
+    dependencies: [],
+    propertyDependencies: {},
+    deleteBeforeReplace: undefined,
+    additionalSecretOutputs: [],
+    aliases: [],
+  };
+}
+
 export class Deployment {
   readonly steps: StepRecord[] = [];
   readonly diagnostics: Diagnostic[] = [];
@@ -674,18 +690,7 @@ export class Deployment {
   }
 
   private componentGoal(type: string, name: string): Goal {
-    return {
-      type,
-      name,
-      custom: false,
-      parent: "",
-      inputs: {},
-      dependencies: [],
-      propertyDependencies: {},
-      deleteBeforeReplace: undefined,
-      additionalSecretOutputs: [],
-      aliases: [],
-    };
+    return componentGoal(type, name);
   }
 
   private findOld(urn: string, aliases: string[]): ResourceState | undefined {
