@@ -443,4 +443,28 @@ describe("npm run local-engine as a person sees it", () => {
     expect((await fx.client.tags.list()).map((t) => t.name)).toEqual(["chatty"]);
     expect(await fx.client.keys.list()).toHaveLength(1);
   }, 120_000);
+
+  it("terminates on a second Ctrl-C: stops at once, keeps the create in flight as pending, releases the lock", async () => {
+    const up = cli(["up", "--non-interactive"], "terminate.json", { detached: true });
+    const group = -(up.run.child.pid ?? 0);
+    // Ctrl-C once the server's create is in flight, and again once the first one is answered.
+    let sent = 0;
+    createInterface({ input: up.run.child.stdout }).on("line", (line) => {
+      const cue = sent === 0 ? /:Server server creating \(0s\)$/ : /^\^C received; cancelling\./;
+      if (sent < 2 && cue.test(line)) {
+        sent++;
+        process.kill(group, "SIGINT");
+      }
+    });
+    const terminated = await up.ended;
+    expect(terminated.status).toBe(1);
+    expect(terminated.stdout).toContain("^C received; terminating\n");
+    expect(terminated.stdout).toMatch(/^ \+ {2}\S+:Server server creating \(interrupted\)$/m);
+    const lockDir = join(dir, ".pulumi", "locks", "organization", "cloudinfra-chatty", "dev");
+    expect(readdirSync(lockDir)).toEqual([]);
+    const state = fx.engineWith({ stateFile: join(dir, "terminate.json") });
+    expect(
+      state.pendingOperations().map((op) => [op.type, op.resource.urn.split("::").at(-1)]),
+    ).toEqual([["creating", "server"]]);
+  }, 120_000);
 });

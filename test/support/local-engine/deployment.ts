@@ -58,6 +58,8 @@ export interface StepRecord {
   refresh?: true;
   /** The provider's detailed diff (plugin providers; the dynamic-provider host returns none). */
   detailedDiff?: Record<string, PropertyDiff>;
+  /** What a create or an update aims at, before it has a new state: its start event's `new`. */
+  goal?: ResourceState;
 }
 
 export interface Diagnostic {
@@ -948,6 +950,7 @@ export class Deployment {
       op,
       urn,
       type: goal.type,
+      goal: base,
       ...(replacing ? { oldState: replacing } : {}),
       diffReasons: replacing ? changedKeys(replacing.inputs ?? {}, inputs) : [],
       replaceReasons,
@@ -1083,8 +1086,7 @@ export class Deployment {
       urn,
       type: goal.type,
       oldState: old,
-      // The goal, until the update gives the new state: what its start event shows.
-      newState: { ...base, id: old.id ?? "", outputs: old.outputs ?? {} },
+      goal: { ...base, id: old.id ?? "", outputs: old.outputs ?? {} },
       diffReasons: keys,
       replaceReasons: [],
       ...(detailedDiff ? { detailedDiff } : {}),

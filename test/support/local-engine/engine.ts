@@ -477,6 +477,7 @@ export class LocalEngine {
       },
       terminate: (signal = "SIGINT") => {
         events.stdout(`${signal === "SIGINT" ? "^C" : "SIGTERM"} received; terminating`);
+        events.stop();
         interrupt();
       },
     };

@@ -147,6 +147,8 @@ export class EngineEventStream {
   readonly #debug: boolean;
   /** Steps whose pre event was sent and whose end was not yet. */
   readonly #open = new Set<StepRecord>();
+  /** Terminated: what the dying steps report is not sent (only the end of the run is). */
+  #stopped = false;
 
   /**
    * `debug`: send debug diagnostics too (`--debug`); without it they are left out, as the SDK's
@@ -182,9 +184,10 @@ export class EngineEventStream {
 
   /** A step starts: its `resourcePreEvent` (a refresh step is sent as `refresh`). */
   stepStarted(step: StepRecord): void {
+    if (this.#stopped) return;
     this.#open.add(step);
     const preOp = step.refresh === true ? "refresh" : step.op;
-    const preNew = step.refresh === true ? step.oldState : step.newState;
+    const preNew = step.refresh === true ? step.oldState : (step.newState ?? step.goal);
     this.#add({
       resourcePreEvent: {
         metadata: metadata(preOp, step, step.oldState, preNew, step.refresh !== true),
@@ -195,7 +198,7 @@ export class EngineEventStream {
 
   /** A step ends: its `resOutputsEvent`, or its `resOpFailedEvent` when it failed. */
   stepEnded(step: StepRecord): void {
-    if (!this.#open.delete(step)) return;
+    if (this.#stopped || !this.#open.delete(step)) return;
     const meta = metadata(step.op, step, step.oldState, step.newState);
     if (step.error === undefined) {
       this.#add({
@@ -211,6 +214,7 @@ export class EngineEventStream {
    * `resOutputsEvent` of its step, as the step executor sends for RegisterResourceOutputs.
    */
   stepOutputs(step: StepRecord): void {
+    if (this.#stopped) return;
     const meta = metadata(step.op, step, step.oldState, step.newState);
     this.#add({
       resOutputsEvent: { metadata: meta, ...(this.#dryRun ? { planning: true as const } : {}) },
@@ -219,7 +223,7 @@ export class EngineEventStream {
 
   /** A diagnostic, as the engine's event sink sends it (`StringifyDiag`: a prefix but for info). */
   diagnostic(d: Diagnostic): void {
-    if (d.severity === "debug" && !this.#debug) return;
+    if (this.#stopped || (d.severity === "debug" && !this.#debug)) return;
     const info = d.severity === "info" || d.severity === "info#err";
     this.#add({
       diagnosticEvent: {
@@ -231,6 +235,14 @@ export class EngineEventStream {
         ...(d.streamID !== undefined ? { streamID: d.streamID } : {}),
       },
     });
+  }
+
+  /**
+   * The run is terminated (a second Ctrl-C): from now on only its end is sent, so the steps in
+   * flight stay unfinished in the events, as with the CLI, which stops listening.
+   */
+  stop(): void {
+    this.#stopped = true;
   }
 
   /** A message of the CLI itself (the `^C received` notice): a `stdoutEvent`. */
