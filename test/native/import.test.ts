@@ -177,7 +177,10 @@ describe("pulumi import on the native provider", () => {
       const run = await byHand(["import", "--file", file]);
       expect(run.status, run.stderr).toBe(EXIT_OK);
       for (const name of Object.keys(TOKENS)) {
-        expect(run.stdout).toMatch(new RegExp(`import +\\S+::${TOKENS[name]}::${name}\\n`));
+        // The CLI's row for an import: `=` and the type, the name, `imported (<time>)`.
+        expect(run.stdout).toMatch(
+          new RegExp(`^ = {2}${TOKENS[name]} ${name} imported \\([\\d.]+s\\)$`, "m"),
+        );
       }
       const adopted = fx.engine.resources().filter((r) => nameOf(r.urn) in TOKENS);
       expect(Object.fromEntries(adopted.map((r) => [nameOf(r.urn), r.type]))).toEqual(TOKENS);

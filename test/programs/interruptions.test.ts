@@ -8,24 +8,20 @@
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { EXIT_OK, type RunResult } from "../support/local-engine/engine.ts";
-import { expectExit, type ProgramFixture, ROOT, startProgramFixture } from "../support/programs";
+import {
+  expectExit,
+  type ProgramFixture,
+  ROOT,
+  SLOW_PROVISIONING,
+  startProgramFixture,
+} from "../support/programs";
 
 const PROJECT = join(ROOT, "test", "programs", "single-server");
 let fx: ProgramFixture;
 
 beforeEach(async () => {
   fx = await startProgramFixture(PROJECT, {
-    emulator: {
-      lifecycle: {
-        durations: {
-          provisioning: 1500,
-          starting: 100,
-          stopping: 100,
-          rebooting: 100,
-          deleting: 100,
-        },
-      },
-    },
+    emulator: { lifecycle: { durations: SLOW_PROVISIONING } },
   });
 });
 afterEach(async () => fx?.close());

@@ -28,6 +28,15 @@ export const FAST_LIFECYCLE = {
   deleting: 30,
 };
 
+/** A server takes 1.5 s to provision: a run lasts seconds, and a create is found in flight. */
+export const SLOW_PROVISIONING = {
+  provisioning: 1500,
+  starting: 100,
+  stopping: 100,
+  rebooting: 100,
+  deleting: 100,
+};
+
 export interface ProgramFixture {
   emulator: TestEmulator;
   /** A client of the emulator with the bootstrap key, for arrangements made "outside Pulumi". */

@@ -5,6 +5,7 @@
  * state checkpointed after each step. README.md beside this file lists where it differs.
  */
 import { randomUUID } from "node:crypto";
+import type { EngineEventStream } from "./events.ts";
 import {
   defaultProviderInputs,
   type PluginProviders,
@@ -57,12 +58,17 @@ export interface StepRecord {
   refresh?: true;
   /** The provider's detailed diff (plugin providers; the dynamic-provider host returns none). */
   detailedDiff?: Record<string, PropertyDiff>;
+  /** What a create or an update aims at, before it has a new state: its start event's `new`. */
+  goal?: ResourceState;
 }
 
 export interface Diagnostic {
-  severity: "debug" | "info" | "warning" | "error";
+  /** `info#err`: a line a program or a provider wrote on stderr (the CLI's Infoerr). */
+  severity: "debug" | "info" | "info#err" | "warning" | "error";
   message: string;
   urn?: string;
+  /** The output stream a line came from, as the CLI numbers each plugin's stdout and stderr. */
+  streamID?: number;
 }
 
 export const STACK_TYPE = "pulumi:pulumi:Stack";
@@ -83,6 +89,8 @@ export interface DeploymentContext {
   plugins?: PluginProviders;
   /** Told of every pending operation once it is in the state (for interruption tests). */
   onPendingOperation?: (type: PendingOperationType, urn: string) => void;
+  /** Where each step's start and end and each diagnostic are sent as they happen. */
+  events?: EngineEventStream;
 }
 
 /** The registration of one resource, downgraded to the engine's values. */
@@ -163,6 +171,22 @@ export function dependenciesOf(r: ResourceState): string[] {
   return [...deps];
 }
 
+/** The registration of a component with no inputs (the stack, an import's root). */
+export function componentGoal(type: string, name: string): Goal {
+  return {
+    type,
+    name,
+    custom: false,
+    parent: "",
+    inputs: {},
+    dependencies: [],
+    propertyDependencies: {},
+    deleteBeforeReplace: undefined,
+    additionalSecretOutputs: [],
+    aliases: [],
+  };
+}
+
 export class Deployment {
   readonly steps: StepRecord[] = [];
   readonly diagnostics: Diagnostic[] = [];
@@ -224,15 +248,21 @@ export class Deployment {
     }
   }
 
+  /** Reports a diagnostic: kept for the result and sent at once to the event stream. */
+  diagnose(d: Diagnostic): void {
+    this.diagnostics.push(d);
+    this.ctx.events?.diagnostic(d);
+  }
+
   warn(message: string, urn?: string): void {
-    this.diagnostics.push(
+    this.diagnose(
       urn === undefined ? { severity: "warning", message } : { severity: "warning", message, urn },
     );
   }
 
   error(message: string, urn?: string): void {
     this.failed = true;
-    this.diagnostics.push(
+    this.diagnose(
       urn === undefined ? { severity: "error", message } : { severity: "error", message, urn },
     );
   }
@@ -309,8 +339,31 @@ export class Deployment {
     }
   }
 
+  /** A step starts: kept, and its start sent to the event stream. */
   private record(step: StepRecord): void {
     this.steps.push(step);
+    const open = this.openSteps.get(step.urn);
+    if (open) open.push(step);
+    else this.openSteps.set(step.urn, [step]);
+    this.ctx.events?.stepStarted(step);
+  }
+
+  /** Steps started and not yet ended, by URN. */
+  private readonly openSteps = new Map<string, StepRecord[]>();
+
+  /** A step ends (done, or failed with its `error`): its end goes to the event stream. */
+  private ended(step: StepRecord): void {
+    const open = this.openSteps.get(step.urn);
+    const i = open?.indexOf(step) ?? -1;
+    if (open === undefined || i < 0) return;
+    open.splice(i, 1);
+    if (open.length === 0) this.openSteps.delete(step.urn);
+    this.ctx.events?.stepEnded(step);
+  }
+
+  /** Every step of `urn` still open ends (a registration is over). */
+  private endedAll(urn: string): void {
+    for (const step of [...(this.openSteps.get(urn) ?? [])]) this.ended(step);
   }
 
   private now(): string {
@@ -356,6 +409,7 @@ export class Deployment {
       diffReasons: old ? changedKeys(old.inputs ?? {}, inputs) : [],
       replaceReasons: [],
     });
+    this.endedAll(urn);
     this.defaultProvider = provider;
     this.checkpoint();
     return provider;
@@ -531,6 +585,7 @@ export class Deployment {
       replaceReasons,
       ...(detailedDiff ? { detailedDiff } : {}),
     });
+    this.endedAll(urn);
     this.checkpoint();
     return { urn, id, outputs: next.outputs ?? {}, failed: false };
   }
@@ -642,18 +697,7 @@ export class Deployment {
   }
 
   private componentGoal(type: string, name: string): Goal {
-    return {
-      type,
-      name,
-      custom: false,
-      parent: "",
-      inputs: {},
-      dependencies: [],
-      propertyDependencies: {},
-      deleteBeforeReplace: undefined,
-      additionalSecretOutputs: [],
-      aliases: [],
-    };
+    return componentGoal(type, name);
   }
 
   private findOld(urn: string, aliases: string[]): ResourceState | undefined {
@@ -672,7 +716,8 @@ export class Deployment {
   private readonly renamed = new Map<string, string>();
 
   register(goal: Goal): Promise<RegisterResult> {
-    return this.track(this.registerNow(goal));
+    const urn = this.urnOf(goal.type, goal.name, goal.parent);
+    return this.track(this.registerNow(goal).finally(() => this.endedAll(urn)));
   }
 
   private async registerNow(goal: Goal): Promise<RegisterResult> {
@@ -762,10 +807,17 @@ export class Deployment {
   finalizeStackOutputs(errored: boolean): void {
     const state = this.news.find((r) => r.urn === this.stackUrn);
     if (state === undefined || this.registeredStackOutputs === undefined) return;
-    state.outputs = errored
-      ? { ...state.outputs, ...this.registeredStackOutputs }
-      : this.registeredStackOutputs;
+    // An output still unknown after an update (what a failed resource would have given) is not a
+    // value: the state never holds Pulumi's unknown marker, so the old value (if any) stays.
+    const registered = this.ctx.dryRun
+      ? this.registeredStackOutputs
+      : Object.fromEntries(
+          Object.entries(this.registeredStackOutputs).filter(([, v]) => !containsUnknowns(v)),
+        );
+    state.outputs = errored ? { ...state.outputs, ...registered } : registered;
     this.stackOutputs = state.outputs;
+    const step = this.steps.find((s) => s.urn === this.stackUrn && s.refresh !== true);
+    if (step) this.ctx.events?.stepOutputs(step);
     this.checkpoint();
   }
 
@@ -903,6 +955,7 @@ export class Deployment {
       op,
       urn,
       type: goal.type,
+      goal: base,
       ...(replacing ? { oldState: replacing } : {}),
       diffReasons: replacing ? changedKeys(replacing.inputs ?? {}, inputs) : [],
       replaceReasons,
@@ -1038,6 +1091,7 @@ export class Deployment {
       urn,
       type: goal.type,
       oldState: old,
+      goal: { ...base, id: old.id ?? "", outputs: old.outputs ?? {} },
       diffReasons: keys,
       replaceReasons: [],
       ...(detailedDiff ? { detailedDiff } : {}),
@@ -1139,14 +1193,20 @@ export class Deployment {
     };
     this.record(step);
     if (!this.ctx.dryRun && r.custom && !r.external && !r.type.startsWith(PROVIDER_TYPE_PREFIX)) {
-      const host = await this.hostFor(r);
+      const host = await this.hostFor(r).catch((err: unknown) => {
+        step.error = hostMessage(err);
+        this.ended(step);
+        throw err;
+      });
       await this.pending("deleting", r, () =>
         this.workers.run(() => host.delete(r.urn, r.id ?? "", host.wire(r.outputs ?? {}))),
       ).catch((err: unknown) => {
         step.error = hostMessage(err);
+        this.ended(step);
         throw err;
       });
     }
+    this.ended(step);
     this.deleted.add(r.urn);
     const i = this.pendingDeletes.indexOf(r);
     if (i >= 0) this.pendingDeletes.splice(i, 1);
@@ -1201,14 +1261,16 @@ export class Deployment {
       const results = await Promise.allSettled(
         wave.map(async (r) => {
           if (r.external) {
-            this.record({
+            const discard: StepRecord = {
               op: "discard",
               urn: r.urn,
               type: r.type,
               oldState: r,
               diffReasons: [],
               replaceReasons: [],
-            });
+            };
+            this.record(discard);
+            this.ended(discard);
             this.deleted.add(r.urn);
             return;
           }
@@ -1255,7 +1317,7 @@ export class Deployment {
         if (!old.custom || old.type.startsWith(PROVIDER_TYPE_PREFIX)) {
           // Components, providers and the stack never change with a refresh: their step keeps
           // the state it started from (RefreshStep.Apply), and shows in the events and digest.
-          this.record({
+          const kept: StepRecord = {
             op: "same",
             refresh: true,
             urn: u,
@@ -1264,7 +1326,9 @@ export class Deployment {
             newState: old,
             diffReasons: [],
             replaceReasons: [],
-          });
+          };
+          this.record(kept);
+          this.ended(kept);
           return;
         }
         const step: StepRecord = {
@@ -1332,6 +1396,8 @@ export class Deployment {
         } catch (err) {
           step.error = hostMessage(err);
           this.error(step.error, u);
+        } finally {
+          this.ended(step);
         }
       }),
     );

@@ -19,7 +19,7 @@ import {
   STACK_TYPE,
   type StepRecord,
 } from "./deployment.ts";
-import { type EngineEvent, engineEvents } from "./events.ts";
+import { type EngineEvent, EngineEventStream } from "./events.ts";
 import { StackLock, StackLockedError } from "./lock.ts";
 import { MonitorServer } from "./monitor.ts";
 import {
@@ -28,7 +28,7 @@ import {
   type ProjectPlugin,
   projectPluginsOf,
 } from "./plugin-providers.ts";
-import { ProviderHost } from "./provider-host.ts";
+import { childProcessEnv, eachLine, ProviderHost } from "./provider-host.ts";
 import { type ResourceState, type Snapshot, StateStore, statePassphrase } from "./state.ts";
 import { maskSecrets, type PropertyMap, stripSecretsMap } from "./values.ts";
 
@@ -75,6 +75,12 @@ export interface RunOptions {
   imports?: readonly ImportSpec[];
   /** Told of each pending operation once the state records it, with ways to break the run. */
   onPendingOperation?: (type: string, urn: string, control: RunControl) => void;
+  /** Told of each engine event as it happens (what `--event-log` writes and the display shows). */
+  onEvent?: (event: EngineEvent) => void;
+  /** `--debug`: debug diagnostics (a plugin's output, the SDK's log) go to the events too. */
+  debug?: boolean;
+  /** Given the run's controls once it has started (the CLI's Ctrl-C handler uses them). */
+  onStart?: (control: RunControl) => void;
 }
 
 /** Ways a test breaks a run in progress. */
@@ -86,6 +92,18 @@ export interface RunControl {
   interrupt(): void;
   /** Only the provider host dies (SIGKILL); the engine records the steps in flight as failed. */
   killProviderHost(): void;
+  /**
+   * The CLI's first Ctrl-C (`cancellationScope`, pkg/backend/cancellation_scope.go): no new step
+   * starts (the program's next registrations get UNAVAILABLE, as the CLI's resource monitor
+   * answers once canceled), the steps in flight finish and are saved, nothing is deleted, the
+   * state is written and the lock released; the run ends failed (`RunResult.canceled`).
+   */
+  cancel(signal?: "SIGINT" | "SIGTERM"): void;
+  /**
+   * The CLI's second Ctrl-C: stop now. Program and providers are killed, the state keeps what
+   * the steps done so far wrote (with the pending operations of those in flight), the lock goes.
+   */
+  terminate(signal?: "SIGINT" | "SIGTERM"): void;
 }
 
 export interface RunResult {
@@ -99,6 +117,8 @@ export interface RunResult {
   summary: Record<string, number>;
   /** How many steps failed (the CLI's "N errored"). */
   errored: number;
+  /** Ended by {@link RunControl.cancel} or {@link RunControl.terminate}. */
+  canceled: boolean;
   diagnostics: Diagnostic[];
   /** Stack outputs (secrets in Pulumi's secret wrapper). */
   outputs: PropertyMap;
@@ -190,6 +210,28 @@ function splitArgs(text: string): string[] {
   return args;
 }
 
+/**
+ * Config keys as `config.ParseKey` reads them: `ns:name` (or the legacy `ns:config:name`) keeps its
+ * namespace; a bare `name` is the project's, `<project>:name`, as `pulumi config set name v` sets it.
+ */
+export function namespacedConfig(
+  project: string,
+  config: Record<string, string>,
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(config)) {
+    const parts = key.split(":");
+    const name =
+      parts.length === 1
+        ? `${project}:${key}`
+        : parts.length === 3 && parts[1] === "config"
+          ? `${parts[0]}:${parts[2]}`
+          : key;
+    out[name] = value;
+  }
+  return out;
+}
+
 function stateForJson(r: ResourceState | undefined): Record<string, unknown> | undefined {
   if (r === undefined) return undefined;
   const out: Record<string, unknown> = { ...r };
@@ -204,13 +246,20 @@ export class LocalEngine {
   readonly stack: string;
 
   readonly options: LocalEngineOptions;
+  /** Output streams numbered so far (program streams start past the providers'). */
+  private streams = 100;
 
   constructor(options: LocalEngineOptions) {
-    this.options = options;
     this.project = readProject(options.projectDir);
+    const { config, secretConfig } = options;
+    this.options = {
+      ...options,
+      ...(config ? { config: namespacedConfig(this.project.name, config) } : {}),
+      ...(secretConfig ? { secretConfig: namespacedConfig(this.project.name, secretConfig) } : {}),
+    };
     this.stack = options.stack ?? "dev";
     const endpoint =
-      options.config?.["cloudinfra:endpoint"] ??
+      this.options.config?.["cloudinfra:endpoint"] ??
       (options.env ?? process.env)["CLOUDINFRA_ENDPOINT"];
     this.store = new StateStore(options.stateFile, statePassphrase(options.passphrase, endpoint));
   }
@@ -357,6 +406,19 @@ export class LocalEngine {
     const legacy = ["1", "true"].includes(
       String(env["PULUMI_ENABLE_LEGACY_REFRESH_DIFF"]).toLowerCase(),
     );
+    const events = new EngineEventStream(dryRun, options.debug === true, options.onEvent);
+    events.prelude(this.config, this.secretKeys);
+    // What no step owns (provider output, GetPluginPath's warnings, a refusal): reported as it
+    // happens, listed first in the result.
+    const runDiagnostics: Diagnostic[] = [];
+    const report = (d: Diagnostic) => {
+      runDiagnostics.push(d);
+      events.diagnostic(d);
+    };
+    // The CLI numbers each plugin's stdout and stderr as a stream of its own.
+    let streams = 0;
+    const hostStream = ++streams;
+    const pluginStream = ++streams;
     let host: ProviderHost | undefined;
     let hostStarting: Promise<ProviderHost> | undefined;
     const startHost = () => {
@@ -365,6 +427,9 @@ export class LocalEngine {
         cwd: resolve(this.options.projectDir),
         project: this.project.name,
         env,
+        // The dynamic-provider host's stderr (CLOUDINFRA_LOG=debug lines among it) is shown as
+        // the CLI shows a dynamic provider's output: info#err diagnostics of the stack.
+        onStderrLine: (message) => report({ severity: "info#err", message, streamID: hostStream }),
       }).then((h) => {
         host = h;
         return h;
@@ -376,11 +441,18 @@ export class LocalEngine {
       project: this.project.name,
       env,
       projectPlugins: this.project.plugins,
+      // plugin.go hides the output of a resource plugin that is not the dynamic provider: its
+      // lines are debug diagnostics, shown with --debug.
+      onStderrLine: (message) => report({ severity: "debug", message, streamID: pluginStream }),
+      onWarning: (message) => report({ severity: "warning", message }),
     });
     const ctx = this.context(dryRun, legacy, startHost, plugins);
+    ctx.events = events;
     let program: ChildProcess | undefined;
     const deployments: Deployment[] = [];
+    let canceled = false;
     const interrupt = () => {
+      canceled = true;
       for (const d of deployments) {
         d.dead = true;
         d.canceled = true;
@@ -389,11 +461,41 @@ export class LocalEngine {
       host?.kill();
       plugins.kill();
     };
+    const control: RunControl = {
+      interrupt,
+      killProviderHost: () => host?.kill(),
+      // The CLI's words (cancellation_scope.go), sent as its stdout events.
+      cancel: (signal = "SIGINT") => {
+        if (canceled) return;
+        const sig = signal === "SIGINT" ? "^C" : "SIGTERM";
+        const again = signal === "SIGINT" ? "press ^C again" : "send SIGTERM again";
+        events.stdout(
+          `${sig} received; cancelling. If you would like to terminate immediately, ${again}.\n` +
+            (dryRun
+              ? ""
+              : "Note that terminating immediately may lead to orphaned resources and other inconsistencies.\n"),
+        );
+        canceled = true;
+        for (const d of deployments) d.canceled = true;
+      },
+      terminate: (signal = "SIGINT") => {
+        events.stdout(`${signal === "SIGINT" ? "^C" : "SIGTERM"} received; terminating`);
+        events.stop();
+        interrupt();
+      },
+    };
+    /** A deployment of this run: it starts canceled when the run already is. */
+    const deployment = (c: DeploymentContext, base: Snapshot) => {
+      const d = new Deployment(c, base);
+      d.canceled = canceled;
+      deployments.push(d);
+      return d;
+    };
     if (options.onPendingOperation) {
       const listener = options.onPendingOperation;
-      const control: RunControl = { interrupt, killProviderHost: () => host?.kill() };
       ctx.onPendingOperation = (type, urn) => listener(type, urn, control);
     }
+    options.onStart?.(control);
     const steps: StepRecord[] = [];
     const diagnostics: Diagnostic[] = [];
     let outputs: PropertyMap = {};
@@ -405,8 +507,7 @@ export class LocalEngine {
       if (refused !== undefined) throw new Error(refused);
       let base = this.store.load();
       if (operation === "refresh" || options.refresh === true) {
-        const refresh = new Deployment(ctx, base);
-        deployments.push(refresh);
+        const refresh = deployment(ctx, base);
         refresh.diagnostics.length = 0;
         await refresh.refresh(options);
         steps.push(...refresh.steps);
@@ -423,11 +524,18 @@ export class LocalEngine {
         // Diff), and a preview that fails writes nothing, so no resource of it is half-imported.
         const previewFirst = dryRun ? [] : [this.context(true, legacy, startHost, plugins)];
         for (const c of [...previewFirst, ctx]) {
-          const d = new Deployment(c, base);
-          deployments.push(d);
+          const d = deployment(c, base);
           await d.importExisting(options.imports ?? []);
           await d.settled();
           if (!c.dryRun && !d.failed) this.store.save(d.snapshot());
+          if (c !== ctx && d.failed) {
+            // The preview before the import sends no events of its own unless it is what failed.
+            for (const step of d.steps) {
+              events.stepStarted(step);
+              events.stepEnded(step);
+            }
+            for (const diagnostic of d.diagnostics) events.diagnostic(diagnostic);
+          }
           if (d.failed || c === ctx) {
             steps.push(...d.steps);
             diagnostics.push(...d.diagnostics);
@@ -435,31 +543,30 @@ export class LocalEngine {
             break;
           }
         }
-      } else if (!failed && operation === "destroy") {
-        const d = new Deployment(ctx, base);
-        deployments.push(d);
+      } else if (!failed && !canceled && operation === "destroy") {
+        const d = deployment(ctx, base);
         await d.deleteLeftovers();
         steps.push(...d.steps);
         diagnostics.push(...d.diagnostics);
         failed ||= d.failed;
-      } else if (!failed && operation !== "refresh") {
-        const d = new Deployment(ctx, base);
-        deployments.push(d);
+      } else if (!failed && !canceled && operation !== "refresh") {
+        const d = deployment(ctx, base);
         const result = await this.runProgram(d, dryRun, (child) => {
           program = child;
         });
         programStdout = result.stdout;
         programStderr = result.stderr;
         await d.settled();
-        if (result.code !== 0 && !d.failed) {
+        // A canceled program fails on the registrations it was refused: that is no error of its own.
+        if (result.code !== 0 && !d.failed && !canceled) {
           d.error(
             result.code === 32
               ? "the program reported an error (exit code 32)"
               : `Program exited with non-zero exit code: ${result.code}`,
           );
         }
-        if (!d.failed) await d.deleteLeftovers();
-        d.finalizeStackOutputs(d.failed);
+        if (!d.failed && !canceled) await d.deleteLeftovers();
+        d.finalizeStackOutputs(d.failed || canceled);
         if (!dryRun && !d.dead) this.store.save(d.snapshot());
         steps.push(...d.steps);
         diagnostics.push(...d.diagnostics);
@@ -468,18 +575,13 @@ export class LocalEngine {
       }
     } catch (err) {
       failed = true;
-      diagnostics.push({
-        severity: "error",
-        message: err instanceof Error ? err.message : String(err),
-      });
+      report({ severity: "error", message: err instanceof Error ? err.message : String(err) });
     } finally {
       const h = host ?? (hostStarting ? await hostStarting.catch(() => undefined) : undefined);
       await h?.close();
       await plugins.close();
-      // GetPluginPath's warnings come before anything the steps reported.
-      diagnostics.unshift(
-        ...plugins.warnings.map((message) => ({ severity: "warning" as const, message })),
-      );
+      // GetPluginPath's warnings and the providers' output come before what the steps reported.
+      diagnostics.unshift(...runDiagnostics);
       // A run that "died" leaves its journal, as a killed engine would (state.ts).
       if (refused === undefined && !deployments.some((d) => d.dead)) this.store.commit();
       // Here the engine's process is the caller's and lives on, so even a run that "died"
@@ -487,15 +589,25 @@ export class LocalEngine {
       lock?.release();
     }
     const changes = steps.filter((s) => !["same", "read", "refresh"].includes(s.op));
-    let exitCode = failed ? EXIT_ERROR : EXIT_OK;
-    if (!failed && options.expectNoChanges === true && changes.length > 0) {
+    let exitCode = failed || canceled ? EXIT_ERROR : EXIT_OK;
+    if (exitCode === EXIT_OK && options.expectNoChanges === true && changes.length > 0) {
       exitCode = EXIT_EXPECT_NO_CHANGES;
     }
-    // As the engine's `Ops`: a step counts once it succeeded; failed ones are counted apart.
+    // As the engine's `Ops`: a step counts once it succeeded; failed ones are counted apart. The
+    // refresh steps of `up --refresh` are not logical steps (RefreshStep.Logical): only
+    // `refresh` counts what its reads found.
     const summary: Record<string, number> = {};
-    for (const s of steps) if (s.error === undefined) summary[s.op] = (summary[s.op] ?? 0) + 1;
+    for (const s of steps) {
+      if (s.error !== undefined || (s.refresh === true && operation !== "refresh")) continue;
+      // The halves of a replacement are not logical steps either: the replace counts once; and a
+      // default provider's step is internal (isDefaultProviderStep): never counted.
+      if (s.op === "create-replacement" || s.op === "delete-replaced") continue;
+      if (s.type.startsWith("pulumi:providers:") && s.urn.endsWith("::default")) continue;
+      summary[s.op] = (summary[s.op] ?? 0) + 1;
+    }
     const errored = steps.filter((s) => s.error !== undefined).length;
     const duration = Date.now() - started;
+    events.end({ summary, failed: exitCode === EXIT_ERROR, durationMs: duration });
     const config = this.config;
     const secretKeys = this.secretKeys;
     return {
@@ -505,24 +617,14 @@ export class LocalEngine {
       changes,
       summary,
       errored,
+      canceled,
       diagnostics,
       outputs,
       programStdout,
       programStderr,
       hostStderr: (host?.stderr ?? "") + plugins.stderr,
       plugins: plugins.launches,
-      events: () =>
-        engineEvents({
-          dryRun,
-          config,
-          secretKeys,
-          steps,
-          diagnostics,
-          summary,
-          failed,
-          started,
-          durationMs: duration,
-        }),
+      events: () => events.events,
       digest: () => ({
         config: Object.fromEntries(
           Object.entries(config).map(([k, v]) => [k, secretKeys.includes(k) ? "[secret]" : v]),
@@ -618,7 +720,7 @@ export class LocalEngine {
       pulumiConfig[`${k.slice(0, i)}:config:${k.slice(i + 1)}`] = v;
     }
     const env: NodeJS.ProcessEnv = {
-      ...(this.options.env ?? process.env),
+      ...childProcessEnv(this.options.env ?? process.env),
       PULUMI_CONFIG: JSON.stringify(pulumiConfig),
       PULUMI_CONFIG_SECRET_KEYS: JSON.stringify(this.secretKeys),
     };
@@ -627,7 +729,18 @@ export class LocalEngine {
       cwd: root,
       env,
       stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
     });
+    // The program's output is the language host's: the CLI shows each line as a diagnostic of
+    // the stack, stdout as info, stderr as info#err, each stream numbered (plugin.go runtrace).
+    const outStream = ++this.streams;
+    const errStream = ++this.streams;
+    eachLine(child.stdout, (message) =>
+      d.diagnose({ severity: "info", message, streamID: outStream }),
+    );
+    eachLine(child.stderr, (message) =>
+      d.diagnose({ severity: "info#err", message, streamID: errStream }),
+    );
     let stdout = "";
     let stderr = "";
     child.stdout?.on("data", (b: Buffer) => {

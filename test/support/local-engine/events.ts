@@ -4,8 +4,9 @@
  * PULUMI_ENABLE_STREAMING_JSON_PREVIEW set): one `apitype.EngineEvent` per line
  * (`sdk/go/common/apitype/events.go`, `pkg/backend/display/json.go`), each with its `sequence`
  * and `timestamp` (Unix seconds): a `preludeEvent` with the config (secrets blinded), per step a
- * `resourcePreEvent` and then a `resOutputsEvent` (or a `resOpFailedEvent`), the diagnostics, a
- * `summaryEvent` and a `cancelEvent`, which the CLI sends when the run is over. States carry
+ * `resourcePreEvent` when it starts and a `resOutputsEvent` (or a `resOpFailedEvent`) when it ends,
+ * each diagnostic as it is reported, a `summaryEvent` and a `cancelEvent`, which the CLI sends
+ * when the run is over; each event is stamped when it is sent. States carry
  * secrets as the CLI's blinding crypter writes them: the secret signature with
  * `"ciphertext": "[secret]"`. Colour directives are left out (as with `--color never`).
  */
@@ -14,7 +15,7 @@ import type { ResourceState } from "./state.ts";
 import { isSecret, type PropertyMap, SECRET_SIG, SIG, type Value } from "./values.ts";
 
 /** `apitype.StepEventStateMetadata`. */
-interface StateMetadata {
+export interface StateMetadata {
   type: string;
   urn: string;
   custom?: true;
@@ -29,7 +30,7 @@ interface StateMetadata {
 }
 
 /** `apitype.StepEventMetadata`. */
-interface StepMetadata {
+export interface StepMetadata {
   op: string;
   urn: string;
   type: string;
@@ -55,8 +56,11 @@ export type EngineEvent = { sequence: number; timestamp: number } & (
         message: string;
         color: "never";
         severity: Diagnostic["severity"];
+        /** The output stream a line came from (a program's or a plugin's stdout or stderr). */
+        streamID?: number;
       };
     }
+  | { stdoutEvent: { message: string; color: "never" } }
   | {
       summaryEvent: {
         maybeCorrupt: boolean;
@@ -135,83 +139,129 @@ function metadata(
   };
 }
 
-export interface RunRecord {
-  dryRun: boolean;
-  config: Record<string, string>;
-  secretKeys: readonly string[];
-  steps: readonly StepRecord[];
-  diagnostics: readonly Diagnostic[];
-  summary: Record<string, number>;
-  failed: boolean;
-  /** Milliseconds since the epoch. */
-  started: number;
-  durationMs: number;
-}
+/** Where a run's events go as they happen: kept in order, each told to the listener. */
+export class EngineEventStream {
+  readonly events: EngineEvent[] = [];
+  readonly #listener: ((event: EngineEvent) => void) | undefined;
+  readonly #dryRun: boolean;
+  readonly #debug: boolean;
+  /** Steps whose pre event was sent and whose end was not yet. */
+  readonly #open = new Set<StepRecord>();
+  /** Terminated: what the dying steps report is not sent (only the end of the run is). */
+  #stopped = false;
 
-/** The events of a finished run, in the CLI's order for each step. */
-export function engineEvents(run: RunRecord): EngineEvent[] {
-  const events: EngineEvent[] = [];
-  const timestamp = Math.floor((run.started + run.durationMs) / 1000);
-  const add = (event: Omit<EngineEvent, "sequence" | "timestamp">) => {
-    events.push({ sequence: events.length, timestamp, ...event } as EngineEvent);
-  };
-  const planning = run.dryRun ? { planning: true as const } : {};
-  add({
-    preludeEvent: {
-      config: Object.fromEntries(
-        Object.entries(run.config).map(([k, v]) => [
-          k,
-          run.secretKeys.includes(k) ? "[secret]" : v,
-        ]),
-      ),
-    },
-  });
-  for (const step of run.steps) {
-    // A refresh step is sent as `refresh`, then what the read found (update, same or delete).
-    const preOp = step.refresh === true ? "refresh" : step.op;
-    const preNew = step.refresh === true ? step.oldState : step.newState;
-    add({
-      resourcePreEvent: {
-        metadata: metadata(preOp, step, step.oldState, preNew, step.refresh !== true),
-        ...planning,
+  /**
+   * `debug`: send debug diagnostics too (`--debug`); without it they are left out, as the SDK's
+   * own debug log holds whole registration answers, secrets among them.
+   */
+  constructor(dryRun: boolean, debug: boolean, listener?: (event: EngineEvent) => void) {
+    this.#dryRun = dryRun;
+    this.#debug = debug;
+    this.#listener = listener;
+  }
+
+  /** Stamped when sent (Unix seconds), as the CLI's event log stamps each event. */
+  #add(event: Omit<EngineEvent, "sequence" | "timestamp">): void {
+    const stamped = {
+      sequence: this.events.length,
+      timestamp: Math.floor(Date.now() / 1000),
+      ...event,
+    } as EngineEvent;
+    this.events.push(stamped);
+    this.#listener?.(stamped);
+  }
+
+  /** The `preludeEvent`: the config, secrets blinded. */
+  prelude(config: Record<string, string>, secretKeys: readonly string[]): void {
+    this.#add({
+      preludeEvent: {
+        config: Object.fromEntries(
+          Object.entries(config).map(([k, v]) => [k, secretKeys.includes(k) ? "[secret]" : v]),
+        ),
       },
     });
+  }
+
+  /** A step starts: its `resourcePreEvent` (a refresh step is sent as `refresh`). */
+  stepStarted(step: StepRecord): void {
+    if (this.#stopped) return;
+    this.#open.add(step);
+    const preOp = step.refresh === true ? "refresh" : step.op;
+    const preNew = step.refresh === true ? step.oldState : (step.newState ?? step.goal);
+    this.#add({
+      resourcePreEvent: {
+        metadata: metadata(preOp, step, step.oldState, preNew, step.refresh !== true),
+        ...(this.#dryRun ? { planning: true as const } : {}),
+      },
+    });
+  }
+
+  /** A step ends: its `resOutputsEvent`, or its `resOpFailedEvent` when it failed. */
+  stepEnded(step: StepRecord): void {
+    if (this.#stopped || !this.#open.delete(step)) return;
+    const meta = metadata(step.op, step, step.oldState, step.newState);
     if (step.error === undefined) {
-      const after = metadata(step.op, step, step.oldState, step.newState);
-      add({ resOutputsEvent: { metadata: after, ...planning } });
-    }
-    if (step.error !== undefined) {
-      add({
-        resOpFailedEvent: {
-          metadata: metadata(step.op, step, step.oldState, step.newState),
-          status: 0,
-          steps: 0,
-        },
+      this.#add({
+        resOutputsEvent: { metadata: meta, ...(this.#dryRun ? { planning: true as const } : {}) },
       });
+    } else {
+      this.#add({ resOpFailedEvent: { metadata: meta, status: 0, steps: 0 } });
     }
   }
-  for (const d of run.diagnostics) {
-    if (d.severity === "debug") continue;
-    add({
+
+  /**
+   * A component's outputs once registered (the stack's, when the run finalizes them): another
+   * `resOutputsEvent` of its step, as the step executor sends for RegisterResourceOutputs.
+   */
+  stepOutputs(step: StepRecord): void {
+    if (this.#stopped) return;
+    const meta = metadata(step.op, step, step.oldState, step.newState);
+    this.#add({
+      resOutputsEvent: { metadata: meta, ...(this.#dryRun ? { planning: true as const } : {}) },
+    });
+  }
+
+  /** A diagnostic, as the engine's event sink sends it (`StringifyDiag`: a prefix but for info). */
+  diagnostic(d: Diagnostic): void {
+    if (this.#stopped || (d.severity === "debug" && !this.#debug)) return;
+    const info = d.severity === "info" || d.severity === "info#err";
+    this.#add({
       diagnosticEvent: {
         ...(d.urn ? { urn: d.urn } : {}),
-        prefix: d.severity === "info" ? "" : `${d.severity}: `,
+        prefix: info ? "" : `${d.severity}: `,
         message: `${d.message}\n`,
         color: "never",
         severity: d.severity,
+        ...(d.streamID !== undefined ? { streamID: d.streamID } : {}),
       },
     });
   }
-  add({
-    summaryEvent: {
-      maybeCorrupt: false,
-      durationSeconds: Math.round(run.durationMs / 1000),
-      resourceChanges: run.summary,
-      PolicyPacks: {},
-      isPreview: run.dryRun,
-      result: run.failed ? "failed" : "succeeded",
-    },
-  });
-  add({ cancelEvent: {} });
-  return events;
+
+  /**
+   * The run is terminated (a second Ctrl-C): from now on only its end is sent, so the steps in
+   * flight stay unfinished in the events, as with the CLI, which stops listening.
+   */
+  stop(): void {
+    this.#stopped = true;
+  }
+
+  /** A message of the CLI itself (the `^C received` notice): a `stdoutEvent`. */
+  stdout(message: string): void {
+    this.#add({ stdoutEvent: { message, color: "never" } });
+  }
+
+  /** The end: the `summaryEvent`, then the `cancelEvent` the CLI sends when the run is over. */
+  end(summary: { summary: Record<string, number>; failed: boolean; durationMs: number }): void {
+    this.#add({
+      summaryEvent: {
+        maybeCorrupt: false,
+        durationSeconds: Math.round(summary.durationMs / 1000),
+        resourceChanges: summary.summary,
+        PolicyPacks: {},
+        isPreview: this.#dryRun,
+        result: summary.failed ? "failed" : "succeeded",
+      },
+    });
+    this.#add({ cancelEvent: {} });
+  }
 }

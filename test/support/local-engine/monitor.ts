@@ -274,7 +274,7 @@ export class MonitorServer {
         };
         if (req.getUrn()) diagnostic.urn = req.getUrn();
         if (diagnostic.severity === "error") d.failed = true;
-        d.diagnostics.push(diagnostic);
+        d.diagnose(diagnostic);
         cb(null, new Empty());
       },
       getRootResource: (_call: unknown, cb: Callback<unknown>) => {

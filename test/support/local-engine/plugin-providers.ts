@@ -128,6 +128,37 @@ export function findPlugin(
   return inFolder("package", folder) ?? { source: "package", folder };
 }
 
+/** Every `node_modules/.bin` from `dir` up to the root, nearest first, as `npm run` lists them. */
+function binFolders(dir: string): string[] {
+  const folders: string[] = [];
+  for (let d = resolve(dir); ; d = dirname(d)) {
+    folders.push(join(d, "node_modules", ".bin"));
+    if (dirname(d) === d) return folders;
+  }
+}
+
+/**
+ * The `PATH` a project's run gets, as if started from that project (`npx pulumi up`, `npm run` in
+ * it): the project's `node_modules/.bin` folders first; those `npm run` added for the folder
+ * `launchedFrom` (this clone, under `npm run local-engine`) left out unless the project is inside
+ * it, so the clone's own `pulumi-resource-cloudinfra` is not taken for the project's ambient
+ * plugin. `nodeDir` (the Node running the engine) comes next, so a plugin's `env node` is it.
+ */
+export function projectPath(
+  projectDir: string,
+  path: string,
+  launchedFrom: string,
+  nodeDir: string,
+): string {
+  const project = resolve(projectDir);
+  const home = resolve(launchedFrom);
+  if (project === home || project.startsWith(`${home}/`)) return path;
+  const theirs = binFolders(project);
+  const clones = new Set(binFolders(home));
+  const rest = path.split(delimiter).filter((p) => p !== "" && !clones.has(resolve(p)));
+  return [...new Set([...theirs, nodeDir, ...rest])].join(delimiter);
+}
+
 /** The project's `plugins.providers` entries, paths resolved against the project directory. */
 export function projectPluginsOf(projectDir: string, doc: unknown): ProjectPlugin[] {
   const providers = (doc as { plugins?: { providers?: unknown } } | null)?.plugins?.providers;
@@ -165,6 +196,10 @@ export interface PluginProvidersOptions {
   env: NodeJS.ProcessEnv;
   /** Pulumi.yaml's `plugins.providers`. */
   projectPlugins: readonly ProjectPlugin[];
+  /** Told each line a plugin writes on stderr, as it writes it. */
+  onStderrLine?: (line: string) => void;
+  /** Told each warning as it is first given (GetPluginPath's ambient-plugin warning). */
+  onWarning?: (message: string) => void;
 }
 
 /** The plugin processes of one operation, by provider reference (`urn::id`). */
@@ -202,7 +237,10 @@ export class PluginProviders {
     if (found.source === "ambient") {
       // GetPluginPath's warning for an ambient plugin that is not bundled with the CLI.
       const warning = `using pulumi-resource-${pkg} from $PATH at ${file}`;
-      if (!this.warnings.includes(warning)) this.warnings.push(warning);
+      if (!this.warnings.includes(warning)) {
+        this.warnings.push(warning);
+        this.options.onWarning?.(warning);
+      }
     }
     const host = await ProviderHost.start({
       config: {},
@@ -210,6 +248,7 @@ export class PluginProviders {
       project: this.options.project,
       env,
       plugin: { file, argv: args, name: `the ${pkg} provider plugin (${file})` },
+      ...(this.options.onStderrLine ? { onStderrLine: this.options.onStderrLine } : {}),
     });
     this.started.push(host);
     this.launches.push({ pkg, source: found.source, file, args, pid: host.pid });

@@ -5,6 +5,9 @@
  * properties carry the serialized `__provider`.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import type { Readable } from "node:stream";
 import { grpc, type grpcType, provproto, provrpc, require, Struct, statusproto } from "./proto.ts";
 import { type PropertyMap, stripSecretsMap } from "./values.ts";
 
@@ -15,6 +18,25 @@ export type Props = Record<string, unknown>;
 /** The host script of the @pulumi/pulumi that `projectDir` resolves, as the engine finds it. */
 export function dynamicProviderHostPath(projectDir: string): string {
   return require.resolve("@pulumi/pulumi/cmd/dynamic-provider/index.js", { paths: [projectDir] });
+}
+
+/**
+ * The environment and spawn options of every process the engine starts (program, dynamic-provider
+ * host, plugin): its own process group, as the CLI starts its plugins, so a Ctrl-C in a terminal
+ * reaches the engine alone; `orphan-guard.cjs` ends it once the engine is gone.
+ */
+export function childProcessEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const guard = join(import.meta.dirname, "orphan-guard.cjs");
+  const nodeOptions = [env["NODE_OPTIONS"], `--require "${guard}"`].filter(Boolean).join(" ");
+  return { ...env, NODE_OPTIONS: nodeOptions };
+}
+
+/** Calls `onLine` with each non-blank line of `stream` as it is written. */
+export function eachLine(stream: Readable | null, onLine: (line: string) => void): void {
+  if (stream === null) return;
+  createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY }).on("line", (line) => {
+    if (line.trim() !== "") onLine(line);
+  });
 }
 
 /** A failure the host reported; `initFailed` is set when it reported a partially created resource. */
@@ -115,6 +137,8 @@ export interface ProviderHostOptions {
   project: string;
   /** The host's environment; `process.env` by default. */
   env?: NodeJS.ProcessEnv;
+  /** Told each line the process writes on stderr, as it writes it (the engine's diagnostics). */
+  onStderrLine?: (line: string) => void;
   /**
    * A provider plugin instead of the dynamic-provider host: the file to execute (Node by
    * default) and its arguments (it prints its port first). It is not configured: CheckConfig and
@@ -153,7 +177,7 @@ export class ProviderHost {
   }
 
   static async start(options: ProviderHostOptions): Promise<ProviderHost> {
-    const env: NodeJS.ProcessEnv = { ...(options.env ?? process.env) };
+    const env = childProcessEnv(options.env ?? process.env);
     env["PULUMI_NODEJS_PROJECT"] = options.project;
     // The address argument is required but never dialled by the dynamic-provider host.
     const argv = options.plugin?.argv ?? [dynamicProviderHostPath(options.cwd), "127.0.0.1:1"];
@@ -161,7 +185,9 @@ export class ProviderHost {
       cwd: options.cwd,
       env,
       stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
     });
+    if (options.onStderrLine) eachLine(child.stderr, options.onStderrLine);
     const port = await new Promise<string>((ok, fail) => {
       let buffered = "";
       const onData = (d: Buffer) => {
