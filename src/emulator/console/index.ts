@@ -74,7 +74,7 @@ export class EmulatorConsole {
     const url = new URL(req.url ?? "/", "https://emulator.invalid");
     const path = url.pathname.slice(CONSOLE_PATH.length).replace(/^\/+/, "");
     const method = (req.method ?? "GET").toUpperCase();
-    const asset = path.startsWith("assets/") ? ASSETS[path.slice("assets/".length)] : undefined;
+    const asset = path.startsWith("assets/") ? ASSETS.get(path.slice("assets/".length)) : undefined;
     if (method === "GET" && asset !== undefined) {
       send(res, 200, asset.body, { "content-type": asset.type });
       return;

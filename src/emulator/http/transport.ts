@@ -16,7 +16,7 @@ import {
 import type { Duplex } from "node:stream";
 import { answerOnSocket, requestId } from "./answer";
 import { HttpError, invalidRequest } from "./http-errors";
-import type { RequestLogEntry } from "./log";
+import { MAX_LOGGED_PATH, type RequestLogEntry } from "./log";
 import type { TlsMaterial } from "./tls";
 
 export interface ListenerEvents {
@@ -149,7 +149,7 @@ export class Listener {
       request_id: id,
       method: method.slice(0, 16),
       // The path only, as for every other request: a query string may hold what is not logged.
-      path: (target.split("?")[0] ?? "").slice(0, 200),
+      path: (target.split("?")[0] ?? "").slice(0, MAX_LOGGED_PATH),
       route: undefined,
       status,
       duration_ms: Math.round(performance.now() - started),

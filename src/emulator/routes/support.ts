@@ -59,7 +59,8 @@ async function readForm<S extends z.ZodType>(
   }
   if (tooLarge !== undefined) throw payloadTooLarge(`Attachments: ${tooLarge}`);
 
-  const text: Record<string, string> = {};
+  // A Map: a field named `__proto__` or `constructor` is a field like any other (then unknown).
+  const text = new Map<string, string>();
   const errors: FieldError[] = [];
   const uploads: Upload[] = [];
   for (const [name, value] of entries) {
@@ -75,13 +76,13 @@ async function readForm<S extends z.ZodType>(
       }
     } else if (typeof value !== "string") {
       errors.push({ field: name, message: "expected a text field, received a file" });
-    } else if (name in text) {
+    } else if (text.has(name)) {
       errors.push({ field: name, message: "must be given once" });
     } else {
-      text[name] = value;
+      text.set(name, value);
     }
   }
-  const checked = checkRequest(schema, text);
+  const checked = checkRequest(schema, Object.fromEntries(text));
   if (!checked.success) errors.push(...checked.fieldErrors);
   if (errors.length > 0 || !checked.success) throw invalidFields(errors, "Invalid form");
   return { fields: checked.data, uploads };
