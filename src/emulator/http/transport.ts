@@ -105,7 +105,9 @@ export class Listener {
     // Already answered: the parser reports again for the rest of the input, which the socket
     // keeps reading (and dropping) until the client is done.
     if (this.refused.has(tcp)) return;
-    if (error.code === "ECONNRESET" || !tcp.writable) {
+    // A client that hung up (HPE_INVALID_EOF_STATE: its side ended mid-request) is gone: there
+    // is no one to answer, and a request it had begun is logged as aborted by the pipeline.
+    if (error.code === "ECONNRESET" || error.code === "HPE_INVALID_EOF_STATE" || !tcp.writable) {
       tcp.destroy();
       return;
     }
