@@ -492,6 +492,27 @@ describe("requests that must not grow the emulator", () => {
     expect(emulator.admin.requests(1000)).toHaveLength(200);
   });
 
+  it("answers a request target that is no path (//[) with a 400 and goes on (it ended the process)", async () => {
+    const port = Number(new URL(emulator.endpoint).port);
+    const answer = await new Promise<string>((resolve) => {
+      let received = "";
+      const socket = connect({ host: "127.0.0.1", port, ca: emulator.caCert }, () => {
+        socket.write(
+          `GET //[ HTTP/1.1\r\nHost: x\r\nAuthorization: ApiKey ${emulator.apiKey}\r\nConnection: close\r\n\r\n`,
+        );
+      });
+      socket.on("data", (chunk) => {
+        received += String(chunk);
+      });
+      socket.on("close", () => resolve(received));
+    });
+    expect(answer.split("\r\n")[0]).toBe("HTTP/1.1 400 Bad Request");
+    expect(answer.slice(answer.indexOf("\r\n\r\n") + 4)).toBe(
+      '{"success":false,"message":"The request target is not a valid path","code":"invalid_request"}',
+    );
+    await stillAnswers();
+  });
+
   it("keeps the request log to its capacity and a logged path to 200 characters", async () => {
     emulator.admin.clearRequests();
     for (let i = 0; i < 3; i++) await emulator.call("GET", `/v1/${"p".repeat(5000)}${i}`);
