@@ -523,20 +523,24 @@ describe("requests that must not grow the emulator", () => {
     ]);
   });
 
+  /** Sends `text` on a connection of its own, then hangs up. */
+  async function hangUpAfter(text: string): Promise<void> {
+    const port = Number(new URL(emulator.endpoint).port);
+    await new Promise<void>((resolve) => {
+      const socket = connect({ host: "127.0.0.1", port, ca: emulator.caCert }, () => {
+        socket.write(text, () => socket.destroy());
+      });
+      socket.on("close", () => resolve());
+    });
+  }
+
   it("logs a client that hangs up mid-body as aborted, without a stack trace", async () => {
     emulator.admin.clearRequests();
     const stderr = vi.spyOn(process.stderr, "write").mockImplementation(() => true);
     try {
-      const port = Number(new URL(emulator.endpoint).port);
-      await new Promise<void>((resolve) => {
-        const socket = connect({ host: "127.0.0.1", port, ca: emulator.caCert }, () => {
-          socket.write(
-            `POST /v1/tags HTTP/1.1\r\nHost: x\r\nAuthorization: ApiKey ${emulator.apiKey}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"name":`,
-            () => socket.destroy(),
-          );
-        });
-        socket.on("close", () => resolve());
-      });
+      await hangUpAfter(
+        `POST /v1/tags HTTP/1.1\r\nHost: x\r\nAuthorization: ApiKey ${emulator.apiKey}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"name":`,
+      );
       await vi.waitFor(() => {
         expect(emulator.admin.counters()).toEqual([
           { method: "POST", route: "/v1/tags", counts: { aborted: 1 }, total: 1 },
@@ -546,6 +550,14 @@ describe("requests that must not grow the emulator", () => {
       expect(accessLog.at(-1)).toMatch(
         / --- POST \/v1\/tags \d+ms acct=1 user=1 req_\w+ aborted by the client$/,
       );
+
+      // The console (beside the pipeline) too: a sign-in form cut short prints nothing. The next
+      // console request answered shows the emulator has handled the hang-up before it.
+      await hangUpAfter(
+        "POST /_emulator/console/sign-in HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 1000\r\n\r\nkey=",
+      );
+      await consoleSession();
+      expect(stderr.mock.calls.map(([text]) => String(text)).join("")).toBe("");
     } finally {
       stderr.mockRestore();
     }

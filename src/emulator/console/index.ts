@@ -8,7 +8,7 @@
  * request log (a live page re-reads itself every two seconds and would drown the log it shows).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { readBody } from "../http/body";
+import { clientHungUp, readBody } from "../http/body";
 import { HttpError } from "../http/http-errors";
 import { ACTIONS, type ActionName, type ActionResult, FormError, runAction } from "./actions";
 import { ASSETS } from "./assets";
@@ -60,6 +60,8 @@ export class EmulatorConsole {
         send(res, error.status, messagePage("Refused", error.message));
         return;
       }
+      // A visitor who left mid-form: no one to answer, nothing went wrong here.
+      if (clientHungUp(req, error)) return;
       this.source.reportError(`answering ${req.method} ${req.url} in the console`, error);
       if (!res.headersSent)
         send(

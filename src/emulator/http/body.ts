@@ -56,6 +56,15 @@ export async function readBody(req: IncomingMessage, limit: number): Promise<Buf
   return Buffer.concat(chunks);
 }
 
+/**
+ * True when `error` is the client closing the connection before it sent the whole request (Node
+ * ends the body stream with `aborted`), not a failure of the emulator.
+ */
+export function clientHungUp(req: IncomingMessage, error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return !(error instanceof HttpError) && (code === "ECONNRESET" || req.destroyed) && !req.complete;
+}
+
 function unsupportedMediaType(route: AnyRoute, wanted: string, type: string | undefined) {
   return new HttpError(
     415,

@@ -15,7 +15,7 @@ import type { Authenticator } from "../service/auth";
 import { keyFromHeader, type Principal } from "../service/auth";
 import type { RoutePermission } from "../service/permissions";
 import { faultError, requestId, sendJson } from "./answer";
-import { parseBody } from "./body";
+import { clientHungUp, parseBody } from "./body";
 import { routeContext } from "./context";
 import type { FaultDecision, Faults } from "./faults";
 import { HttpError, invalidRequest } from "./http-errors";
@@ -98,15 +98,6 @@ function requestUrl(target: string | undefined): URL {
   } catch {
     throw invalidRequest("The request target is not a valid path");
   }
-}
-
-/**
- * True when `error` is the client closing the connection before it sent the whole request (Node
- * ends the body stream with `aborted`), not a failure of the emulator.
- */
-export function clientHungUp(req: IncomingMessage, error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return !(error instanceof HttpError) && (code === "ECONNRESET" || req.destroyed) && !req.complete;
 }
 
 interface Request {
