@@ -3,7 +3,7 @@
 // (requests, polls, connections, bytes), which do not depend on timing. Only 127.0.0.1 is used.
 //
 //   node bench/run.mjs [name ...]   run only some: keepalive shared-list server-wait host durable
-//                                   state-size manifest-scale wrong-keys
+//                                   state-size manifest-scale wrong-keys hostile
 //                                   fleet tags rate-limit (whole programs through the local engine)
 //
 // Each benchmark runs in a Node process of its own: garbage one leaves behind must not stall the
@@ -26,6 +26,7 @@ const BENCHMARKS = {
   fleet: ["./fleet.mjs", "benchFleet", 600_000],
   tags: ["./fleet.mjs", "benchTags", 600_000],
   "rate-limit": ["./fleet.mjs", "benchRateLimit", 1_200_000],
+  hostile: ["./hostile.mjs", "benchHostile", 1_200_000],
 };
 
 /** A benchmark's time limit, unless its entry sets one (the whole-program ones take minutes). */

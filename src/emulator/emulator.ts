@@ -410,6 +410,11 @@ export class Emulator implements EmulatorCore, PipelineHost, AdminHost {
     try {
       if (isConsolePath(req.url)) await this.console.handle(req, res);
       else await handleRequest(this, req, res);
+    } catch (error) {
+      // Both handlers answer their own failures; this is the net under them, so that no request
+      // can end the process (an unhandled rejection would).
+      this.reportError(`answering ${req.method} ${req.url?.slice(0, 200)}`, error);
+      res.destroy();
     } finally {
       this.inFlight -= 1;
       if (this.inFlight === 0) this.idle?.();

@@ -35,6 +35,15 @@ describe("the benchmarks", () => {
     }
   }, 240_000);
 
+  it("of hostile input run, small, and count junk methods under one key", () => {
+    const { code, out, err } = bench(["hostile"], { BENCH_HOSTILE_CONNECTIONS: "40" });
+    expect(err).not.toMatch(/Error/);
+    expect(code).toBe(0);
+    expect(out).toMatch(/JSON nested 8,000 deep, POST \/v1\/tags \(400\)/);
+    expect(out).toMatch(/40 junk-method connections/);
+    expect(out).toMatch(/counter keys before → after\s+0 → 2\s+\+2 \(goal ≤ 10\)/);
+  }, 240_000);
+
   it("of whole programs run, small, through the local engine, and no rate-limited run fails", () => {
     const { code, out } = bench(["rate-limit"], { BENCH_RATE_RUNS: "2", BENCH_RATE_SIZE: "3" });
     expect(out).not.toContain("FAILED");

@@ -12,6 +12,7 @@
  *   bodies with the very same schemas.
  */
 import { z } from "zod";
+import { forEachJsonValue } from "../../lib/json-bounds";
 import { controlCharacterIn, invisibleCharacterIn } from "../../lib/text";
 
 /**
@@ -268,27 +269,26 @@ function loneSurrogate(text: string): string | undefined {
     : `U+${(found.codePointAt(0) ?? 0).toString(16).toUpperCase()}`;
 }
 
-/** One field error per string (or key) anywhere in `input` that is not well-formed Unicode. */
-function malformedUnicode(input: unknown, path: PropertyKey[] = []): FieldError[] {
+/**
+ * One field error per string (or key) anywhere in `input` that is not well-formed Unicode. The
+ * walk is iterative and linear ({@link forEachJsonValue}): a body nested thousands deep costs
+ * what its size costs, and never the stack.
+ */
+function malformedUnicode(input: unknown): FieldError[] {
   const complaint = (surrogate: string) =>
     `must be well-formed Unicode; it holds a lone surrogate (${surrogate})`;
-  if (typeof input === "string") {
-    const surrogate = loneSurrogate(input);
-    return surrogate === undefined
-      ? []
-      : [{ field: formatPath(path) || "(body)", message: complaint(surrogate) }];
-  }
-  if (typeof input !== "object" || input === null) return [];
   const out: FieldError[] = [];
-  for (const [key, value] of Object.entries(input)) {
-    const at = [...path, Array.isArray(input) ? Number(key) : key];
-    const surrogate = loneSurrogate(key);
-    if (surrogate !== undefined) {
-      out.push({ field: formatPath(path) || "(body)", message: `a key ${complaint(surrogate)}` });
-    } else {
-      out.push(...malformedUnicode(value, at));
-    }
-  }
+  forEachJsonValue(input, (value, path, key) => {
+    const text = key ?? value;
+    if (typeof text !== "string") return;
+    const surrogate = loneSurrogate(text);
+    if (surrogate === undefined) return;
+    const field = formatPath(path()) || "(body)";
+    out.push({
+      field,
+      message: key === undefined ? complaint(surrogate) : `a key ${complaint(surrogate)}`,
+    });
+  });
   return out;
 }
 

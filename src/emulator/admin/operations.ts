@@ -10,12 +10,14 @@ import { checkRequest, expected } from "../../api/schemas/common";
 import { definedOnly } from "../../lib/defined";
 import type { EmulatorCore } from "../core";
 import type { FaultConfig, Faults } from "../http/faults";
-import { invalidFields, notFound } from "../http/http-errors";
+import { fieldError, invalidFields, notFound } from "../http/http-errors";
 import type { RequestLog, RequestLogEntry, RouteCounter } from "../http/log";
 import type { RateLimitConfig, RateLimiter } from "../http/ratelimit";
+import { HTTP_METHODS } from "../http/router";
 import { type SeedDocument, type SeededAccount, seedFromDocument } from "../seed/file";
 import { type SeedResult, seedAccount } from "../seed/sample";
 import { type AccountRequest, AccountRequestSchema, createAccount } from "../service/accounts";
+import { MAX_CLOCK_OFFSET_MS } from "../service/clock";
 import type { LifecycleTiming, ProvisioningFailures, TransitionEvent } from "../service/lifecycle";
 import type { AccountState, ServerStatus, TransitionTarget } from "../store/state";
 
@@ -44,10 +46,28 @@ export const SeedRequestSchema = z.strictObject({
 });
 export type SeedRequest = z.input<typeof SeedRequestSchema>;
 
+/** At most this many fault rules: every request is matched against them in turn. */
+export const MAX_FAULT_RULES = 100;
+/** A fault rule's path is a route pattern or a path; none is longer. */
+export const MAX_FAULT_PATH = 1024;
+/** Rate limits: from one request per 100 s (a Retry-After of at most 100) to a million per second. */
+export const RATE_PER_SECOND_RANGE = { min: 0.01, max: 1_000_000 } as const;
+export const MAX_BURST = 1_000_000;
+
+const FAULT_METHODS = [...HTTP_METHODS, "*"] as const;
 const FaultRuleSchema = z
   .strictObject({
-    method: z.string().optional(),
-    path: z.string().startsWith("/").optional(),
+    // Any case, as methods are matched; a method no route has ("PSOT") would never match.
+    method: z
+      .string({ error: expected("a string") })
+      .transform((method) => method.toUpperCase())
+      .pipe(z.enum(FAULT_METHODS))
+      .optional(),
+    path: z
+      .string({ error: expected("a string") })
+      .startsWith("/", { error: "must start with /" })
+      .max(MAX_FAULT_PATH, { error: `must be at most ${MAX_FAULT_PATH} characters` })
+      .optional(),
     status_500: Probability.optional(),
     status_502: Probability.optional(),
     status_503: Probability.optional(),
@@ -81,7 +101,10 @@ const FaultRuleSchema = z
 
 export const FaultConfigSchema = z.strictObject({
   seed: z.int().default(1),
-  rules: z.array(FaultRuleSchema).default([]),
+  rules: z
+    .array(FaultRuleSchema)
+    .max(MAX_FAULT_RULES, { error: `must hold at most ${MAX_FAULT_RULES} rules` })
+    .default([]),
 });
 
 const Duration = z.int().min(0).max(3_600_000);
@@ -111,16 +134,31 @@ export const FailProvisioningRequestSchema = z.strictObject({
 });
 export type FailProvisioningRequest = z.input<typeof FailProvisioningRequestSchema>;
 
+const RATE_ERROR = `expected a number from ${RATE_PER_SECOND_RANGE.min} to ${RATE_PER_SECOND_RANGE.max}`;
+const BURST_ERROR = `expected an integer from 1 to ${MAX_BURST}`;
 export const RateLimitRequestSchema = z.strictObject({
-  rate_per_second: z.number().positive().optional(),
-  burst: z.int().positive().optional(),
+  rate_per_second: z
+    .number({ error: expected("a number") })
+    .min(RATE_PER_SECOND_RANGE.min, { error: RATE_ERROR })
+    .max(RATE_PER_SECOND_RANGE.max, { error: RATE_ERROR })
+    .optional(),
+  burst: z
+    .int({ error: BURST_ERROR })
+    .min(1, { error: BURST_ERROR })
+    .max(MAX_BURST, { error: BURST_ERROR })
+    .optional(),
   enabled: z.boolean().optional(),
 });
 export type RateLimitRequest = z.input<typeof RateLimitRequestSchema>;
 
+const CLOCK_RANGE = `expected an integer from -${MAX_CLOCK_OFFSET_MS} to ${MAX_CLOCK_OFFSET_MS} (100 years either way)`;
+const ClockMs = z
+  .int({ error: CLOCK_RANGE })
+  .min(-MAX_CLOCK_OFFSET_MS, { error: CLOCK_RANGE })
+  .max(MAX_CLOCK_OFFSET_MS, { error: CLOCK_RANGE });
 export const ClockRequestSchema = z.union([
-  z.strictObject({ offset_ms: z.int() }),
-  z.strictObject({ advance_ms: z.int() }),
+  z.strictObject({ offset_ms: ClockMs }),
+  z.strictObject({ advance_ms: ClockMs }),
 ]);
 export type ClockRequest = z.input<typeof ClockRequestSchema>;
 
@@ -322,9 +360,14 @@ export function emulatorAdmin(emulator: AdminHost): EmulatorAdmin {
     clock: clockView,
     setClock(request) {
       const body = checked(ClockRequestSchema, request);
-      emulator.clock.setOffset(
-        "offset_ms" in body ? body.offset_ms : emulator.clock.offset + body.advance_ms,
-      );
+      const offset = "offset_ms" in body ? body.offset_ms : emulator.clock.offset + body.advance_ms;
+      if (Math.abs(offset) > MAX_CLOCK_OFFSET_MS) {
+        throw fieldError(
+          "advance_ms",
+          `would move the clock ${offset} ms from real time, past ±${MAX_CLOCK_OFFSET_MS} ms (100 years)`,
+        );
+      }
+      emulator.clock.setOffset(offset);
       return clockView();
     },
   };

@@ -5,7 +5,8 @@
  */
 
 import { checkRequest } from "../../api/schemas/common";
-import { fieldError, invalidFields, invalidRequest } from "../http/http-errors";
+import { parseJsonBody } from "../http/body";
+import { fieldError, invalidFields } from "../http/http-errors";
 import { type AnyRoute, defineRoute, type TextBody } from "../http/router";
 import {
   AccountRequestSchema,
@@ -22,17 +23,6 @@ import {
 const JSON_TYPES: readonly string[] = ["application/json"];
 /** The media types YAML goes by (RFC 9512's, and those older tools still send). */
 const YAML_TYPES = ["application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml"];
-
-function parseJson(text: string): unknown {
-  if (text === "") return undefined;
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw invalidRequest(
-      `Body is not valid JSON: ${error instanceof Error ? error.message : String(error)}`,
-    );
-  }
-}
 
 /** The admin routes of one emulator, answering through its `admin`. */
 export function adminRoutes(admin: EmulatorAdmin): AnyRoute[] {
@@ -80,7 +70,7 @@ export function adminRoutes(admin: EmulatorAdmin): AnyRoute[] {
       async handler(ctx) {
         const { type, text } = ctx.body;
         const json = type === undefined || JSON_TYPES.includes(type);
-        const request = json ? parseJson(text) : undefined;
+        const request = json && text !== "" ? parseJsonBody(text) : undefined;
         // A document describes accounts; a JSON body without them asks for sample data.
         if (!json || (typeof request === "object" && request !== null && "accounts" in request)) {
           return ctx.json(await admin.seedAccounts(text, "request body"), 201);

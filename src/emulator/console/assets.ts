@@ -93,13 +93,17 @@ if (main !== null) {
 }
 `;
 
-export const ASSETS: Readonly<Record<string, { type: string; body: string }>> = {
-  "console.css": { type: "text/css; charset=utf-8", body: CSS },
-  "console.js": { type: "text/javascript; charset=utf-8", body: JS },
+/** The assets by file name: a Map, so a name from a URL (`constructor`) finds only these. */
+export const ASSETS: ReadonlyMap<string, { type: string; body: string }> = new Map([
+  ["console.css", { type: "text/css; charset=utf-8", body: CSS }],
+  ["console.js", { type: "text/javascript; charset=utf-8", body: JS }],
   // Without an icon of its own, every page view would also ask the API for /favicon.ico (a 401
   // in the request log).
-  "favicon.svg": {
-    type: "image/svg+xml",
-    body: '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#102a43"/><path d="M4 10h8M4 6h8" stroke="#fff" stroke-width="2"/></svg>',
-  },
-};
+  [
+    "favicon.svg",
+    {
+      type: "image/svg+xml",
+      body: '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#102a43"/><path d="M4 10h8M4 6h8" stroke="#fff" stroke-width="2"/></svg>',
+    },
+  ],
+]);

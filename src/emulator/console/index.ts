@@ -10,7 +10,7 @@
  * wrong API key does (service/auth-throttle.ts), and every attempt is in the request log.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { readBody } from "../http/body";
+import { clientHungUp, readBody } from "../http/body";
 import { HttpError } from "../http/http-errors";
 import { clientAddress } from "../service/auth-throttle";
 import { ACTIONS, type ActionName, type ActionResult, FormError, runAction } from "./actions";
@@ -64,6 +64,8 @@ export class EmulatorConsole {
         send(res, error.status, messagePage("Refused", error.message));
         return;
       }
+      // A visitor who left mid-form: no one to answer, nothing went wrong here.
+      if (clientHungUp(req, error)) return;
       this.source.reportError(`answering ${req.method} ${req.url} in the console`, error);
       if (!res.headersSent)
         send(
@@ -78,7 +80,7 @@ export class EmulatorConsole {
     const url = new URL(req.url ?? "/", "https://emulator.invalid");
     const path = url.pathname.slice(CONSOLE_PATH.length).replace(/^\/+/, "");
     const method = (req.method ?? "GET").toUpperCase();
-    const asset = path.startsWith("assets/") ? ASSETS[path.slice("assets/".length)] : undefined;
+    const asset = path.startsWith("assets/") ? ASSETS.get(path.slice("assets/".length)) : undefined;
     if (method === "GET" && asset !== undefined) {
       send(res, 200, asset.body, { "content-type": asset.type });
       return;

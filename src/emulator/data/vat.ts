@@ -138,5 +138,6 @@ export const STANDARD_VAT_RATES: Readonly<Record<string, number>> = {
 
 /** Standard VAT rate in percent for an ISO alpha-2 code (any case); 0 when not in the table. */
 export function vatRateFor(isoA2: string): number {
-  return STANDARD_VAT_RATES[isoA2.toUpperCase()] ?? 0;
+  const code = isoA2.toUpperCase();
+  return Object.hasOwn(STANDARD_VAT_RATES, code) ? (STANDARD_VAT_RATES[code] ?? 0) : 0;
 }

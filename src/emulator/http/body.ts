@@ -4,6 +4,7 @@
  */
 import type { IncomingMessage } from "node:http";
 import { checkRequest, type FieldError } from "../../api/schemas/common";
+import { jsonTooDeep } from "../../lib/json-bounds";
 import { HttpError, invalidFields, invalidRequest } from "./http-errors";
 import type { AnyRoute, TextBody } from "./router";
 
@@ -53,6 +54,15 @@ export async function readBody(req: IncomingMessage, limit: number): Promise<Buf
     chunks.push(buffer);
   }
   return Buffer.concat(chunks);
+}
+
+/**
+ * True when `error` is the client closing the connection before it sent the whole request (Node
+ * ends the body stream with `aborted`), not a failure of the emulator.
+ */
+export function clientHungUp(req: IncomingMessage, error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return !(error instanceof HttpError) && (code === "ECONNRESET" || req.destroyed) && !req.complete;
 }
 
 function unsupportedMediaType(route: AnyRoute, wanted: string, type: string | undefined) {
@@ -152,6 +162,26 @@ function decodeUtf8(route: AnyRoute, raw: Buffer, type: string, charset: string 
   }
 }
 
+/**
+ * A JSON request body's text parsed, its nesting checked first (`MAX_JSON_DEPTH`, a linear
+ * scan): 400 naming the bound, or naming what is not JSON.
+ */
+export function parseJsonBody(text: string): unknown {
+  const tooDeep = jsonTooDeep(text);
+  if (tooDeep !== undefined) {
+    throw invalidRequest(
+      `Body nests arrays and objects more than ${tooDeep.limit} deep (at character ${tooDeep.offset + 1}); at most ${tooDeep.limit} levels are read`,
+    );
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw invalidRequest(
+      `Body is not valid JSON: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+}
+
 async function parseJson(req: IncomingMessage, route: AnyRoute): Promise<ParsedBody> {
   const { type, charset } = contentType(req.headers["content-type"]);
   const raw = await readBody(req, MAX_JSON_BYTES);
@@ -159,17 +189,8 @@ async function parseJson(req: IncomingMessage, route: AnyRoute): Promise<ParsedB
   if ((type !== undefined || raw.length > 0) && !isJson) {
     throw unsupportedMediaType(route, "application/json", type);
   }
-  let parsed: unknown = {};
   const text = decodeUtf8(route, raw, "application/json", charset);
-  if (raw.length > 0) {
-    try {
-      parsed = JSON.parse(text);
-    } catch (error) {
-      throw invalidRequest(
-        `Body is not valid JSON: ${error instanceof Error ? error.message : String(error)}`,
-      );
-    }
-  }
+  const parsed = raw.length > 0 ? parseJsonBody(text) : {};
   const checked = checkRequest(route.body as NonNullable<AnyRoute["body"]>, parsed);
   if (!checked.success) throw invalidFields(checked.fieldErrors, "Invalid request body");
   return { body: checked.data, form: undefined };

@@ -16,11 +16,11 @@ import { keyFromHeader, type Principal } from "../service/auth";
 import { clientAddress } from "../service/auth-throttle";
 import type { RoutePermission } from "../service/permissions";
 import { faultError, requestId, sendJson } from "./answer";
-import { parseBody } from "./body";
+import { clientHungUp, parseBody } from "./body";
 import { routeContext } from "./context";
 import type { FaultDecision, Faults } from "./faults";
-import { HttpError } from "./http-errors";
-import type { RequestLogEntry } from "./log";
+import { HttpError, invalidRequest } from "./http-errors";
+import { MAX_LOGGED_PATH, type RequestLogEntry } from "./log";
 import type { RateLimitDecision, RateLimiter } from "./ratelimit";
 import { type AnyRoute, type MatchResult, type Reply, type Router, routeKey } from "./router";
 
@@ -49,23 +49,33 @@ export async function handleRequest(
   const started = performance.now();
   const id = requestId();
   res.setHeader("x-request-id", id);
-  // The service's clock, as its timestamps read it (moved by /_emulator/clock), not Node's: a
-  // client compares `created_at` values with it (wire-contract.md, 409 `existing_created_at`).
-  res.setHeader("date", new Date(emulator.clock.nowMs()).toUTCString());
-  const url = new URL(req.url ?? "/", "https://emulator.invalid");
   const method = (req.method ?? "GET").toUpperCase();
+  // Nothing that reads the request or the emulator's settings runs before the `try`: whatever
+  // fails is this request's 4xx or 500, never an exception that ends the process.
+  let url = new URL("https://emulator.invalid/");
   const entry: RequestLogEntry = {
-    time: emulator.clock.now(),
+    time: new Date().toISOString(),
     request_id: id,
     method,
-    path: url.pathname,
+    path: (req.url ?? "/").split("?")[0]?.slice(0, MAX_LOGGED_PATH) ?? "",
     route: undefined,
     status: 0,
     duration_ms: 0,
   };
   try {
+    url = requestUrl(req.url);
+    entry.path = url.pathname.slice(0, MAX_LOGGED_PATH);
+    entry.time = emulator.clock.now();
+    // The service's clock, as its timestamps read it (moved by /_emulator/clock), not Node's: a
+    // client compares `created_at` values with it (wire-contract.md, 409 `existing_created_at`).
+    res.setHeader("date", new Date(emulator.clock.nowMs()).toUTCString());
     await route(emulator, req, res, { method, url, entry, id });
   } catch (error) {
+    if (clientHungUp(req, error)) {
+      // Not the emulator's failure: nothing to answer, nobody to answer to, no trace to print.
+      entry.aborted = true;
+      return;
+    }
     const httpError =
       error instanceof HttpError ? error : new HttpError(500, "internal", "Internal server error");
     if (!(error instanceof HttpError))
@@ -79,6 +89,15 @@ export async function handleRequest(
   } finally {
     entry.duration_ms = Math.round(performance.now() - started);
     emulator.recordAnswer(entry);
+  }
+}
+
+/** The request target as a URL; 400 for one that is not a path (`//[`). */
+function requestUrl(target: string | undefined): URL {
+  try {
+    return new URL(target ?? "/", "https://emulator.invalid");
+  } catch {
+    throw invalidRequest("The request target is not a valid path");
   }
 }
 

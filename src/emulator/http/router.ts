@@ -19,7 +19,14 @@ import type {
 export type { Author } from "../service/author";
 export type { TransientStatus };
 
-export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+/** The methods routes are declared with; any other method is counted and faulted as one. */
+export const HTTP_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
+export type HttpMethod = (typeof HTTP_METHODS)[number];
+
+/** True for the methods of {@link HTTP_METHODS}. */
+export function isHttpMethod(method: string): method is HttpMethod {
+  return (HTTP_METHODS as readonly string[]).includes(method);
+}
 
 /** What a handler returns: a status and a JSON body. Build it with `ctx.json()`. */
 export interface Reply {

@@ -16,7 +16,7 @@ import {
 import type { Duplex } from "node:stream";
 import { answerOnSocket, requestId } from "./answer";
 import { HttpError, invalidRequest } from "./http-errors";
-import type { RequestLogEntry } from "./log";
+import { MAX_LOGGED_PATH, type RequestLogEntry } from "./log";
 import type { TlsMaterial } from "./tls";
 
 export interface ListenerEvents {
@@ -105,7 +105,9 @@ export class Listener {
     // Already answered: the parser reports again for the rest of the input, which the socket
     // keeps reading (and dropping) until the client is done.
     if (this.refused.has(tcp)) return;
-    if (error.code === "ECONNRESET" || !tcp.writable) {
+    // A client that hung up (HPE_INVALID_EOF_STATE: its side ended mid-request) is gone: there
+    // is no one to answer, and a request it had begun is logged as aborted by the pipeline.
+    if (error.code === "ECONNRESET" || error.code === "HPE_INVALID_EOF_STATE" || !tcp.writable) {
       tcp.destroy();
       return;
     }
@@ -149,7 +151,7 @@ export class Listener {
       request_id: id,
       method: method.slice(0, 16),
       // The path only, as for every other request: a query string may hold what is not logged.
-      path: (target.split("?")[0] ?? "").slice(0, 200),
+      path: (target.split("?")[0] ?? "").slice(0, MAX_LOGGED_PATH),
       route: undefined,
       status,
       duration_ms: Math.round(performance.now() - started),

@@ -67,7 +67,8 @@ async function readForm<S extends z.ZodType>(
     content_type: file.type === "" ? "application/octet-stream" : file.type,
   }));
   const errors: FieldError[] = attachmentInputProblems(described);
-  const text: Record<string, string> = {};
+  // A Map: a field named `__proto__` or `constructor` is a field like any other (then unknown).
+  const text = new Map<string, string>();
   for (const [name, value] of entries) {
     if (name === "attachments") {
       if (typeof value === "string") {
@@ -75,13 +76,13 @@ async function readForm<S extends z.ZodType>(
       }
     } else if (typeof value !== "string") {
       errors.push({ field: name, message: "expected a text field, received a file" });
-    } else if (name in text) {
+    } else if (text.has(name)) {
       errors.push({ field: name, message: "must be given once" });
     } else {
-      text[name] = value;
+      text.set(name, value);
     }
   }
-  const checked = checkRequest(schema, text);
+  const checked = checkRequest(schema, Object.fromEntries(text));
   if (!checked.success) errors.push(...checked.fieldErrors);
   if (errors.length > 0 || !checked.success) throw invalidFields(errors, "Invalid form");
   const uploads: Upload[] = [];

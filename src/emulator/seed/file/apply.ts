@@ -39,6 +39,14 @@ function entries<T>(section: Record<string, T> | null | undefined): [string, T][
   return Object.entries(section ?? {});
 }
 
+/**
+ * An object for ids by a name from the document, without a prototype: `__proto__` and
+ * `constructor` are names like any other, written and read as its own properties.
+ */
+function byName<T>(): Record<string, T> {
+  return Object.create(null) as Record<string, T>;
+}
+
 function seedAccount(emulator: EmulatorCore, seed: SeedAccount): SeededAccount {
   const { state, catalogue } = emulator;
   const now = emulator.clock.now();
@@ -54,12 +62,12 @@ function seedAccount(emulator: EmulatorCore, seed: SeedAccount): SeededAccount {
     account_id: account.id,
     name: seed.name,
     api_key: apiKey,
-    ssh_keys: {},
-    security_groups: {},
-    roles: {},
-    users: {},
-    servers: {},
-    tags: {},
+    ssh_keys: byName(),
+    security_groups: byName(),
+    roles: byName(),
+    users: byName(),
+    servers: byName(),
+    tags: byName(),
   };
 
   for (const [name, key] of entries(seed.ssh_keys)) {

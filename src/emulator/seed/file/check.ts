@@ -83,6 +83,13 @@ class SeedCheck {
             `${JSON.stringify(name)} is not a valid name: ${why}`,
             "key",
           );
+        } else if (name === "__proto__") {
+          // The schema's parse skips this key (it would set a prototype), so it must not pass.
+          this.issue(
+            [...base, section, name],
+            `"__proto__" cannot name a seed entry; choose another name`,
+            "key",
+          );
         }
       }
     }
