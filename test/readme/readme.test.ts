@@ -32,60 +32,13 @@ import {
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ShellBlock, shellBlocks } from "../support/shell-blocks";
 
 const root = join(__dirname, "..", "..");
 
-interface Block {
-  /** 1-based line of the opening fence. */
-  line: number;
-  script: string;
-  mode: "run" | "skip" | "background";
-  /** The skip reason, or the file a background command writes when ready. */
-  argument: string;
-}
+type Block = ShellBlock;
 
-const MARKER = /^<!--\s*readme-test:\s*(skip|background)\s+(.+?)\s*-->$/;
-
-/** The README's shell blocks, with their markers; throws on a misplaced marker or fence. */
-function readmeBlocks(text: string): Block[] {
-  const lines = text.split("\n");
-  const blocks: Block[] = [];
-  let previous: { line: number; text: string } | undefined;
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i] ?? "";
-    const fence = /^```(\S*)/.exec(line);
-    if (fence === null) {
-      if (line.trim() !== "") previous = { line: i + 1, text: line.trim() };
-      continue;
-    }
-    const language = fence[1] ?? "";
-    const start = i;
-    for (i++; i < lines.length && !(lines[i] ?? "").startsWith("```"); i++);
-    const marker = previous === undefined ? null : MARKER.exec(previous.text);
-    if (["bash", "shell", "console", "zsh"].includes(language)) {
-      throw new Error(`README.md:${start + 1}: a \`\`\`${language} block; use \`\`\`sh`);
-    }
-    if (language !== "sh") {
-      if (marker !== null) {
-        throw new Error(
-          `README.md:${previous?.line}: a readme-test marker before a ${language} block`,
-        );
-      }
-      previous = undefined;
-      continue;
-    }
-    blocks.push({
-      line: start + 1,
-      script: lines.slice(start + 1, i).join("\n"),
-      mode: marker === null ? "run" : (marker[1] as "skip" | "background"),
-      argument: marker?.[2] ?? "",
-    });
-    previous = undefined;
-  }
-  return blocks;
-}
-
-const blocks = readmeBlocks(readFileSync(join(root, "README.md"), "utf8"));
+const blocks = shellBlocks(readFileSync(join(root, "README.md"), "utf8"), "README.md", "readme-test");
 let work = "";
 let project = "";
 let envFile = "";
