@@ -38,7 +38,11 @@ const root = join(__dirname, "..", "..");
 
 type Block = ShellBlock;
 
-const blocks = shellBlocks(readFileSync(join(root, "README.md"), "utf8"), "README.md", "readme-test");
+const blocks = shellBlocks(
+  readFileSync(join(root, "README.md"), "utf8"),
+  "README.md",
+  "readme-test",
+);
 let work = "";
 let project = "";
 let envFile = "";
