@@ -291,6 +291,55 @@ describe("cloudinfra-inventory", () => {
   });
 });
 
+describe("cloudinfra-inventory over several accounts", () => {
+  it("reads each account with its own key and stacks, and writes an import file per account", async () => {
+    const other = await emulator.admin.createAccount({ name: "staging" });
+    const staging = new CloudInfraClient({
+      endpoint: emulator.endpoint,
+      apiKey: other.api_key,
+      caCert: emulator.caCert,
+    });
+    const made = await staging.tags.create({ name: "staging-only", color: "#00ff00" });
+    await staging.close();
+    const empty = writeJson(dir, "staging-stack.json", stackExport("web", "staging", []));
+    const accounts = join(dir, "accounts.yaml");
+    writeFileSync(
+      accounts,
+      [
+        "accounts:",
+        "  - name: prod",
+        "    apiKeyEnv: PROD_KEY",
+        `    states: [${stacks}]`,
+        "  - name: staging",
+        "    apiKeyEnv: STAGING_KEY",
+        `    states: [${empty}]`,
+      ].join("\n"),
+    );
+    const importFile = join(dir, "import-{account}.json");
+    const r = await run(["--accounts", accounts, "--import-file", importFile], {
+      CLOUDINFRA_API_KEY: "",
+      PROD_KEY: emulator.apiKey,
+      STAGING_KEY: other.api_key,
+    });
+    expect(r.status, r.stderr).toBe(EXIT.found);
+    const unmanaged = (name: string) =>
+      r.report?.accounts
+        .find((a) => a.name === name)
+        ?.kinds.flatMap((k) => k.unmanaged.map((u) => `${k.kind} ${u.id}`));
+    expect(unmanaged("prod")?.sort()).toEqual(Object.values(strays).sort());
+    expect(unmanaged("staging")).toEqual([`Tag ${made.id}`]);
+    expect(r.report?.importFiles.map((f) => [f.account, f.resources])).toEqual([
+      ["prod", 5],
+      ["staging", 1],
+    ]);
+    expect(JSON.parse(readFileSync(join(dir, "import-staging.json"), "utf8"))).toEqual({
+      resources: [{ type: native("Tag"), name: "staging-only", id: String(made.id) }],
+    });
+    expect(r.stdout + r.stderr).not.toContain(other.api_key);
+    expect(schemaErrors(r.report)).toEqual([]);
+  });
+});
+
 describe("cloudinfra-inventory on bad input: named, and the result incomplete", () => {
   it("a file that is not a stack export", async () => {
     const notExport = writeJson(dir, "preview.json", { steps: [], changeSummary: {} });

@@ -19,7 +19,9 @@ const obj = (kind: LiveObject["kind"], id: string, name: string): LiveObject => 
 describe("the ignore file", () => {
   it("reads kinds, ids and name patterns, comments and blank lines aside", () => {
     expect(
-      parseIgnoreRules("# runners\nServer:name=ci-*   # pool\n\nSshKey:7\nSecurityGroupAttachment:1/2\n*:name=tmp-?\nTag\n"),
+      parseIgnoreRules(
+        "# runners\nServer:name=ci-*   # pool\n\nSshKey:7\nSecurityGroupAttachment:1/2\n*:name=tmp-?\nTag\n",
+      ),
     ).toEqual([
       { line: 2, text: "Server:name=ci-*", kind: "Server", name: "ci-*" },
       { line: 4, text: "SshKey:7", kind: "SshKey", id: "7" },
@@ -109,7 +111,10 @@ describe("the import file's names", () => {
 });
 
 describe("the accounts file", () => {
-  const env = { PROD_KEY: "prod-secret-key-0123456789", CLOUDINFRA_ENDPOINT: "https://api.example.com" };
+  const env = {
+    PROD_KEY: "prod-secret-key-0123456789",
+    CLOUDINFRA_ENDPOINT: "https://api.example.com",
+  };
 
   it("reads accounts, paths relative to the file, the key from the named variable", () => {
     const [prod] = parseAccountsFile(
