@@ -7,6 +7,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import Ajv2020 from "ajv/dist/2020";
 import { serializedShim } from "../../src/resources/shim";
+import { type ChildOutput, childOutput } from "../support/child-output";
 import { ROOT } from "../support/programs";
 
 const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
@@ -72,12 +73,6 @@ export function writeJson(dir: string, name: string, value: unknown): string {
   return file;
 }
 
-export interface CliRun {
-  status: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 /**
  * `cloudinfra-inventory <args>` with `env` as its whole CLOUDINFRA_* environment. Asynchronous: the
  * test's emulator answers from this process's event loop.
@@ -86,25 +81,12 @@ export function inventoryCli(
   args: string[],
   env: Record<string, string>,
   cwd = ROOT,
-): Promise<CliRun> {
+): Promise<ChildOutput> {
   const base: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith("CLOUDINFRA_")) base[k] = v;
-  const child = spawn(process.execPath, [INVENTORY_CLI, ...args], {
-    env: { ...base, ...env },
-    cwd,
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.setEncoding("utf8").on("data", (d: string) => {
-    stdout += d;
-  });
-  child.stderr.setEncoding("utf8").on("data", (d: string) => {
-    stderr += d;
-  });
-  return new Promise((resolve, reject) => {
-    child.once("error", reject);
-    child.once("close", (status) => resolve({ status, stdout, stderr }));
-  });
+  return childOutput(
+    spawn(process.execPath, [INVENTORY_CLI, ...args], { env: { ...base, ...env }, cwd }),
+  );
 }
 
 const schema = JSON.parse(

@@ -9,6 +9,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { childOutput } from "../support/child-output";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 import { ROOT } from "../support/programs";
 import { shellBlocks } from "../support/shell-blocks";
@@ -21,29 +22,17 @@ let dir: string;
 let envFile: string;
 
 /** Runs one block with the exports of the blocks before it; resolves to what it printed. */
-function runBlock(script: string): Promise<{ status: number | null; out: string }> {
-  const child = spawn(
-    "bash",
-    [
-      "-c",
-      [
-        "set -eo pipefail",
-        `. ${envFile}`,
-        `cd ${ROOT}`,
-        script,
-        `export -p > ${envFile}.next && mv ${envFile}.next ${envFile}`,
-      ].join("\n"),
-    ],
-    { env: { PATH: process.env["PATH"] ?? "", HOME: process.env["HOME"] ?? dir, TMPDIR: dir } },
-  );
-  let out = "";
-  child.stdout.setEncoding("utf8").on("data", (d: string) => {
-    out += d;
-  });
-  child.stderr.setEncoding("utf8").on("data", (d: string) => {
-    out += d;
-  });
-  return new Promise((resolve) => child.once("close", (status) => resolve({ status, out })));
+async function runBlock(script: string): Promise<{ status: number | null; out: string }> {
+  const lines = [
+    "set -eo pipefail",
+    `. ${envFile}`,
+    `cd ${ROOT}`,
+    script,
+    `export -p > ${envFile}.next && mv ${envFile}.next ${envFile}`,
+  ];
+  const env = { PATH: process.env["PATH"] ?? "", HOME: process.env["HOME"] ?? dir, TMPDIR: dir };
+  const run = await childOutput(spawn("bash", ["-c", lines.join("\n")], { env }));
+  return { status: run.status, out: run.stdout + run.stderr };
 }
 
 beforeAll(async () => {
