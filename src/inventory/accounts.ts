@@ -21,6 +21,7 @@ import { readFileSync } from "node:fs";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
+import { CloudInfraError, nameErrorClass } from "../api/errors";
 import { type ConfigSource, resolveSettings, SETTINGS, type Settings } from "../config";
 
 /** At most this many accounts in one accounts file. */
@@ -63,8 +64,10 @@ export interface Account {
   provider?: string;
 }
 
-export class AccountsFileError extends Error {
-  override name = "AccountsFileError";
+export class AccountsFileError extends CloudInfraError {
+  static {
+    nameErrorClass(AccountsFileError, "AccountsFileError");
+  }
 }
 
 /** The one account of the environment, with the stack files of the command line. */

@@ -11,6 +11,7 @@
  * ```
  */
 import { readFileSync } from "node:fs";
+import { CloudInfraError, nameErrorClass } from "../api/errors";
 import { didYouMean } from "../lib/names";
 import { RESOURCE_MODULES, type ResourceKind } from "../resources/kinds";
 
@@ -27,8 +28,10 @@ export interface IgnoreRule {
   name?: string;
 }
 
-export class IgnoreFileError extends Error {
-  override name = "IgnoreFileError";
+export class IgnoreFileError extends CloudInfraError {
+  static {
+    nameErrorClass(IgnoreFileError, "IgnoreFileError");
+  }
 }
 
 const KINDS = Object.keys(RESOURCE_MODULES) as ResourceKind[];
