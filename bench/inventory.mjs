@@ -8,7 +8,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { answered, clientFor, num, ROOT, startBenchEmulator, table } from "./support.mjs";
 
-const SEED = { servers: 3000, tags: 3000, keys: 1000, security_groups: 3000 };
+/** Objects in the account: 10,000 (BENCH_INVENTORY_OBJECTS, a multiple of 10, for a smoke run). */
+const OBJECTS = Number(process.env.BENCH_INVENTORY_OBJECTS ?? 10_000);
+const SEED = {
+  servers: (OBJECTS * 3) / 10,
+  tags: (OBJECTS * 3) / 10,
+  keys: OBJECTS / 10,
+  security_groups: (OBJECTS * 3) / 10,
+};
 const STACKS = 20;
 /** Objects left out of every stack: the strays the run must find. */
 const STRAYS = 10;
@@ -102,7 +109,8 @@ export async function benchInventory() {
         id: String(g.id),
       })),
     ];
-    if (objects.length !== 10_000) throw new Error(`seeded ${objects.length} objects, not 10,000`);
+    if (objects.length !== OBJECTS)
+      throw new Error(`seeded ${objects.length} objects, not ${OBJECTS}`);
     const managed = objects.slice(0, objects.length - STRAYS);
     const states = join(dir, "stacks");
     mkdirSync(states);
@@ -131,7 +139,7 @@ export async function benchInventory() {
     const unmanaged = report.accounts[0].kinds.reduce((n, k) => n + (k.counts.unmanaged ?? 0), 0);
     if (unmanaged !== STRAYS) throw new Error(`found ${unmanaged} unmanaged, expected ${STRAYS}`);
     table(
-      `inventory: one account of 10,000 objects (${Object.entries(SEED)
+      `inventory: one account of ${num(OBJECTS)} objects (${Object.entries(SEED)
         .map(([k, v]) => `${num(v)} ${k}`)
         .join(", ")}) against ${STACKS} stack files`,
       [

@@ -41,4 +41,15 @@ describe("the benchmarks", () => {
     expect(code).toBe(0);
     expect(out).toMatch(/runs that failed\s+0 of 2/);
   }, 240_000);
+
+  it("of the inventory runs, small: one list per kind, the strays found", () => {
+    const { code, out } = bench(["inventory"], { BENCH_INVENTORY_OBJECTS: "200" });
+    expect(out).not.toContain("FAILED");
+    expect(code).toBe(0);
+    expect(out).toMatch(/GET \/v1\/servers requests \(Server\)\s+1\s/);
+    expect(out).toMatch(
+      /GET \/v1\/firewall\/groups requests \(SecurityGroup \(\+ attachments\)\)\s+1\s/,
+    );
+    expect(out).toMatch(/unmanaged found \(of 10 left out\)\s+10\s/);
+  }, 240_000);
 });
