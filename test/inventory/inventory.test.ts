@@ -420,6 +420,66 @@ describe("cloudinfra-inventory on bad input: named, and the result incomplete", 
   });
 });
 
+// Last: it adds a server to the account the tests above count.
+describe("what manages an object, and what cannot be imported", () => {
+  it("a Server's securityGroupIds manage the attachment; a replaced resource manages nothing; a failed server is not imported", async () => {
+    const [fwId, serverId] = (strays["att"] ?? "").split(" ")[1]?.split("/") ?? [];
+    const tagId = (strays["tag"] ?? "").split(" ")[1] ?? "";
+    const extra = writeJson(
+      dir,
+      "extra.json",
+      stackExport("web", "extra", [
+        {
+          type: native("Server"),
+          name: "first",
+          id: serverId ?? "",
+          outputs: { securityGroupIds: [Number(fwId)] },
+        },
+        { type: native("Tag"), name: "old-tag", id: tagId, delete: true },
+      ]),
+    );
+    emulator.admin.failProvisioning({ next: 1 });
+    const [failed] = await client.servers.create({
+      plan_id: 1,
+      image: "ubuntu-24.04",
+      user_defined_name: "broken",
+    });
+    await emulator.admin.advance({ server_id: failed?.id ?? 0 });
+    const importFile = join(dir, "import-extra.json");
+    const r = await run(["--state", stacks, "--state", extra, "--import-file", importFile]);
+    expect(r.status).toBe(EXIT.found);
+    const kinds = r.report?.accounts[0]?.kinds ?? [];
+    // The attachment is managed by the server in "extra" (and the server, also in "infra", twice).
+    const attachment = kinds.find((k) => k.kind === "SecurityGroupAttachment");
+    expect(
+      attachment?.managed.find((m) => `SecurityGroupAttachment ${m.id}` === strays["att"])?.stacks,
+    ).toEqual([
+      {
+        stack: "web/extra",
+        file: extra,
+        urn: "urn:pulumi:extra::web::cloudinfra:index:Server::first",
+      },
+    ]);
+    expect(kinds.find((k) => k.kind === "Server")?.conflicts.map((c) => c.id)).toEqual([serverId]);
+    const servers = kinds.find((k) => k.kind === "Server")?.unmanaged;
+    expect(servers?.find((u) => u.name === "broken")).toMatchObject({
+      logicalName: null,
+      notImportable: 'in status "error" (its provisioning failed): delete it instead',
+    });
+    expect(keysOf(r.report, "unmanaged")).toContain(strays["tag"]);
+    const file = JSON.parse(readFileSync(importFile, "utf8")) as { resources: { name: string }[] };
+    expect(file.resources.map((x) => x.name)).toEqual([
+      "stray-key",
+      "stray-fw",
+      "stray-web",
+      "stray-tag",
+    ]);
+    expect(r.stdout).toContain(
+      `| default | Server | \`${failed?.id}\` | broken | not imported: in status "error" (its provisioning failed): delete it instead |`,
+    );
+  });
+});
+
 describe("the report's JSON Schema", () => {
   it("is committed as the zod schema generates it", async () => {
     const committed = JSON.parse(

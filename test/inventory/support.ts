@@ -22,6 +22,8 @@ export interface StackResource {
   id: string;
   outputs?: Record<string, unknown>;
   external?: boolean;
+  /** A replaced resource waiting for deletion. */
+  delete?: boolean;
 }
 
 /** `pulumi stack export` of `project/stack` holding `resources` (and the stack and a provider). */
@@ -58,6 +60,7 @@ export function stackExport(project: string, stack: string, resources: StackReso
           inputs: {},
           outputs: r.outputs ?? {},
           ...(r.external === true ? { external: true } : {}),
+          ...(r.delete === true ? { delete: true } : {}),
         })),
       ],
     },
