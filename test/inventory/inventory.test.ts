@@ -285,6 +285,9 @@ describe("cloudinfra-inventory", () => {
     const r = await run(["--state", stacks, "--state", gone]);
     expect(r.status).toBe(EXIT.found);
     expect(keysOf(r.report, "missing")).toEqual(["Server 99999"]);
+    // --format json prints the same report on standard output.
+    const printed = await run(["--state", stacks, "--state", gone, "--format", "json"]);
+    expect(JSON.parse(printed.stdout)).toEqual(printed.report);
     expect(r.stdout).toContain(
       "| default | Server | `99999` | `urn:pulumi:old::shop::pulumi-nodejs:dynamic/cloudinfra:Server::old-web` |",
     );
