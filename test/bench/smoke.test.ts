@@ -58,4 +58,15 @@ describe("the benchmarks", () => {
     expect(out).toContain("Wrong API keys: 100 from one address");
     expect(out).toMatch(/the right key right after, same address\s+429/);
   }, 240_000);
+
+  it("of the inventory runs, small: one list per kind, the strays found", () => {
+    const { code, out } = bench(["inventory"], { BENCH_INVENTORY_OBJECTS: "200" });
+    expect(out).not.toContain("FAILED");
+    expect(code).toBe(0);
+    expect(out).toMatch(/GET \/v1\/servers requests \(Server\)\s+1\s/);
+    expect(out).toMatch(
+      /GET \/v1\/firewall\/groups requests \(SecurityGroup \(\+ attachments\)\)\s+1\s/,
+    );
+    expect(out).toMatch(/unmanaged found \(of 10 left out\)\s+10\s/);
+  }, 240_000);
 });

@@ -38,6 +38,7 @@ import {
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ShellBlock, shellBlocks } from "../support/shell-blocks";
 
 const root = join(__dirname, "..", "..");
 
@@ -51,70 +52,11 @@ const DOCUMENTS = [
   "docs/own-project.md",
 ];
 
-interface Block {
-  /** 1-based line of the opening fence. */
-  line: number;
-  script: string;
-  mode: "run" | "skip" | "background" | "file";
-  /** The skip reason, the file a background command writes when ready, or the file shown. */
-  argument: string;
-}
-
-const MARKER = /^<!--\s*readme-test:\s*(skip|background|file)\s+(.+?)\s*-->$/;
-
-/** A document's shell blocks and shown files, with their markers; throws on a misplaced one. */
-function readmeBlocks(text: string, doc: string): Block[] {
-  const lines = text.split("\n");
-  const blocks: Block[] = [];
-  let previous: { line: number; text: string } | undefined;
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i] ?? "";
-    const fence = /^```(\S*)/.exec(line);
-    if (fence === null) {
-      if (line.trim() !== "") previous = { line: i + 1, text: line.trim() };
-      continue;
-    }
-    const language = fence[1] ?? "";
-    const start = i;
-    for (i++; i < lines.length && !(lines[i] ?? "").startsWith("```"); i++);
-    const marker = previous === undefined ? null : MARKER.exec(previous.text);
-    if (["bash", "shell", "console", "zsh"].includes(language)) {
-      throw new Error(`${doc}:${start + 1}: a \`\`\`${language} block; use \`\`\`sh`);
-    }
-    if (language !== "sh") {
-      if (marker !== null && marker[1] !== "file") {
-        throw new Error(
-          `${doc}:${previous?.line}: a readme-test marker before a ${language} block`,
-        );
-      }
-      if (marker !== null) {
-        blocks.push({
-          line: start + 1,
-          script: lines.slice(start + 1, i).join("\n"),
-          mode: "file",
-          argument: marker[2] ?? "",
-        });
-      }
-      previous = undefined;
-      continue;
-    }
-    if (marker?.[1] === "file") {
-      throw new Error(`${doc}:${previous?.line}: a file marker before a sh block`);
-    }
-    blocks.push({
-      line: start + 1,
-      script: lines.slice(start + 1, i).join("\n"),
-      mode: marker === null ? "run" : (marker[1] as "skip" | "background"),
-      argument: marker?.[2] ?? "",
-    });
-    previous = undefined;
-  }
-  return blocks;
-}
+type Block = ShellBlock;
 
 const documents = DOCUMENTS.map((doc) => ({
   doc,
-  blocks: readmeBlocks(readFileSync(join(root, doc), "utf8"), doc),
+  blocks: shellBlocks(readFileSync(join(root, doc), "utf8"), doc, "readme-test"),
 }));
 let work = "";
 let project = "";

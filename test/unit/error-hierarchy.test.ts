@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import * as apiErrors from "../../src/api/errors";
 import { CloudInfraError } from "../../src/api/errors";
 import * as functions from "../../src/functions/settings";
+import * as inventory from "../../src/inventory";
 import * as money from "../../src/lib/money";
 import * as sshkeys from "../../src/lib/sshkeys";
 import { ManifestError } from "../../src/manifest/errors";
@@ -16,7 +17,7 @@ import * as conflict from "../../src/resources/conflict";
 import * as create from "../../src/resources/create";
 import * as wait from "../../src/resources/server/wait";
 
-const MODULES = { apiErrors, functions, money, sshkeys, common, conflict, create, wait };
+const MODULES = { apiErrors, functions, inventory, money, sshkeys, common, conflict, create, wait };
 
 type ErrorClass = abstract new (...args: never[]) => Error;
 
@@ -50,6 +51,8 @@ describe("the error hierarchy", () => {
       "SshKeyError",
       "MoneyError",
       "ManifestError",
+      "IgnoreFileError",
+      "AccountsFileError",
     ]) {
       expect(names).toContain(name);
     }
