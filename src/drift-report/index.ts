@@ -9,12 +9,29 @@ import { analyse, type DriftReport } from "./report";
 
 export { InputBoundError, MAX_DEPTH, MAX_INPUT_BYTES } from "./bounds";
 export {
+  JSON_SCHEMA_ID,
+  type JsonReport,
+  type JsonStack,
+  stackFingerprint,
+  toJsonReport,
+} from "./json";
+export {
   codeSpan,
   MARKDOWN_LIMIT,
   type MarkdownOptions,
   renderMarkdown,
   type Section,
 } from "./markdown";
+export {
+  type Decision,
+  decide,
+  type Marker,
+  markerOf,
+  type NotifyResult,
+  readMarker,
+  resolvedBody,
+  webhookBody,
+} from "./notify";
 export { NotPulumiJsonError, type PulumiRun, parsePulumiJson, type Step } from "./pulumi-json";
 export {
   analyse,
