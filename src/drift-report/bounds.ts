@@ -49,30 +49,34 @@ export interface JsonScan {
  * text need not be valid JSON (JSON.parse says what is wrong with it later).
  */
 export function scanJson(text: string): JsonScan {
+  // The regex engine finds the next bracket or quote; a string is skipped to its closing quote
+  // (one not escaped: preceded by an even run of backslashes, and those runs never overlap).
+  const special = /["{}[\]]/g;
   let depth = 0;
-  let line = 1;
   let firstEnd = -1;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 10) line++;
-    if (inString) {
-      if (c === 92)
-        i++; // backslash: skip the escaped character
-      else if (c === 34) inString = false;
-      continue;
-    }
-    if (c === 34) inString = true;
-    else if (c === 123 || c === 91) {
+  for (let m = special.exec(text); m !== null; m = special.exec(text)) {
+    const at = m.index;
+    const c = text.charCodeAt(at);
+    if (c === 34) {
+      let end = text.indexOf('"', at + 1);
+      while (end !== -1) {
+        let backslashes = 0;
+        while (text.charCodeAt(end - 1 - backslashes) === 92) backslashes++;
+        if (backslashes % 2 === 0) break;
+        end = text.indexOf('"', end + 1);
+      }
+      if (end === -1) break;
+      special.lastIndex = end + 1;
+    } else if (c === 123 || c === 91) {
       depth++;
       if (depth > MAX_DEPTH) {
         throw new InputBoundError(
-          `line ${line}: JSON nested deeper than ${MAX_DEPTH} levels; the report reads at most ${MAX_DEPTH} (a Pulumi run's own structure takes 6, its property values the rest)`,
+          `line ${lineAt(text, at)}: JSON nested deeper than ${MAX_DEPTH} levels; the report reads at most ${MAX_DEPTH} (a Pulumi run's own structure takes 6, its property values the rest)`,
         );
       }
-    } else if (c === 125 || c === 93) {
+    } else {
       depth--;
-      if (depth === 0 && firstEnd === -1) firstEnd = i + 1;
+      if (depth === 0 && firstEnd === -1) firstEnd = at + 1;
     }
   }
   return { firstEnd };

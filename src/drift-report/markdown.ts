@@ -378,35 +378,39 @@ export function renderMarkdown(
   const top = several ? [...total(sections), ""] : [];
   const separator = several ? ["", "---", ""] : [];
   const size = (lines: string[]) => lines.reduce((n, l) => n + l.length + 1, 0);
-  // Room for the rows: the limit less everything else, and the line saying what was left out.
-  const reserve = 400 + (options.whole?.length ?? 0) + (options.trailer?.length ?? 0);
+  // Room for the rows: the limit less everything else, and the lines saying what was left out.
+  const reserve =
+    (300 + (options.whole?.length ?? 0)) * sections.length + (options.trailer?.length ?? 0);
   let room =
     limit -
     reserve -
     size(top) -
     built.reduce((n, p) => n + size(p.head) + size(p.tail) + size(separator), 0);
-  let left = 0;
-  const all = built.reduce((n, p) => n + p.rows.length, 0);
+  const whole =
+    options.whole === undefined
+      ? "`cloudinfra-drift-report --format json`"
+      : codeSpan(options.whole);
   const lines: string[] = [...top];
   built.forEach((p, i) => {
     if (i > 0) lines.push(...separator);
     lines.push(...p.head);
+    let left = 0;
     for (const row of p.rows) {
-      if (row.length + 1 <= room) {
+      if (left === 0 && row.length + 1 <= room) {
         lines.push(row);
         room -= row.length + 1;
       } else {
         left++;
       }
     }
+    if (left > 0) {
+      lines.push(
+        "",
+        `**${plural(left, "more row")} of ${p.rows.length} not shown**: this report is cut at ${limit.toLocaleString("en-US")} characters (what a pull-request comment takes). The whole report: ${whole}.`,
+      );
+    }
     lines.push(...p.tail);
   });
-  if (left > 0) {
-    lines.push(
-      "",
-      `**${plural(left, "more row")} of ${all} not shown**: this report is cut at ${limit.toLocaleString("en-US")} characters (what a pull-request comment takes). The whole report: ${options.whole === undefined ? "`cloudinfra-drift-report --format json`" : codeSpan(options.whole)}.`,
-    );
-  }
   if (options.trailer !== undefined) lines.push("", options.trailer);
   const text = `${lines.join("\n")}\n`;
   // Heads and tails are bounded per stack; a limit too small even for them is cut hard.

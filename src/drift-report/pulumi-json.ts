@@ -385,6 +385,8 @@ export function parsePulumiJson(text: string): PulumiRun {
   const { firstEnd } = scanJson(trimmed);
   let whole: unknown;
   try {
+    // More after the first value: not one document (and no need to parse it all to know).
+    if (firstEnd > 0 && firstEnd < trimmed.length) throw new SyntaxError("more than one value");
     whole = JSON.parse(trimmed);
   } catch {
     // A digest (one document) followed by more: refuse rather than read either half.

@@ -22,7 +22,7 @@ import {
   webhookBody,
 } from "../../src/drift-report";
 import { ROOT } from "../support/programs";
-import { refreshStream } from "./generate";
+import { refreshStream } from "./generate.mts";
 
 const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
   bin: Record<string, string>;
