@@ -3,7 +3,7 @@
 // (requests, polls, connections, bytes), which do not depend on timing. Only 127.0.0.1 is used.
 //
 //   node bench/run.mjs [name ...]   run only some: keepalive shared-list server-wait host durable
-//                                   state-size
+//                                   state-size drift-scale
 //                                   fleet tags rate-limit (whole programs through the local engine)
 //
 // Each benchmark runs in a Node process of its own: garbage one leaves behind must not stall the
@@ -21,6 +21,7 @@ const BENCHMARKS = {
   host: ["./provider-host.mjs", "benchProviderHost"],
   durable: ["./durable-write.mjs", "benchDurableWrite"],
   "state-size": ["./state-size.mjs", "benchStateSize"],
+  "drift-scale": ["./drift-scale.mjs", "benchDriftScale"],
   fleet: ["./fleet.mjs", "benchFleet", 600_000],
   tags: ["./fleet.mjs", "benchTags", 600_000],
   "rate-limit": ["./fleet.mjs", "benchRateLimit", 1_200_000],
