@@ -7,9 +7,10 @@
  * and the Markdown stays under what a comment takes, pointing at the whole.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import {
   analyse,
@@ -18,6 +19,7 @@ import {
   InputBoundError,
   MARKDOWN_LIMIT,
   MAX_DEPTH,
+  MAX_INPUT_BYTES,
   parsePulumiJson,
 } from "../../src/drift-report";
 import { ROOT } from "../support/programs";
@@ -100,7 +102,83 @@ describe("a live value an attacker wrote", () => {
   });
 });
 
+describe("a changed field", () => {
+  /** A digest in which one Tag's `data` goes from `a` (the state) to `b` (the code). */
+  function change(a: unknown, b: unknown): string {
+    const urn =
+      "urn:pulumi:prod::gitops::cloudinfra:index:Manifest$pulumi-nodejs:dynamic/cloudinfra:Tag::t";
+    const state = (data: unknown) => ({ urn, custom: true, id: "1", inputs: { data } });
+    return JSON.stringify({
+      steps: [{ op: "update", urn, oldState: state(a), newState: state(b), diffReasons: ["data"] }],
+      duration: 1,
+      changeSummary: { update: 1 },
+    });
+  }
+
+  it("never shows two identical cells, whatever the two values (property test)", () => {
+    const value = fc.jsonValue({ maxDepth: 3 });
+    fc.assert(
+      fc.property(value, value, (a, b) => {
+        fc.pre(JSON.stringify(a) !== JSON.stringify(b));
+        const rows = driftReport(change(a, b))
+          .split("\n")
+          .filter((l) => l.startsWith("| Tag"));
+        for (const row of rows) {
+          const cells = cellsOf(row);
+          expect(cells[3]).not.toBe(cells[4]);
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("long text shows the part around the first difference, and a long list at most 10 items", () => {
+    const a = `${"a".repeat(300)}X${"b".repeat(300)}`;
+    const b = `${"a".repeat(300)}Y${"b".repeat(300)}`;
+    const row = driftReport(change(a, b))
+      .split("\n")
+      .find((l) => l.startsWith("| Tag"));
+    expect(cellsOf(row ?? "").slice(3)).toEqual([
+      `\`…${"a".repeat(24)}Y${"b".repeat(53)}…\``,
+      `\`…${"a".repeat(24)}X${"b".repeat(53)}…\``,
+    ]);
+    const many = Array.from({ length: 25 }, (_, i) => i);
+    const list = driftReport(change([], many))
+      .split("\n")
+      .find((l) => l.startsWith("| Tag"));
+    expect(cellsOf(list ?? "").slice(3)).toEqual([
+      "25 items, 25 only here: `0`, `1`, `2`, `3`, `4`, `5`, `6`, `7`, `8`, `9`, and 15 more",
+      "0 items",
+    ]);
+  });
+});
+
 describe("inputs past a bound", () => {
+  it("size: a file past 256 MiB is refused before it is read", () => {
+    const file = join(dir, "huge.json");
+    writeFileSync(file, "");
+    truncateSync(file, MAX_INPUT_BYTES + 1); // sparse: no disk used
+    const started = performance.now();
+    const r = spawnSync(process.execPath, [BIN, file], { encoding: "utf8" });
+    expect(r.stderr).toBe(
+      `cloudinfra-drift-report: ${file}: ${MAX_INPUT_BYTES + 1} bytes; the report reads at most ${MAX_INPUT_BYTES} (256 MiB) per run\n`,
+    );
+    expect(r.status).toBe(1);
+    expect(performance.now() - started).toBeLessThan(5000);
+  });
+
+  it("errors: at most 20 listed, each at most 1,000 characters", () => {
+    const diagnostics = Array.from({ length: 25 }, (_, i) => ({
+      message: `${i}${"e".repeat(2000)}`,
+      severity: "error",
+    }));
+    const text = driftReport(JSON.stringify({ diagnostics, duration: 5 }));
+    const listed = text.split("\n").filter((l) => l.startsWith("- "));
+    expect(listed).toHaveLength(21);
+    expect(listed[0]).toBe(`- \`0${"e".repeat(998)}…\``);
+    expect(listed[20]).toBe("- and 5 more errors");
+  });
+
   it("nesting: 20,000 deep is refused by name, in a few milliseconds; 64 levels are read", () => {
     const started = performance.now();
     expect(() => parsePulumiJson(deepDigest(20_000))).toThrow(InputBoundError);
