@@ -273,31 +273,23 @@ function fieldsOf(step: Step, kind: DriftReport["kind"]): FieldRow[] {
     paths = differingPaths(clean(want, "outputs"), clean(have, "outputs")).filter(visible);
   }
   const replacing = new Set(step.replaceReasons);
-  return paths.flatMap((path) => {
+  return paths.map((path) => {
     let from = side;
     // Paths the engine named may be outputs only.
     if (valueAt(want.inputs, path) === ABSENT && valueAt(have.inputs, path) === ABSENT) {
       from = "outputs";
     }
-    const a = valueAt(clean(want, from), path);
-    const b = valueAt(clean(have, from), path);
-    // A map or list the engine named as a whole: the paths inside it that differ.
-    const inner =
-      (isObject(a) && isObject(b)) || (Array.isArray(a) && Array.isArray(b))
-        ? differingPaths(a, b, path)
-        : [path];
-    return (inner.length > 0 ? inner : [path]).map((p) => {
-      const [expectedSide, actualSide] = sidesOf(
-        valueAt(clean(want, from), p),
-        valueAt(clean(have, from), p),
-      );
-      return {
-        field: formatPropertyPath(p),
-        expected: expectedSide,
-        actual: actualSide,
-        replaces: replacing.has(String(p[0])),
-      };
-    });
+    // The engine's path as it named it: two lists of different lengths show their items.
+    const [expectedSide, actualSide] = sidesOf(
+      valueAt(clean(want, from), path),
+      valueAt(clean(have, from), path),
+    );
+    return {
+      field: formatPropertyPath(path),
+      expected: expectedSide,
+      actual: actualSide,
+      replaces: replacing.has(String(path[0])),
+    };
   });
 }
 
