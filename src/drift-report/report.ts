@@ -210,33 +210,31 @@ function canonical(value: unknown): string {
   return JSON.stringify(value) ?? "undefined";
 }
 
-/** The items of each list the other lacks (as a multiset), in order: linear in the two lengths. */
-function listDifference(a: unknown[], b: unknown[]): [unknown[], unknown[]] {
+/** How many times each item (by its canonical text) is in `items`. */
+function tally(items: unknown[]): Map<string, number> {
   const count = new Map<string, number>();
-  for (const item of b) {
+  for (const item of items) {
     const key = canonical(item);
     count.set(key, (count.get(key) ?? 0) + 1);
   }
-  const onlyA: unknown[] = [];
-  for (const item of a) {
+  return count;
+}
+
+/** The items of `items` left over once each one `available` holds is matched, in order. */
+function unmatched(items: unknown[], available: Map<string, number>): unknown[] {
+  const left: unknown[] = [];
+  for (const item of items) {
     const key = canonical(item);
-    const left = count.get(key) ?? 0;
-    if (left > 0) count.set(key, left - 1);
-    else onlyA.push(item);
+    const n = available.get(key) ?? 0;
+    if (n > 0) available.set(key, n - 1);
+    else left.push(item);
   }
-  const inA = new Map<string, number>();
-  for (const item of a) {
-    const key = canonical(item);
-    inA.set(key, (inA.get(key) ?? 0) + 1);
-  }
-  const onlyB: unknown[] = [];
-  for (const item of b) {
-    const key = canonical(item);
-    const left = inA.get(key) ?? 0;
-    if (left > 0) inA.set(key, left - 1);
-    else onlyB.push(item);
-  }
-  return [onlyA, onlyB];
+  return left;
+}
+
+/** The items of each list the other lacks (as a multiset), in order: linear in the two lengths. */
+function listDifference(a: unknown[], b: unknown[]): [unknown[], unknown[]] {
+  return [unmatched(a, tally(b)), unmatched(b, tally(a))];
 }
 
 /** Both sides of a field: two lists of different lengths as the items each lacks. */
