@@ -3,7 +3,7 @@
 // (requests, polls, connections, bytes), which do not depend on timing. Only 127.0.0.1 is used.
 //
 //   node bench/run.mjs [name ...]   run only some: keepalive shared-list server-wait host durable
-//                                   state-size manifest-scale wrong-keys hostile inventory
+//                                   state-size manifest-scale wrong-keys hostile inventory drift-scale
 //                                   fleet tags rate-limit (whole programs through the local engine)
 //
 // Each benchmark runs in a Node process of its own: garbage one leaves behind must not stall the
@@ -24,6 +24,7 @@ const BENCHMARKS = {
   "manifest-scale": ["./manifest-scale.mjs", "benchManifestScale", 300_000],
   "wrong-keys": ["./wrong-keys.mjs", "benchWrongKeys"],
   inventory: ["./inventory.mjs", "benchInventory"],
+  "drift-scale": ["./drift-scale.mjs", "benchDriftScale"],
   fleet: ["./fleet.mjs", "benchFleet", 600_000],
   tags: ["./fleet.mjs", "benchTags", 600_000],
   "rate-limit": ["./fleet.mjs", "benchRateLimit", 1_200_000],

@@ -3,16 +3,45 @@
  * `pulumi refresh --preview-only --json`) as a Markdown table of what differs. The
  * `cloudinfra-drift-report` command is this, on a file or stdin.
  */
+import { renderMarkdown } from "./markdown";
 import { parsePulumiJson } from "./pulumi-json";
-import { analyse, type DriftReport, renderMarkdown } from "./report";
+import { analyse, type DriftReport } from "./report";
 
+export { InputBoundError, MAX_DEPTH, MAX_INPUT_BYTES } from "./bounds";
+export {
+  JSON_SCHEMA_ID,
+  type JsonReport,
+  type JsonStack,
+  stackFingerprint,
+  toJsonReport,
+} from "./json";
+export {
+  codeSpan,
+  MARKDOWN_LIMIT,
+  type MarkdownOptions,
+  renderMarkdown,
+  type Section,
+} from "./markdown";
+export {
+  type Decision,
+  decide,
+  type Marker,
+  markerOf,
+  type NotifyResult,
+  readMarker,
+  resolvedBody,
+  webhookBody,
+} from "./notify";
 export { NotPulumiJsonError, type PulumiRun, parsePulumiJson, type Step } from "./pulumi-json";
 export {
   analyse,
+  changedResources,
   type DriftReport,
   type FieldRow,
   type ResourceRow,
-  renderMarkdown,
+  type Shown,
+  type Verdict,
+  verdictOf,
 } from "./report";
 
 /** Options of {@link driftReport}. */

@@ -28,11 +28,16 @@
  * the plan (code against the refreshed state). Each step says which phase it belongs to.
  */
 import { z } from "zod";
+import { checkInputSize, InputBoundError, lineAt, NotPulumiJsonError, scanJson } from "./bounds";
+
+export { NotPulumiJsonError };
 
 /** The state of a resource before or after a step. */
 export interface ResourceState {
   id?: string;
   type?: string;
+  /** `false` for a component resource (which a refresh does not read). */
+  custom?: boolean;
   inputs: Record<string, unknown>;
   outputs: Record<string, unknown>;
 }
@@ -68,6 +73,11 @@ export interface PulumiRun {
   changeSummary: Record<string, number>;
   /** Error diagnostics, without colour codes; a failed or cancelled run has at least one. */
   errors: string[];
+  /**
+   * The run changed things (`pulumi up` or `pulumi refresh` without `--preview-only`, whose event
+   * log says `isPreview: false`): its steps are what was done, not what would be.
+   */
+  applied: boolean;
 }
 
 const Props = z.record(z.string(), z.unknown()).nullish();
@@ -127,17 +137,21 @@ const EventSchema = z.looseObject({
     .looseObject({
       resourceChanges: z.record(z.string(), z.number()).nullish(),
       result: z.string().optional(),
+      isPreview: z.boolean().optional(),
     })
     .optional(),
 });
 
 type RawState = z.infer<typeof StateSchema> | null | undefined;
 
-function stateOf(raw: RawState): ResourceState | undefined {
+/** `omitsCustom`: the event stream leaves `custom` out when false (`omitempty`), the digest never. */
+function stateOf(raw: RawState, omitsCustom: boolean): ResourceState | undefined {
   if (raw === null || raw === undefined) return undefined;
   const state: ResourceState = { inputs: raw.inputs ?? {}, outputs: raw.outputs ?? {} };
   if (raw.id !== undefined && raw.id !== "") state.id = raw.id;
   if (raw.type !== undefined) state.type = raw.type;
+  const custom = raw.custom ?? (omitsCustom ? false : undefined);
+  if (custom !== undefined) state.custom = custom;
   return state;
 }
 
@@ -150,6 +164,7 @@ function stepOf(raw: {
   keys: string[] | null | undefined;
   detailedDiff: z.infer<typeof DetailedDiff>;
   phase: Step["phase"];
+  omitsCustom: boolean;
 }): Step {
   const step: Step = {
     op: raw.op,
@@ -159,8 +174,8 @@ function stepOf(raw: {
     replaceReasons: raw.keys ?? [],
     detailedPaths: Object.keys(raw.detailedDiff ?? {}),
   };
-  const old = stateOf(raw.old);
-  const next = stateOf(raw.new);
+  const old = stateOf(raw.old, raw.omitsCustom);
+  const next = stateOf(raw.new, raw.omitsCustom);
   if (old !== undefined) step.old = old;
   if (next !== undefined) step.new = next;
   return step;
@@ -206,6 +221,7 @@ function fromDigest(digest: z.infer<typeof DigestSchema>): PulumiRun {
       keys: s.replaceReasons,
       detailedDiff: s.detailedDiff,
       phase,
+      omitsCustom: false,
     });
   });
   return {
@@ -213,6 +229,8 @@ function fromDigest(digest: z.infer<typeof DigestSchema>): PulumiRun {
     ...kindOf(steps),
     steps,
     changeSummary: digest.changeSummary ?? {},
+    // The CLI prints a digest for previews only.
+    applied: false,
     errors: (digest.diagnostics ?? [])
       .filter((d) => d.severity === "error" && d.message !== undefined)
       .map((d) => stripColour(d.message ?? "")),
@@ -225,6 +243,7 @@ function fromEvents(events: z.infer<typeof EventSchema>[]): PulumiRun {
   const byKey = new Map<string, Step>();
   const phaseOf = new Map<string, Step["phase"]>();
   let changeSummary: Record<string, number> = {};
+  let applied = false;
   const errors: string[] = [];
   for (const event of events) {
     const pre = event.resourcePreEvent?.metadata;
@@ -244,6 +263,7 @@ function fromEvents(events: z.infer<typeof EventSchema>[]): PulumiRun {
           keys: meta.keys,
           detailedDiff: meta.detailedDiff,
           phase,
+          omitsCustom: true,
         }),
       );
     }
@@ -252,6 +272,7 @@ function fromEvents(events: z.infer<typeof EventSchema>[]): PulumiRun {
     }
     if (event.summaryEvent !== undefined) {
       changeSummary = event.summaryEvent.resourceChanges ?? {};
+      applied = event.summaryEvent.isPreview === false;
       const result = event.summaryEvent.result;
       if ((result === "failed" || result === "canceled") && errors.length === 0) {
         errors.push(`the run ${result === "failed" ? "failed" : "was cancelled"}`);
@@ -259,18 +280,7 @@ function fromEvents(events: z.infer<typeof EventSchema>[]): PulumiRun {
     }
   }
   const steps = [...byKey.values()];
-  return { format: "events", ...kindOf(steps), steps, changeSummary, errors };
-}
-
-/** The input is neither a preview digest nor an engine event stream. */
-export class NotPulumiJsonError extends Error {
-  static {
-    Object.defineProperty(NotPulumiJsonError.prototype, "name", {
-      value: "NotPulumiJsonError",
-      writable: true,
-      configurable: true,
-    });
-  }
+  return { format: "events", ...kindOf(steps), steps, changeSummary, errors, applied };
 }
 
 const EXPECTED =
@@ -323,6 +333,7 @@ function readDigest(whole: unknown): PulumiRun {
 function readEvents(text: string): PulumiRun {
   const events: z.infer<typeof EventSchema>[] = [];
   const lines = text.split("\n");
+  let summaryLine = 0;
   for (const [index, line] of lines.entries()) {
     if (line.trim() === "") continue;
     let value: unknown;
@@ -340,6 +351,16 @@ function readEvents(text: string): PulumiRun {
         `line ${index + 1} is not a Pulumi engine event (got ${describe(value)}); ${EXPECTED}`,
       );
     }
+    // Two runs in one file (logs appended to, or concatenated) would let the later verdict
+    // silently win: after the summary, only the CLI's closing `cancelEvent` may follow.
+    if (summaryLine > 0 && event.data.cancelEvent === undefined) {
+      const what =
+        event.data.preludeEvent !== undefined ? "a second run starts" : "an event follows the run";
+      throw new InputBoundError(
+        `line ${index + 1}: ${what} after the run's \`summaryEvent\` on line ${summaryLine}; give one run per file (several files make one report with a section each)`,
+      );
+    }
+    if (event.data.summaryEvent !== undefined) summaryLine = index + 1;
     events.push(event.data);
   }
   const got = `${events.length} engine ${events.length === 1 ? "event" : "events"}`;
@@ -358,12 +379,32 @@ function readEvents(text: string): PulumiRun {
 
 /** Reads either format; fails with {@link NotPulumiJsonError} saying what it got instead. */
 export function parsePulumiJson(text: string): PulumiRun {
+  checkInputSize(text.length, "the input");
   const trimmed = text.trim();
   if (trimmed === "") fail("empty input", "nothing to read (did the command fail?)");
+  const { firstEnd } = scanJson(trimmed);
   let whole: unknown;
   try {
+    // More after the first value: not one document (and no need to parse it all to know).
+    if (firstEnd > 0 && firstEnd < trimmed.length) throw new SyntaxError("more than one value");
     whole = JSON.parse(trimmed);
   } catch {
+    // A digest (one document) followed by more: refuse rather than read either half.
+    if (firstEnd > 0 && trimmed.startsWith("{")) {
+      let first: unknown;
+      try {
+        first = JSON.parse(trimmed.slice(0, firstEnd));
+      } catch {
+        return readEvents(trimmed);
+      }
+      const isEvent = first !== null && typeof first === "object" && "sequence" in first;
+      if (!isEvent) {
+        const next = trimmed.length - trimmed.slice(firstEnd).trimStart().length;
+        throw new InputBoundError(
+          `line ${lineAt(trimmed, next)}: more follows the JSON document that ends on line ${lineAt(trimmed, firstEnd - 1)} (two runs in one file?); give one run per file (several files make one report with a section each)`,
+        );
+      }
+    }
     return readEvents(trimmed);
   }
   const oneEvent =

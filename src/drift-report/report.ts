@@ -13,14 +13,33 @@
 import { isDeepStrictEqual } from "node:util";
 import type { PulumiRun, ResourceState, Step } from "./pulumi-json";
 
+/**
+ * One side of a differing field, as data (the Markdown and the JSON report both render it):
+ * - `value`: the value on that side, secrets already masked (`"[secret]"`);
+ * - `absent`: the field is not there;
+ * - `list`: the field is a list of `length` items, and `only` are its items the other side lacks
+ *   (each as many times as it is missing), in their order;
+ * - `exists` / `deleted` / `declared`: the resource as a whole (a row with field `""`);
+ * - `changed` / `unsaid`: the engine says the resource changed, the JSON does not say how.
+ */
+export type Shown =
+  | { kind: "value"; value: unknown }
+  | { kind: "absent" }
+  | { kind: "list"; length: number; only: unknown[] }
+  | { kind: "exists"; id?: string }
+  | { kind: "deleted" }
+  | { kind: "declared" }
+  | { kind: "changed" }
+  | { kind: "unsaid" };
+
 /** One differing field of one resource. */
 export interface FieldRow {
   /** Property path, `rules[0].dport`; `""` for the resource as a whole. */
   field: string;
-  /** What the state (refresh) or the code (preview) says, as Markdown. */
-  expected: string;
-  /** What runs (refresh) or what the state says (preview), as Markdown. */
-  actual: string;
+  /** What the state (refresh) or the code (preview) says. */
+  expected: Shown;
+  /** What runs (refresh) or what the state says (preview). */
+  actual: Shown;
   /** A change of this field replaces the resource. */
   replaces: boolean;
 }
@@ -49,8 +68,17 @@ export interface DriftReport {
   format: PulumiRun["format"];
   stack?: string;
   project?: string;
-  /** Resources looked at (the stack and providers left out). */
+  /** Resources looked at (the stack, components and providers left out). */
   resources: number;
+  /** What the run also had, which the engine counts in its summary and the report does not. */
+  alsoCounted: { stack: number; components: number; providers: number };
+  /**
+   * The engine's own count per operation (`changeSummary`, `resourceChanges`), which includes
+   * the stack, components and explicit providers.
+   */
+  engineSummary: Record<string, number>;
+  /** The run changed what it reports (`pulumi up`, or a refresh that was not a preview). */
+  applied: boolean;
   rows: ResourceRow[];
   /** Resources the engine counted as changed but the JSON does not say how (see pulumi-json.ts). */
   unexplained: number;
@@ -71,7 +99,7 @@ const OUTPUT_SIG = "d0e6a833031e9bbcd3f4e8bde6ca49a4";
 const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 const SECRET = "[secret]";
 /** How the report shows an unknown value. */
-const UNKNOWN_SHOWN = "(known after the update)";
+export const UNKNOWN_SHOWN = "(known after the update)";
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value);
@@ -126,7 +154,7 @@ function formatPropertyPath(segments: readonly Segment[]): string {
     .join("");
 }
 
-const ABSENT = Symbol("absent");
+const ABSENT: unique symbol = Symbol("absent");
 
 function valueAt(props: Record<string, unknown>, path: readonly Segment[]): unknown {
   let current: unknown = props;
@@ -172,19 +200,55 @@ function differingPaths(a: unknown, b: unknown, prefix: Segment[] = []): Segment
 /** The serialized dynamic provider is plumbing, never a field a person changed. */
 const HIDDEN = new Set(["__provider"]);
 
-const MAX_SHOWN = 80;
+/** Canonical text of a value (keys sorted), so equal items of two lists are found by a lookup. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
+  if (isObject(value)) {
+    const keys = Object.keys(value).sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonical(value[k])}`).join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "undefined";
+}
 
-/** A value as one table cell: in a code span, shortened, with pipes escaped. */
-function cell(value: unknown): string {
-  if (value === ABSENT || value === undefined) return "*absent*";
-  if (value === UNKNOWN_SHOWN) return `*${UNKNOWN_SHOWN.slice(1, -1)}*`;
-  let text =
-    typeof value === "string" && /^[^\s"`|][^\n\r\t]*$/.test(value) && !/\s$/.test(value)
-      ? value
-      : JSON.stringify(value);
-  if (text.length > MAX_SHOWN) text = `${text.slice(0, MAX_SHOWN - 1)}…`;
-  const fence = text.includes("`") ? "``" : "`";
-  return `${fence}${text.replaceAll("|", "\\|")}${fence}`;
+/** How many times each item (by its canonical text) is in `items`. */
+function tally(items: unknown[]): Map<string, number> {
+  const count = new Map<string, number>();
+  for (const item of items) {
+    const key = canonical(item);
+    count.set(key, (count.get(key) ?? 0) + 1);
+  }
+  return count;
+}
+
+/** The items of `items` left over once each one `available` holds is matched, in order. */
+function unmatched(items: unknown[], available: Map<string, number>): unknown[] {
+  const left: unknown[] = [];
+  for (const item of items) {
+    const key = canonical(item);
+    const n = available.get(key) ?? 0;
+    if (n > 0) available.set(key, n - 1);
+    else left.push(item);
+  }
+  return left;
+}
+
+/** The items of each list the other lacks (as a multiset), in order: linear in the two lengths. */
+function listDifference(a: unknown[], b: unknown[]): [unknown[], unknown[]] {
+  return [unmatched(a, tally(b)), unmatched(b, tally(a))];
+}
+
+/** Both sides of a field: two lists of different lengths as the items each lacks. */
+function sidesOf(want: unknown, have: unknown): [Shown, Shown] {
+  const side = (v: unknown): Shown =>
+    v === ABSENT ? { kind: "absent" } : { kind: "value", value: v };
+  if (Array.isArray(want) && Array.isArray(have) && want.length !== have.length) {
+    const [onlyWant, onlyHave] = listDifference(want, have);
+    return [
+      { kind: "list", length: want.length, only: onlyWant },
+      { kind: "list", length: have.length, only: onlyHave },
+    ];
+  }
+  return [side(want), side(have)];
 }
 
 function fieldsOf(step: Step, kind: DriftReport["kind"]): FieldRow[] {
@@ -213,10 +277,15 @@ function fieldsOf(step: Step, kind: DriftReport["kind"]): FieldRow[] {
     if (valueAt(want.inputs, path) === ABSENT && valueAt(have.inputs, path) === ABSENT) {
       from = "outputs";
     }
+    // The engine's path as it named it: two lists of different lengths show their items.
+    const [expectedSide, actualSide] = sidesOf(
+      valueAt(clean(want, from), path),
+      valueAt(clean(have, from), path),
+    );
     return {
       field: formatPropertyPath(path),
-      expected: cell(valueAt(clean(want, from), path)),
-      actual: cell(valueAt(clean(have, from), path)),
+      expected: expectedSide,
+      actual: actualSide,
       replaces: replacing.has(String(path[0])),
     };
   });
@@ -243,8 +312,8 @@ function shortType(type: string): string {
 const UNCHANGED = new Set(["same", "refresh", "read", "discard", "discard-replaced"]);
 const CHANGED_IN_REFRESH = ["update", "delete"];
 
-function describeState(state: ResourceState | undefined): string {
-  return state?.id === undefined ? "exists" : `exists (id \`${state.id.replaceAll("|", "\\|")}\`)`;
+function existing(state: ResourceState | undefined): Shown {
+  return state?.id === undefined ? { kind: "exists" } : { kind: "exists", id: state.id };
 }
 
 /** The rows of one changed step, or none for a step that changes nothing. */
@@ -256,18 +325,18 @@ function rowOf(step: Step, kind: DriftReport["kind"]): ResourceRow | undefined {
   if (UNCHANGED.has(step.op) && !drifted) return undefined;
   const { type, name } = parseUrn(step.urn);
   const row: ResourceRow = { urn: step.urn, type: shortType(type), name, op: step.op, fields: [] };
-  const whole = (expected: string, actual: string): FieldRow[] => [
+  const whole = (expected: Shown, actual: Shown): FieldRow[] => [
     { field: "", expected, actual, replaces: false },
   ];
   if (kind === "refresh" && step.op === "delete") {
-    row.fields = whole(describeState(step.old), "*deleted outside Pulumi*");
+    row.fields = whole(existing(step.old), { kind: "deleted" });
   } else if (step.op === "create" || step.op === "create-replacement" || step.op === "import") {
-    row.fields = whole("*declared*", "*absent*");
+    row.fields = whole({ kind: "declared" }, { kind: "absent" });
   } else if (step.op === "delete" || step.op === "delete-replaced") {
-    row.fields = whole("*absent*", describeState(step.old));
+    row.fields = whole({ kind: "absent" }, existing(step.old));
   } else {
     row.fields = fieldsOf(step, kind);
-    if (row.fields.length === 0) row.fields = whole("*changed*", "*the JSON does not say how*");
+    if (row.fields.length === 0) row.fields = whole({ kind: "changed" }, { kind: "unsaid" });
   }
   return row;
 }
@@ -278,9 +347,14 @@ export function analyse(run: PulumiRun, kind: DriftReport["kind"] = run.kind): D
   // whole either way.
   const wanted = kind === "refresh" ? "refresh" : "plan";
   const inPhase = run.steps.filter((s) => s.phase === wanted);
+  const alsoCounted = { stack: 0, components: 0, providers: 0 };
   const steps = (inPhase.length > 0 ? inPhase : run.steps).filter((s) => {
     const { type } = parseUrn(s.urn);
-    return type !== "pulumi:pulumi:Stack" && !type.startsWith("pulumi:providers:");
+    if (type === "pulumi:pulumi:Stack") alsoCounted.stack++;
+    else if (type.startsWith("pulumi:providers:")) alsoCounted.providers++;
+    else if ((s.new ?? s.old)?.custom === false) alsoCounted.components++;
+    else return true;
+    return false;
   });
   // `--show-replacement-steps` adds the two halves of a replacement; its `replace` step says it all.
   const replaced = new Set(steps.filter((s) => s.op === "replace").map((s) => s.urn));
@@ -302,6 +376,9 @@ export function analyse(run: PulumiRun, kind: DriftReport["kind"] = run.kind): D
     refreshed: run.refreshed,
     format: run.format,
     resources: steps.length,
+    alsoCounted,
+    engineSummary: run.changeSummary,
+    applied: run.applied,
     rows,
     unexplained: Math.max(0, counted - rows.length),
     undetermined,
@@ -316,110 +393,20 @@ export function analyse(run: PulumiRun, kind: DriftReport["kind"] = run.kind): D
   return report;
 }
 
-/** Where every field of a dynamic provider's refresh is said, for advice. */
-const EVENT_STREAM_ADVICE =
-  "Read the engine event stream instead: `pulumi refresh --preview-only --event-log refresh.events` (or `--json` with `PULUMI_ENABLE_STREAMING_JSON_PREVIEW=true`), then `cloudinfra-drift-report refresh.events`.";
+/**
+ * What a report concludes: `drift` / `clean` / `unknown` (a refresh whose JSON cannot tell) for
+ * a refresh, `changes` / `no-changes` for a preview or an up, `failed` for a run with errors.
+ */
+export type Verdict = "drift" | "clean" | "unknown" | "changes" | "no-changes" | "failed";
 
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? "" : "s"}`;
+/** Resources the report finds changed: the rows, and those the engine counted but did not say how. */
+export function changedResources(report: DriftReport): number {
+  return report.rows.length + report.unexplained;
 }
 
-function where(report: DriftReport): string {
-  if (report.stack === undefined) return "";
-  return ` of stack \`${report.stack}\`${report.project ? ` (project \`${report.project}\`)` : ""}`;
-}
-
-function opCounts(rows: ResourceRow[]): string {
-  const counts = new Map<string, number>();
-  for (const row of rows) counts.set(row.op, (counts.get(row.op) ?? 0) + 1);
-  return [...counts].map(([op, n]) => `${n} to ${op}`).join(", ");
-}
-
-/** The report as Markdown: a heading, a table of every differing field, and what to do. */
-export function renderMarkdown(report: DriftReport): string {
-  const lines: string[] = [];
-  const resourceCell = (row: ResourceRow) => `${row.type} \`${row.name.replaceAll("|", "\\|")}\``;
-  const fieldCell = (f: FieldRow) =>
-    (f.field === "" ? "*(resource)*" : `\`${f.field}\``) + (f.replaces ? " (replaces)" : "");
-  const changed = report.rows.length + report.unexplained;
-  const failed = report.errors.length > 0;
-  if (failed) {
-    // A run that failed proves nothing about what it did not reach: no verdict, only findings.
-    lines.push(
-      `### The ${report.kind === "refresh" ? "refresh" : "preview"} failed: no verdict`,
-      "",
-      `The run${where(report)} stopped with ${plural(report.errors.length, "error")}; what it did not reach may differ too.`,
-    );
-  }
-  if (report.kind === "refresh") {
-    if (!failed) {
-      lines.push(
-        changed > 0
-          ? `### Drift: ${changed} of ${plural(report.resources, "resource")} changed outside Pulumi`
-          : report.undetermined > 0
-            ? `### Drift unknown: ${plural(report.undetermined, "resource")} refreshed, outcome not in this JSON`
-            : `### No drift`,
-        "",
-        changed > 0
-          ? `What runs differs from the state${where(report)}.`
-          : report.undetermined > 0
-            ? `This preview digest of a \`--refresh\` run counts the plan, not the refresh, so it cannot say whether anything${where(report)} drifted.`
-            : `All ${plural(report.resources, "resource")}${where(report)} match what runs.`,
-      );
-    }
-    if (report.rows.length > 0) {
-      lines.push("", "| Resource | Field | In the state | Live |", "|---|---|---|---|");
-      for (const row of report.rows) {
-        for (const f of row.fields) {
-          lines.push(`| ${resourceCell(row)} | ${fieldCell(f)} | ${f.expected} | ${f.actual} |`);
-        }
-      }
-    }
-    if (report.unexplained > 0) {
-      lines.push(
-        "",
-        `${plural(report.unexplained, "more resource")} changed, but this JSON does not say which: Pulumi's preview digest leaves out what a refresh of a dynamic provider's resource found.`,
-      );
-    }
-    if ((report.unexplained > 0 || report.undetermined > 0) && report.format === "digest") {
-      lines.push("", EVENT_STREAM_ADVICE);
-    }
-    if (changed > 0) {
-      lines.push(
-        "",
-        "`pulumi up` puts each of them back as the state and the code say; `pulumi refresh` accepts what runs into the state instead (then change the code to match).",
-      );
-    }
-  } else {
-    const sideB = report.refreshed ? "Live (refreshed)" : "In the state";
-    if (!failed) {
-      lines.push(
-        report.rows.length === 0
-          ? "### No changes"
-          : `### Planned changes: ${opCounts(report.rows)}`,
-        "",
-        report.rows.length === 0
-          ? `The code matches ${report.refreshed ? "what runs" : "the state"}${where(report)}.`
-          : `What \`pulumi up${report.refreshed ? " --refresh" : ""}\` would change${where(report)}${report.refreshed ? ", against what runs (the refreshed state)" : ""}.`,
-      );
-    }
-    if (report.rows.length > 0) {
-      lines.push(
-        "",
-        `| Resource | Change | Field | In the code | ${sideB} |`,
-        "|---|---|---|---|---|",
-      );
-      for (const row of report.rows) {
-        for (const f of row.fields) {
-          lines.push(
-            `| ${resourceCell(row)} | ${row.op} | ${fieldCell(f)} | ${f.expected} | ${f.actual} |`,
-          );
-        }
-      }
-    }
-  }
-  if (report.errors.length > 0) {
-    lines.push("", "**Errors**", "", ...report.errors.map((e) => `- ${e.replaceAll("\n", " ")}`));
-  }
-  return `${lines.join("\n")}\n`;
+export function verdictOf(report: DriftReport): Verdict {
+  if (report.errors.length > 0) return "failed";
+  if (report.kind === "preview") return report.rows.length > 0 ? "changes" : "no-changes";
+  if (changedResources(report) > 0) return "drift";
+  return report.undetermined > 0 ? "unknown" : "clean";
 }

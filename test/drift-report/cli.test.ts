@@ -93,7 +93,11 @@ describe("cloudinfra-drift-report", () => {
       status: 2,
       stderr: expect.stringContaining("--kind must be refresh or preview"),
     });
-    expect(run(["a.json", "b.json"]).status).toBe(2);
+    expect(run(["-", "-"]).status).toBe(2);
+    expect(run(["--format", "yaml", FIXTURE])).toMatchObject({
+      status: 2,
+      stderr: expect.stringContaining("--format must be markdown or json"),
+    });
     expect(run(["--colour"]).status).toBe(2);
     expect(run(["--help"])).toMatchObject({
       status: 0,

@@ -168,7 +168,7 @@ describe("a preview of a code change", () => {
         "|---|---|---|---|---|",
         "| Server `web-1` | replace | `planId` (replaces) | `3` | `2` |",
         "| Tag `web` | update | `color` | `#22c55e` | `#0ea5e9` |",
-        '| Tag `web` | update | `serverIds` | `[12,13,"(known after the update)"]` | `[12,13]` |',
+        "| Tag `web` | update | `serverIds` | 3 items, 1 only here: *known after the update* | 2 items |",
         "| Server `web-3` | create | *(resource)* | *declared* | *absent* |",
         "| User `ci` | delete | *(resource)* | *absent* | exists (id `21`) |",
         "",
@@ -273,7 +273,7 @@ describe("secrets", () => {
       },
     ]);
     expect(driftReport(digest)).toContain(
-      "| User `ci` | update | `token` | `[secret]` | `[secret]` |",
+      "| User `ci` | update | `token` | `[secret]` | `[secret]` *(differs)* |",
     );
   });
 });
@@ -408,7 +408,7 @@ describe("input that is not a whole Pulumi run", () => {
         "",
         "**Errors**",
         "",
-        "- error: update failed",
+        "- `error: update failed`",
         "",
       ].join("\n"),
     );
@@ -418,12 +418,12 @@ describe("input that is not a whole Pulumi run", () => {
         JSON.stringify({ diagnostics: [{ message: "boom", severity: "error" }], duration: 5 }),
         { kind: "refresh" },
       ),
-    ).toMatch(/^### The refresh failed: no verdict\n[\s\S]*- boom\n$/);
+    ).toMatch(/^### The refresh failed: no verdict\n[\s\S]*- `boom`\n$/);
     const failed = fixture("refresh-preview-only.events.stdout").replace(
       '"result":"succeeded"',
       '"result":"failed"',
     );
     expect(driftReport(failed)).toMatch(/^### The refresh failed: no verdict/);
-    expect(driftReport(failed)).toContain("- the run failed");
+    expect(driftReport(failed)).toContain("- `the run failed`");
   });
 });

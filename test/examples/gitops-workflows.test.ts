@@ -2,7 +2,8 @@
  * The CI files of examples/gitops (GitHub Actions and GitLab CI) parse, use only inputs the
  * actions document and flags the commands have, are valid shell, and wire the pipeline the
  * example promises: preview and an emulator rehearsal on pull requests, `up` on merge, and a
- * scheduled refresh whose exit code 7 is reported as drift.
+ * scheduled refresh of every stack in one list whose exit code 7 is reported as drift, with what
+ * people hear decided by `cloudinfra-drift-report notify` (tested in test/drift-report).
  */
 import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
@@ -27,7 +28,15 @@ type Step = {
   if?: string;
   env?: Record<string, string>;
 };
-type Job = { "runs-on"?: string; steps?: Step[]; env?: Record<string, string> };
+type Job = {
+  "runs-on"?: string;
+  steps?: Step[];
+  env?: Record<string, string>;
+  needs?: string;
+  strategy?: { matrix?: Record<string, unknown> };
+  concurrency?: { group: string };
+  outputs?: Record<string, string>;
+};
 type Workflow = { name?: string; on: Record<string, unknown>; jobs: Record<string, Job> };
 type GitLabJob = {
   stage?: string;
@@ -47,8 +56,12 @@ const workflows = Object.fromEntries(
 );
 const gitlab = parseYaml<Record<string, unknown>>(join(EXAMPLE, ".gitlab-ci.yml"));
 const gitlabJobs = Object.entries(gitlab).filter(
-  ([name, job]) => !["stages", "default", "variables"].includes(name) && typeof job === "object",
+  ([name, job]) =>
+    !["stages", "default", "variables"].includes(name) &&
+    !name.startsWith(".") &&
+    typeof job === "object",
 ) as [string, GitLabJob][];
+const STACKS = JSON.parse(readFileSync(join(EXAMPLE, "stacks.json"), "utf8")) as string[];
 
 const steps = (w: Workflow): Step[] => Object.values(w.jobs).flatMap((j) => j.steps ?? []);
 const scripts = (): { where: string; text: string }[] => [
@@ -131,21 +144,63 @@ describe("GitHub Actions workflows", () => {
     expect(w.concurrency?.group).toBe("infra-prod");
   });
 
-  it("schedule: a preview-only refresh expecting no changes, exit code 7 reported as drift", () => {
-    const w = workflows["drift.yml"] as Workflow & { concurrency?: { group: string } };
+  it("schedule: every stack of stacks.json, a preview-only refresh each, exit code 7 reported as drift", () => {
+    const w = workflows["drift.yml"] as Workflow;
     expect(Object.keys(w.on)).toEqual(["schedule", "workflow_dispatch"]);
-    expect(w.concurrency?.group).toBe("infra-prod");
-    const all = steps(w);
+    expect(STACKS).toEqual(["prod", "staging"]);
+    // One list: the stacks job reads stacks.json, the drift job's matrix is its output.
+    expect(w.jobs["stacks"]?.steps?.find((s) => s.run !== undefined)?.run).toBe(
+      'echo "list=$(jq -c . stacks.json)" >> "$GITHUB_OUTPUT"',
+    );
+    const drift = w.jobs["drift"] as Job;
+    expect(drift.needs).toBe("stacks");
+    expect(drift.strategy?.matrix).toEqual({
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub expression
+      stack: "${{ fromJSON(needs.stacks.outputs.list) }}",
+    });
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub expression
+    expect(drift.concurrency?.group).toBe("infra-${{ matrix.stack }}");
+    const all = drift.steps ?? [];
     const refresh = all.find((s) => s.run?.includes("pulumi refresh"));
     expect(refresh?.run).toMatch(
-      /pulumi refresh --stack prod --preview-only --expect-no-changes --json > refresh\.json/,
+      /pulumi refresh --stack "\$STACK" --preview-only --expect-no-changes --json > refresh\.json/,
     );
     expect(refresh?.run).toContain("7)");
     expect(refresh?.env?.["PULUMI_ENABLE_STREAMING_JSON_PREVIEW"]).toBe("true");
     const report = all.find((s) => s.run?.includes("cloudinfra-drift-report"));
-    expect(report?.if).toBe("steps.refresh.outputs.exit-code == '7'");
-    expect(report?.run).toContain("npx cloudinfra-drift-report --kind refresh refresh.json");
-    expect(report?.run).toContain('>> "$GITHUB_STEP_SUMMARY"');
+    expect(report?.if).toBeUndefined(); // a clean run closes the issue, so it runs on 0 too
+    expect(report?.run).toContain(
+      'npx cloudinfra-drift-report --kind refresh --json-out drift.json refresh.json >> "$GITHUB_STEP_SUMMARY"',
+    );
+    expect(report?.run).toContain("npx cloudinfra-drift-report notify refresh.json");
+    const text = readFileSync(join(WORKFLOWS, "drift.yml"), "utf8");
+    expect(text).toContain("# ---- inventory (issue 25, item 1)");
+  });
+});
+
+describe("what a drift check tells people", () => {
+  const cases = (script: string) => [...script.matchAll(/^\s*(\w+)\)/gm)].map((m) => m[1]);
+  const driftScripts = () => [
+    (workflows["drift.yml"]?.jobs["drift"]?.steps ?? []).map((s) => s.run ?? "").join("\n"),
+    gitlabJobs.find(([n]) => n === "drift")?.[1].script.join("\n") ?? "",
+  ];
+
+  it("acts on exactly the decisions that open, comment or close, and posts the webhook only when told", () => {
+    for (const script of driftScripts()) {
+      const decision = script.slice(script.indexOf('case "$(field decision)"'));
+      expect(cases(decision.slice(0, decision.indexOf("esac")))).toEqual([
+        "new",
+        "changed",
+        "resolved",
+      ]);
+      expect(script).toMatch(
+        /if \[ "\$\(field webhook\)" = true \] && \[ -n "\$\{?DRIFT_WEBHOOK_URL/,
+      );
+      expect(script).toMatch(/--webhook-body webhook\.json/);
+      expect(script).toMatch(/--data @webhook\.json "\$DRIFT_WEBHOOK_URL"/);
+      // One issue per stack, found by its labels.
+      expect(script).toContain("stack:$STACK");
+    }
   });
 });
 
@@ -155,6 +210,9 @@ describe("GitLab CI", () => {
 
   it("runs the same jobs on the same events", () => {
     expect(gitlabJobs.map(([n]) => n)).toEqual(["preview", "emulator", "deploy", "drift"]);
+    // The stacks of the drift check: the same list as the GitHub workflow's stacks.json.
+    expect(gitlab[".stacks"]).toEqual({ parallel: { matrix: [{ STACK: STACKS }] } });
+    expect((gitlab["drift"] as { extends?: string }).extends).toBe(".stacks");
     expect(rulesOf("preview")).toEqual(['$CI_PIPELINE_SOURCE == "merge_request_event"']);
     expect(rulesOf("emulator")).toEqual(['$CI_PIPELINE_SOURCE == "merge_request_event"']);
     expect(rulesOf("deploy")).toEqual([
@@ -174,7 +232,7 @@ describe("GitLab CI", () => {
       /pulumi refresh --stack "\$STACK" --preview-only --expect-no-changes --json/,
     );
     expect(script("drift")).toMatch(
-      /7\)[\s\S]+npx cloudinfra-drift-report --kind refresh refresh\.json/,
+      /7\)[\s\S]+npx cloudinfra-drift-report --kind refresh --json-out drift\.json refresh\.json/,
     );
     expect(script("preview")).toContain("npx cloudinfra-drift-report --kind preview preview.json");
   });

@@ -109,7 +109,10 @@ describe("detailed diffs in the JSON digest", () => {
       const color = report.rows
         .find((r) => r.name === "env")
         ?.fields.find((f) => f.field === "color");
-      expect(color).toMatchObject({ expected: "`#111111`", actual: "`#abcdef`" });
+      expect(color).toMatchObject({
+        expected: { kind: "value", value: "#111111" },
+        actual: { kind: "value", value: "#abcdef" },
+      });
     },
     TIMEOUT,
   );
