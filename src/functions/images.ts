@@ -208,6 +208,7 @@ export async function getImage(
     filter,
     all,
     describe: quoted,
+    nameOf: (image) => image.name,
     noMatchHint:
       nearMiss === undefined
         ? undefined

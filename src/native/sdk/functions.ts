@@ -28,6 +28,8 @@ import type {
   GetServerOutputArgs,
   GetServerResult,
 } from "../../functions";
+import { outputOf } from "../../functions/common";
+import { DataSourceError } from "../../functions/settings";
 import { functionToken } from "../package";
 
 /** A data source invoked through the engine: `getPlan(args, opts)`. */
@@ -41,20 +43,38 @@ export type NativeOutputFunction<Args, Result> = (
   opts?: pulumi.InvokeOutputOptions,
 ) => pulumi.Output<Result>;
 
+/**
+ * A failed invoke as the dynamic flavour fails: a {@link DataSourceError} that names the data
+ * source, the argument and the value, printed without a stack trace. The engine hands over the
+ * plugin's failures as `Invoke of '<token>' failed: <reason> (<arguments>)` (the SDK's words) or
+ * a gRPC status (`2 UNKNOWN: ...`); only the reason is kept.
+ */
+function invokeError(name: string, token: string, err: unknown): DataSourceError {
+  const text = err instanceof Error ? err.message : String(err);
+  const reason = text
+    .replace(/^\d+ [A-Z_]+: /, "")
+    .replace(`Invoke of '${token}' failed: `, "")
+    .replace(new RegExp(`^${name}: `), "");
+  return new DataSourceError(name, reason, { cause: err });
+}
+
 function invoker<Args, Result>(name: string): NativeFunction<Args, Result> {
   const token = functionToken(name);
   return (args, opts) =>
-    pulumi.runtime.invoke(token, (args ?? {}) as pulumi.Inputs, opts) as Promise<Result>;
+    (pulumi.runtime.invoke(token, (args ?? {}) as pulumi.Inputs, opts) as Promise<Result>).catch(
+      (err: unknown) => {
+        throw invokeError(name, token, err);
+      },
+    );
 }
 
+/**
+ * The Output variant: the promise variant once the arguments (and `dependsOn`) are known, as the
+ * dynamic flavour's, so its failures read the same.
+ */
 function outputInvoker<Args, Result>(name: string): NativeOutputFunction<Args, Result> {
-  const token = functionToken(name);
-  return (args, opts) =>
-    pulumi.runtime.invokeOutput(
-      token,
-      (args ?? {}) as pulumi.Inputs,
-      opts,
-    ) as pulumi.Output<Result>;
+  const invoke = invoker<unknown, Result>(name);
+  return (args, opts) => outputOf(args, opts, (plain) => invoke(plain, opts));
 }
 
 /** The one plan that meets every given criterion (`cloudinfra:index:getPlan`). */
