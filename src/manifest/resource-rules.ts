@@ -8,7 +8,7 @@
  * there is one implementation of each rule.
  */
 import { formatPath } from "../api/schemas/common";
-import type { LocatedIssue, YamlSource } from "../lib/yaml-document";
+import { describe, type LocatedIssue, valueAt, type YamlSource } from "../lib/yaml-document";
 import { UNKNOWN } from "../resources/common";
 import { INPUT_RULES } from "../resources/input-rules";
 import type { ResourceKind } from "../resources/kinds";
@@ -184,10 +184,16 @@ export function checkResourceRules(
   for (const section of Object.keys(SECTION_RULES) as Section[]) {
     for (const [key, entry] of Object.entries(entriesOf(section))) {
       for (const issue of entryIssues(section, key, entry, publicKeyFiles)) {
+        // What was given helps with a wrong value, as the schema's messages say it.
+        const given = valueAt(entry, issue.path);
+        const shown =
+          given === undefined || issue.message.includes("got ")
+            ? issue.message
+            : `${issue.message} (got ${describe(given)})`;
         const located =
           issue.path.length === 0
             ? source.issue([section, key], `the name ${issue.message}`, "key")
-            : source.issue([section, key, ...issue.path], issue.message);
+            : source.issue([section, key, ...issue.path], shown);
         const at = formatPath([section, key]);
         if (reported.some((r) => samePlace(located.path, r.path, at))) continue;
         out.push(located);

@@ -14,6 +14,7 @@ import { DescriptionInputSchema, expected, NameInputSchema } from "../api/schema
 import { RULE_ACTIONS, RULE_PROTOCOLS } from "../api/schemas/firewall";
 import { PERMISSION_NAMES } from "../api/schemas/iam";
 import { MaxPriceArg, RegexArg } from "../functions/common";
+import { TagInputsSchema } from "../resources/tag/model";
 import { USER_TYPES } from "../resources/user/model";
 
 /**
@@ -31,7 +32,9 @@ export type Section = (typeof SECTIONS)[number];
 
 /** Text that editors complete with `values`; which spellings count is the resource's rule. */
 function completed(values: readonly [string, ...string[]], what: string) {
-  return z.union([z.enum(values), z.string()], { error: expected(what) });
+  const error = (issue: { input?: unknown }) =>
+    issue.input === undefined ? `is required: ${what}` : `expected ${what}`;
+  return z.union([z.enum(values), z.string()], { error });
 }
 
 function reference(section: Section) {
@@ -286,9 +289,8 @@ export const ServerEntrySchema = z
 export const TagEntrySchema = z
   .strictObject({
     name: objectName,
-    color: z
-      .string({ error: expected("a colour of the form #RRGGBB") })
-      .describe("Colour as #RRGGBB."),
+    // The Tag's own colour rule, which editors read as a pattern.
+    color: TagInputsSchema.shape.color.describe("Colour as #RRGGBB."),
     data: DescriptionInputSchema.optional().describe("Free-form text kept with the tag."),
     servers: references("servers")
       .optional()

@@ -32,7 +32,6 @@ import {
 import { onCurrentSession, type ProviderSession } from "../session";
 import {
   fromApi,
-  keySourceFailures,
   liveInputs,
   SSH_KEY_FIELDS,
   type SshKeyInputs,

@@ -25,7 +25,6 @@ import {
   outputsFromInputs,
   replacementNeedsDeleteFirst,
   toApi,
-  typeFailures,
   USER_FIELDS,
   type UserInputs,
   UserInputsSchema,
