@@ -33,9 +33,10 @@ export class AlreadyExistsError extends CloudInfraError {
 
 /**
  * `a tag named "web" already exists (tag id 7); tag names are unique in an account: choose
- * another name, delete or rename the existing tag, or adopt it with adoptId: 7`. `rule` says what
- * must be unique; `remedy` the ways out other than adoption (default: another name, or deleting
- * or renaming the existing object).
+ * another name, delete or rename the existing tag, or, if no resource of this stack manages it,
+ * adopt it with adoptId: 7`. `rule` says what must be unique; `remedy` the ways out other than
+ * adoption (default: another name, or deleting or renaming the existing object). Adoption is not
+ * offered when `managedByStack`: the stack's own object would end up under two resources.
  */
 export function alreadyExistsError(
   what: KindNames,
