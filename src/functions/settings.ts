@@ -83,18 +83,28 @@ const SERIALIZING = /^error serializing property "([^"]*)": /;
  */
 function keepOwnWords(err: Error): void {
   const own = err.message;
+  const frames = (err.stack ?? "").split("\n").slice(1);
   const inputs: string[] = [];
+  const message = () =>
+    inputs.length === 0
+      ? own
+      : `${own} (needed by the input ${inputs.map((i) => JSON.stringify(i)).join(", then ")})`;
   Object.defineProperty(err, "message", {
     configurable: true,
     enumerable: false,
-    get: () =>
-      inputs.length === 0
-        ? own
-        : `${own} (needed by the input ${inputs.map((i) => JSON.stringify(i)).join(", then ")})`,
+    get: message,
     set: (text: unknown) => {
       const prefix = typeof text === "string" ? SERIALIZING.exec(text) : null;
       if (prefix?.[1] !== undefined) inputs.push(prefix[1]);
     },
+  });
+  // An error that fails a resource's input is printed by its stack, not as a RunError: the
+  // message alone, unless CLOUDINFRA_LOG=debug asks for the trace.
+  Object.defineProperty(err, "stack", {
+    configurable: true,
+    enumerable: false,
+    get: () => (debugEnabled() ? [message(), ...frames].join("\n") : message()),
+    set: () => undefined,
   });
 }
 

@@ -23,6 +23,8 @@ import {
 const PROJECT = join(ROOT, "test", "programs", "user-mistakes");
 const TIMEOUT = 180_000;
 const FLAVOURS = ["dynamic", "native"] as const;
+/** The type token of a kind, less its name, in each flavour. */
+const TYPE = { dynamic: "pulumi-nodejs:dynamic/cloudinfra:", native: "cloudinfra:index:" };
 
 let fx: ProgramFixture;
 let states: string;
@@ -56,6 +58,11 @@ function up(
     .up();
 }
 
+/** The errors the run showed, each as its message. */
+function errors(run: RunResult): string[] {
+  return run.diagnostics.filter((d) => d.severity === "error").map((d) => d.message.trimEnd());
+}
+
 /** Everything the run told the user, one diagnostic per line. */
 function told(run: RunResult): string {
   return run.diagnostics.map((d) => `${d.severity}: ${d.message}`).join("\n");
@@ -68,9 +75,12 @@ describe("a manifest with one bad value beside good entries", () => {
       const run = await up("dynamic", "manifest", "manifest");
       expectExit(run, EXIT_ERROR);
       expect(changesByName(run)).toEqual({});
-      expect(told(run)).toContain(
-        "bad-source.yaml: 1 problem; nothing was registered\n  bad-source.yaml:7:60: securityGroups.web.rules[0].source: ",
-      );
+      expect(errors(run)).toEqual([
+        [
+          "bad-source.yaml: 1 problem; nothing was registered",
+          '  bad-source.yaml:7:58: securityGroups.web.rules[0].source: expected a CIDR block, for example 10.0.0.0/8 or 2001:db8::/32: "300" is not a number from 0 to 255 (got "10.0.0.300/8")',
+        ].join("\n"),
+      ]);
       expect(await fx.client.tags.list()).toEqual([]);
       const roles = await fx.client.iam.listRoles();
       expect(roles.filter((r) => r.system_role !== true)).toEqual([]);
@@ -98,9 +108,73 @@ describe.each(FLAVOURS)("a misspelt argument (%s)", (flavour) => {
     async () => {
       const run = await up(flavour, "misspelt-required", `${flavour}-required`);
       expectExit(run, EXIT_ERROR);
-      expect(told(run)).toContain('planID: unknown argument; did you mean "planId"?');
-      expect(told(run)).toContain("planId: is required");
+      expect(errors(run)[0]).toBe(
+        `urn:pulumi:dev::cloudinfra-user-mistakes::${TYPE[flavour]}Server::web has check errors:\n  planId: is required\n  planID: unknown argument; did you mean "planId"?`,
+      );
       expect(await fx.client.servers.list()).toEqual([]);
+    },
+    TIMEOUT,
+  );
+});
+
+describe.each(FLAVOURS)("two Tags named dup (%s)", (flavour) => {
+  it(
+    "the second one's error never advises adopting the stack's own tag",
+    async () => {
+      const state = `${flavour}-dup`;
+      expectExit(await up(flavour, "one-dup-tag", state), EXIT_OK);
+      const t1 = (await fx.client.tags.list()).find((t) => t.name === "dup");
+      const run = await up(flavour, "two-dup-tags", state);
+      expectExit(run, EXIT_ERROR);
+      const error = errors(run).find((e) => e.includes("already exists")) ?? "";
+      expect(error).toContain(
+        `a tag named "dup" already exists (tag id ${t1?.id}); tag names are unique in an account: choose another name, or delete or rename the existing tag; another resource of this stack manages tag ${t1?.id}, so it cannot be adopted`,
+      );
+      expect(error).not.toContain("adoptId");
+      await fx.client.tags.delete(String(t1?.id));
+    },
+    TIMEOUT,
+  );
+});
+
+describe("adopting a stopped server without powerState", () => {
+  it(
+    "leaves it stopped, then and at the next up",
+    async () => {
+      const [made] = await fx.client.servers.create({
+        plan_id: 2,
+        image: "debian-12",
+        user_defined_name: "kept",
+      });
+      const id = made?.id ?? 0;
+      await fx.emulator.admin.advance({ server_id: id });
+      await fx.client.servers.manage(id, { action: "stop" });
+      await fx.emulator.admin.advance({ server_id: id });
+      expect((await fx.client.servers.get(id)).status).toBe("stopped");
+      const first = await up("dynamic", "adopt-server", "adopt", { adoptId: String(id) });
+      expectExit(first, EXIT_OK);
+      expect((await fx.client.servers.get(id)).status).toBe("stopped");
+      const second = await up("dynamic", "adopt-server", "adopt", { adoptId: String(id) });
+      expectExit(second, EXIT_OK);
+      expect(changesByName(second)).toEqual({});
+      expect((await fx.client.servers.get(id)).status).toBe("stopped");
+    },
+    TIMEOUT,
+  );
+});
+
+describe.each(FLAVOURS)("a misspelt plan name through a server and a tag (%s)", (flavour) => {
+  it(
+    "says the data source, the argument, the value and the nearest name, without a stack trace",
+    async () => {
+      const run = await up(flavour, "plan-name", `${flavour}-plan`);
+      expectExit(run, EXIT_ERROR);
+      const shown = errors(run);
+      expect(shown[0]).toMatch(
+        /^getPlan: no plan matches \{name: "VPS SS"\} \(did you mean "VPS S" or "VPS XS" or "VPS L"\?\); available plans: "VPS XS" \(id 1, VPS, 3\.49\), .* \(needed by the input "planId", then "serverIds"\)$/,
+      );
+      expect(told(run)).not.toContain("unhandled exception");
+      expect(told(run)).not.toMatch(/^\s+at /m);
     },
     TIMEOUT,
   );

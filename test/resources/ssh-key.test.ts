@@ -64,7 +64,9 @@ describe("SshKey check", () => {
     expect(both.failures).toEqual([
       {
         property: "generate",
-        reason: expect.stringMatching(/^generate: set either publicKey .* or generate: true .*not both/),
+        reason: expect.stringMatching(
+          /^generate: set either publicKey .* or generate: true .*not both/,
+        ),
       },
     ]);
     const generated = await sshKey.check({}, { name: "k", generate: true });

@@ -51,10 +51,14 @@ export type NativeOutputFunction<Args, Result> = (
  */
 function invokeError(name: string, token: string, err: unknown): DataSourceError {
   const text = err instanceof Error ? err.message : String(err);
-  const reason = text
-    .replace(/^\d+ [A-Z_]+: /, "")
-    .replace(`Invoke of '${token}' failed: `, "")
-    .replace(new RegExp(`^${name}: `), "");
+  // The SDK writes the failure's property (the arguments given) last, in parentheses.
+  const sdk = `Invoke of '${token}' failed: `;
+  const body = text.includes(sdk)
+    ? text.slice(text.indexOf(sdk) + sdk.length).replace(/ \([\w, ]*\)$/, "")
+    : text;
+  // The plugin's reason starts with the data source's name; what comes before it is the engine's.
+  const own = body.lastIndexOf(`${name}: `);
+  const reason = own < 0 ? body : body.slice(own + name.length + 2);
   return new DataSourceError(name, reason, { cause: err });
 }
 
