@@ -2,8 +2,10 @@
  * The manifest's schema: what `infra.yaml` may say. One zod schema serves three readers: the
  * loader (validation with located errors), the types of the parsed manifest, and the JSON Schema
  * shipped for editors (`schema/manifest.schema.json`, see json-schema.ts). So it validates and
- * never transforms: values go to the resources as written, and each resource's own `check` still
- * normalises them (letter case of rule actions, `"22-22"`, CIDR spelling).
+ * hardly transforms: values go to the resources as written (a tag's colour in the Tag's own
+ * spelling, lower case), and each resource's own `check` still normalises them (letter case of
+ * rule actions, `"22-22"`, CIDR spelling). The values themselves are judged by the resources'
+ * rules (resource-rules.ts); this schema only types them, so that it refuses nothing they take.
  *
  * Field names follow the resources' arguments where a value passes straight through
  * (`powerState`, `firewallEnabled`, `rules`, `permissions`, `color`); references to other entries
