@@ -10,7 +10,8 @@
 import type * as pulumi from "@pulumi/pulumi";
 import type { KindOperations, ResourceImplementation } from "./resources/common";
 import { RESOURCE_MODULES, type ResourceKind } from "./resources/kinds";
-import { configureSession } from "./resources/session";
+import { configureSession, onCurrentSession } from "./resources/session";
+import { noteStackObjects } from "./resources/stack-objects";
 
 export type { KindOperations, Props, ResourceImplementation } from "./resources/common";
 export {
@@ -48,7 +49,12 @@ function kindModule(kind: string): KindModule {
   const known = kind as ResourceKind;
   let mod = loaded.get(known);
   if (mod === undefined) {
-    mod = require(RESOURCE_MODULES[known]) as KindModule;
+    // Both flavours see the stack's objects noted (stack-objects.ts), through the same wrapper.
+    const operations = noteStackObjects(
+      known,
+      (require(RESOURCE_MODULES[known]) as KindModule).operations,
+    );
+    mod = { operations, implementation: onCurrentSession(operations) };
     loaded.set(known, mod);
   }
   return mod;

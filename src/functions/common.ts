@@ -5,6 +5,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
+import { didYouMean } from "../lib/names";
 import {
   AmbiguousMatchError,
   type DataSourceOptions,
@@ -140,6 +141,8 @@ export interface MatchReport<T> {
   describe: (item: T) => string;
   /** Extra advice for a no-match error (e.g. a near miss), appended after the list. */
   noMatchHint?: string | undefined;
+  /** The name of a candidate: a `name` argument that matches none gets the nearest names. */
+  nameOf?: ((item: T) => string) | undefined;
   /** Another way out of an ambiguous match, offered after "narrow the filter". */
   ambiguousHint?: string | undefined;
 }
@@ -155,7 +158,16 @@ export function onlyMatch<T>(matches: readonly T[], report: MatchReport<T>): T {
         ? `the catalogue has no ${plural}`
         : `available ${plural}: ${listCandidates(report.all, report.describe)}`;
     const hint = report.noMatchHint === undefined ? "" : `; ${report.noMatchHint}`;
-    throw new NoMatchError(report.fn, `no ${singular} matches ${filter}; ${available}${hint}`);
+    const name = report.filter["name"];
+    const near =
+      report.noMatchHint === undefined && typeof name === "string" && report.nameOf !== undefined
+        ? didYouMean(name, report.all.map(report.nameOf), { separator: " (" })
+        : "";
+    const nearest = near === "" ? "" : `${near})`;
+    throw new NoMatchError(
+      report.fn,
+      `no ${singular} matches ${filter}${nearest}; ${available}${hint}`,
+    );
   }
   throw new AmbiguousMatchError(
     report.fn,

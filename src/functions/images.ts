@@ -206,6 +206,7 @@ export async function getImage(
     filter,
     all,
     describe: quoted,
+    nameOf: (image) => image.name,
     noMatchHint:
       nearMiss === undefined
         ? undefined

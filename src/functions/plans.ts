@@ -209,6 +209,7 @@ export async function getPlan(args: GetPlanArgs, opts?: DataSourceOptions): Prom
     },
     all,
     describe: describePlan,
+    nameOf: (plan) => plan.name,
     noMatchHint:
       nearMiss === undefined
         ? undefined

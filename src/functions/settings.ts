@@ -68,7 +68,44 @@ export class DataSourceError extends CloudInfraError {
   constructor(fn: string, message: string, options?: { cause?: unknown }) {
     super(`${fn}: ${message}`, options);
     this.function = fn;
+    keepOwnWords(this);
   }
+}
+
+/** What the SDK puts before an error that fails a resource's input (its `serializeProperties`). */
+const SERIALIZING = /^error serializing property "([^"]*)": /;
+
+/**
+ * The SDK writes `error serializing property "planId": ` before the message of an error that
+ * fails a resource's input, once more per input that awaited it, so the data source, its argument
+ * and value ended up behind `error serializing property "serverIds": error serializing property
+ * "planId": `. The message keeps the data source's words first and names those inputs after them.
+ */
+function keepOwnWords(err: Error): void {
+  const own = err.message;
+  const frames = (err.stack ?? "").split("\n").slice(1);
+  const inputs: string[] = [];
+  const message = () =>
+    inputs.length === 0
+      ? own
+      : `${own} (needed by the input ${inputs.map((i) => JSON.stringify(i)).join(", then ")})`;
+  Object.defineProperty(err, "message", {
+    configurable: true,
+    enumerable: false,
+    get: message,
+    set: (text: unknown) => {
+      const prefix = typeof text === "string" ? SERIALIZING.exec(text) : null;
+      if (prefix?.[1] !== undefined) inputs.push(prefix[1]);
+    },
+  });
+  // An error that fails a resource's input is printed by its stack, not as a RunError: the
+  // message alone, unless CLOUDINFRA_LOG=debug asks for the trace.
+  Object.defineProperty(err, "stack", {
+    configurable: true,
+    enumerable: false,
+    get: () => (debugEnabled() ? [message(), ...frames].join("\n") : message()),
+    set: () => undefined,
+  });
 }
 
 /** The arguments are invalid; the message names the argument and what it expects. */

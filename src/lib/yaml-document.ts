@@ -297,7 +297,8 @@ export function mapAt(value: unknown, path: Path): Record<string, unknown> | und
     : undefined;
 }
 
-function valueAt(value: unknown, path: Path): unknown {
+/** The value at `path` of a plain document, or `undefined`. */
+export function valueAt(value: unknown, path: Path): unknown {
   let current = value;
   for (const key of path) {
     if (current === null || typeof current !== "object") return undefined;

@@ -19,6 +19,7 @@ import { Server } from "../resources/server";
 import { SshKey } from "../resources/ssh-key";
 import { Tag } from "../resources/tag";
 import { User } from "../resources/user";
+import type { UserType } from "../resources/user/model";
 import { ManifestError } from "./errors";
 import { type LoadedManifest, loadManifest } from "./load";
 import type { Alias } from "./schema";
@@ -215,7 +216,8 @@ export class Manifest extends pulumi.ComponentResource<ManifestResources> {
       if (role === undefined) return undefined; // validation refuses dangling references
       const args = definedOnly({
         name: entry.name ?? key,
-        type: entry.type ?? "api",
+        // Any letter case: the User's rules (checked at load) take it and its check normalises it.
+        type: (entry.type ?? "api") as UserType,
         roleId: role.id,
         did: entry.did,
       });

@@ -10,9 +10,9 @@ import { realpathSync } from "node:fs";
 import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
 import { nameKey } from "../lib/names";
 import { referenceProblems } from "../lib/references";
-import { parsePublicKey } from "../lib/sshkeys";
 import { readTextFile, type TextFile } from "../lib/text-file";
 import { type LocatedIssue, YamlSource } from "../lib/yaml-document";
+import { checkResourceRules } from "./resource-rules";
 import {
   ENTRY_NAME,
   ENTRY_NAME_RULE,
@@ -89,7 +89,11 @@ export function loadManifest(file: string): LoadedManifest {
     ...checkEntryNames(source, value),
     ...checkReferences(source, value),
     ...checkUniqueNames(source, value),
-    ...checkPublicKeys(source, value, dirname(resolve(file)), publicKeyFiles),
+    ...readPublicKeyFiles(source, value, dirname(resolve(file)), publicKeyFiles),
+  );
+  // Last: what the loader already said about a value is not said again by the resource's rule.
+  issues.push(
+    ...checkResourceRules(source, (section) => entriesOf(value, section), publicKeyFiles, issues),
   );
   const document = validated.ok && issues.length === 0 ? (validated.data ?? {}) : undefined;
   return document === undefined
@@ -168,26 +172,18 @@ function checkUniqueNames(source: YamlSource, value: unknown): LocatedIssue[] {
   return issues;
 }
 
-/** Public keys are checked here, where a bad one can be pointed at, and key files are read. */
-function checkPublicKeys(
+/**
+ * Key files are read here, where an unreadable one can be pointed at; what they hold is judged by
+ * the SshKey's own rule (resource-rules.ts), as an inline `publicKey` is.
+ */
+function readPublicKeyFiles(
   source: YamlSource,
   value: unknown,
   manifestDir: string,
   publicKeyFiles: Map<string, string>,
 ): LocatedIssue[] {
   const issues: LocatedIssue[] = [];
-  const check = (path: (string | number)[], text: string): boolean => {
-    try {
-      parsePublicKey(text);
-      return true;
-    } catch (err) {
-      issues.push(source.issue(path, err instanceof Error ? err.message : String(err)));
-      return false;
-    }
-  };
   for (const [key, entry] of Object.entries(entriesOf(value, "sshKeys"))) {
-    const inline = entry["publicKey"];
-    if (typeof inline === "string") check(["sshKeys", key, "publicKey"], inline);
     const file = entry["publicKeyFile"];
     if (typeof file !== "string") continue;
     const path = ["sshKeys", key, "publicKeyFile"];
@@ -196,7 +192,7 @@ function checkPublicKeys(
       issues.push(source.issue(path, `cannot read ${JSON.stringify(file)}: ${read.message}`));
       continue;
     }
-    if (check(path, read.text)) publicKeyFiles.set(key, read.text.trim());
+    publicKeyFiles.set(key, read.text.trim());
   }
   return issues;
 }

@@ -2,8 +2,10 @@
  * The manifest's schema: what `infra.yaml` may say. One zod schema serves three readers: the
  * loader (validation with located errors), the types of the parsed manifest, and the JSON Schema
  * shipped for editors (`schema/manifest.schema.json`, see json-schema.ts). So it validates and
- * never transforms: values go to the resources as written, and each resource's own `check` still
- * normalises them (letter case of rule actions, `"22-22"`, CIDR spelling).
+ * hardly transforms: values go to the resources as written (a tag's colour in the Tag's own
+ * spelling, lower case), and each resource's own `check` still normalises them (letter case of
+ * rule actions, `"22-22"`, CIDR spelling). The values themselves are judged by the resources'
+ * rules (resource-rules.ts); this schema only types them, so that it refuses nothing they take.
  *
  * Field names follow the resources' arguments where a value passes straight through
  * (`powerState`, `firewallEnabled`, `rules`, `permissions`, `color`); references to other entries
@@ -12,9 +14,10 @@
 import { z } from "zod";
 import { DescriptionInputSchema, expected, NameInputSchema } from "../api/schemas/common";
 import { RULE_ACTIONS, RULE_PROTOCOLS } from "../api/schemas/firewall";
-import { DidInputSchema, PERMISSION_NAMES } from "../api/schemas/iam";
-import { ColorInputSchema } from "../api/schemas/tags";
+import { PERMISSION_NAMES } from "../api/schemas/iam";
 import { MaxPriceArg, RegexArg } from "../functions/common";
+import { TagInputsSchema } from "../resources/tag/model";
+import { USER_TYPES } from "../resources/user/model";
 
 /**
  * A manifest name (an entry's key): it is the Pulumi resource name, and it appears in paths such
@@ -28,6 +31,13 @@ export const ENTRY_NAME_RULE =
 /** The sections of a manifest, in the order the docs and messages list them. */
 export const SECTIONS = ["sshKeys", "securityGroups", "roles", "users", "servers", "tags"] as const;
 export type Section = (typeof SECTIONS)[number];
+
+/** Text that editors complete with `values`; which spellings count is the resource's rule. */
+function completed(values: readonly [string, ...string[]], what: string) {
+  const error = (issue: { input?: unknown }) =>
+    issue.input === undefined ? `is required: ${what}` : `expected ${what}`;
+  return z.union([z.enum(values), z.string()], { error });
+}
 
 function reference(section: Section) {
   return z
@@ -79,8 +89,10 @@ const objectName = NameInputSchema.optional().describe(
   "The object's name at the service. Default: the entry's key.",
 );
 
+// Values the resources judge (their `check`, resource-rules.ts) are only typed here, so that the
+// manifest refuses exactly what they refuse; enums stay for editors' completion.
 const adoptId = z
-  .union([z.int().positive(), z.string().regex(/^\d+$/)], {
+  .union([z.int(), z.string()], {
     error: expected("the id of an existing object (a positive whole number)"),
   })
   .optional()
@@ -126,19 +138,12 @@ const DPORT = 'a port from 1 to 65535 (22) or a range ("8000-8080")';
 
 export const RuleEntrySchema = z
   .strictObject({
-    action: z.enum(RULE_ACTIONS).describe("ACCEPT or DROP."),
-    proto: z.enum(RULE_PROTOCOLS).describe("tcp, udp, icmp or any."),
+    action: completed(RULE_ACTIONS, '"ACCEPT" or "DROP"').describe("ACCEPT or DROP."),
+    proto: completed(RULE_PROTOCOLS, '"tcp", "udp", "icmp" or "any"').describe(
+      "tcp, udp, icmp or any.",
+    ),
     dport: z
-      .union(
-        [
-          z
-            .int()
-            .min(1, { error: `expected ${DPORT}` })
-            .max(65535, { error: `expected ${DPORT}` }),
-          z.string().regex(/^\s*\d{1,5}\s*(-\s*\d{1,5}\s*)?$/, { error: `expected ${DPORT}` }),
-        ],
-        { error: expected(DPORT) },
-      )
+      .union([z.int(), z.string()], { error: expected(DPORT) })
       .optional()
       .describe('Destination port (22) or range ("8000-8080"); tcp and udp only. Default: all.'),
     source: z
@@ -181,28 +186,18 @@ export const RoleEntrySchema = z
 export const UserEntrySchema = z
   .strictObject({
     name: objectName,
-    type: z
-      .enum(["api", "did"])
+    type: completed(USER_TYPES, '"api" or "did"')
       .optional()
       .describe(
         "`api` (default): authenticates with an API key, a secret output. `did`: with a DID.",
       ),
     role: reference("roles").describe("The role the user holds: the name of an entry of `roles`."),
-    did: DidInputSchema.optional().describe(
-      "The user's DID (`did:key:z6Mk...`); for `type: did` only.",
-    ),
+    did: z
+      .string({ error: expected("a DID such as did:key:z6Mk...") })
+      .optional()
+      .describe("The user's DID (`did:key:z6Mk...`); for `type: did` only."),
     ...entryOptions,
   })
-  .check(
-    z.superRefine((entry, ctx) => {
-      if (entry.type === "did" && entry.did === undefined) {
-        ctx.addIssue({ code: "custom", path: ["did"], message: "is required for type: did" });
-      }
-      if (entry.type !== "did" && entry.did !== undefined) {
-        ctx.addIssue({ code: "custom", path: ["did"], message: "is only for type: did" });
-      }
-    }),
-  )
   .describe("A user of the account.");
 
 export const PlanSpecSchema = z
@@ -296,7 +291,8 @@ export const ServerEntrySchema = z
 export const TagEntrySchema = z
   .strictObject({
     name: objectName,
-    color: ColorInputSchema.describe("Colour as #RRGGBB."),
+    // The Tag's own colour rule, which editors read as a pattern.
+    color: TagInputsSchema.shape.color.describe("Colour as #RRGGBB."),
     data: DescriptionInputSchema.optional().describe("Free-form text kept with the tag."),
     servers: references("servers")
       .optional()

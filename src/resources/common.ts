@@ -6,7 +6,9 @@ import { isDeepStrictEqual } from "node:util";
 import type * as pulumi from "@pulumi/pulumi";
 import type { z } from "zod";
 import { CloudInfraError, NotFoundError, nameErrorClass } from "../api/errors";
+import { formatPath } from "../api/schemas/common";
 import { definedOnly } from "../lib/defined";
+import { didYouMean } from "../lib/names";
 import type { ProviderSession } from "./session";
 
 /** Property bags as the host hands them over: plain JSON, possibly with preview unknowns. */
@@ -48,13 +50,25 @@ export function containsUnknown(value: unknown): boolean {
   return false;
 }
 
-/** Reads the `{property, reason}` failures Pulumi shows from a zod error. */
-export function failuresFromZod(error: z.ZodError): pulumi.dynamic.CheckFailure[] {
-  return error.issues.map((issue) => {
-    const path = issue.path.map((p, i) =>
-      typeof p === "number" ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`,
-    );
-    const where = path.join("");
+/**
+ * One input a kind's rules refuse: where (`["rules", 0, "source"]`) and why. The one form every
+ * layer reads: `check` shows it as a `{property, reason}` failure, the manifest at its line:col.
+ */
+export interface InputIssue {
+  path: readonly PropertyKey[];
+  message: string;
+}
+
+/** The outcome of a kind's input rules: the inputs normalised (as given when refused), the issues. */
+export interface InputCheck {
+  inputs: Props;
+  issues: InputIssue[];
+}
+
+/** The `{property, reason}` failures Pulumi shows, from issues. */
+export function failuresOf(issues: readonly InputIssue[]): pulumi.dynamic.CheckFailure[] {
+  return issues.map((issue) => {
+    const where = formatPath(issue.path);
     return {
       property: issue.path.length > 0 ? String(issue.path[0]) : "",
       reason: where === "" ? issue.message : `${where}: ${issue.message}`,
@@ -62,16 +76,45 @@ export function failuresFromZod(error: z.ZodError): pulumi.dynamic.CheckFailure[
   });
 }
 
+/** Reads the `{property, reason}` failures Pulumi shows from a zod error. */
+export function failuresFromZod(error: z.ZodError): pulumi.dynamic.CheckFailure[] {
+  return failuresOf(error.issues);
+}
+
+/** `check`'s answer for the outcome of a kind's input rules. */
+export function checkResultOf(check: InputCheck): pulumi.dynamic.CheckResult {
+  return check.issues.length === 0
+    ? { inputs: check.inputs }
+    : { inputs: check.inputs, failures: failuresOf(check.issues) };
+}
+
 /**
- * Validates and normalises new inputs with a resource's input schema. Properties that are still
- * unknown (preview) are passed through untouched and not validated; the normalised form of the
- * rest is what Pulumi stores, so equivalent spellings never cause a perpetual diff.
+ * Argument names the program passed that `schema` does not take, each refused with the nearest
+ * valid names: JavaScript programs are not type-checked, and a misspelt `firewallEnable: true`
+ * would otherwise be dropped silently. Names starting with `__` are the engine's and the SDK's
+ * (`__provider`, `__defaults`), never the program's; an `undefined` value is an output the
+ * class declares, not an argument.
  */
-export function checkInputs<S extends z.ZodObject>(
-  schema: S,
-  news: Props,
-): pulumi.dynamic.CheckResult {
-  const { __provider: _provider, ...rest } = news;
+export function unknownArgumentIssues(schema: z.ZodObject, news: Props): InputIssue[] {
+  const allowed = Object.keys(schema.shape);
+  return Object.keys(news)
+    .filter((k) => !k.startsWith("__") && news[k] !== undefined && !Object.hasOwn(schema.shape, k))
+    .map((k) => ({
+      path: [k],
+      message: `unknown argument${didYouMean(k, allowed, { otherwise: `the arguments are ${allowed.join(", ")}` })}`,
+    }));
+}
+
+/**
+ * Validates and normalises new inputs with a resource's input schema, refusing unknown argument
+ * names. Properties that are still unknown (preview) are passed through untouched and not
+ * validated; the normalised form of the rest is what Pulumi stores, so equivalent spellings never
+ * cause a perpetual diff.
+ */
+export function inputIssues<S extends z.ZodObject>(schema: S, news: Props): InputCheck {
+  const unknownArguments = unknownArgumentIssues(schema, news);
+  const rest: Props = {};
+  for (const [k, v] of Object.entries(news)) if (k !== "__provider") rest[k] = v;
   const unknownKeys = Object.keys(rest).filter((k) => containsUnknown(rest[k]));
   const known: Props = {};
   for (const [k, v] of Object.entries(rest)) if (!unknownKeys.includes(k)) known[k] = v;
@@ -79,10 +122,21 @@ export function checkInputs<S extends z.ZodObject>(
   for (const k of unknownKeys) if (k in schema.shape) mask[k] = true;
   const relaxed = unknownKeys.length > 0 ? schema.partial(mask) : schema;
   const parsed = relaxed.safeParse(known);
-  if (!parsed.success) return { inputs: news, failures: failuresFromZod(parsed.error) };
+  if (!parsed.success) {
+    return { inputs: news, issues: [...parsed.error.issues, ...unknownArguments] };
+  }
+  if (unknownArguments.length > 0) return { inputs: news, issues: unknownArguments };
   const inputs: Props = { ...(parsed.data as Props) };
   for (const k of unknownKeys) inputs[k] = rest[k];
-  return { inputs };
+  return { inputs, issues: [] };
+}
+
+/** `check` of inputs by {@link inputIssues}, as the `{inputs, failures}` Pulumi shows. */
+export function checkInputs<S extends z.ZodObject>(
+  schema: S,
+  news: Props,
+): pulumi.dynamic.CheckResult {
+  return checkResultOf(inputIssues(schema, news));
 }
 
 /**

@@ -33,21 +33,33 @@ export class AlreadyExistsError extends CloudInfraError {
 
 /**
  * `a tag named "web" already exists (tag id 7); tag names are unique in an account: choose
- * another name, delete or rename the existing tag, or adopt it with adoptId: 7`. `rule` says what
- * must be unique; `remedy` the ways out other than adoption (default: another name, or deleting
- * or renaming the existing object).
+ * another name, delete or rename the existing tag, or, if no resource of this stack manages it,
+ * adopt it with adoptId: 7`. `rule` says what must be unique; `remedy` the ways out other than
+ * adoption (default: another name, or deleting or renaming the existing object). Adoption is not
+ * offered when `managedByStack`: the stack's own object would end up under two resources.
  */
 export function alreadyExistsError(
   what: KindNames,
   existing: ExistingObject,
-  options: { rule?: string; remedy?: string; cause?: unknown } = {},
+  options: {
+    rule?: string;
+    remedy?: string;
+    cause?: unknown;
+    /** Whether a resource of this stack is known to manage the existing object (stack-objects.ts). */
+    managedByStack?: boolean;
+  } = {},
 ): AlreadyExistsError {
   const rule = options.rule ?? `${what.noun} names are unique in an account`;
   const remedy =
     options.remedy ?? `choose another name, or delete or rename the existing ${what.noun}`;
   const cause = options.cause instanceof Error ? ` (${options.cause.message})` : "";
+  // Adopting an object another resource of the stack manages would put it under two resources.
+  const adoption =
+    options.managedByStack === true
+      ? `; another resource of this stack manages ${what.noun} ${existing.id}, so it cannot be adopted`
+      : `, or, if no resource of this stack manages it, adopt it with adoptId: ${existing.id}`;
   return new AlreadyExistsError(
-    `${aNoun(what)} ${existing.holding} already exists (${what.noun} id ${existing.id}${existing.detail ?? ""}); ${rule}: ${remedy}, or adopt it with adoptId: ${existing.id}${cause}`,
+    `${aNoun(what)} ${existing.holding} already exists (${what.noun} id ${existing.id}${existing.detail ?? ""}); ${rule}: ${remedy}${adoption}${cause}`,
     existing.id,
     options.cause === undefined ? undefined : { cause: options.cause },
   );
@@ -88,6 +100,8 @@ export function nameTakenError<Live extends NamedObject>(
     list(): Promise<readonly Live[]>;
     /** The object being changed (an update, an adoption): it never takes its own name. */
     self?: number | string;
+    /** Whether a resource of this stack is known to manage object `id` (stack-objects.ts). */
+    managed?(id: number): boolean;
 
     /** What must be unique, when it is not just the name (letter case, say). */
     rule?: string;
@@ -114,7 +128,11 @@ export function nameTakenError<Live extends NamedObject>(
           holding: `named ${JSON.stringify(existing.name)}`,
           ...(detail === undefined ? {} : { detail }),
         },
-        { ...(options.rule === undefined ? {} : { rule: options.rule }), cause: err },
+        {
+          ...(options.rule === undefined ? {} : { rule: options.rule }),
+          cause: err,
+          managedByStack: options.managed?.(existing.id) === true,
+        },
       );
     },
   );

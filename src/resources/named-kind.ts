@@ -12,7 +12,7 @@ import { ConflictError, NotFoundError } from "../api/errors";
 import type { RequestOptions } from "../api/http";
 import { type Adoption, adopt, guardAdoptedReplacement } from "./adopt";
 import {
-  checkInputs,
+  checkResultOf,
   deletedOutsidePulumiError,
   describeOperation,
   diffInputs,
@@ -26,6 +26,7 @@ import {
 } from "./common";
 import type { NamedObject } from "./conflict";
 import { createExactlyOnce } from "./create";
+import type { InputRules } from "./input-rules";
 import type { ProviderSession } from "./session";
 
 /** A kind's API list (every page) and its key in the shared-list cache: one key per API list. */
@@ -43,9 +44,9 @@ export function findListed<Live>(
   return session.lists.find(list.key, () => list.read(), match);
 }
 
-/** `check`: the inputs validated and normalised by the kind's input schema. */
-export function schemaCheck(schema: z.ZodObject): KindOperations["check"] {
-  return async (_session, _olds, news) => checkInputs(schema, news);
+/** `check`: the inputs validated and normalised by the kind's input rules (../input-rules.ts). */
+export function rulesCheck(rules: InputRules): KindOperations["check"] {
+  return async (_session, _olds, news) => checkResultOf(rules(news));
 }
 
 /** `diff` from the kind's field table; a replacement never adopts the object it replaces. */
@@ -233,8 +234,10 @@ export function convergeNamed<Live extends NamedObject, Request, Answer>(
 
 /** What a named kind's model gives its standard operations. */
 export interface NamedModel<Inputs extends NamedInputs, Live extends NamedObject, Request> {
-  /** The input schema: what `check` validates and normalises, and `create`/`update` parse. */
+  /** The input schema: what `create`/`update` parse. */
   schema: z.ZodObject & z.ZodType<Inputs>;
+  /** The kind's input rules (../input-rules.ts): what `check` validates and normalises. */
+  rules: InputRules;
   /** The field table `diff` compares. */
   fields: Record<string, FieldRule>;
   toApi(inputs: Inputs): Request;
@@ -266,7 +269,7 @@ export function namedOperations<
   model: NamedModel<Inputs, Live, Request>,
 ): Pick<KindOperations, "check" | "diff" | "create" | "update"> {
   return {
-    check: schemaCheck(model.schema),
+    check: rulesCheck(model.rules),
     diff: fieldDiff(kind.what, model.fields),
     async create(session, props) {
       const inputs = parseChecked(model.schema, props);

@@ -36,6 +36,7 @@ import { CreateJournal } from "./journal";
 import type { ServerWatch } from "./server/watch";
 import { sessionWatch } from "./server/watch";
 import { SharedLists } from "./shared-list";
+import { StackObjects } from "./stack-objects";
 
 /** The HTTP settings a configuration may set beyond endpoint, key and CA. */
 export type SessionTimeouts = Pick<
@@ -62,6 +63,8 @@ export interface ProviderSession {
   readonly journal: CreateJournal;
   /** The shared polls of the servers this session waits for. */
   readonly watch: ServerWatch;
+  /** The objects this session knows its deployment manages (stack-objects.ts). */
+  readonly stack: StackObjects;
   /** The endpoint this session talks to (for messages; the key is never exposed). */
   readonly endpoint: string;
   /** Closes the client's connections. */
@@ -73,6 +76,7 @@ class ConfiguredSession implements ProviderSession {
   readonly client: CloudInfraClient;
   readonly lists: SharedLists;
   readonly creates = new CreateLedger();
+  readonly stack = new StackObjects();
   readonly #config: SessionConfig;
   #journal: CreateJournal | undefined;
   #watch: ServerWatch | undefined;

@@ -117,7 +117,7 @@ describe("getImage", () => {
     const err = await failureOf(getImage({ name: "ubuntu-26.04" }));
     expect(err).toBeInstanceOf(NoMatchError);
     expect(err.message).toBe(
-      `getImage: no image matches {name: "ubuntu-26.04"}; available images: ${IMAGES.map((i) => `"${i.name}"`).join(", ")}`,
+      `getImage: no image matches {name: "ubuntu-26.04"} (did you mean "ubuntu-22.04" or "ubuntu-24.04"?); available images: ${IMAGES.map((i) => `"${i.name}"`).join(", ")}`,
     );
     const caseMiss = await failureOf(getImage({ name: "Ubuntu-24.04" }));
     expect(caseMiss.message).toMatch(/; names are case-sensitive: did you mean "ubuntu-24.04"\?$/);

@@ -188,7 +188,8 @@ describe("the gitops example's manifest", () => {
     );
     expect(find("Tag", "web").inputs).toMatchObject({
       name: "web",
-      color: "#0EA5E9",
+      // The Tag's own colour rule reads the manifest's value: its spelling, lower case.
+      color: "#0ea5e9",
       serverIds: ids,
     });
     const roleId = await settled(outputs.resources.roles["deployers"]?.id ?? pulumi.output(""));

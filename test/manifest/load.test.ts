@@ -66,6 +66,8 @@ describe("a valid manifest", () => {
 });
 
 describe("a manifest with mistakes", () => {
+  // The resources' own rules included (a CIDR, a port range, a DID for its type, a colour): a bad
+  // value among a dozen other mistakes is reported with them, never found only at `up`.
   it("reports every one at once, each with line, column, path and what is allowed", () => {
     const { loaded, messages } = load([
       "sshKey:", //                                                  1
@@ -73,7 +75,7 @@ describe("a manifest with mistakes", () => {
       "securityGroups:", //                                          3
       "  web:", //                                                   4
       "    rules:", //                                               5
-      "      - { action: accept, proto: tcp, dport: 22 }", //        6
+      "      - { action: allow, proto: tcp, source: 10.0.0.300/8 }", // 6
       "      - { action: ACCEPT, prot: tcp, dport: 70000 }", //      7
       "roles:", //                                                   8
       "  deployers:", //                                             9
@@ -95,13 +97,14 @@ describe("a manifest with mistakes", () => {
     expect(loaded.document).toBeUndefined();
     expect(messages).toEqual([
       'infra.yaml:1:1: sshKey: unknown field "sshKey"; did you mean "sshKeys"? (allowed: sshKeys, securityGroups, roles, users, servers, tags)',
-      'infra.yaml:6:19: securityGroups.web.rules[0].action: expected "ACCEPT" or "DROP" (got "accept"); did you mean "ACCEPT"?',
-      'infra.yaml:7:9: securityGroups.web.rules[1].proto: is required: "tcp" or "udp" or "icmp" or "any"',
+      'infra.yaml:6:19: securityGroups.web.rules[0].action: expected "ACCEPT" or "DROP" (got "allow")',
+      'infra.yaml:6:46: securityGroups.web.rules[0].source: expected a CIDR block, for example 10.0.0.0/8 or 2001:db8::/32: "300" is not a number from 0 to 255 (got "10.0.0.300/8")',
+      'infra.yaml:7:9: securityGroups.web.rules[1].proto: is required: "tcp", "udp", "icmp" or "any"',
       'infra.yaml:7:27: securityGroups.web.rules[1].prot: unknown field "prot"; did you mean "proto"? (allowed: action, proto, dport, source)',
-      'infra.yaml:7:45: securityGroups.web.rules[1].dport: expected a port from 1 to 65535 (22) or a range ("8000-8080") (got 70000)',
+      'infra.yaml:7:45: securityGroups.web.rules[1].dport: expected a port from 1 to 65535 ("22") or a range low-high ("8000-8080") (got 70000)',
       'infra.yaml:10:18: roles.deployers.permissions: expected a list of permission names such as "servers:read" (got "servers:read")',
       'infra.yaml:12:14: users.ci.role: no entry "deployer" in roles; did you mean "deployers"?',
-      "infra.yaml:12:29: users.ci.did: is only for type: did",
+      'infra.yaml:12:29: users.ci.did: must be left out for type "api" (API users authenticate with the key the service returns); use type "did" for a DID user (got "did:key:z6Mk")',
       "infra.yaml:14:3: servers.web-1.image: is required",
       'infra.yaml:16:15: servers.web-1.sshKeys[0]: no entry "deployer" in sshKeys; sshKeys declares no entries',
       'infra.yaml:17:27: servers.web-1.securityGroups[1]: "web" is listed twice',
@@ -110,7 +113,7 @@ describe("a manifest with mistakes", () => {
       'infra.yaml:19:3: servers.web.2: "web.2" is not a valid manifest name: use letters, digits, - and _, starting with a letter or a digit, at most 63 characters',
       "infra.yaml:20:11: servers.web.2.plan: give at least one of name, nameRegex, type, maxPrice, id",
       'infra.yaml:20:12: servers.web.2.plan.nameRegx: unknown field "nameRegx"; did you mean "nameRegex"? (allowed: id, name, nameRegex, type, maxPrice)',
-      'infra.yaml:23:16: tags.web.color: expected a colour of the form #RRGGBB (got "#0EA5E")',
+      'infra.yaml:23:16: tags.web.color: expected a colour of the form #RRGGBB, like #ff00aa (got "#0EA5E")',
       // A key that is not a valid name is still a name a reference can mean.
       'infra.yaml:23:43: tags.web.servers[1]: no entry "web-3" in servers; did you mean "web-1" or "web.2"?',
     ]);
@@ -175,8 +178,8 @@ describe("a manifest with mistakes", () => {
       "infra.yaml:2:9: sshKeys.none: give exactly one of publicKey, publicKeyFile and generate: true (got none)",
       "infra.yaml:3:20: sshKeys.both.generate: give exactly one of publicKey, publicKeyFile and generate: true (got publicKey and generate)",
       // The key checks are the ones the SshKey resource and the service apply.
-      "infra.yaml:3:37: sshKeys.both.publicKey: key data is truncated while reading the key type",
-      "infra.yaml:4:23: sshKeys.broken.publicKey: key data is truncated while reading the RSA exponent",
+      'infra.yaml:3:37: sshKeys.both.publicKey: key data is truncated while reading the key type; expected one line of a .pub file: ssh-ed25519, ssh-rsa (2048 bits or more) or ecdsa-sha2-nistp256/384/521, then the base64 key data and an optional comment (got "ssh-ed25519 AAAA")',
+      'infra.yaml:4:23: sshKeys.broken.publicKey: key data is truncated while reading the RSA exponent; expected one line of a .pub file: ssh-ed25519, ssh-rsa (2048 bits or more) or ecdsa-sha2-nistp256/384/521, then the base64 key data and an optional comment (got "ssh-rsa AAAAB3NzaC1yc2E= me")',
       'infra.yaml:5:28: sshKeys.missing.publicKeyFile: cannot read "keys/nope.pub": no such file',
     ]);
   });
@@ -187,7 +190,9 @@ describe("a manifest with mistakes", () => {
       "users:",
       "  alice: {type: did, role: r}",
     ]);
-    expect(messages).toEqual(["infra.yaml:3:3: users.alice.did: is required for type: did"]);
+    expect(messages).toEqual([
+      'infra.yaml:3:3: users.alice.did: is required for type "did": give the user\'s DID, for example did:key:z6Mk...',
+    ]);
   });
 
   it("stops at YAML syntax errors: a schema check of a broken document only adds noise", () => {

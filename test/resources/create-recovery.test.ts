@@ -187,7 +187,7 @@ describe("defect 2: a failed read right after a create leaks nothing", () => {
       tag.create(await checkedInputs(tag, { name: "left-behind", color: "#000000" })),
     );
     expect(err.message).toContain(
-      `a tag named "left-behind" already exists (tag id ${existing?.id}); tag names are unique in an account: choose another name, or delete or rename the existing tag, or adopt it with adoptId: ${existing?.id}`,
+      `a tag named "left-behind" already exists (tag id ${existing?.id}); tag names are unique in an account: choose another name, or delete or rename the existing tag, or, if no resource of this stack manages it, adopt it with adoptId: ${existing?.id}`,
     );
   });
 });

@@ -55,7 +55,7 @@ describe("SshKey check", () => {
     expect(neither.failures).toEqual([
       {
         property: "publicKey",
-        reason: expect.stringMatching(/^is required unless generate is true/),
+        reason: expect.stringMatching(/^publicKey: is required unless generate is true/),
       },
     ]);
     const notGenerated = await sshKey.check({}, { name: "k", generate: false });
@@ -64,7 +64,9 @@ describe("SshKey check", () => {
     expect(both.failures).toEqual([
       {
         property: "generate",
-        reason: expect.stringMatching(/^set either publicKey .* or generate: true .*not both/),
+        reason: expect.stringMatching(
+          /^generate: set either publicKey .* or generate: true .*not both/,
+        ),
       },
     ]);
     const generated = await sshKey.check({}, { name: "k", generate: true });
@@ -209,7 +211,7 @@ describe("SshKey against the emulator", () => {
         generate: false,
       }),
     ).rejects.toThrow(
-      `creating SshKey "copy" failed: an SSH key with fingerprint ${pair.fingerprint} already exists (SSH key id ${first.id}, name "original"); the service holds each public key once: reference that key's id instead of importing it again, or delete it first, or adopt it with adoptId: ${first.id} (POST /v1/keys failed: 409 conflict`,
+      `creating SshKey "copy" failed: an SSH key with fingerprint ${pair.fingerprint} already exists (SSH key id ${first.id}, name "original"); the service holds each public key once: reference that key's id instead of importing it again, or delete it first, or, if no resource of this stack manages it, adopt it with adoptId: ${first.id} (POST /v1/keys failed: 409 conflict`,
     );
   });
 

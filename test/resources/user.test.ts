@@ -26,12 +26,13 @@ describe("User check", () => {
     expect((await user.check({}, { name: "a", type: "did", roleId: 1 })).failures).toEqual([
       {
         property: "did",
-        reason: 'is required for type "did": give the user\'s DID, for example did:key:z6Mk...',
+        reason:
+          'did: is required for type "did": give the user\'s DID, for example did:key:z6Mk...',
       },
     ]);
     const api = await user.check({}, { name: "a", type: "api", roleId: 1, did: DID });
     expect(api.failures?.[0]?.property).toBe("did");
-    expect(api.failures?.[0]?.reason).toMatch(/must be left out for type "api"/);
+    expect(api.failures?.[0]?.reason).toMatch(/^did: must be left out for type "api"/);
   });
 
   it("names each bad property", async () => {

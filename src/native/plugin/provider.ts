@@ -210,15 +210,30 @@ export class NativeProvider {
     return { kind, ops: operationsOf(kind), session: this.currentSession() };
   }
 
-  /** Invoke: one data source (`cloudinfra:index:getPlan`), on this instance's session. */
-  async invoke(token: string, args: Props): Promise<Props> {
+  /**
+   * Invoke: one data source (`cloudinfra:index:getPlan`), on this instance's session. Its refusal
+   * (bad arguments, no match, the API's error) comes back as failures, the data source's message
+   * as the reason and the arguments given as the property.
+   */
+  async invoke(
+    token: string,
+    args: Props,
+  ): Promise<{ result: Props } | { failures: { property: string; reason: string }[] }> {
     if (!this.configured) throw new Error("cloudinfra: the provider was called before Configure");
     this.requireKnownConfig(`invoke ${token}`);
     const session = this.currentSession();
     // The data sources load @pulumi/pulumi whole (their `...Output` variants): only an Invoke
     // pays for that, not the plugin's start.
     const { invokeFunction } = await import("./functions.ts");
-    return invokeFunction(token, unwrap(args).plain, session, this.settings?.apiKey ?? "");
+    const { DataSourceError } = await import("../../functions/settings.ts");
+    const plain = unwrap(args).plain;
+    try {
+      return { result: await invokeFunction(token, plain, session, this.settings?.apiKey ?? "") };
+    } catch (err) {
+      if (!(err instanceof DataSourceError)) throw err;
+      const property = Object.keys(plain).join(", ");
+      return { failures: [{ property, reason: err.message }] };
+    }
   }
 
   private requireKnownConfig(operation: string): void {

@@ -106,20 +106,24 @@ function diffResponse(answer: DiffAnswer): InstanceType<typeof provproto.DiffRes
   return res;
 }
 
+function checkFailures(
+  failures: readonly { property: string; reason: string }[],
+): InstanceType<typeof provproto.CheckFailure>[] {
+  return failures.map((f) => {
+    const failure = new provproto.CheckFailure();
+    failure.setProperty(f.property);
+    failure.setReason(f.reason);
+    return failure;
+  });
+}
+
 function checkResponse(answer: {
   inputs: Props;
   failures: { property: string; reason: string }[];
 }): InstanceType<typeof provproto.CheckResponse> {
   const res = new provproto.CheckResponse();
   res.setInputs(struct(answer.inputs));
-  res.setFailuresList(
-    answer.failures.map((f) => {
-      const failure = new provproto.CheckFailure();
-      failure.setProperty(f.property);
-      failure.setReason(f.reason);
-      return failure;
-    }),
-  );
+  res.setFailuresList(checkFailures(answer.failures));
   return res;
 }
 
@@ -283,7 +287,10 @@ export class PluginServer {
         withProvider(cb, async (p) => {
           const req = call.request;
           const res = new provproto.InvokeResponse();
-          res.setReturn(struct(await p.invoke(req.getTok(), props(req.getArgs()))));
+          const answer = await p.invoke(req.getTok(), props(req.getArgs()));
+          // A data source's refusal is the invoke's failure, as the protocol says, not an error.
+          if ("failures" in answer) res.setFailuresList(checkFailures(answer.failures));
+          else res.setReturn(struct(answer.result));
           return res;
         }),
       cancel: (_call: unknown, cb: Callback) => cb(null, new Empty()),

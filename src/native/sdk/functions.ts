@@ -43,6 +43,8 @@ import type {
   GetTagsOutputArgs,
   GetTagsResult,
 } from "../../functions";
+import { outputOf } from "../../functions/common";
+import { DataSourceError } from "../../functions/settings";
 import { functionToken } from "../package";
 
 /** A data source invoked through the engine: `getPlan(args, opts)`. */
@@ -56,20 +58,42 @@ export type NativeOutputFunction<Args, Result> = (
   opts?: pulumi.InvokeOutputOptions,
 ) => pulumi.Output<Result>;
 
+/**
+ * A failed invoke as the dynamic flavour fails: a {@link DataSourceError} that names the data
+ * source, the argument and the value, printed without a stack trace. The engine hands over the
+ * plugin's failures as `Invoke of '<token>' failed: <reason> (<arguments>)` (the SDK's words) or
+ * a gRPC status (`2 UNKNOWN: ...`); only the reason is kept.
+ */
+function invokeError(name: string, token: string, err: unknown): DataSourceError {
+  const text = err instanceof Error ? err.message : String(err);
+  // The SDK writes the failure's property (the arguments given) last, in parentheses.
+  const sdk = `Invoke of '${token}' failed: `;
+  const body = text.includes(sdk)
+    ? text.slice(text.indexOf(sdk) + sdk.length).replace(/ \([\w, ]*\)$/, "")
+    : text;
+  // The plugin's reason starts with the data source's name; what comes before it is the engine's.
+  const own = body.lastIndexOf(`${name}: `);
+  const reason = own < 0 ? body : body.slice(own + name.length + 2);
+  return new DataSourceError(name, reason, { cause: err });
+}
+
 function invoker<Args, Result>(name: string): NativeFunction<Args, Result> {
   const token = functionToken(name);
   return (args, opts) =>
-    pulumi.runtime.invoke(token, (args ?? {}) as pulumi.Inputs, opts) as Promise<Result>;
+    (pulumi.runtime.invoke(token, (args ?? {}) as pulumi.Inputs, opts) as Promise<Result>).catch(
+      (err: unknown) => {
+        throw invokeError(name, token, err);
+      },
+    );
 }
 
+/**
+ * The Output variant: the promise variant once the arguments (and `dependsOn`) are known, as the
+ * dynamic flavour's, so its failures read the same.
+ */
 function outputInvoker<Args, Result>(name: string): NativeOutputFunction<Args, Result> {
-  const token = functionToken(name);
-  return (args, opts) =>
-    pulumi.runtime.invokeOutput(
-      token,
-      (args ?? {}) as pulumi.Inputs,
-      opts,
-    ) as pulumi.Output<Result>;
+  const invoke = invoker<unknown, Result>(name);
+  return (args, opts) => outputOf(args, opts, (plain) => invoke(plain, opts));
 }
 
 /** The one plan that meets every given criterion (`cloudinfra:index:getPlan`). */

@@ -7,7 +7,7 @@ import type { ConflictError } from "../../api/errors";
 import type { CreateRoleRequest, Permission, Role } from "../../api/schemas/iam";
 import { type Adoption, adopt } from "../adopt";
 import {
-  checkInputs,
+  checkResultOf,
   containsUnknown,
   describeOperation,
   type KindNames,
@@ -17,6 +17,7 @@ import {
   parseChecked,
 } from "../common";
 import { nameTakenError } from "../conflict";
+import { INPUT_RULES } from "../input-rules";
 import {
   convergeNamed,
   createNamed,
@@ -100,6 +101,7 @@ async function nameTaken(
   return nameTakenError(ROLE, err, {
     name,
     list: () => listRoles(session),
+    managed: (id) => session.stack.manages(ROLE.kind, id),
     ...(self === undefined ? {} : { self }),
     rule: "role names are unique in an account regardless of case",
     special: (existing) => (existing.system_role ? systemRoleError(existing, err) : undefined),
@@ -125,7 +127,7 @@ const adoption = (session: ProviderSession): Adoption<RoleInputs, Role> => ({
 
 export const operations = {
   async check(session, _olds, news) {
-    const result = checkInputs(RoleInputsSchema, news);
+    const result = checkResultOf(INPUT_RULES.Role(news));
     const names = news["permissions"];
     if ((result.failures?.length ?? 0) > 0 || containsUnknown(names) || !Array.isArray(names)) {
       return result;

@@ -6,7 +6,7 @@
 import type { CloudInfraClient } from "../../api/client";
 import { NotFoundError } from "../../api/errors";
 import {
-  checkInputs,
+  checkResultOf,
   describeOperation,
   diffInputs,
   type KindOperations,
@@ -14,6 +14,7 @@ import {
   type Props,
   parseChecked,
 } from "../common";
+import { INPUT_RULES } from "../input-rules";
 import { findGroup } from "../security-group/list";
 import { onCurrentSession } from "../session";
 import {
@@ -59,7 +60,7 @@ async function missingError(
 
 export const operations = {
   async check(_session, _olds, news) {
-    return checkInputs(AttachmentInputsSchema, news);
+    return checkResultOf(INPUT_RULES.SecurityGroupAttachment(news));
   },
 
   async diff(_session, _id, olds, news) {

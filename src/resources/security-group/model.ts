@@ -55,8 +55,20 @@ const RuleInputSchema = z
         .string({ error: expected('"tcp", "udp", "icmp" or "any"') })
         .transform((p) => p.trim().toLowerCase())
         .pipe(z.enum(RULE_PROTOCOLS, { error: 'expected "tcp", "udp", "icmp" or "any"' })),
-      dport: z.union([z.string(), z.int()], { error: DPORT_MESSAGE }).optional(),
-      source: z.string({ error: expected("a CIDR block such as 10.0.0.0/8") }).optional(),
+      // Each field's own rule is checked with it, so that a rule with several mistakes (a port
+      // out of range and no proto) reports all of them; the rule across fields comes after.
+      dport: z
+        .union([z.string(), z.int()], { error: DPORT_MESSAGE })
+        .refine((dport) => normaliseDport(dport).ok, { error: DPORT_MESSAGE })
+        .optional(),
+      source: z
+        .string({ error: expected("a CIDR block such as 10.0.0.0/8") })
+        .check((ctx) => {
+          const source = normaliseCidr(ctx.value);
+          if (!source.ok)
+            ctx.issues.push({ code: "custom", message: source.message, input: ctx.value });
+        })
+        .optional(),
     },
     {
       error: (issue) =>
@@ -79,13 +91,11 @@ const RuleInputSchema = z
       } else {
         const dport = normaliseDport(rule.dport);
         if (dport.ok) out.dport = dport.dport;
-        else ctx.addIssue({ code: "custom", path: ["dport"], message: DPORT_MESSAGE });
       }
     }
     if (rule.source !== undefined) {
       const source = normaliseCidr(rule.source);
       if (source.ok) out.source = source.cidr;
-      else ctx.addIssue({ code: "custom", path: ["source"], message: source.message });
     }
     return out;
   });

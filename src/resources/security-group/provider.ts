@@ -13,6 +13,7 @@ import {
 } from "../common";
 import { nameTakenError } from "../conflict";
 import { resourceIdOf } from "../ids";
+import { INPUT_RULES } from "../input-rules";
 import {
   convergeNamed,
   type NamedKind,
@@ -49,6 +50,7 @@ const GROUPS: NamedKind<SecurityGroup, SecurityGroupRequest, unknown> = {
     nameTakenError(GROUP, err, {
       name,
       list: () => groupList(session.client).read(),
+      managed: (id) => session.stack.manages(GROUP.kind, id),
       ...(self === undefined ? {} : { self }),
       detail: (existing) => {
         const servers = existing.servers.map((s) => s.id);
@@ -72,6 +74,7 @@ const adoption = (session: ProviderSession): Adoption<SecurityGroupInputs, Secur
 export const operations = {
   ...namedOperations(GROUPS, {
     schema: SecurityGroupInputsSchema,
+    rules: INPUT_RULES.SecurityGroup,
     fields: SECURITY_GROUP_FIELDS,
     toApi,
     outputsFromInputs,

@@ -47,7 +47,8 @@ export interface ServerArgs {
   firewallEnabled?: pulumi.Input<boolean>;
   /**
    * `"running"` (the default) or `"stopped"`. Changing it starts or stops the server in place;
-   * a refresh shows a server started or stopped elsewhere as a change of this property.
+   * a refresh shows a server started or stopped elsewhere as a change of this property. Left out
+   * on a server adopted with `adoptId`, the server keeps the power state it has.
    */
   powerState?: pulumi.Input<"running" | "stopped">;
   /** Time limits of create, update and delete; see {@link ServerTimeouts}. */

@@ -77,7 +77,8 @@ export const ServerInputsSchema = z.object({
   sshKeyIds: idSet("SSH key id", "an").optional(),
   securityGroupIds: idSet("security group id", "a").optional(),
   firewallEnabled: z.boolean({ error: "expected true or false" }).default(false),
-  powerState: z.enum(POWER_STATES, { error: 'expected "running" or "stopped"' }).default("running"),
+  // Defaulted by `check` ({@link withPowerStateDefault}), not here: an adopted server keeps its own.
+  powerState: z.enum(POWER_STATES, { error: 'expected "running" or "stopped"' }).optional(),
   timeouts: z
     .strictObject(
       {
@@ -117,6 +118,23 @@ function sameIdSet(a: unknown, b: unknown): boolean {
 }
 
 /**
+ * `powerState` as `check` stores it: `"running"` when the program leaves it out, except for a
+ * server it adopts (`adoptId`) or adopted before (its stored inputs have none): that server is left
+ * as it is, running or stopped, until the program says otherwise.
+ */
+export function withPowerStateDefault(inputs: Props, olds: Props): Props {
+  if (inputs["powerState"] !== undefined) return inputs;
+  const adopting = inputs["adoptId"] !== undefined;
+  const adoptedBefore = Object.keys(olds).length > 0 && olds["powerState"] === undefined;
+  return adopting || adoptedBefore ? inputs : { ...inputs, powerState: "running" };
+}
+
+/** Equal, or the program leaves the power state alone (an adopted server's, see above). */
+function samePowerState(a: unknown, b: unknown): boolean {
+  return b === undefined || a === b;
+}
+
+/**
  * How each input changes. Plan, image and SSH keys are fixed at creation (the API has no call to
  * change them). Security groups change in place through the attach/detach endpoints; the
  * resource manages only the groups it lists, so SecurityGroupAttachment resources on the same
@@ -129,7 +147,7 @@ export const FIELDS: Record<ServerFields, FieldRule> = {
   sshKeyIds: { replaceOnChange: true, equals: sameIdSet },
   securityGroupIds: { equals: sameIdSet },
   firewallEnabled: {},
-  powerState: {},
+  powerState: { equals: samePowerState },
   timeouts: {},
 };
 

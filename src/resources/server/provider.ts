@@ -16,7 +16,7 @@ import {
 } from "../../api/schemas/servers";
 import { type Adoption, adopt, guardAdoptedReplacement, type Mismatch, shown } from "../adopt";
 import {
-  checkInputs,
+  checkResultOf,
   describeOperation,
   failuresFromZod,
   type KindNames,
@@ -28,6 +28,7 @@ import {
 } from "../common";
 import { createExactlyOnce, LOOKUP_MAX_RETRIES } from "../create";
 import { resourceIdOf } from "../ids";
+import { INPUT_RULES } from "../input-rules";
 import { DEFAULT_MAX_SENDS, RESEND, sendLookResend } from "../resend";
 import { onCurrentSession, type ProviderSession } from "../session";
 import {
@@ -43,6 +44,7 @@ import {
   timeoutMs,
   timeoutSetting,
   toApi,
+  withPowerStateDefault,
 } from "./model";
 import { ServerWaitError, settlesIn, waitForServerStatus } from "./wait";
 
@@ -296,6 +298,8 @@ async function converge(
     await client.firewall.setServerFirewall(live.id, { firewall_enabled: inputs.firewallEnabled });
   }
   await reconcileSecurityGroups(session, live, before, inputs.securityGroupIds ?? []);
+  // Left out (an adopted server), the power state is the server's own.
+  if (inputs.powerState === undefined) return (await getOrGone(session, live.id)) ?? live;
   return ensurePowerState(session, live.id, inputs.powerState, deadline);
 }
 
@@ -378,8 +382,10 @@ function serverIdOf(id: string): number {
 }
 
 export const operations = {
-  async check(_session, _olds: Props, news: Props): Promise<pulumi.dynamic.CheckResult> {
-    return checkInputs(ServerInputsSchema, news);
+  async check(_session, olds: Props, news: Props): Promise<pulumi.dynamic.CheckResult> {
+    const checked = INPUT_RULES.Server(news);
+    if (checked.issues.length > 0) return checkResultOf(checked);
+    return { inputs: withPowerStateDefault(checked.inputs, olds) };
   },
 
   async diff(_session, id: string, olds: Props, news: Props): Promise<pulumi.dynamic.DiffResult> {

@@ -8,7 +8,7 @@ import type { Key } from "../../api/schemas/keys";
 import { parsePublicKey } from "../../lib/sshkeys";
 import { type Adoption, adopt, guardAdoptedReplacement, type Mismatch, shown } from "../adopt";
 import {
-  checkInputs,
+  checkResultOf,
   describeOperation,
   diffInputs,
   type KindNames,
@@ -20,6 +20,7 @@ import {
 import { alreadyExistsError, explainConflict } from "../conflict";
 import { createExactlyOnce } from "../create";
 import { resourceIdOf } from "../ids";
+import { INPUT_RULES } from "../input-rules";
 import {
   deleteUnlessGone,
   explainingConflict,
@@ -31,7 +32,6 @@ import {
 import { onCurrentSession, type ProviderSession } from "../session";
 import {
   fromApi,
-  keySourceFailures,
   liveInputs,
   SSH_KEY_FIELDS,
   type SshKeyInputs,
@@ -88,6 +88,7 @@ async function importKey(session: ProviderSession, inputs: SshKeyInputs): Promis
               rule: "the service holds each public key once",
               remedy: "reference that key's id instead of importing it again, or delete it first",
               cause: err,
+              managedByStack: session.stack.manages(SSH_KEY.kind, existing.id),
             },
           ),
       ),
@@ -178,9 +179,7 @@ const adoption = (session: ProviderSession): Adoption<SshKeyInputs, Key> => ({
 
 export const operations = {
   async check(_session, _olds, news) {
-    const result = checkInputs(SshKeyInputsSchema, news);
-    const failures = [...(result.failures ?? []), ...keySourceFailures(result.inputs)];
-    return failures.length === 0 ? { inputs: result.inputs } : { inputs: result.inputs, failures };
+    return checkResultOf(INPUT_RULES.SshKey(news));
   },
 
   async diff(_session, id, olds, news) {

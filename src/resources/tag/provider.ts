@@ -7,6 +7,7 @@ import type { CreateTagRequest, Tag } from "../../api/schemas/tags";
 import type { Adoption } from "../adopt";
 import { describeOperation, diffInputs, type KindNames, type KindOperations } from "../common";
 import { nameTakenError } from "../conflict";
+import { INPUT_RULES } from "../input-rules";
 import {
   convergeNamed,
   deleteUnlessGone,
@@ -37,7 +38,11 @@ const TAGS: NamedKind<Tag, CreateTagRequest, Tag> = {
   idInAnswer: (tag) => tag.id,
   update: (client, id, request) => client.tags.update(id, request),
   nameTaken: (session, name, err) =>
-    nameTakenError(TAG, err, { name, list: () => TAGS.list(session.client).read() }),
+    nameTakenError(TAG, err, {
+      name,
+      list: () => TAGS.list(session.client).read(),
+      managed: (id) => session.stack.manages(TAG.kind, id),
+    }),
 };
 
 /** Whether a live tag is what these inputs make. */
@@ -67,6 +72,7 @@ const adoption = (session: ProviderSession): Adoption<TagInputs, Tag> => ({
 export const operations = {
   ...namedOperations(TAGS, {
     schema: TagInputsSchema,
+    rules: INPUT_RULES.Tag,
     fields: TAG_FIELDS,
     toApi,
     outputsFromInputs,

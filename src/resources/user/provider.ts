@@ -7,7 +7,7 @@
 import { type ConflictError, NotFoundError } from "../../api/errors";
 import { definedOnly } from "../../lib/defined";
 import {
-  checkInputs,
+  checkResultOf,
   describeOperation,
   diffInputs,
   type KindNames,
@@ -18,13 +18,13 @@ import {
 } from "../common";
 import { AlreadyExistsError } from "../conflict";
 import { createExactlyOnce } from "../create";
+import { INPUT_RULES } from "../input-rules";
 import { deleteUnlessGone, performing } from "../named-kind";
 import { onCurrentSession } from "../session";
 import {
   outputsFromInputs,
   replacementNeedsDeleteFirst,
   toApi,
-  typeFailures,
   USER_FIELDS,
   type UserInputs,
   UserInputsSchema,
@@ -60,10 +60,7 @@ async function userTaken(user: UserInputs, err: ConflictError): Promise<Error> {
 
 export const operations = {
   async check(_session, _olds, news) {
-    const result = checkInputs(UserInputsSchema, news);
-    if ((result.failures?.length ?? 0) > 0) return result;
-    const failures = typeFailures(result.inputs ?? {});
-    return failures.length > 0 ? { inputs: news, failures } : result;
+    return checkResultOf(INPUT_RULES.User(news));
   },
 
   async diff(_session, _id, olds, news) {

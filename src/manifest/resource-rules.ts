@@ -1,0 +1,204 @@
+/**
+ * The resources' own input rules, applied to every entry when the manifest is read: each entry is
+ * turned into the arguments its resource would receive (references to other entries and the
+ * catalogue's answers, not known yet, as Pulumi's unknown value, which every rule lets pass), the
+ * kind's rules (../resources/input-rules.ts, what `check` runs) judge them, and each issue is
+ * placed at the manifest field it came from. So a value a resource would refuse at `up`, after
+ * other resources were created, is refused before anything is registered, with line:col; and
+ * there is one implementation of each rule.
+ */
+import { formatPath } from "../api/schemas/common";
+import { describe, type LocatedIssue, valueAt, type YamlSource } from "../lib/yaml-document";
+import { UNKNOWN } from "../resources/common";
+import { INPUT_RULES } from "../resources/input-rules";
+import type { ResourceKind } from "../resources/kinds";
+import type { Section } from "./schema";
+
+type Entry = Record<string, unknown>;
+type Path = readonly PropertyKey[];
+
+/** How a section's entries become a kind's arguments, and where each argument came from. */
+interface SectionRules {
+  kind: ResourceKind;
+  /** The arguments the component would pass (component.ts), with unknowns where it resolves ids. */
+  args(key: string, entry: Entry, publicKeyFiles: ReadonlyMap<string, string>): Entry;
+  /** The manifest field of an argument, where it has another name. */
+  fields?: Readonly<Record<string, string>>;
+}
+
+/** `[UNKNOWN]` for a list of references, `UNKNOWN` for one, left out when the entry has none. */
+function referenced(value: unknown): unknown {
+  if (value === undefined) return undefined;
+  return Array.isArray(value) ? value.map(() => UNKNOWN) : UNKNOWN;
+}
+
+/** Only the properties that are set: the component never passes an `undefined` argument. */
+function defined(props: Entry): Entry {
+  return Object.fromEntries(Object.entries(props).filter(([, v]) => v !== undefined));
+}
+
+function rulesOf(value: unknown): unknown {
+  if (!Array.isArray(value)) return value ?? [];
+  return value.map((rule: unknown) =>
+    rule !== null && typeof rule === "object" && !Array.isArray(rule)
+      ? defined(rule as Entry)
+      : rule,
+  );
+}
+
+const SECTION_RULES: Readonly<Record<Section, SectionRules>> = {
+  sshKeys: {
+    kind: "SshKey",
+    args: (key, entry, files) => {
+      const publicKey = entry["publicKey"] ?? files.get(key);
+      // A file that could not be read is reported by the loader at publicKeyFile.
+      const material =
+        publicKey !== undefined
+          ? { publicKey }
+          : entry["publicKeyFile"] !== undefined
+            ? { publicKey: UNKNOWN }
+            : { generate: true };
+      return defined({ name: entry["name"] ?? key, ...material, adoptId: entry["adoptId"] });
+    },
+  },
+  securityGroups: {
+    kind: "SecurityGroup",
+    args: (key, entry) =>
+      defined({
+        name: entry["name"] ?? key,
+        description: entry["description"],
+        rules: rulesOf(entry["rules"]),
+        adoptId: entry["adoptId"],
+      }),
+  },
+  roles: {
+    kind: "Role",
+    args: (key, entry) =>
+      defined({
+        name: entry["name"] ?? key,
+        description: entry["description"],
+        permissions: entry["permissions"],
+        adoptId: entry["adoptId"],
+      }),
+  },
+  users: {
+    kind: "User",
+    args: (key, entry) =>
+      defined({
+        name: entry["name"] ?? key,
+        type: entry["type"] ?? "api",
+        roleId: UNKNOWN,
+        did: entry["did"],
+      }),
+    fields: { roleId: "role" },
+  },
+  servers: {
+    kind: "Server",
+    args: (key, entry) =>
+      defined({
+        name: entry["name"] ?? key,
+        // Resolved from the catalogue by catalogue.ts, which reports a plan or image it lacks.
+        planId: UNKNOWN,
+        image: UNKNOWN,
+        sshKeyIds: referenced(entry["sshKeys"]),
+        securityGroupIds: referenced(entry["securityGroups"]),
+        firewallEnabled: entry["firewallEnabled"],
+        powerState: entry["powerState"],
+        timeouts: entry["timeouts"],
+        adoptId: entry["adoptId"],
+      }),
+    fields: { planId: "plan", sshKeyIds: "sshKeys", securityGroupIds: "securityGroups" },
+  },
+  tags: {
+    kind: "Tag",
+    args: (key, entry) =>
+      defined({
+        name: entry["name"] ?? key,
+        color: entry["color"],
+        data: entry["data"],
+        serverIds: referenced(entry["servers"]),
+        adoptId: entry["adoptId"],
+      }),
+    fields: { serverIds: "servers" },
+  },
+};
+
+/** The kind each section declares. */
+export function kindOfSection(section: Section): ResourceKind {
+  return SECTION_RULES[section].kind;
+}
+
+/** One issue of a kind's rules for one entry, as a manifest path and message. */
+export interface EntryIssue {
+  /** The path inside the entry (`["rules", 0, "source"]`); `[]` for the entry's key itself. */
+  path: Path;
+  message: string;
+}
+
+/**
+ * What the kind's rules refuse in one entry of `section` (the entry read leniently, whatever else
+ * is wrong with it). An issue on `name` of an entry without one is about its key, the name used.
+ */
+export function entryIssues(
+  section: Section,
+  key: string,
+  entry: Entry,
+  publicKeyFiles: ReadonlyMap<string, string> = new Map(),
+): EntryIssue[] {
+  const rules = SECTION_RULES[section];
+  const { issues } = INPUT_RULES[rules.kind](rules.args(key, entry, publicKeyFiles));
+  return issues.map((issue) => {
+    const [first, ...rest] = issue.path;
+    if (first === "name" && entry["name"] === undefined)
+      return { path: [], message: issue.message };
+    if (first === "publicKey" && entry["publicKey"] === undefined) {
+      const field = entry["publicKeyFile"] !== undefined ? "publicKeyFile" : "generate";
+      return { path: [field, ...rest], message: issue.message };
+    }
+    const field = typeof first === "string" ? (rules.fields?.[first] ?? first) : first;
+    return { path: field === undefined ? [] : [field, ...rest], message: issue.message };
+  });
+}
+
+/**
+ * Whether two located paths (`a.b[0]`) are about one value: the same, or one inside the other,
+ * below the entry itself (a rule about a whole entry never hides one about a field of it).
+ */
+function samePlace(path: string, other: string, entry: string): boolean {
+  const inside = (inner: string, outer: string) =>
+    outer !== entry && (inner.startsWith(`${outer}.`) || inner.startsWith(`${outer}[`));
+  return path === other || inside(path, other) || inside(other, path);
+}
+
+/**
+ * The issues of every entry by its kind's rules, located, except where the loader already
+ * reported a problem at the same place (a value that is not even of the right type is said once).
+ */
+export function checkResourceRules(
+  source: YamlSource,
+  entriesOf: (section: Section) => Record<string, Entry>,
+  publicKeyFiles: ReadonlyMap<string, string>,
+  reported: readonly LocatedIssue[],
+): LocatedIssue[] {
+  const out: LocatedIssue[] = [];
+  for (const section of Object.keys(SECTION_RULES) as Section[]) {
+    for (const [key, entry] of Object.entries(entriesOf(section))) {
+      for (const issue of entryIssues(section, key, entry, publicKeyFiles)) {
+        // What was given helps with a wrong value, as the schema's messages say it.
+        const given = valueAt(entry, issue.path);
+        const shown =
+          given === undefined || issue.message.includes("got ")
+            ? issue.message
+            : `${issue.message} (got ${describe(given)})`;
+        const located =
+          issue.path.length === 0
+            ? source.issue([section, key], `the name ${issue.message}`, "key")
+            : source.issue([section, key, ...issue.path], shown);
+        const at = formatPath([section, key]);
+        if (reported.some((r) => samePlace(located.path, r.path, at))) continue;
+        out.push(located);
+      }
+    }
+  }
+  return out;
+}

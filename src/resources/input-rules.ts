@@ -1,0 +1,45 @@
+/**
+ * The input rules of every kind, in one table: what a kind's `check` refuses without asking the
+ * service. The dynamic resources' `check`, the native plugin's `Check` (which calls the same
+ * operations) and the manifest's load-time check (../manifest/resource-rules.ts) all call these,
+ * so a value one of them refuses, the others refuse too, with the same words. What only the
+ * service can tell (the permission catalogue) is checked apart, by each layer that can reach it.
+ */
+import { type InputCheck, inputIssues, type Props } from "./common";
+import type { ResourceKind } from "./kinds";
+import { RoleInputsSchema } from "./role/model";
+import { SecurityGroupInputsSchema } from "./security-group/model";
+import { AttachmentInputsSchema } from "./security-group-attachment/model";
+import { ServerInputsSchema } from "./server/model";
+import { keySourceFailures, SshKeyInputsSchema } from "./ssh-key/model";
+import { TagInputsSchema } from "./tag/model";
+import { typeFailures, UserInputsSchema } from "./user/model";
+
+/** `check`'s rules of one kind, pure and synchronous. */
+export type InputRules = (news: Props) => InputCheck;
+
+/**
+ * A rule that needs two properties at once, after the schema's; `always` runs it even when the
+ * schema refused something (on the inputs as given).
+ */
+function withPairRule(
+  check: InputCheck,
+  failures: (inputs: Props) => { property: string; reason: string }[],
+  always = false,
+): InputCheck {
+  if (check.issues.length > 0 && !always) return check;
+  const issues = failures(check.inputs).map((f) => ({ path: [f.property], message: f.reason }));
+  return issues.length === 0
+    ? check
+    : { inputs: check.inputs, issues: [...check.issues, ...issues] };
+}
+
+export const INPUT_RULES: Readonly<Record<ResourceKind, InputRules>> = {
+  Server: (news) => inputIssues(ServerInputsSchema, news),
+  SshKey: (news) => withPairRule(inputIssues(SshKeyInputsSchema, news), keySourceFailures, true),
+  Tag: (news) => inputIssues(TagInputsSchema, news),
+  Role: (news) => inputIssues(RoleInputsSchema, news),
+  User: (news) => withPairRule(inputIssues(UserInputsSchema, news), typeFailures),
+  SecurityGroup: (news) => inputIssues(SecurityGroupInputsSchema, news),
+  SecurityGroupAttachment: (news) => inputIssues(AttachmentInputsSchema, news),
+};
