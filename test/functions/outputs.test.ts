@@ -128,7 +128,9 @@ describe("Output variants", () => {
   it("fail with the lookup's error", async () => {
     const err = await failureOf(resolved(getPlanOutput({ name: pulumi.output("VPS XXL") })));
     expect(err).toBeInstanceOf(NoMatchError);
-    expect(err.message).toMatch(/^getPlan: no plan matches \{name: "VPS XXL"\} \(did you mean "VPS XL" or "VPS L" or "VPS XS"\?\); available plans:/);
+    expect(err.message).toMatch(
+      /^getPlan: no plan matches \{name: "VPS XXL"\} \(did you mean "VPS XL" or "VPS L" or "VPS XS"\?\); available plans:/,
+    );
   });
 });
 

@@ -119,7 +119,9 @@ describe("getPlan", () => {
   it("fails when nothing matches and lists the available plans", async () => {
     const err = await failureOf(getPlan({ name: "VPS XXL" }));
     expect(err).toBeInstanceOf(NoMatchError);
-    expect(err.message).toMatch(/^getPlan: no plan matches \{name: "VPS XXL"\} \(did you mean "VPS XL" or "VPS L" or "VPS XS"\?\); available plans: /);
+    expect(err.message).toMatch(
+      /^getPlan: no plan matches \{name: "VPS XXL"\} \(did you mean "VPS XL" or "VPS L" or "VPS XS"\?\); available plans: /,
+    );
     for (const plan of PLANS) expect(err.message).toContain(`"${plan.name}" (id ${plan.id}`);
     const cheap = await failureOf(getPlan({ type: "Dedicated Server", maxPrice: 10 }));
     expect(cheap.message).toContain(
