@@ -23,6 +23,7 @@
  */
 import { CloudInfraClient } from "../api/client";
 import type { HttpClientOptions } from "../api/http";
+import type { Logger } from "../api/log";
 import {
   type ConfigSource,
   clientOptions,
@@ -48,7 +49,12 @@ export type SessionTimeouts = Pick<
  * the CA to trust, the HTTP timeouts, and the project directory whose journal records its
  * creates (default: the working directory, which is the Pulumi project's in a provider host).
  */
-export type SessionConfig = Settings & SessionTimeouts & { projectDir?: string };
+export type SessionConfig = Settings &
+  SessionTimeouts & {
+    projectDir?: string;
+    /** Where the client's debug lines go (a native plugin: the engine); default `CLOUDINFRA_LOG`. */
+    logger?: Logger;
+  };
 
 /** The state one configured provider keeps between calls; see the top of this module. */
 export interface ProviderSession {
@@ -79,8 +85,12 @@ class ConfiguredSession implements ProviderSession {
 
   constructor(config: SessionConfig) {
     this.#config = { ...config };
-    const { projectDir: _dir, ...http } = config;
-    this.client = new CloudInfraClient({ ...clientOptions(http), ...timeoutsOf(http) });
+    const { projectDir: _dir, logger, ...http } = config;
+    this.client = new CloudInfraClient({
+      ...clientOptions(http),
+      ...timeoutsOf(http),
+      ...(logger === undefined ? {} : { logger }),
+    });
     this.lists = new SharedLists(this.client);
   }
 
@@ -147,7 +157,7 @@ class SessionRegistry {
   }
 
   #key(config: SessionConfig): string {
-    const { endpoint, apiKey, caCert, projectDir, ...timeouts } = config;
+    const { endpoint, apiKey, caCert, projectDir, logger: _logger, ...timeouts } = config;
     const settings = caCert === undefined ? { endpoint, apiKey } : { endpoint, apiKey, caCert };
     return `${settingsFingerprint(settings)}\n${projectDir ?? ""}\n${JSON.stringify(timeouts)}`;
   }

@@ -13,6 +13,7 @@ import type { KindOperations } from "../../resources/common";
 import { GENERATED_SECRETS, RESOURCE_MODULES, type ResourceKind } from "../../resources/kinds";
 import { type ProviderSession, sessionFor } from "../../resources/session";
 import { PACKAGE_NAME, resourceToken } from "../package";
+import type { EngineLog } from "./engine-log";
 import { outputNames } from "./outputs";
 import { isSecret, type Props, rewrap, same, UNKNOWN, unwrap } from "./values";
 
@@ -124,6 +125,12 @@ export class NativeProvider {
   private settings: Settings | undefined;
   private settingsError: Error | undefined;
   private session: ProviderSession | undefined;
+  /** Where warnings (and `CLOUDINFRA_LOG=debug` lines) go: the engine's Log, else stderr. */
+  private readonly log: EngineLog | undefined;
+
+  constructor(log?: EngineLog) {
+    this.log = log;
+  }
 
   /**
    * CheckConfig: the settings, with the environment fallbacks the resources use
@@ -194,7 +201,12 @@ export class NativeProvider {
     if (this.settings === undefined) {
       throw this.settingsError ?? new Error("cloudinfra: the provider was called before Configure");
     }
-    this.session = sessionFor({ ...this.settings, projectDir: process.cwd() });
+    const logger = this.log?.debugLogger();
+    this.session = sessionFor({
+      ...this.settings,
+      projectDir: process.cwd(),
+      ...(logger === undefined ? {} : { logger }),
+    });
     return this.session;
   }
 
@@ -287,6 +299,13 @@ export class NativeProvider {
     this.requireKnownConfig("create");
     const { kind, ops, session } = this.implementation(urn);
     const made = await ops.create(session, input.plain);
+    const adopted = input.plain["adoptId"];
+    if (adopted !== undefined && adopted !== null) {
+      this.log?.warn(
+        `cloudinfra: ${kind} ${made.id} was adopted (adoptId), not created: this stack now manages the existing object and deletes it when the resource is deleted`,
+        urn,
+      );
+    }
     return {
       id: made.id,
       outputs: rewrap((made.outs ?? {}) as Props, input.secretKeys, GENERATED_SECRETS[kind]),
@@ -316,6 +335,8 @@ export class NativeProvider {
     const answer = await ops.read(session, id, importing ? undefined : stored.plain);
     if (answer.id === undefined || answer.id === "")
       return { id: "", outputs: {}, inputs: undefined };
+    const unread = importing ? UNREADABLE[kind] : undefined;
+    if (unread !== undefined) this.log?.warn(`cloudinfra: ${kind} ${answer.id}: ${unread}`, urn);
     return {
       id: answer.id,
       outputs: rewrap((answer.props ?? {}) as Props, stored.secretKeys, GENERATED_SECRETS[kind]),
@@ -353,6 +374,14 @@ export class NativeProvider {
     await ops.delete(session, id, unwrap(state).plain);
   }
 }
+
+/** What an import cannot learn of a kind, because the API does not return it; said as a warning. */
+const UNREADABLE: Partial<Record<ResourceKind, string>> = {
+  Server:
+    "the API does not return the SSH keys a server was created with, so the imported state has no sshKeyIds",
+  SshKey:
+    "the API shows a generated key's private half only in the creation answer, so the imported state has no privateKey",
+};
 
 /** A preview's outputs: every declared output unknown, until the inputs fill some in. */
 function unknownOutputs(kind: ResourceKind): Props {

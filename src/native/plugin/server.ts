@@ -13,6 +13,7 @@ import { join } from "node:path";
 import type * as grpcType from "@grpc/grpc-js";
 import { scrub } from "../../api/redact";
 import { PACKAGE_SCHEMA_FILE, readPackageSchema } from "../package";
+import { EngineLog } from "./engine-log";
 import type { DiffAnswer, NativeProvider, PropertyDiffKind } from "./provider";
 import type { Props } from "./values";
 
@@ -154,6 +155,21 @@ function statusOf(err: unknown, secrets: readonly string[]): Partial<grpcType.St
 }
 
 /**
+ * What this plugin can take, as Handshake and Configure both answer it (they must agree: an
+ * engine that handshakes never reads Configure's answer, an older one reads only that).
+ * Secrets: yes, every value is unwrapped and rewrapped (values.ts). Resource references, output
+ * values and byte strings: no, the engine sends them as plain values. Autonaming configuration: no.
+ */
+export const CAPABILITIES = {
+  acceptSecrets: true,
+  supportsPreview: true,
+  acceptResources: false,
+  acceptOutputs: false,
+  supportsAutonamingConfiguration: false,
+  acceptsByteString: false,
+} as const;
+
+/**
  * Serves one provider instance; `listen()` resolves its port. Only the gRPC library and the
  * protocol modules load before that: the provider's own code (the API client, its schemas, the
  * HTTP stack) loads on the first call that needs it, or at `preload()`, which `main` calls once
@@ -166,8 +182,12 @@ export class PluginServer {
   });
   /** Secrets this instance was configured with: scrubbed from every error it returns. */
   private secrets: string[] = [];
+  /** The engine's `Log` service, or stderr until its address is known. */
+  readonly log: EngineLog;
 
-  constructor() {
+  /** `engineAddress`: the plugin's argument, as the CLI starts it. */
+  constructor(engineAddress?: string) {
+    this.log = new EngineLog(engineAddress);
     const answer = <R>(cb: Callback, work: () => R | Promise<R>) => {
       Promise.resolve()
         .then(work)
@@ -204,11 +224,31 @@ export class PluginServer {
           if (typeof plain === "string" && plain !== "") this.secrets = [plain];
           p.configure(args);
           const res = new provproto.ConfigureResponse();
-          res.setAcceptsecrets(true);
-          res.setSupportspreview(true);
-          res.setAcceptresources(false);
-          res.setAcceptoutputs(false);
+          res.setAcceptsecrets(CAPABILITIES.acceptSecrets);
+          res.setSupportspreview(CAPABILITIES.supportsPreview);
+          res.setAcceptresources(CAPABILITIES.acceptResources);
+          res.setAcceptoutputs(CAPABILITIES.acceptOutputs);
+          res.setSupportsAutonamingConfiguration(CAPABILITIES.supportsAutonamingConfiguration);
           return res;
+        }),
+      handshake: (
+        call: Call<InstanceType<typeof provproto.ProviderHandshakeRequest>>,
+        cb: Callback,
+      ) =>
+        answer(cb, () => {
+          this.log.connect(call.request.getEngineAddress());
+          const res = new provproto.ProviderHandshakeResponse();
+          res.setAcceptSecrets(CAPABILITIES.acceptSecrets);
+          res.setAcceptResources(CAPABILITIES.acceptResources);
+          res.setAcceptOutputs(CAPABILITIES.acceptOutputs);
+          res.setSupportsAutonamingConfiguration(CAPABILITIES.supportsAutonamingConfiguration);
+          res.setAcceptsByteString(CAPABILITIES.acceptsByteString);
+          return res;
+        }),
+      attach: (call: Call<InstanceType<typeof pluginproto.PluginAttach>>, cb: Callback) =>
+        answer(cb, () => {
+          this.log.connect(call.request.getAddress());
+          return new Empty();
         }),
       check: (call: Call<InstanceType<typeof provproto.CheckRequest>>, cb: Callback) =>
         withProvider(cb, async (p) => {
@@ -290,7 +330,9 @@ export class PluginServer {
 
   /** The provider instance, its code loaded on first use. */
   provider(): Promise<NativeProvider> {
-    this.loading ??= import("./provider.ts").then(({ NativeProvider }) => new NativeProvider());
+    this.loading ??= import("./provider.ts").then(
+      ({ NativeProvider }) => new NativeProvider(this.log),
+    );
     return this.loading;
   }
 
@@ -309,6 +351,7 @@ export class PluginServer {
   }
 
   close(): Promise<void> {
+    this.log.close();
     return new Promise((ok) => this.server.tryShutdown(() => ok()));
   }
 }
