@@ -70,6 +70,10 @@ export interface ProviderSession {
   readonly watch: ServerWatch;
   /** The endpoint this session talks to (for messages; the key is never exposed). */
   readonly endpoint: string;
+  /** Aborted by {@link cancel}: every server wait of the session ends at once. */
+  readonly cancelled: AbortSignal;
+  /** The engine's Cancel: ends the session's waits now; those still to come end at their start. */
+  cancel(): void;
   /** Closes the client's connections. */
   close(): Promise<void>;
 }
@@ -82,6 +86,7 @@ class ConfiguredSession implements ProviderSession {
   readonly #config: SessionConfig;
   #journal: CreateJournal | undefined;
   #watch: ServerWatch | undefined;
+  readonly #cancellation = new AbortController();
 
   constructor(config: SessionConfig) {
     this.#config = { ...config };
@@ -110,8 +115,16 @@ class ConfiguredSession implements ProviderSession {
 
   /** Made on first use. */
   get watch(): ServerWatch {
-    this.#watch ??= sessionWatch(this.client, this.lists);
+    this.#watch ??= sessionWatch(this.client, this.lists, this.cancelled);
     return this.#watch;
+  }
+
+  get cancelled(): AbortSignal {
+    return this.#cancellation.signal;
+  }
+
+  cancel(): void {
+    this.#cancellation.abort(new Error("cloudinfra: the operation was cancelled (Cancel)"));
   }
 
   close(): Promise<void> {

@@ -18,12 +18,13 @@ import {
   provrpc,
   require,
 } from "../support/local-engine/proto.ts";
-import { ProviderHost } from "../support/local-engine/provider-host.ts";
+import { HostError, ProviderHost } from "../support/local-engine/provider-host.ts";
 import { makeSecret } from "../support/local-engine/values.ts";
 import { programEnv, ROOT } from "../support/programs";
 
 const MAIN = join(ROOT, "dist", "native", "plugin", "main.js");
 const TAG_URN = "urn:pulumi:dev::p::cloudinfra:index:Tag::adopted";
+const SERVER_URN = "urn:pulumi:dev::p::cloudinfra:index:Server::web";
 
 interface Logged {
   severity: "debug" | "info" | "warning" | "error";
@@ -82,7 +83,8 @@ let engine: FakeEngine;
 const hosts: ProviderHost[] = [];
 
 beforeAll(async () => {
-  emulator = await startTestEmulator();
+  // Servers stay `provisioning` until the test advances them: a create waits until cancelled.
+  emulator = await startTestEmulator({ lifecycle: { mode: "manual" } });
   client = new CloudInfraClient({
     endpoint: emulator.endpoint,
     apiKey: emulator.apiKey,
@@ -116,7 +118,7 @@ function providerClient(host: ProviderHost): InstanceType<typeof provrpc.Resourc
 
 function unary<Req, Res>(
   host: ProviderHost,
-  method: "handshake" | "attach" | "configure",
+  method: "handshake" | "attach" | "configure" | "cancel",
   req: Req,
 ): Promise<Res> {
   const c = providerClient(host);
@@ -242,5 +244,52 @@ describe("the plugin and the engine", () => {
     expect(
       await engine.next((l) => l.severity === "warning" && l.message.includes(`Tag ${id} `)),
     ).toEqual({ severity: "warning", message: adoptedWarning(id), urn: TAG_URN });
+  });
+
+  it("Cancel ends a server create's wait within 2 s; the server is kept with its id and the next run reads it", async () => {
+    const host = await plugin([engine.address]);
+    await handshake(host, engine.address);
+    await configure(host);
+    const inputs = { name: "cancelled-web", planId: 1, image: "ubuntu-24.04" };
+    const creating = host.create(SERVER_URN, inputs).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    // The create has sent its POST and waits for `running`, which never comes by itself.
+    const server = await vi.waitFor(
+      async () => {
+        const [made] = await client.servers.list();
+        if (made === undefined) throw new Error("no server yet");
+        return made;
+      },
+      { timeout: 10_000, interval: 50 },
+    );
+    const cancelledAt = Date.now();
+    await unary(host, "cancel", new Empty());
+    const err = await creating;
+    const elapsed = Date.now() - cancelledAt;
+    expect(elapsed).toBeLessThan(2_000);
+    expect(err).toBeInstanceOf(HostError);
+    const failure = err as HostError;
+    expect(failure.initFailed?.id).toBe(String(server.id));
+    expect(failure.message).toContain(
+      `stopped waiting for server ${server.id} to reach "running": aborted`,
+    );
+    expect(failure.message).toContain(
+      `server ${server.id} exists and is kept in the stack: the next pulumi up resumes from it`,
+    );
+    // The next run: a new plugin reads the server the engine recorded, once it is running.
+    await emulator.admin.advance({ server_id: server.id });
+    const next = await plugin([engine.address]);
+    await configure(next);
+    const read = await next.read(
+      SERVER_URN,
+      String(server.id),
+      failure.initFailed?.properties ?? {},
+      inputs,
+    );
+    expect(read.id).toBe(String(server.id));
+    expect(read.properties["status"]).toBe("running");
+    expect((await client.servers.list()).map((s) => s.id)).toEqual([server.id]);
   });
 });

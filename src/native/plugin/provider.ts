@@ -127,6 +127,8 @@ export class NativeProvider {
   private session: ProviderSession | undefined;
   /** Where warnings (and `CLOUDINFRA_LOG=debug` lines) go: the engine's Log, else stderr. */
   private readonly log: EngineLog | undefined;
+  /** Set by Cancel: this instance's session, and any made later, have their waits ended. */
+  private cancelled = false;
 
   constructor(log?: EngineLog) {
     this.log = log;
@@ -195,6 +197,16 @@ export class NativeProvider {
     this.configured = true;
   }
 
+  /**
+   * Cancel (the engine's Ctrl-C): every wait of the session ends now, with the error that keeps
+   * what exists in the stack (a server being created is recorded with its id, and the next
+   * `pulumi up` resumes from it).
+   */
+  cancel(): void {
+    this.cancelled = true;
+    this.session?.cancel();
+  }
+
   /** The instance's session, made on first use from its configuration. */
   private currentSession(): ProviderSession {
     if (this.session !== undefined) return this.session;
@@ -207,6 +219,7 @@ export class NativeProvider {
       projectDir: process.cwd(),
       ...(logger === undefined ? {} : { logger }),
     });
+    if (this.cancelled) this.session.cancel();
     return this.session;
   }
 

@@ -321,7 +321,12 @@ export class PluginServer {
           res.setReturn(struct(await p.invoke(req.getTok(), props(req.getArgs()))));
           return res;
         }),
-      cancel: (_call: unknown, cb: Callback) => cb(null, new Empty()),
+      // Ends the in-flight waits of the provider (if its code is loaded: else none are running).
+      cancel: (_call: unknown, cb: Callback) =>
+        answer(cb, async () => {
+          if (this.loading !== undefined) (await this.loading).cancel();
+          return new Empty();
+        }),
       getMapping: (_call: unknown, cb: Callback) =>
         cb(null, new provproto.GetMappingResponse().setProvider("").setData("")),
       getMappings: (_call: unknown, cb: Callback) => cb(null, new provproto.GetMappingsResponse()),
