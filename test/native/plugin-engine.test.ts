@@ -18,7 +18,7 @@ import {
   provrpc,
   require,
 } from "../support/local-engine/proto.ts";
-import { HostError, ProviderHost } from "../support/local-engine/provider-host.ts";
+import { HostError, ProviderHost, struct } from "../support/local-engine/provider-host.ts";
 import { makeSecret } from "../support/local-engine/values.ts";
 import { programEnv, ROOT } from "../support/programs";
 
@@ -118,7 +118,7 @@ function providerClient(host: ProviderHost): InstanceType<typeof provrpc.Resourc
 
 function unary<Req, Res>(
   host: ProviderHost,
-  method: "handshake" | "attach" | "configure" | "cancel",
+  method: "handshake" | "attach" | "configure" | "cancel" | "create",
   req: Req,
 ): Promise<Res> {
   const c = providerClient(host);
@@ -291,5 +291,28 @@ describe("the plugin and the engine", () => {
     expect(read.id).toBe(String(server.id));
     expect(read.properties["status"]).toBe("running");
     expect((await client.servers.list()).map((s) => s.id)).toEqual([server.id]);
+  });
+
+  it("a Create's timeout (the user's customTimeouts) is the deadline of the server's wait", async () => {
+    const host = await plugin([engine.address]);
+    await configure(host);
+    const req = new provproto.CreateRequest();
+    req.setUrn("urn:pulumi:dev::p::cloudinfra:index:Server::slow");
+    req.setProperties(struct({ name: "slow-web", planId: 1, image: "ubuntu-24.04" }));
+    req.setTimeout(1); // customTimeouts: { create: "1s" }
+    const startedAt = Date.now();
+    const err = await unary(host, "create", req).then(
+      () => undefined,
+      (e: unknown) => e as { details: string },
+    );
+    const elapsed = Date.now() - startedAt;
+    expect(elapsed).toBeGreaterThanOrEqual(1_000);
+    expect(elapsed).toBeLessThan(5_000);
+    const slow = (await client.servers.list()).find((s) => s.user_defined_name === "slow-web");
+    expect(err?.details).toMatch(
+      new RegExp(
+        `^cloudinfra: creating Server "slow-web" failed: timed out waiting for server ${slow?.id} to reach "running" \\(create; last status "provisioning"; [0-9.]+m?s elapsed\\); raise customTimeouts.create \\(now 1.0s\\) if it needs longer; server ${slow?.id} exists and is kept in the stack: the next pulumi up resumes from it$`,
+      ),
+    );
   });
 });

@@ -9,7 +9,7 @@
 import { ConfigurationError } from "../../api/errors";
 import { type ConfigSource, resolveSettings, type Settings } from "../../config";
 import { operationsOf } from "../../provider";
-import type { KindOperations } from "../../resources/common";
+import type { KindOperations, OperationLimits } from "../../resources/common";
 import { GENERATED_SECRETS, RESOURCE_MODULES, type ResourceKind } from "../../resources/kinds";
 import { type ProviderSession, sessionFor } from "../../resources/session";
 import { PACKAGE_NAME, resourceToken } from "../package";
@@ -299,6 +299,7 @@ export class NativeProvider {
     urn: string,
     news: Props,
     preview: boolean,
+    limits: OperationLimits = {},
   ): Promise<{ id: string; outputs: Props }> {
     const input = unwrap(news);
     if (preview) {
@@ -311,7 +312,7 @@ export class NativeProvider {
     }
     this.requireKnownConfig("create");
     const { kind, ops, session } = this.implementation(urn);
-    const made = await ops.create(session, input.plain);
+    const made = await ops.create(session, input.plain, limits);
     const adopted = input.plain["adoptId"];
     if (adopted !== undefined && adopted !== null) {
       this.log?.warn(
@@ -364,6 +365,7 @@ export class NativeProvider {
     olds: Props,
     news: Props,
     preview: boolean,
+    limits: OperationLimits = {},
   ): Promise<{ outputs: Props }> {
     const before = unwrap(olds);
     const input = unwrap(news);
@@ -371,7 +373,7 @@ export class NativeProvider {
     if (preview) return { outputs: rewrap({ ...before.plain, ...input.plain }, secretKeys) };
     this.requireKnownConfig("update");
     const { kind, ops, session } = this.implementation(urn);
-    const updated = await ops.update(session, id, before.plain, input.plain);
+    const updated = await ops.update(session, id, before.plain, input.plain, limits);
     return {
       outputs: rewrap(
         { ...before.plain, ...(updated.outs ?? {}) } as Props,
@@ -381,10 +383,10 @@ export class NativeProvider {
     };
   }
 
-  async delete(urn: string, id: string, state: Props): Promise<void> {
+  async delete(urn: string, id: string, state: Props, limits: OperationLimits = {}): Promise<void> {
     const { ops, session } = this.implementation(urn);
     this.requireKnownConfig("delete");
-    await ops.delete(session, id, unwrap(state).plain);
+    await ops.delete(session, id, unwrap(state).plain, limits);
   }
 }
 

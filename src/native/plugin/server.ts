@@ -12,6 +12,7 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import type * as grpcType from "@grpc/grpc-js";
 import { scrub } from "../../api/redact";
+import type { OperationLimits } from "../../resources/common";
 import { PACKAGE_SCHEMA_FILE, readPackageSchema } from "../package";
 import { EngineLog } from "./engine-log";
 import type { DiffAnswer, NativeProvider, PropertyDiffKind } from "./provider";
@@ -273,7 +274,12 @@ export class PluginServer {
       create: (call: Call<InstanceType<typeof provproto.CreateRequest>>, cb: Callback) =>
         withProvider(cb, async (p) => {
           const req = call.request;
-          const made = await p.create(req.getUrn(), props(req.getProperties()), req.getPreview());
+          const made = await p.create(
+            req.getUrn(),
+            props(req.getProperties()),
+            req.getPreview(),
+            limitsOf(req.getTimeout()),
+          );
           const res = new provproto.CreateResponse();
           res.setId(made.id);
           res.setProperties(struct(made.outputs));
@@ -303,6 +309,7 @@ export class PluginServer {
             props(req.getOlds()),
             props(req.getNews()),
             req.getPreview(),
+            limitsOf(req.getTimeout()),
           );
           const res = new provproto.UpdateResponse();
           res.setProperties(struct(updated.outputs));
@@ -311,7 +318,12 @@ export class PluginServer {
       delete: (call: Call<InstanceType<typeof provproto.DeleteRequest>>, cb: Callback) =>
         withProvider(cb, async (p) => {
           const req = call.request;
-          await p.delete(req.getUrn(), req.getId(), props(req.getProperties()));
+          await p.delete(
+            req.getUrn(),
+            req.getId(),
+            props(req.getProperties()),
+            limitsOf(req.getTimeout()),
+          );
           return new Empty();
         }),
       invoke: (call: Call<InstanceType<typeof provproto.InvokeRequest>>, cb: Callback) =>
@@ -359,6 +371,11 @@ export class PluginServer {
     this.log.close();
     return new Promise((ok) => this.server.tryShutdown(() => ok()));
   }
+}
+
+/** A request's `timeout` (seconds; 0 when the user set no `customTimeouts`) as the operation's limit. */
+function limitsOf(timeoutSeconds: number): OperationLimits {
+  return timeoutSeconds > 0 ? { timeoutMs: Math.round(timeoutSeconds * 1000) } : {};
 }
 
 /** Older engines send only `variables` (`cloudinfra:config:endpoint`): the same settings. */
