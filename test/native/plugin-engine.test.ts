@@ -8,7 +8,7 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { CloudInfraClient } from "../../src/api/client";
-import { startTestEmulator, type TestEmulator } from "../support/emulator";
+import { existingServerIn, startTestEmulator, type TestEmulator } from "../support/emulator";
 import {
   Empty,
   type engineproto,
@@ -223,6 +223,21 @@ describe("the plugin and the engine", () => {
     expect(host.stderr).not.toContain("was adopted");
   });
 
+  it("an import says what the API cannot read back, as a warning on the imported resource", async () => {
+    const host = await plugin([engine.address]);
+    await handshake(host, engine.address);
+    await configure(host);
+    const server = await existingServerIn(emulator, client, "imported-web");
+    const urn = "urn:pulumi:dev::p::cloudinfra:index:Server::imported";
+    const read = await host.read(urn, String(server.id), {});
+    expect(read.id).toBe(String(server.id));
+    expect(await engine.next((l) => l.urn === urn)).toEqual({
+      severity: "warning",
+      message: `cloudinfra: Server ${server.id}: the API does not return the SSH keys a server was created with, so the imported state has no sshKeyIds`,
+      urn,
+    });
+  });
+
   it("with no engine answering, the warning goes to stderr and the create still succeeds", async () => {
     const host = await plugin(["127.0.0.1:1"]);
     await configure(host);
@@ -258,7 +273,9 @@ describe("the plugin and the engine", () => {
     // The create has sent its POST and waits for `running`, which never comes by itself.
     const server = await vi.waitFor(
       async () => {
-        const [made] = await client.servers.list();
+        const made = (await client.servers.list()).find(
+          (s) => s.user_defined_name === "cancelled-web",
+        );
         if (made === undefined) throw new Error("no server yet");
         return made;
       },
@@ -290,7 +307,10 @@ describe("the plugin and the engine", () => {
     );
     expect(read.id).toBe(String(server.id));
     expect(read.properties["status"]).toBe("running");
-    expect((await client.servers.list()).map((s) => s.id)).toEqual([server.id]);
+    const named = (await client.servers.list()).filter(
+      (s) => s.user_defined_name === "cancelled-web",
+    );
+    expect(named.map((s) => s.id)).toEqual([server.id]);
   });
 
   it("a Create's timeout (the user's customTimeouts) is the deadline of the server's wait", async () => {
