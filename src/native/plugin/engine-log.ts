@@ -8,12 +8,9 @@
  * message goes to stderr, as it did before the plugin knew the engine. Messages are sent one after
  * another, in the order they were logged.
  */
-import { createRequire } from "node:module";
-import type * as grpcType from "@grpc/grpc-js";
 import { type Logger, stderrLogger } from "../../api/log";
+import { grpc } from "./grpc";
 
-const sdkRequire = createRequire(require.resolve("@pulumi/pulumi"));
-const grpc = sdkRequire("@grpc/grpc-js") as typeof grpcType;
 const enginerpc =
   require("@pulumi/pulumi/proto/engine_grpc_pb.js") as typeof import("@pulumi/pulumi/proto/engine_grpc_pb.js");
 const engineproto =

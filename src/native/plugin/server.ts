@@ -8,19 +8,15 @@
  * resource (default or explicit), so each configured instance has its own settings.
  */
 import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { join } from "node:path";
-import type * as grpcType from "@grpc/grpc-js";
 import { scrub } from "../../api/redact";
 import type { OperationLimits } from "../../resources/common";
 import { PACKAGE_SCHEMA_FILE, readPackageSchema } from "../package";
 import { EngineLog } from "./engine-log";
+import { grpc, type grpcType, sdkRequire } from "./grpc";
 import type { DiffAnswer, NativeProvider, PropertyDiffKind } from "./provider";
 import type { Props } from "./values";
 
-// The gRPC library and protobuf runtime the SDK's generated modules were built with: the SDK's own.
-const sdkRequire = createRequire(require.resolve("@pulumi/pulumi"));
-const grpc = sdkRequire("@grpc/grpc-js") as typeof grpcType;
 const provrpc =
   require("@pulumi/pulumi/proto/provider_grpc_pb.js") as typeof import("@pulumi/pulumi/proto/provider_grpc_pb.js");
 const provproto =
