@@ -30,11 +30,22 @@ export interface ResourceImplementation {
  * A native plugin calls these with the session of each configured provider instance.
  */
 export type KindOperations = {
-  [M in keyof ResourceImplementation]: (
-    session: ProviderSession,
-    ...args: Parameters<ResourceImplementation[M]>
-  ) => ReturnType<ResourceImplementation[M]>;
+  [M in keyof ResourceImplementation]: M extends "create" | "update" | "delete"
+    ? (
+        session: ProviderSession,
+        ...args: [...Parameters<ResourceImplementation[M]>, limits?: OperationLimits]
+      ) => ReturnType<ResourceImplementation[M]>
+    : (
+        session: ProviderSession,
+        ...args: Parameters<ResourceImplementation[M]>
+      ) => ReturnType<ResourceImplementation[M]>;
 };
+
+/** What the engine limits one Create, Update or Delete to (a native plugin's request). */
+export interface OperationLimits {
+  /** The request's `timeout`, the user's `customTimeouts`, in ms; a kind that waits stops there. */
+  timeoutMs?: number;
+}
 
 /**
  * During preview the engine passes a value that is not known yet as this string, whatever the

@@ -23,6 +23,7 @@
  */
 import { CloudInfraClient } from "../api/client";
 import type { HttpClientOptions } from "../api/http";
+import type { Logger } from "../api/log";
 import {
   type ConfigSource,
   clientOptions,
@@ -49,7 +50,12 @@ export type SessionTimeouts = Pick<
  * the CA to trust, the HTTP timeouts, and the project directory whose journal records its
  * creates (default: the working directory, which is the Pulumi project's in a provider host).
  */
-export type SessionConfig = Settings & SessionTimeouts & { projectDir?: string };
+export type SessionConfig = Settings &
+  SessionTimeouts & {
+    projectDir?: string;
+    /** Where the client's debug lines go (a native plugin: the engine); default `CLOUDINFRA_LOG`. */
+    logger?: Logger;
+  };
 
 /** The state one configured provider keeps between calls; see the top of this module. */
 export interface ProviderSession {
@@ -67,6 +73,10 @@ export interface ProviderSession {
   readonly stack: StackObjects;
   /** The endpoint this session talks to (for messages; the key is never exposed). */
   readonly endpoint: string;
+  /** Aborted by {@link cancel}: every server wait of the session ends at once. */
+  readonly cancelled: AbortSignal;
+  /** The engine's Cancel: ends the session's waits now; those still to come end at their start. */
+  cancel(): void;
   /** Closes the client's connections. */
   close(): Promise<void>;
 }
@@ -80,11 +90,16 @@ class ConfiguredSession implements ProviderSession {
   readonly #config: SessionConfig;
   #journal: CreateJournal | undefined;
   #watch: ServerWatch | undefined;
+  readonly #cancellation = new AbortController();
 
   constructor(config: SessionConfig) {
     this.#config = { ...config };
-    const { projectDir: _dir, ...http } = config;
-    this.client = new CloudInfraClient({ ...clientOptions(http), ...timeoutsOf(http) });
+    const { projectDir: _dir, logger, ...http } = config;
+    this.client = new CloudInfraClient({
+      ...clientOptions(http),
+      ...timeoutsOf(http),
+      ...(logger === undefined ? {} : { logger }),
+    });
     this.lists = new SharedLists(this.client);
   }
 
@@ -104,8 +119,16 @@ class ConfiguredSession implements ProviderSession {
 
   /** Made on first use. */
   get watch(): ServerWatch {
-    this.#watch ??= sessionWatch(this.client, this.lists);
+    this.#watch ??= sessionWatch(this.client, this.lists, this.cancelled);
     return this.#watch;
+  }
+
+  get cancelled(): AbortSignal {
+    return this.#cancellation.signal;
+  }
+
+  cancel(): void {
+    this.#cancellation.abort(new Error("cloudinfra: the operation was cancelled (Cancel)"));
   }
 
   close(): Promise<void> {
@@ -151,7 +174,7 @@ class SessionRegistry {
   }
 
   #key(config: SessionConfig): string {
-    const { endpoint, apiKey, caCert, projectDir, ...timeouts } = config;
+    const { endpoint, apiKey, caCert, projectDir, logger: _logger, ...timeouts } = config;
     const settings = caCert === undefined ? { endpoint, apiKey } : { endpoint, apiKey, caCert };
     return `${settingsFingerprint(settings)}\n${projectDir ?? ""}\n${JSON.stringify(timeouts)}`;
   }

@@ -2,13 +2,13 @@
 /**
  * `pulumi-resource-cloudinfra`: starts the plugin and prints its port on the first line of
  * standard output, which is how the CLI (and `@pulumi/pulumi/cmd/run-plugin`) learns where to
- * connect. The engine address argument is accepted and not needed: the plugin logs nothing
- * through the engine.
+ * connect. Its argument is the engine's address, where warnings and debug lines go
+ * (engine-log.ts).
  */
 import { PluginServer } from "./server";
 
 export async function serve(): Promise<PluginServer> {
-  const server = new PluginServer();
+  const server = new PluginServer(process.argv[2]);
   const port = await server.listen();
   process.stdout.write(`${port}\n`);
   server.preload();

@@ -9,10 +9,11 @@
 import { ConfigurationError } from "../../api/errors";
 import { type ConfigSource, resolveSettings, type Settings } from "../../config";
 import { operationsOf } from "../../provider";
-import type { KindOperations } from "../../resources/common";
+import type { KindOperations, OperationLimits } from "../../resources/common";
 import { GENERATED_SECRETS, RESOURCE_MODULES, type ResourceKind } from "../../resources/kinds";
 import { type ProviderSession, sessionFor } from "../../resources/session";
 import { PACKAGE_NAME, resourceToken } from "../package";
+import type { EngineLog } from "./engine-log";
 import { outputNames } from "./outputs";
 import { isSecret, type Props, rewrap, same, UNKNOWN, unwrap } from "./values";
 
@@ -124,6 +125,14 @@ export class NativeProvider {
   private settings: Settings | undefined;
   private settingsError: Error | undefined;
   private session: ProviderSession | undefined;
+  /** Where warnings (and `CLOUDINFRA_LOG=debug` lines) go: the engine's Log, else stderr. */
+  private readonly log: EngineLog | undefined;
+  /** Set by Cancel: this instance's session, and any made later, have their waits ended. */
+  private cancelled = false;
+
+  constructor(log?: EngineLog) {
+    this.log = log;
+  }
 
   /**
    * CheckConfig: the settings, with the environment fallbacks the resources use
@@ -188,13 +197,29 @@ export class NativeProvider {
     this.configured = true;
   }
 
+  /**
+   * Cancel (the engine's Ctrl-C): every wait of the session ends now, with the error that keeps
+   * what exists in the stack (a server being created is recorded with its id, and the next
+   * `pulumi up` resumes from it).
+   */
+  cancel(): void {
+    this.cancelled = true;
+    this.session?.cancel();
+  }
+
   /** The instance's session, made on first use from its configuration. */
   private currentSession(): ProviderSession {
     if (this.session !== undefined) return this.session;
     if (this.settings === undefined) {
       throw this.settingsError ?? new Error("cloudinfra: the provider was called before Configure");
     }
-    this.session = sessionFor({ ...this.settings, projectDir: process.cwd() });
+    const logger = this.log?.debugLogger();
+    this.session = sessionFor({
+      ...this.settings,
+      projectDir: process.cwd(),
+      ...(logger === undefined ? {} : { logger }),
+    });
+    if (this.cancelled) this.session.cancel();
     return this.session;
   }
 
@@ -289,6 +314,7 @@ export class NativeProvider {
     urn: string,
     news: Props,
     preview: boolean,
+    limits: OperationLimits = {},
   ): Promise<{ id: string; outputs: Props }> {
     const input = unwrap(news);
     if (preview) {
@@ -301,7 +327,14 @@ export class NativeProvider {
     }
     this.requireKnownConfig("create");
     const { kind, ops, session } = this.implementation(urn);
-    const made = await ops.create(session, input.plain);
+    const made = await ops.create(session, input.plain, limits);
+    const adopted = input.plain["adoptId"];
+    if (adopted !== undefined && adopted !== null) {
+      this.log?.warn(
+        `cloudinfra: ${kind} ${made.id} was adopted (adoptId), not created: this stack now manages the existing object and deletes it when the resource is deleted`,
+        urn,
+      );
+    }
     return {
       id: made.id,
       outputs: rewrap((made.outs ?? {}) as Props, input.secretKeys, GENERATED_SECRETS[kind]),
@@ -331,6 +364,8 @@ export class NativeProvider {
     const answer = await ops.read(session, id, importing ? undefined : stored.plain);
     if (answer.id === undefined || answer.id === "")
       return { id: "", outputs: {}, inputs: undefined };
+    const unread = importing ? UNREADABLE[kind] : undefined;
+    if (unread !== undefined) this.log?.warn(`cloudinfra: ${kind} ${answer.id}: ${unread}`, urn);
     return {
       id: answer.id,
       outputs: rewrap((answer.props ?? {}) as Props, stored.secretKeys, GENERATED_SECRETS[kind]),
@@ -345,6 +380,7 @@ export class NativeProvider {
     olds: Props,
     news: Props,
     preview: boolean,
+    limits: OperationLimits = {},
   ): Promise<{ outputs: Props }> {
     const before = unwrap(olds);
     const input = unwrap(news);
@@ -352,7 +388,7 @@ export class NativeProvider {
     if (preview) return { outputs: rewrap({ ...before.plain, ...input.plain }, secretKeys) };
     this.requireKnownConfig("update");
     const { kind, ops, session } = this.implementation(urn);
-    const updated = await ops.update(session, id, before.plain, input.plain);
+    const updated = await ops.update(session, id, before.plain, input.plain, limits);
     return {
       outputs: rewrap(
         { ...before.plain, ...(updated.outs ?? {}) } as Props,
@@ -362,12 +398,20 @@ export class NativeProvider {
     };
   }
 
-  async delete(urn: string, id: string, state: Props): Promise<void> {
+  async delete(urn: string, id: string, state: Props, limits: OperationLimits = {}): Promise<void> {
     const { ops, session } = this.implementation(urn);
     this.requireKnownConfig("delete");
-    await ops.delete(session, id, unwrap(state).plain);
+    await ops.delete(session, id, unwrap(state).plain, limits);
   }
 }
+
+/** What an import cannot learn of a kind, because the API does not return it; said as a warning. */
+const UNREADABLE: Partial<Record<ResourceKind, string>> = {
+  Server:
+    "the API does not return the SSH keys a server was created with, so the imported state has no sshKeyIds",
+  SshKey:
+    "the API shows a generated key's private half only in the creation answer, so the imported state has no privateKey",
+};
 
 /** A preview's outputs: every declared output unknown, until the inputs fill some in. */
 function unknownOutputs(kind: ResourceKind): Props {

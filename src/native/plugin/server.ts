@@ -8,17 +8,15 @@
  * resource (default or explicit), so each configured instance has its own settings.
  */
 import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { join } from "node:path";
-import type * as grpcType from "@grpc/grpc-js";
 import { scrub } from "../../api/redact";
+import type { OperationLimits } from "../../resources/common";
 import { PACKAGE_SCHEMA_FILE, readPackageSchema } from "../package";
+import { EngineLog } from "./engine-log";
+import { grpc, type grpcType, sdkRequire } from "./grpc";
 import type { DiffAnswer, NativeProvider, PropertyDiffKind } from "./provider";
 import type { Props } from "./values";
 
-// The gRPC library and protobuf runtime the SDK's generated modules were built with: the SDK's own.
-const sdkRequire = createRequire(require.resolve("@pulumi/pulumi"));
-const grpc = sdkRequire("@grpc/grpc-js") as typeof grpcType;
 const provrpc =
   require("@pulumi/pulumi/proto/provider_grpc_pb.js") as typeof import("@pulumi/pulumi/proto/provider_grpc_pb.js");
 const provproto =
@@ -158,6 +156,21 @@ function statusOf(err: unknown, secrets: readonly string[]): Partial<grpcType.St
 }
 
 /**
+ * What this plugin can take, as Handshake and Configure both answer it (they must agree: an
+ * engine that handshakes never reads Configure's answer, an older one reads only that).
+ * Secrets: yes, every value is unwrapped and rewrapped (values.ts). Resource references, output
+ * values and byte strings: no, the engine sends them as plain values. Autonaming configuration: no.
+ */
+export const CAPABILITIES = {
+  acceptSecrets: true,
+  supportsPreview: true,
+  acceptResources: false,
+  acceptOutputs: false,
+  supportsAutonamingConfiguration: false,
+  acceptsByteString: false,
+} as const;
+
+/**
  * Serves one provider instance; `listen()` resolves its port. Only the gRPC library and the
  * protocol modules load before that: the provider's own code (the API client, its schemas, the
  * HTTP stack) loads on the first call that needs it, or at `preload()`, which `main` calls once
@@ -170,8 +183,12 @@ export class PluginServer {
   });
   /** Secrets this instance was configured with: scrubbed from every error it returns. */
   private secrets: string[] = [];
+  /** The engine's `Log` service, or stderr until its address is known. */
+  readonly log: EngineLog;
 
-  constructor() {
+  /** `engineAddress`: the plugin's argument, as the CLI starts it. */
+  constructor(engineAddress?: string) {
+    this.log = new EngineLog(engineAddress);
     const answer = <R>(cb: Callback, work: () => R | Promise<R>) => {
       Promise.resolve()
         .then(work)
@@ -208,11 +225,31 @@ export class PluginServer {
           if (typeof plain === "string" && plain !== "") this.secrets = [plain];
           p.configure(args);
           const res = new provproto.ConfigureResponse();
-          res.setAcceptsecrets(true);
-          res.setSupportspreview(true);
-          res.setAcceptresources(false);
-          res.setAcceptoutputs(false);
+          res.setAcceptsecrets(CAPABILITIES.acceptSecrets);
+          res.setSupportspreview(CAPABILITIES.supportsPreview);
+          res.setAcceptresources(CAPABILITIES.acceptResources);
+          res.setAcceptoutputs(CAPABILITIES.acceptOutputs);
+          res.setSupportsAutonamingConfiguration(CAPABILITIES.supportsAutonamingConfiguration);
           return res;
+        }),
+      handshake: (
+        call: Call<InstanceType<typeof provproto.ProviderHandshakeRequest>>,
+        cb: Callback,
+      ) =>
+        answer(cb, () => {
+          this.log.connect(call.request.getEngineAddress());
+          const res = new provproto.ProviderHandshakeResponse();
+          res.setAcceptSecrets(CAPABILITIES.acceptSecrets);
+          res.setAcceptResources(CAPABILITIES.acceptResources);
+          res.setAcceptOutputs(CAPABILITIES.acceptOutputs);
+          res.setSupportsAutonamingConfiguration(CAPABILITIES.supportsAutonamingConfiguration);
+          res.setAcceptsByteString(CAPABILITIES.acceptsByteString);
+          return res;
+        }),
+      attach: (call: Call<InstanceType<typeof pluginproto.PluginAttach>>, cb: Callback) =>
+        answer(cb, () => {
+          this.log.connect(call.request.getAddress());
+          return new Empty();
         }),
       check: (call: Call<InstanceType<typeof provproto.CheckRequest>>, cb: Callback) =>
         withProvider(cb, async (p) => {
@@ -237,7 +274,12 @@ export class PluginServer {
       create: (call: Call<InstanceType<typeof provproto.CreateRequest>>, cb: Callback) =>
         withProvider(cb, async (p) => {
           const req = call.request;
-          const made = await p.create(req.getUrn(), props(req.getProperties()), req.getPreview());
+          const made = await p.create(
+            req.getUrn(),
+            props(req.getProperties()),
+            req.getPreview(),
+            limitsOf(req.getTimeout()),
+          );
           const res = new provproto.CreateResponse();
           res.setId(made.id);
           res.setProperties(struct(made.outputs));
@@ -272,6 +314,7 @@ export class PluginServer {
             props(req.getOlds()),
             props(req.getNews()),
             req.getPreview(),
+            limitsOf(req.getTimeout()),
           );
           const res = new provproto.UpdateResponse();
           res.setProperties(struct(updated.outputs));
@@ -280,7 +323,12 @@ export class PluginServer {
       delete: (call: Call<InstanceType<typeof provproto.DeleteRequest>>, cb: Callback) =>
         withProvider(cb, async (p) => {
           const req = call.request;
-          await p.delete(req.getUrn(), req.getId(), props(req.getProperties()));
+          await p.delete(
+            req.getUrn(),
+            req.getId(),
+            props(req.getProperties()),
+            limitsOf(req.getTimeout()),
+          );
           return new Empty();
         }),
       invoke: (call: Call<InstanceType<typeof provproto.InvokeRequest>>, cb: Callback) =>
@@ -293,7 +341,12 @@ export class PluginServer {
           else res.setReturn(struct(answer.result));
           return res;
         }),
-      cancel: (_call: unknown, cb: Callback) => cb(null, new Empty()),
+      // Ends the in-flight waits of the provider (if its code is loaded: else none are running).
+      cancel: (_call: unknown, cb: Callback) =>
+        answer(cb, async () => {
+          if (this.loading !== undefined) (await this.loading).cancel();
+          return new Empty();
+        }),
       getMapping: (_call: unknown, cb: Callback) =>
         cb(null, new provproto.GetMappingResponse().setProvider("").setData("")),
       getMappings: (_call: unknown, cb: Callback) => cb(null, new provproto.GetMappingsResponse()),
@@ -302,7 +355,9 @@ export class PluginServer {
 
   /** The provider instance, its code loaded on first use. */
   provider(): Promise<NativeProvider> {
-    this.loading ??= import("./provider.ts").then(({ NativeProvider }) => new NativeProvider());
+    this.loading ??= import("./provider.ts").then(
+      ({ NativeProvider }) => new NativeProvider(this.log),
+    );
     return this.loading;
   }
 
@@ -321,8 +376,14 @@ export class PluginServer {
   }
 
   close(): Promise<void> {
+    this.log.close();
     return new Promise((ok) => this.server.tryShutdown(() => ok()));
   }
+}
+
+/** A request's `timeout` (seconds; 0 when the user set no `customTimeouts`) as the operation's limit. */
+function limitsOf(timeoutSeconds: number): OperationLimits {
+  return timeoutSeconds > 0 ? { timeoutMs: Math.round(timeoutSeconds * 1000) } : {};
 }
 
 /** Older engines send only `variables` (`cloudinfra:config:endpoint`): the same settings. */

@@ -21,6 +21,7 @@ import {
   failuresFromZod,
   type KindNames,
   type KindOperations,
+  type OperationLimits,
   operationError,
   type Props,
   partialCreateError,
@@ -33,6 +34,7 @@ import { DEFAULT_MAX_SENDS, RESEND, sendLookResend } from "../resend";
 import { onCurrentSession, type ProviderSession } from "../session";
 import {
   diffServer,
+  formatDuration,
   fromApi,
   inputsOf,
   osOf,
@@ -87,7 +89,22 @@ interface Deadline {
   setting: string;
 }
 
-function deadlineFor(inputs: Partial<ServerInputs>, kind: TimeoutKind): Deadline {
+/**
+ * The deadline of one operation's waits: the server's own `timeouts` input, else the engine's
+ * `customTimeouts` (a native plugin's request), else the default.
+ */
+function deadlineFor(
+  inputs: Partial<ServerInputs>,
+  kind: TimeoutKind,
+  limits?: OperationLimits,
+): Deadline {
+  const custom = limits?.timeoutMs;
+  if (inputs.timeouts?.[kind] === undefined && custom !== undefined && custom > 0) {
+    return {
+      at: Date.now() + custom,
+      setting: `customTimeouts.${kind} (now ${formatDuration(custom)})`,
+    };
+  }
   return { at: Date.now() + timeoutMs(inputs, kind), setting: timeoutSetting(inputs, kind) };
 }
 
@@ -392,7 +409,11 @@ export const operations = {
     return guardAdoptedReplacement(SERVER, id, news, diffServer(olds, news));
   },
 
-  async create(session, props: Props): Promise<pulumi.dynamic.CreateResult> {
+  async create(
+    session,
+    props: Props,
+    limits?: OperationLimits,
+  ): Promise<pulumi.dynamic.CreateResult> {
     const operation = describeOperation(
       "creating",
       "Server",
@@ -400,7 +421,7 @@ export const operations = {
     );
     const inputs = parseInputs(props, operation);
     if (inputs.adoptId !== undefined) return adopt(adoption(session), inputs, inputs.adoptId);
-    const deadline = deadlineFor(inputs, "create");
+    const deadline = deadlineFor(inputs, "create", limits);
     const sentAt = Date.now();
     let created: Server;
     let close: () => void;
@@ -474,11 +495,12 @@ export const operations = {
     id: string,
     olds: Props,
     news: Props,
+    limits?: OperationLimits,
   ): Promise<pulumi.dynamic.UpdateResult> {
     const before = storedInputs(olds);
     const operation = describeOperation("updating", "Server", before.name ?? id);
     const inputs = parseInputs(news, operation);
-    const deadline = deadlineFor(inputs, "update");
+    const deadline = deadlineFor(inputs, "update", limits);
     const client = session.client;
     try {
       const serverId = serverIdOf(id);
@@ -492,10 +514,10 @@ export const operations = {
     }
   },
 
-  async delete(session, id: string, props: Props): Promise<void> {
+  async delete(session, id: string, props: Props, limits?: OperationLimits): Promise<void> {
     const stored = storedInputs(props);
     try {
-      await deleteServer(session, serverIdOf(id), deadlineFor(stored, "delete"));
+      await deleteServer(session, serverIdOf(id), deadlineFor(stored, "delete", limits));
     } catch (err) {
       throw operationError(describeOperation("deleting", "Server", stored.name ?? id), err);
     }

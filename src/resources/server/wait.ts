@@ -145,6 +145,9 @@ export async function waitForServerStatus(
   options: WaitForServerStatusOptions,
 ): Promise<Server | undefined> {
   const startedAt = Date.now();
+  // The caller's signal, and the session's cancellation (the engine's Cancel) through the watch.
+  const signals = [options.signal, watch.signal].filter((s) => s !== undefined);
+  const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
   const onTheWay = statusesOnTheWay(options.target);
   const pending = notYetApplied(options.action);
   const transition = transitionOf(options.action, options.initial);
@@ -183,7 +186,7 @@ export async function waitForServerStatus(
     fail("aborted", `stopped waiting for server ${serverId} to reach ${target}: aborted`);
 
   for (;;) {
-    if (options.signal?.aborted) throw aborted();
+    if (signal?.aborted) throw aborted();
     const question: WatchQuestion = {
       serverId: Number(serverId),
       transition,
@@ -191,14 +194,14 @@ export async function waitForServerStatus(
       startedAt,
       lastPolledAt,
       deadlineAt: options.deadlineAt,
-      signal: options.signal,
+      signal,
     };
     let answer: WatchAnswer | undefined;
     try {
       answer = await watch.next(question);
       lastPollError = undefined;
     } catch (err) {
-      if (options.signal?.aborted) throw aborted();
+      if (signal?.aborted) throw aborted();
       if (!isTransient(err)) throw err;
       lastPollError = err;
       lastPolledAt = Date.now();

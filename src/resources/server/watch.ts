@@ -83,6 +83,8 @@ interface Pending {
 export interface ServerWatchOptions {
   /** Current time, ms since the epoch; tests pass their own. */
   now?: () => number;
+  /** Ends every wait on this watch when aborted: its session's cancellation (the engine's Cancel). */
+  signal?: AbortSignal | undefined;
 }
 
 /** Shared polls of the servers one process waits for; see the rule at the top of this module. */
@@ -102,10 +104,13 @@ export class ServerWatch {
   #polling = false;
   /** Polls sent, for tests and benchmarks. */
   polls = 0;
+  /** Aborted when the session is cancelled: every wait ends (wait.ts). */
+  readonly signal: AbortSignal | undefined;
 
   constructor(source: ServerSource, options: ServerWatchOptions = {}) {
     this.#source = source;
     this.#now = options.now ?? Date.now;
+    this.signal = options.signal;
   }
 
   /**
@@ -252,20 +257,27 @@ export class ServerWatch {
  * through the session's list cache (always as new requests), where a server create of the moment
  * takes them as its look at the servers before it (../shared-list.ts).
  */
-export function sessionWatch(client: { servers: ServerSource }, lists: SharedLists): ServerWatch {
+export function sessionWatch(
+  client: { servers: ServerSource },
+  lists: SharedLists,
+  signal?: AbortSignal,
+): ServerWatch {
   const { servers } = client;
   // Polls spend what the rate budget has left after the work a user waits for.
   const background = { priority: "background" } as const;
-  return new ServerWatch({
-    // A server seen through its own poll is newer than any list of servers finished before: a
-    // read after a create must not show the state the create waited past (lists.observed).
-    get: async (id) => {
-      try {
-        return await servers.get(id, background);
-      } finally {
-        lists.observed();
-      }
+  return new ServerWatch(
+    {
+      // A server seen through its own poll is newer than any list of servers finished before: a
+      // read after a create must not show the state the create waited past (lists.observed).
+      get: async (id) => {
+        try {
+          return await servers.get(id, background);
+        } finally {
+          lists.observed();
+        }
+      },
+      list: () => lists.since("servers", () => servers.list(background), lists.mark()),
     },
-    list: () => lists.since("servers", () => servers.list(background), lists.mark()),
-  });
+    { signal },
+  );
 }
