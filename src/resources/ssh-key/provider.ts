@@ -172,7 +172,7 @@ const adoption = (session: ProviderSession): Adoption<SshKeyInputs, Key> => ({
     return out;
   },
   async converge(live, key) {
-    const outs: SshKeyOutputs = { ...fromApi(live, key.publicKey), generate: key.generate };
+    const outs: SshKeyOutputs = { ...fromApi(live), generate: key.generate };
     return { ...outs };
   },
 });
