@@ -598,10 +598,12 @@ export class Deployment {
   private async importResource(urn: string, goal: Goal, base: ResourceState) {
     const id = goal.importId ?? "";
     const host = await this.hostFor(base);
-    const read = await this.workers.run(() => host.read(urn, id, {}, {}));
+    const read = await this.workers.run(() => host.importRead(urn, id));
     // ImportStep.Apply (step.go): nil outputs are a missing resource, nil inputs a provider that
     // cannot import; an empty id keeps the one asked for.
-    if (!read.exists) throw new Error(`resource '${id}' does not exist (importing ${urn})`);
+    if (read.properties === undefined) {
+      throw new Error(`resource '${id}' does not exist (importing ${urn})`);
+    }
     if (read.inputs === undefined) {
       throw new Error(
         `provider does not support importing resources; please try updating the '${urn.split("::")[2]?.split(":")[0]}' plugin (importing ${urn})`,

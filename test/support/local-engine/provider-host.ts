@@ -339,23 +339,41 @@ export class ProviderHost {
     id: string,
     properties: Props,
     inputs?: Props,
-  ): Promise<{ id: string; properties: Props; exists: boolean; inputs: Props | undefined }> {
+  ): Promise<{ id: string; properties: Props; inputs: Props | undefined }> {
+    const res = await this.readResponse(urn, id, properties, inputs);
+    return {
+      id: res.getId(),
+      properties: toProps(res.getProperties()),
+      inputs: res.hasInputs() ? toProps(res.getInputs()) : undefined,
+    };
+  }
+
+  /**
+   * An import's Read (ImportStep of step.go): no state, no inputs. The engine unmarshals the
+   * answer with PropagateNil, so unset properties are nil outputs ("does not exist") and unset
+   * inputs nil inputs ("provider does not support importing"); both are `undefined` here.
+   */
+  async importRead(
+    urn: string,
+    id: string,
+  ): Promise<{ id: string; properties: Props | undefined; inputs: Props | undefined }> {
+    const res = await this.readResponse(urn, id, {}, {});
+    return {
+      id: res.getId(),
+      properties: res.hasProperties() ? toProps(res.getProperties()) : undefined,
+      inputs: res.hasInputs() ? toProps(res.getInputs()) : undefined,
+    };
+  }
+
+  private readResponse(urn: string, id: string, properties: Props, inputs: Props | undefined) {
     const req = new provproto.ReadRequest();
     req.setUrn(urn);
     req.setId(id);
     req.setProperties(struct(properties));
     if (inputs !== undefined) req.setInputs(struct(inputs));
-    const res = await this.call<InstanceType<typeof provproto.ReadResponse>>((cb) =>
+    return this.call<InstanceType<typeof provproto.ReadResponse>>((cb) =>
       this.client.read(req, cb),
     );
-    return {
-      id: res.getId(),
-      properties: toProps(res.getProperties()),
-      // The engine unmarshals properties with PropagateNil: unset ones are nil outputs, which
-      // ImportStep and ReadStep take for "does not exist" (step.go); `properties` is then {}.
-      exists: res.hasProperties(),
-      inputs: res.hasInputs() ? toProps(res.getInputs()) : undefined,
-    };
   }
 
   async update(
