@@ -42,7 +42,12 @@ function connection(sent: boolean, permanent: boolean): AttemptFailure {
     kind: "connection",
     sent,
     permanent,
-    error: new ConnectionError({ ...request, requestSent: sent, mayHaveBeenApplied: false }),
+    error: new ConnectionError({
+      ...request,
+      causeCode: "ECONNRESET",
+      requestSent: sent,
+      mayHaveBeenApplied: false,
+    }),
   };
 }
 const timeout: AttemptFailure = {
