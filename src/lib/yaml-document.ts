@@ -13,6 +13,7 @@ import { isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from "y
 import type { z } from "zod";
 import { formatPath } from "../api/schemas/common";
 import { didYouMean } from "./names";
+import { whyUnreadable } from "./read-failure";
 
 /** One problem of a YAML file, where it is and what is wrong. */
 export interface LocatedIssue {
@@ -71,8 +72,8 @@ export class YamlSource {
     try {
       text = readFileSync(file, "utf8");
     } catch (err) {
-      const why = (err as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : String(err);
-      return [{ file: displayName, line: 1, column: 1, path: "", message: `cannot read: ${why}` }];
+      const message = `cannot read: ${whyUnreadable(err)}`;
+      return [{ file: displayName, line: 1, column: 1, path: "", message }];
     }
     return YamlSource.parse(text, displayName);
   }

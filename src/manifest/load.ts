@@ -9,6 +9,7 @@
 import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { nameKey } from "../lib/names";
+import { whyUnreadable } from "../lib/read-failure";
 import { referenceProblems } from "../lib/references";
 import { parsePublicKey } from "../lib/sshkeys";
 import { type LocatedIssue, YamlSource } from "../lib/yaml-document";
@@ -183,9 +184,7 @@ function checkPublicKeys(
     try {
       text = readFileSync(resolve(manifestDir, file), "utf8");
     } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      const why = code === "ENOENT" ? "no such file" : String(err);
-      issues.push(source.issue(path, `cannot read ${JSON.stringify(file)}: ${why}`));
+      issues.push(source.issue(path, `cannot read ${JSON.stringify(file)}: ${whyUnreadable(err)}`));
       continue;
     }
     if (check(path, text)) publicKeyFiles.set(key, text.trim());

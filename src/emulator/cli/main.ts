@@ -14,6 +14,7 @@ import { readFileSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { reportError } from "../../lib/cli-output";
+import { whyUnreadable } from "../../lib/read-failure";
 import type { EmulatorOptions } from "../emulator";
 import { Emulator } from "../emulator";
 import type { SeededAccount } from "../seed/file";
@@ -158,8 +159,7 @@ async function main(): Promise<void> {
     try {
       seedText = readFileSync(seed, "utf8");
     } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      fail(`--seed ${seed}: ${code === "ENOENT" ? "no such file" : String(error)}`);
+      fail(`--seed ${seed}: ${whyUnreadable(error)}`);
     }
   }
   const infoDir = settings.dataDir;
