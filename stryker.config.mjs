@@ -16,7 +16,8 @@ export default {
   tempDirName: ".stryker-tmp",
   cleanTempDir: "always",
   timeoutMS: 10_000,
-  // The sandbox needs the sources, the tests and the configs; not the examples, docs or builds.
-  ignorePatterns: ["dist", "examples", "docs", "bench", "reports", ".ci"],
+  // The sandbox needs the sources, the tests, the configs and dist/ (some test helpers import
+  // it); not the examples, docs or benchmarks.
+  ignorePatterns: ["examples", "docs", "bench", "reports", ".ci"],
   plugins: ["@stryker-mutator/vitest-runner"],
 };

@@ -82,6 +82,12 @@ for (const module of wanted) {
 }
 const modules = wanted.length > 0 ? wanted : Object.keys(MODULES);
 mkdirSync(reportDir, { recursive: true });
+// Some test helpers import dist/ (test/support/programs.ts); build it when the sources changed.
+const build = spawnSync(process.execPath, ["scripts/build.mjs", "--if-stale"], {
+  cwd: root,
+  stdio: "inherit",
+});
+if (build.status !== 0) fail("the build failed");
 
 /** Counts of one module's mutants by status, from Stryker's JSON report. */
 function tally(reportFile, module) {
