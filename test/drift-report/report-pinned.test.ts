@@ -1,0 +1,223 @@
+/*
+ * What the drift report's tests did not pin (issue 27: mutation testing): every signature value
+ * Pulumi may put in a state, a failed refresh that must give no verdict, a refresh that changed
+ * only outputs, the provider plumbing, a refresh step with a detailed diff, and a changed
+ * resource whose JSON says nothing of how.
+ */
+import { describe, expect, it } from "vitest";
+import { analyse, type PulumiRun, renderMarkdown, type Step } from "../../src/drift-report";
+import { displayable } from "../../src/drift-report/report";
+
+const SIG = "4dabf18193072939515e22adb298388d";
+const URN = (type: string, name: string) =>
+  `urn:pulumi:prod::gitops::cloudinfra:index:Manifest$pulumi-nodejs:dynamic/cloudinfra:${type}::${name}`;
+
+function step(fields: Partial<Step> & { op: string }): Step {
+  return {
+    urn: URN("Server", "web-1"),
+    diffReasons: [],
+    replaceReasons: [],
+    detailedPaths: [],
+    phase: "refresh",
+    ...fields,
+  };
+}
+function run(steps: Step[], fields: Partial<PulumiRun> = {}): PulumiRun {
+  return {
+    format: "events",
+    kind: "refresh",
+    refreshed: false,
+    steps,
+    changeSummary: {},
+    errors: [],
+    ...fields,
+  };
+}
+const state = (inputs: Record<string, unknown>, outputs = inputs) => ({ id: "7", inputs, outputs });
+
+describe("displayable", () => {
+  it("shows every signature value as a reader may see it", () => {
+    expect(
+      displayable({
+        password: { [SIG]: "1b47061264138c4ac30d75fd1eb44270", plaintext: '"hunter2"' },
+        token: { [SIG]: "d0e6a833031e9bbcd3f4e8bde6ca49a4", value: "abc", secret: true },
+        plain: { [SIG]: "d0e6a833031e9bbcd3f4e8bde6ca49a4", value: "abc" },
+        pending: { [SIG]: "d0e6a833031e9bbcd3f4e8bde6ca49a4" },
+        unknown: "04da6b54-80e4-46f7-96ec-b56ff0331ba9",
+        bytes: { [SIG]: "803fd3297a5875dc03ca845dda5d2a98", value: "aGk=" },
+        noBytes: { [SIG]: "803fd3297a5875dc03ca845dda5d2a98" },
+        owner: { [SIG]: "5cf8f73096256a8f31e491e813e4eb8e", urn: URN("User", "ci"), id: "21" },
+        asset: { [SIG]: "c44067f5952c0a294b673a41bacd8c17", path: "./index.html" },
+        list: [{ [SIG]: "d0e6a833031e9bbcd3f4e8bde6ca49a4", value: 1, secret: true }, 2],
+        nested: { deep: { [SIG]: "1b47061264138c4ac30d75fd1eb44270", value: "x" } },
+      }),
+    ).toEqual({
+      password: "[secret]",
+      token: "[secret]",
+      plain: "abc",
+      pending: "(known after the update)",
+      unknown: "(known after the update)",
+      bytes: 'b"aGk="',
+      noBytes: 'b""',
+      owner: URN("User", "ci"),
+      asset: "[c44067f5]",
+      list: ["[secret]", 2],
+      nested: { deep: "[secret]" },
+    });
+  });
+
+  it("never prints a secret held in an output value, in a drift row either", () => {
+    const secret = (value: string) => ({
+      [SIG]: "d0e6a833031e9bbcd3f4e8bde6ca49a4",
+      value,
+      secret: true,
+    });
+    const report = analyse(
+      run([
+        step({
+          op: "update",
+          old: state({ name: "web", token: secret("old-token") }),
+          new: state({ name: "web", token: secret("new-token") }),
+          detailedPaths: ["token"],
+        }),
+      ]),
+    );
+    expect(report.rows[0]?.fields).toEqual([
+      { field: "token", expected: "`[secret]`", actual: "`[secret]`", replaces: false },
+    ]);
+    expect(renderMarkdown(report)).not.toContain("-token");
+  });
+});
+
+describe("analyse", () => {
+  it("shows a refresh that changed only outputs as the outputs that changed", () => {
+    const report = analyse(
+      run([
+        step({
+          op: "update",
+          old: state({ name: "web" }, { name: "web", status: "running" }),
+          new: state({ name: "web" }, { name: "web", status: "stopped" }),
+        }),
+      ]),
+    );
+    expect(report.rows).toEqual([
+      {
+        urn: URN("Server", "web-1"),
+        type: "Server",
+        name: "web-1",
+        op: "update",
+        fields: [{ field: "status", expected: "`running`", actual: "`stopped`", replaces: false }],
+      },
+    ]);
+  });
+
+  it("never shows the serialized provider as a field", () => {
+    const report = analyse(
+      run([
+        step({
+          op: "update",
+          old: state({ __provider: "a", name: "web" }),
+          new: state({ __provider: "b", name: "www" }),
+        }),
+        step({
+          op: "update",
+          urn: URN("Server", "web-2"),
+          old: state({ name: "web" }),
+          new: state({ name: "www" }),
+          detailedPaths: ["__provider", "name"],
+        }),
+      ]),
+    );
+    expect(report.rows.map((r) => r.fields)).toEqual([
+      [{ field: "name", expected: "`web`", actual: "`www`", replaces: false }],
+      [{ field: "name", expected: "`web`", actual: "`www`", replaces: false }],
+    ]);
+  });
+
+  it("reads a refresh step that carries a detailed diff as drift, and one without as none", () => {
+    const report = analyse(
+      run([
+        step({
+          op: "refresh",
+          old: state({ name: "web" }),
+          new: state({ name: "www" }),
+          detailedPaths: ["name"],
+        }),
+        step({
+          op: "refresh",
+          urn: URN("Server", "web-2"),
+          old: state({ name: "web" }),
+          new: state({ name: "www" }),
+        }),
+      ]),
+    );
+    expect(report.rows).toEqual([
+      {
+        urn: URN("Server", "web-1"),
+        type: "Server",
+        name: "web-1",
+        op: "refresh",
+        fields: [{ field: "name", expected: "`web`", actual: "`www`", replaces: false }],
+      },
+    ]);
+  });
+
+  it("says a changed resource changed though its JSON does not say how", () => {
+    const report = analyse(
+      run([step({ op: "update", old: state({ name: "web" }), new: state({ name: "web" }) })]),
+    );
+    expect(report.rows[0]?.fields).toEqual([
+      {
+        field: "",
+        expected: "*changed*",
+        actual: "*the JSON does not say how*",
+        replaces: false,
+      },
+    ]);
+  });
+});
+
+describe("renderMarkdown of a failed refresh", () => {
+  it("gives no verdict, neither drift nor 'No drift'", () => {
+    const report = analyse(run([step({ op: "same" })], { errors: ["error: boom"] }));
+    expect(renderMarkdown(report)).toBe(
+      [
+        "### The refresh failed: no verdict",
+        "",
+        "The run of stack `prod` (project `gitops`) stopped with 1 error; what it did not reach may differ too.",
+        "",
+        "**Errors**",
+        "",
+        "- error: boom",
+        "",
+      ].join("\n"),
+    );
+  });
+
+  it("still lists the drift it found before failing, under no verdict", () => {
+    const report = analyse(
+      run([step({ op: "update", old: state({ name: "web" }), new: state({ name: "www" }) })], {
+        errors: ["error: one", "error: two\nsecond line"],
+      }),
+    );
+    expect(renderMarkdown(report)).toBe(
+      [
+        "### The refresh failed: no verdict",
+        "",
+        "The run of stack `prod` (project `gitops`) stopped with 2 errors; what it did not reach may differ too.",
+        "",
+        "| Resource | Field | In the state | Live |",
+        "|---|---|---|---|",
+        "| Server `web-1` | `name` | `web` | `www` |",
+        "",
+        "`pulumi up` puts each of them back as the state and the code say; `pulumi refresh` accepts what runs into the state instead (then change the code to match).",
+        "",
+        "**Errors**",
+        "",
+        "- error: one",
+        "- error: two second line",
+        "",
+      ].join("\n"),
+    );
+  });
+});
