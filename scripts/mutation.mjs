@@ -36,6 +36,7 @@ export const MODULES = {
     "test/manifest/load.test.ts",
     "test/resources/role.test.ts",
   ],
+  "src/lib/read-failure.ts": ["test/unit/read-failure.test.ts"],
   "src/lib/references.ts": ["test/unit/references.test.ts"],
   "src/lib/sshkeys.ts": ["test/unit/sshkeys.test.ts"],
   "src/lib/yaml-document.ts": ["test/manifest/yaml-document.test.ts", "test/manifest/load.test.ts"],
