@@ -56,6 +56,12 @@ describe("normaliseCidr refuses, saying why", () => {
     ["1.2.3.1000", `${BAD}: "1000" is not a number from 0 to 255`],
     ["1.2.3.x", `${BAD}: "x" is not a number from 0 to 255`],
     ["01.2.3.4", `${BAD}: "01" has a leading zero; write it without`],
+    // Only digits make a number: no sign, exponent or letter around them.
+    ["1.2.3.+1", `${BAD}: "+1" is not a number from 0 to 255`],
+    ["1.2.3.x1", `${BAD}: "x1" is not a number from 0 to 255`],
+    ["1.2.3.1e2", `${BAD}: "1e2" is not a number from 0 to 255`],
+    ["1.2.3.1x", `${BAD}: "1x" is not a number from 0 to 255`],
+    ["/8", `${BAD}: expected four numbers separated by dots in ""`],
     ["g::1", `${BAD}: "g" is not a group of 1-4 hex digits`],
     ["12345::1", `${BAD}: "12345" is not a group of 1-4 hex digits`],
     ["1::12345", `${BAD}: "12345" is not a group of 1-4 hex digits`],
@@ -73,6 +79,10 @@ describe("normaliseCidr refuses, saying why", () => {
     ["10.0.0.0/", `expected a prefix length from 0 to 32 after "/", got ""`],
     ["10.0.0.0/x", `expected a prefix length from 0 to 32 after "/", got "x"`],
     ["10.0.0.0/1000", `expected a prefix length from 0 to 32 after "/", got "1000"`],
+    ["10.0.0.0/+8", `expected a prefix length from 0 to 32 after "/", got "+8"`],
+    ["10.0.0.0/x8", `expected a prefix length from 0 to 32 after "/", got "x8"`],
+    ["10.0.0.0/8e0", `expected a prefix length from 0 to 32 after "/", got "8e0"`],
+    ["10.0.0.0/8x", `expected a prefix length from 0 to 32 after "/", got "8x"`],
     ["::/129", `expected a prefix length from 0 to 128 after "/", got "129"`],
     [
       "10.0.0.1/24",
