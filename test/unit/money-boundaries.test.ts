@@ -4,7 +4,14 @@
  * anchors removable).
  */
 import { describe, expect, it } from "vitest";
-import { formatCents, percentOf, priceToCents, sumCents, toCents } from "../../src/lib/money";
+import {
+  formatCents,
+  MoneyError,
+  percentOf,
+  priceToCents,
+  sumCents,
+  toCents,
+} from "../../src/lib/money";
 
 function messageOf(action: () => unknown): string {
   try {
@@ -28,6 +35,20 @@ describe("money's messages", () => {
     ["90071992547409.92", 'amount "90071992547409.92" is too large to be counted exactly in cents'],
   ])("toCents(%j) says %j", (text, message) => {
     expect(messageOf(() => toCents(text))).toBe(message);
+  });
+
+  it("are MoneyErrors by name, as a stack trace prints them", () => {
+    let caught: unknown;
+    try {
+      toCents("x");
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(MoneyError);
+    expect((caught as Error).name).toBe("MoneyError");
+    expect(String(caught)).toBe(
+      'MoneyError: amount "x" is not a decimal amount like "12.34" or "-0.50"',
+    );
   });
 
   it("names the amount, the price and the sum at fault", () => {
