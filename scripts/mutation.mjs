@@ -22,7 +22,11 @@ const resourceTests = (kind) => [`test/resources/${kind}.test.ts`];
 export const MODULES = {
   "src/api/retry.ts": ["test/unit/http-retry.test.ts", "test/unit/retry-boundaries.test.ts"],
   "src/api/rate-budget.ts": ["test/unit/rate-budget.test.ts", "test/unit/http-retry.test.ts"],
-  "src/api/http-options.ts": ["test/unit/http-client.test.ts", "test/unit/http-retry.test.ts"],
+  "src/api/http-options.ts": [
+    "test/unit/http-options-pinned.test.ts",
+    "test/unit/http-client.test.ts",
+    "test/unit/http-socket.test.ts",
+  ],
   "src/api/errors.ts": [
     "test/unit/errors.test.ts",
     "test/unit/error-hierarchy.test.ts",
