@@ -16,8 +16,8 @@ export default {
   tempDirName: ".stryker-tmp",
   cleanTempDir: "always",
   timeoutMS: 10_000,
-  // The sandbox needs the sources, the tests, the configs and dist/ (some test helpers import
-  // it); not the examples, docs or benchmarks.
-  ignorePatterns: ["examples", "docs", "bench", "reports", ".ci"],
+  // The sandbox needs the sources, the tests, their fixtures (examples/ too) and dist/ (some
+  // test helpers import it); not the docs or the benchmarks.
+  ignorePatterns: ["docs", "bench", "reports", ".ci"],
   plugins: ["@stryker-mutator/vitest-runner"],
 };
