@@ -221,3 +221,64 @@ describe("renderMarkdown of a failed refresh", () => {
     );
   });
 });
+
+describe("renderMarkdown of runs with nothing to show", () => {
+  it("says a preview against the state changes nothing", () => {
+    const report = analyse(run([step({ op: "same", phase: "plan" })], { kind: "preview" }));
+    expect(renderMarkdown(report)).toBe(
+      "### No changes\n\nThe code matches the state of stack `prod` (project `gitops`).\n",
+    );
+  });
+
+  it("says a preview of a refreshed state changes nothing against what runs", () => {
+    const report = analyse(
+      run([step({ op: "same", phase: "plan" })], { kind: "preview", refreshed: true }),
+    );
+    expect(renderMarkdown(report)).toBe(
+      "### No changes\n\nThe code matches what runs of stack `prod` (project `gitops`).\n",
+    );
+  });
+
+  it("heads a refreshed preview's table with the live side", () => {
+    const report = analyse(
+      run(
+        [
+          step({
+            op: "update",
+            phase: "plan",
+            old: state({ name: "web" }),
+            new: state({ name: "www" }),
+          }),
+        ],
+        { kind: "preview", refreshed: true },
+      ),
+    );
+    expect(renderMarkdown(report)).toBe(
+      [
+        "### Planned changes: 1 to update",
+        "",
+        "What `pulumi up --refresh` would change of stack `prod` (project `gitops`), against what runs (the refreshed state).",
+        "",
+        "| Resource | Change | Field | In the code | Live (refreshed) |",
+        "|---|---|---|---|---|",
+        "| Server `web-1` | update | `name` | `www` | `web` |",
+        "",
+      ].join("\n"),
+    );
+  });
+
+  it("says a refreshed digest cannot tell whether anything drifted", () => {
+    const report = analyse(
+      run([step({ op: "refresh" }), step({ op: "refresh", urn: URN("Tag", "web") })], {
+        format: "digest",
+        refreshed: true,
+      }),
+    );
+    expect(report.undetermined).toBe(2);
+    expect(renderMarkdown(report).split("\n").slice(0, 3)).toEqual([
+      "### Drift unknown: 2 resources refreshed, outcome not in this JSON",
+      "",
+      "This preview digest of a `--refresh` run counts the plan, not the refresh, so it cannot say whether anything of stack `prod` (project `gitops`) drifted.",
+    ]);
+  });
+});
