@@ -282,3 +282,105 @@ describe("renderMarkdown of runs with nothing to show", () => {
     ]);
   });
 });
+
+describe("analyse picks the steps a reader asked about", () => {
+  const changed = (name: string, phase: Step["phase"]) =>
+    step({
+      op: "update",
+      phase,
+      urn: URN("Tag", name),
+      old: state({ name }),
+      new: state({ name: `${name}-2` }),
+    });
+
+  it("reads a refresh from the refresh steps and a preview from the plan", () => {
+    const both = run([changed("read", "refresh"), changed("planned", "plan")]);
+    expect(analyse(both, "refresh").rows.map((r) => r.name)).toEqual(["read"]);
+    expect(analyse(both, "preview").rows.map((r) => r.name)).toEqual(["planned"]);
+    // A run with only one phase is read whole either way.
+    expect(analyse(run([changed("only", "plan")]), "refresh").rows.map((r) => r.name)).toEqual([
+      "only",
+    ]);
+  });
+
+  it("leaves out the stack, the providers and the steps that change nothing", () => {
+    const report = analyse(
+      run([
+        step({ op: "update", urn: "urn:pulumi:prod::gitops::pulumi:pulumi:Stack::gitops-prod" }),
+        step({
+          op: "update",
+          urn: "urn:pulumi:prod::gitops::pulumi:providers:cloudinfra::default",
+        }),
+        ...["same", "refresh", "read", "discard", "discard-replaced"].map((op) =>
+          step({ op, urn: URN("Tag", op), old: state({ a: 1 }), new: state({ a: 2 }) }),
+        ),
+      ]),
+    );
+    expect(report.rows).toEqual([]);
+    expect(report.resources).toBe(5);
+  });
+
+  it("shows a replacement once, and a replacement half on its own as what it does", () => {
+    const urn = URN("Server", "web-1");
+    const report = analyse(
+      run(
+        [
+          step({ op: "replace", urn, old: state({ plan: "a" }), new: state({ plan: "b" }) }),
+          step({ op: "create-replacement", urn }),
+          step({ op: "delete-replaced", urn, old: state({ plan: "a" }) }),
+          step({ op: "create-replacement", urn: URN("Server", "web-2") }),
+          step({ op: "import", urn: URN("Server", "web-3") }),
+        ],
+        { kind: "preview" },
+      ),
+    );
+    expect(
+      report.rows.map((r) => [r.name, r.op, r.fields[0]?.expected, r.fields[0]?.actual]),
+    ).toEqual([
+      ["web-1", "replace", "`b`", "`a`"],
+      ["web-2", "create-replacement", "*declared*", "*absent*"],
+      ["web-3", "import", "*declared*", "*absent*"],
+    ]);
+  });
+
+  it("says what a deletion outside Pulumi removed, with its id", () => {
+    const report = analyse(
+      run([
+        step({ op: "delete", old: { id: "a|b", inputs: {}, outputs: {} } }),
+        step({ op: "delete", urn: URN("Tag", "t") }),
+      ]),
+    );
+    expect(report.rows.map((r) => r.fields)).toEqual([
+      [
+        {
+          field: "",
+          expected: "exists (id `a\\|b`)",
+          actual: "*deleted outside Pulumi*",
+          replaces: false,
+        },
+      ],
+      [{ field: "", expected: "exists", actual: "*deleted outside Pulumi*", replaces: false }],
+    ]);
+  });
+
+  it("counts changes the JSON does not explain only in a refresh that planned nothing after it", () => {
+    const steps = [changed("web", "refresh")];
+    const changeSummary = { update: 2, delete: 1, same: 4 };
+    expect(analyse(run(steps, { changeSummary })).unexplained).toBe(2);
+    expect(analyse(run(steps, { changeSummary, refreshed: true })).unexplained).toBe(0);
+    expect(analyse(run(steps, { changeSummary }), "preview").unexplained).toBe(0);
+  });
+
+  it("advises the event stream only for a digest that leaves changes unexplained", () => {
+    const steps = [changed("web", "refresh")];
+    const changeSummary = { update: 2 };
+    const advice =
+      "Read the engine event stream instead: `pulumi refresh --preview-only --event-log refresh.events` (or `--json` with `PULUMI_ENABLE_STREAMING_JSON_PREVIEW=true`), then `cloudinfra-drift-report refresh.events`.";
+    const digest = renderMarkdown(analyse(run(steps, { changeSummary, format: "digest" })));
+    expect(digest.split("\n").filter((line) => line === advice)).toHaveLength(1);
+    const events = renderMarkdown(analyse(run(steps, { changeSummary })));
+    expect(events.split("\n").filter((line) => line === advice)).toHaveLength(0);
+    const explained = renderMarkdown(analyse(run(steps, { format: "digest" })));
+    expect(explained.split("\n").filter((line) => line === advice)).toHaveLength(0);
+  });
+});
