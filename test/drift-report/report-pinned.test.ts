@@ -384,3 +384,88 @@ describe("analyse picks the steps a reader asked about", () => {
     expect(explained.split("\n").filter((line) => line === advice)).toHaveLength(0);
   });
 });
+
+describe("the cells of a drift row", () => {
+  const rowsOf = (old: Record<string, unknown>, live: Record<string, unknown>, paths: string[]) =>
+    analyse(
+      run([step({ op: "update", old: state(old), new: state(live), detailedPaths: paths })]),
+    ).rows[0]?.fields.map((f) => [f.field, f.expected, f.actual]);
+
+  it("names nested fields as Pulumi writes them and reads their values", () => {
+    const ports = Array.from({ length: 11 }, (_, i) => i);
+    expect(
+      rowsOf(
+        { ports, tags: { "a.b": "x" }, meta: { key: "v" } },
+        { ports: [...ports.slice(0, 10), 99], tags: { "a.b": "y" }, meta: { key: "w" } },
+        ["ports[10]", 'tags["a.b"]', "meta.key"],
+      ),
+    ).toEqual([
+      ["ports[10]", "`10`", "`99`"],
+      ['tags["a.b"]', "`x`", "`y`"],
+      ["meta.key", "`v`", "`w`"],
+    ]);
+  });
+
+  it("shows a side without the field as absent, and a field only in the outputs from them", () => {
+    expect(rowsOf({}, { name: "web" }, ["name", "ports[3]"])).toEqual([
+      ["name", "*absent*", "`web`"],
+      ["ports[3]", "*absent*", "*absent*"],
+    ]);
+    const report = analyse(
+      run([
+        step({
+          op: "update",
+          old: state({ name: "web" }, { name: "web", status: "running" }),
+          new: state({ name: "web" }, { name: "web", status: "off" }),
+          detailedPaths: ["status"],
+        }),
+      ]),
+    );
+    expect(report.rows[0]?.fields).toEqual([
+      { field: "status", expected: "`running`", actual: "`off`", replaces: false },
+    ]);
+  });
+
+  it("quotes what would not read plainly, escapes pipes and shortens long values", () => {
+    const long = "x".repeat(100);
+    expect(
+      rowsOf(
+        { a: "plain text", b: "trailing ", c: '"quoted"', d: "a|b", e: "tick`s", f: long, g: 80 },
+        { a: "x", b: "x", c: "x", d: "x", e: "x", f: "x", g: "x".repeat(80) },
+        ["a", "b", "c", "d", "e", "f", "g"],
+      ),
+    ).toEqual([
+      ["a", "`plain text`", "`x`"],
+      ["b", '`"trailing "`', "`x`"],
+      ["c", '`"\\"quoted\\""`', "`x`"],
+      ["d", "`a\\|b`", "`x`"],
+      ["e", "``tick`s``", "`x`"],
+      ["f", `\`${"x".repeat(79)}…\``, "`x`"],
+      ["g", "`80`", `\`${"x".repeat(80)}\``],
+    ]);
+  });
+
+  it("names a resource whose URN it cannot read by the URN, and leaves the stack out", () => {
+    const report = analyse(
+      run([step({ op: "update", urn: "not-a-urn", old: state({ a: 1 }), new: state({ a: 2 }) })]),
+    );
+    expect(report.stack).toBeUndefined();
+    expect(report.rows[0]?.type).toBe("?");
+    expect(report.rows[0]?.name).toBe("not-a-urn");
+    const clean = analyse(run([step({ op: "same", urn: URN("Tag", "a::b|c") })]));
+    expect(renderMarkdown(clean)).toBe(
+      "### No drift\n\nAll 1 resource of stack `prod` (project `gitops`) match what runs.\n",
+    );
+    const drifted = analyse(
+      run([
+        step({
+          op: "update",
+          urn: URN("Tag", "a::b|c"),
+          old: state({ a: 1 }),
+          new: state({ a: 2 }),
+        }),
+      ]),
+    );
+    expect(renderMarkdown(drifted).split("\n")).toContain("| Tag `a::b\\|c` | `a` | `1` | `2` |");
+  });
+});
