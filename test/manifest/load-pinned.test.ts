@@ -3,28 +3,14 @@
  * the unique-name rule for every section it covers, the reason a file cannot be read, and that
  * a document comes back only when nothing at all is wrong.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { formatIssue } from "../../src/lib/yaml-document";
 import { loadManifest } from "../../src/manifest/load";
+import { manifestScratch } from "./load-fixture";
 
-const dir = mkdtempSync(join(tmpdir(), "manifest-pinned-"));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-let counter = 0;
-/** Writes `lines` as a manifest and loads it; messages name it `infra.yaml`. */
-function load(lines: string[]) {
-  const folder = join(dir, String(++counter));
-  mkdirSync(folder);
-  writeFileSync(join(folder, "infra.yaml"), `${lines.join("\n")}\n`);
-  const loaded = loadManifest(join(folder, "infra.yaml"));
-  const messages = loaded.issues
-    .map((i) => formatIssue({ ...i, file: "infra.yaml" }))
-    .sort((a, b) => a.localeCompare(b, "en", { numeric: true }));
-  return { loaded, messages, folder };
-}
+const { dir, load } = manifestScratch("manifest-pinned-");
 
 describe("loadManifest", () => {
   it("reports entries that are not maps, in every section, instead of throwing", () => {
