@@ -39,6 +39,21 @@ describe("loadManifest", () => {
     expect(loaded.document).toBeUndefined();
   });
 
+  it("reports a manifest that is not a map once, naming no entry", () => {
+    const { loaded, messages } = load(["5"]);
+    expect(messages).toEqual(["infra.yaml:1:1: expected a map (got 5)"]);
+    expect(loaded.document).toBeUndefined();
+  });
+
+  it("keeps no public key from a file that holds a bad one", () => {
+    writeFileSync(join(dir, "bad.pub"), "ssh-rsa AAAAB3NzaC1yc2E= me\n");
+    const { loaded, messages } = load(["sshKeys:", "  laptop: {publicKeyFile: ../bad.pub}"]);
+    expect(messages).toEqual([
+      "infra.yaml:2:27: sshKeys.laptop.publicKeyFile: key data is truncated while reading the RSA exponent",
+    ]);
+    expect(loaded.publicKeyFiles).toEqual(new Map());
+  });
+
   it("refuses two security groups with one name at the service", () => {
     const { messages } = load([
       "securityGroups:",
