@@ -35,6 +35,7 @@ export const MODULES = {
   "src/lib/cli-output.ts": ["test/unit/cli-output.test.ts"],
   "src/lib/money.ts": ["test/unit/money.test.ts", "test/unit/money-boundaries.test.ts"],
   "src/lib/names.ts": [
+    "test/unit/names-pinned.test.ts",
     "test/unit/references.test.ts",
     "test/manifest/yaml-document.test.ts",
     "test/manifest/load.test.ts",
