@@ -9,6 +9,9 @@ export default {
   vitest: { configFile: "vitest.mutation.config.mts", related: false },
   mutate: [mutate],
   coverageAnalysis: process.env.MUTATION_COVERAGE ?? "off",
+  // Module-level mutants (a constant Set, a class name) are run against every test after a
+  // reload, not skipped; see docs/mutation-testing.md.
+  ignoreStatic: false,
   concurrency: Number(process.env.MUTATION_CONCURRENCY ?? "1"),
   reporters: ["json", "clear-text"],
   jsonReporter: { fileName: process.env.MUTATION_REPORT },
