@@ -8,7 +8,7 @@ export default {
   testRunner: "vitest",
   vitest: { configFile: "vitest.mutation.config.mts", related: false },
   mutate: [mutate],
-  coverageAnalysis: process.env.MUTATION_COVERAGE ?? "off",
+  coverageAnalysis: process.env.MUTATION_COVERAGE ?? "perTest",
   // Module-level mutants (a constant Set, a class name) are run against every test after a
   // reload, not skipped; see docs/mutation-testing.md.
   ignoreStatic: false,
