@@ -5,10 +5,10 @@
 import { X509Certificate } from "node:crypto";
 import { readFileSync } from "node:fs";
 import * as tls from "node:tls";
+import { whyUnreadable } from "../lib/read-failure";
 import { type AbortedError, ConfigurationError, InsecureEndpointError } from "./errors";
 import type { Logger } from "./log";
 import type { RequestPriority } from "./rate-budget";
-import { errorCode } from "./transport-errors";
 
 /** Options of an `HttpClient`. */
 export interface HttpClientOptions {
@@ -180,10 +180,8 @@ function loadCaCert(caCert: string): string {
     try {
       pem = readFileSync(caCert, "utf8");
     } catch (err) {
-      const code = errorCode(err);
-      const why = code === "ENOENT" ? "no such file" : (code ?? "unreadable");
       throw new ConfigurationError(
-        `cannot read the ${source} (${why}); set cloudinfra:caCert or CLOUDINFRA_CA_CERT to a PEM file or PEM text`,
+        `cannot read the ${source} (${whyUnreadable(err)}); set cloudinfra:caCert or CLOUDINFRA_CA_CERT to a PEM file or PEM text`,
       );
     }
   }

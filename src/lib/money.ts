@@ -94,8 +94,10 @@ export function sumCents(amounts: Iterable<Cents>): Cents {
 function parseRate(ratePercent: number | string): { numerator: bigint; scale: bigint } {
   const text = typeof ratePercent === "number" ? String(ratePercent) : ratePercent.trim();
   const match = /^(-)?(\d+)(?:\.(\d+))?$/.exec(text);
-  if (match === null || (typeof ratePercent === "number" && !Number.isFinite(ratePercent))) {
-    throw new MoneyError(`percentage ${JSON.stringify(ratePercent)} is not a decimal number`);
+  // NaN, Infinity and exponents (`1e+21`) are not decimal text either, so the pattern refuses them.
+  if (match === null) {
+    const shown = typeof ratePercent === "number" ? text : JSON.stringify(ratePercent);
+    throw new MoneyError(`percentage ${shown} is not a decimal number`);
   }
   const [, sign, whole = "", fraction = ""] = match;
   const numerator = BigInt(`${whole}${fraction}`) * (sign === "-" ? -1n : 1n);

@@ -8,6 +8,7 @@
  */
 import { isUtf8 } from "node:buffer";
 import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from "node:fs";
+import { whyUnreadable } from "./read-failure";
 
 /** The text, or what is wrong (at `line`:`column` when a place in the file is at fault). */
 export type TextFile =
@@ -40,10 +41,8 @@ export function readTextFile(path: string, maxBytes: number): TextFile {
     );
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === "ENOENT") return { ok: false, message: "no such file" };
-    if (code === "EACCES") return { ok: false, message: "permission denied" };
     if (code === "ENXIO") return { ok: false, message: "a socket, not a regular file" };
-    return { ok: false, message: (err as Error).message };
+    return { ok: false, message: whyUnreadable(err) };
   }
   try {
     const st = fstatSync(fd);

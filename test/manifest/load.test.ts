@@ -2,30 +2,15 @@
  * Reading a manifest offline: the YAML, the schema, entry names, references, names the service
  * keeps unique, and public keys. Every problem comes back at once, at its line and column.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { generateEd25519KeyPair } from "../../src/lib/sshkeys";
-import { formatIssue } from "../../src/lib/yaml-document";
 import { loadManifest } from "../../src/manifest/load";
 import { ROOT } from "../support/programs";
+import { manifestScratch } from "./load-fixture";
 
-const dir = mkdtempSync(join(tmpdir(), "manifest-load-"));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-let counter = 0;
-/** Writes `lines` as a manifest and loads it; messages name it `infra.yaml`. */
-function load(lines: string[]) {
-  const folder = join(dir, String(++counter));
-  mkdirSync(folder);
-  writeFileSync(join(folder, "infra.yaml"), `${lines.join("\n")}\n`);
-  const loaded = loadManifest(join(folder, "infra.yaml"));
-  const messages = loaded.issues
-    .map((i) => formatIssue({ ...i, file: "infra.yaml" }))
-    .sort((a, b) => a.localeCompare(b, "en", { numeric: true }));
-  return { loaded, messages, folder };
-}
+const { dir, load } = manifestScratch("manifest-load-");
 
 describe("a valid manifest", () => {
   it("the gitops example loads, every entry in place and nothing to report", () => {

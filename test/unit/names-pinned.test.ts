@@ -1,0 +1,24 @@
+/* What the name rules' tests did not pin (issue 27: mutation testing of src/lib/names.ts). */
+import { describe, expect, it } from "vitest";
+import { didYouMean, sameName } from "../../src/lib/names";
+
+describe("didYouMean", () => {
+  it("ignores the blanks around a typo", () => {
+    expect(didYouMean("   servers:raed   ", ["servers:read", "keys:read"])).toBe(
+      '; did you mean "servers:read"?',
+    );
+  });
+
+  it("suggests at most three names, nearest first", () => {
+    expect(didYouMean("ab", ["ax", "bb", "ac", "ad", "zzzz"])).toBe(
+      '; did you mean "ac" or "ad" or "ax"?',
+    );
+  });
+});
+
+describe("sameName", () => {
+  it("folds names to lower case, as the service compares them", () => {
+    expect(sameName(" Web ", "web")).toBe(true);
+    expect(sameName("STRASSE", "straße")).toBe(false);
+  });
+});
