@@ -58,7 +58,7 @@ describe("a manifest of 10,000 and 40,000 entries", () => {
       // The last entry's problems, each where it is, as the first entry's are.
       const last = large.issues.filter((i) => i.path.startsWith("tags.t39999."));
       expect(last.map((i) => `${i.line}:${i.column} ${i.path}: ${i.message}`).sort()).toEqual([
-        '40003:19 tags.t39999.color: expected a colour of the form #RRGGBB (got "red")',
+        '40003:19 tags.t39999.color: expected a colour of the form #RRGGBB, like #ff00aa (got "red")',
         '40003:36 tags.t39999.servers[0]: no entry "db-39999" in servers; servers has: web-0',
       ]);
     },
