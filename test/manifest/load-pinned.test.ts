@@ -45,13 +45,13 @@ describe("loadManifest", () => {
     expect(loaded.document).toBeUndefined();
   });
 
-  it("keeps no public key from a file that holds a bad one", () => {
-    writeFileSync(join(dir, "bad.pub"), "ssh-rsa AAAAB3NzaC1yc2E= me\n");
-    const { loaded, messages } = load(["sshKeys:", "  laptop: {publicKeyFile: ../bad.pub}"]);
+  it("says a public key file that holds a bad key is bad, at the file's entry", () => {
+    const { messages } = load(["sshKeys:", "  laptop: {publicKeyFile: bad.pub}"], {
+      "bad.pub": "ssh-rsa AAAAB3NzaC1yc2E= me\n",
+    });
     expect(messages).toEqual([
-      "infra.yaml:2:27: sshKeys.laptop.publicKeyFile: key data is truncated while reading the RSA exponent",
+      'infra.yaml:2:27: sshKeys.laptop.publicKeyFile: key data is truncated while reading the RSA exponent; expected one line of a .pub file: ssh-ed25519, ssh-rsa (2048 bits or more) or ecdsa-sha2-nistp256/384/521, then the base64 key data and an optional comment (got "bad.pub")',
     ]);
-    expect(loaded.publicKeyFiles).toEqual(new Map());
   });
 
   it("refuses two security groups with one name at the service", () => {
