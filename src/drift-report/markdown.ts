@@ -163,7 +163,7 @@ function fieldCell(f: FieldRow): string {
 
 /**
  * The engine's summary, when its total is not the report's: it also counts the stack,
- * components and explicit providers (and the local engine its default provider).
+ * components and explicit providers (never a default provider, an internal step).
  */
 function engineCount(report: DriftReport): string {
   const entries = Object.entries(report.engineSummary).filter(([, n]) => n > 0);

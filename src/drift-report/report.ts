@@ -351,7 +351,11 @@ export function analyse(run: PulumiRun, kind: DriftReport["kind"] = run.kind): D
   const steps = (inPhase.length > 0 ? inPhase : run.steps).filter((s) => {
     const { type } = parseUrn(s.urn);
     if (type === "pulumi:pulumi:Stack") alsoCounted.stack++;
-    else if (type.startsWith("pulumi:providers:")) alsoCounted.providers++;
+    // A default provider is an internal step: the engine's summary leaves it out (update.go
+    // isInternalStep), and so does the report.
+    else if (type.startsWith("pulumi:providers:") && parseUrn(s.urn).name.startsWith("default")) {
+      return false;
+    } else if (type.startsWith("pulumi:providers:")) alsoCounted.providers++;
     else if ((s.new ?? s.old)?.custom === false) alsoCounted.components++;
     else return true;
     return false;

@@ -91,13 +91,13 @@ describe("a rule added outside Pulumi to a group with three rules", () => {
     const changed = (summary["update"] ?? 0) + (summary["delete"] ?? 0);
     expect(changed).toBe(1);
     expect(report.rows.length).toBe(changed);
-    // Seven resources; the engine also counts the stack, the Manifest component and (the local
-    // engine) the default provider, and the report says so instead of disagreeing silently.
+    // Seven resources; the engine also counts the stack and the Manifest component (never the
+    // default provider, an internal step), and the report says so instead of disagreeing silently.
     expect(report.resources).toBe(7);
     expect(driftReport(events, { kind: "refresh" }).split("\n").slice(0, 3)).toEqual([
       "### Drift: 1 of 7 resources changed outside Pulumi",
       "",
-      "What runs differs from the state of stack `dev` (project `cloudinfra-gitops`). The engine's summary (9 same, 1 update) also counts the stack, 1 component and 1 provider.",
+      "What runs differs from the state of stack `dev` (project `cloudinfra-gitops`). The engine's summary (8 same, 1 update) also counts the stack and 1 component.",
     ]);
     expect(report.engineSummary).toEqual(summary);
     // The digest counts the same drift without naming it, and points at the event stream.
