@@ -67,7 +67,7 @@ describe(`${DOC}, its shell blocks in order`, () => {
       outputs.push(run.out);
     }
     const [, up, find, adopt, imported, proof] = outputs;
-    expect(up).toContain("Resources: 3 create");
+    expect(up).toContain("Resources:\n    + 2 created\n");
     expect(find?.split("\n")[0]).toBe("### Inventory: 8 unmanaged objects, 0 conflicts, 0 missing");
     expect(find).toContain(
       "| default | User | unknown | 0 | unknown | 0 | unknown | 0 | unknown: the API cannot list users |",
@@ -86,9 +86,9 @@ describe(`${DOC}, its shell blocks in order`, () => {
       ["SecurityGroupAttachment", "hotfix-ssh-on-debug-box"],
     ]);
     expect(adopt?.trimEnd().split("\n")[0]).toBe("exit 3");
-    expect(imported).toContain("Resources: 1 same, 6 import");
+    expect(imported).toContain("Resources:\n    = 6 imported\n");
     // preview --expect-no-changes exited 0 (set -e), then the inventory found nothing.
-    expect(proof).toContain("Resources: 9 same");
+    expect(proof).toContain("Resources:\n    8 unchanged\n");
     expect(proof).toContain("### Inventory: every listed object is managed by one stack");
   }, 300_000);
 });

@@ -1,6 +1,8 @@
 // What a user sees when a program has a mistake, run with `npm run local-engine` and its output
-// captured (a pipe, as in CI): each error once, no stack trace, no colour codes, no property named
-// twice; CLOUDINFRA_LOG=debug brings the stack trace back. The rules are src/lib/cli-output.ts's.
+// captured (a pipe, as in CI): the CLI's display on stdout (the failing row says its error as the
+// CLI's progress does, and the Diagnostics section holds each error once) and each error once on
+// stderr; no stack trace, no "failed to register" echo, no colour codes, no property named twice;
+// CLOUDINFRA_LOG=debug brings the stack trace back. The rules are src/lib/cli-output.ts's.
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -71,6 +73,14 @@ function times(text: string, part: string): number {
   return text.split(part).length - 1;
 }
 
+/** The display's Diagnostics section: from its heading to the Resources summary. */
+function diagnostics(stdout: string): string {
+  const start = stdout.indexOf("\nDiagnostics:\n");
+  const end = stdout.indexOf("\nResources:\n", start);
+  expect(start, "a Diagnostics section").toBeGreaterThanOrEqual(0);
+  return stdout.slice(start, end < 0 ? undefined : end);
+}
+
 const ESC = "\u001b[";
 
 describe("the local engine's CLI on a program's mistakes", { timeout: 180_000 }, () => {
@@ -80,7 +90,8 @@ describe("the local engine's CLI on a program's mistakes", { timeout: 180_000 },
     expect(run.status).toBe(1);
     expect(run.stderr).toContain("  color: expected a colour of the form #RRGGBB, like #ff00aa\n");
     expect(all).not.toContain("color: color:");
-    expect(times(all, "expected a colour of the form")).toBe(1);
+    expect(times(diagnostics(run.stdout), "expected a colour of the form")).toBe(1);
+    expect(times(run.stderr, "expected a colour of the form")).toBe(1);
     expect(all).not.toContain("failed to register");
     expect(all).not.toMatch(/^\s+at /m);
     expect(all).not.toContain(ESC);
@@ -91,7 +102,8 @@ describe("the local engine's CLI on a program's mistakes", { timeout: 180_000 },
     const all = run.stdout + run.stderr;
     expect(run.status).toBe(1);
     expect(run.stderr).toMatch(/^error: getPlan: no plan matches \{name: "VPS SS"\}.*"VPS S"/m);
-    expect(times(all, "no plan matches")).toBe(1);
+    expect(times(diagnostics(run.stdout), "no plan matches")).toBe(1);
+    expect(times(run.stderr, "no plan matches")).toBe(1);
     expect(all).not.toContain("unhandled exception");
     expect(all).not.toMatch(/^\s+at /m);
     expect(all).not.toContain(ESC);
@@ -101,9 +113,13 @@ describe("the local engine's CLI on a program's mistakes", { timeout: 180_000 },
     const run = await up("plan-id");
     const all = run.stdout + run.stderr;
     expect(run.status).toBe(1);
-    expect(run.stdout).toMatch(/create +urn:\S+Server::web \(failed\)/);
-    expect(times(all, "POST /v1/servers failed: 400")).toBe(1);
-    expect(times(all, "no plan 99")).toBe(1);
+    expect(run.stdout).toMatch(
+      /^ \+ {2}pulumi-nodejs:dynamic\/cloudinfra:Server web \*\*creating failed\*\*/m,
+    );
+    for (const text of [diagnostics(run.stdout), run.stderr]) {
+      expect(times(text, "POST /v1/servers failed: 400")).toBe(1);
+      expect(times(text, "no plan 99")).toBe(1);
+    }
     expect(run.stderr).toContain("the plan ids are 1 (VPS XS), 2 (VPS S), 3 (VPS M)");
     expect(all).not.toContain("failed to register");
     expect(all).not.toMatch(/^\s+at /m);

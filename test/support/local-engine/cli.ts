@@ -8,7 +8,7 @@ import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import type { ImportSpec } from "./deployment.ts";
-import { interactiveTerminal, ProgressDisplay } from "./display.ts";
+import { interactiveTerminal, ProgressDisplay, repeatsResourceError } from "./display.ts";
 import { LocalEngine, type RunControl, type RunResult } from "./engine.ts";
 import type { EngineEvent } from "./events.ts";
 import { ImportFileError, importSpecsOf, inlineImportFile } from "./import-file.ts";
@@ -88,15 +88,7 @@ function errorLines(diagnostics: RunResult["diagnostics"]): string[] {
   const lines: string[] = [];
   for (const d of diagnostics) {
     if (d.severity !== "error") continue;
-    const registration =
-      /^(?:Running program [^\n]* failed with an unhandled exception:\n)?(?:Error: )?resource (\S+) \[([^\]]+)\] failed to register/.exec(
-        d.message,
-      );
-    if (
-      registration !== null &&
-      [...failedResources].some((urn) => urn.endsWith(`::${registration[2]}::${registration[1]}`))
-    )
-      continue;
+    if (repeatsResourceError(d.message, failedResources)) continue;
     const urn = d.urn && !d.message.startsWith(d.urn) ? `${d.urn}: ` : "";
     const line = `error: ${urn}${d.message}`;
     if (!lines.includes(line)) lines.push(line);

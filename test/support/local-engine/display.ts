@@ -13,6 +13,22 @@
 import type { EngineEvent, StepMetadata } from "./events.ts";
 import { isSecret, SIG, UNKNOWN, type Value } from "./values.ts";
 
+const REGISTRATION =
+  /^(?:Running program [^\n]* failed with an unhandled exception:\n)?(?:Error: )?resource (\S+) \[([^\]]+)\] failed to register/;
+
+/**
+ * Whether `message` is the SDK's "resource X [T] failed to register" (raised in the program, with
+ * a stack trace) for a resource whose own error the engine reported: it would only say that error
+ * again. Dropped from what the local engine prints, so each error is shown once, with no stack.
+ */
+export function repeatsResourceError(message: string, failedUrns: Iterable<string>): boolean {
+  const registration = REGISTRATION.exec(message);
+  if (registration === null) return false;
+  const suffix = `::${registration[2]}::${registration[1]}`;
+  for (const urn of failedUrns) if (urn.endsWith(suffix)) return true;
+  return false;
+}
+
 type Severity = "debug" | "info" | "info#err" | "warning" | "error";
 interface DiagLine {
   prefix: string;
@@ -262,6 +278,8 @@ export function diffInfo(step: StepMetadata): string {
 export class ProgressDisplay {
   readonly #options: DisplayOptions;
   readonly #rows = new Map<string, Row>();
+  /** Resources whose failure was reported: the SDK's echo of it is not shown again. */
+  readonly #failedUrns = new Set<string>();
   /** The stack's row: diagnostics with no resource belong to it. */
   readonly #stackUrn: string;
   #done = false;
@@ -431,6 +449,7 @@ export class ProgressDisplay {
         if (!this.#options.interactive && !meaningful) return;
       } else {
         row.failed = true;
+        this.#failedUrns.add(row.urn);
         row.ended = this.#now();
       }
       this.#rowChanged(row);
@@ -439,6 +458,8 @@ export class ProgressDisplay {
     if ("diagnosticEvent" in event) {
       const d = event.diagnosticEvent;
       if (d.severity === "debug" && !this.#options.debug) return;
+      if (d.severity === "error" && d.urn && d.urn !== this.#stackUrn) this.#failedUrns.add(d.urn);
+      if (repeatsResourceError(d.message, this.#failedUrns)) return;
       const row = d.urn && d.urn !== this.#stackUrn ? this.#row(d.urn) : this.#stackRow();
       row.diags.push({
         prefix: d.prefix,
