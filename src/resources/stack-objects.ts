@@ -30,7 +30,10 @@ function isRefresh(props: Props | undefined): boolean {
   return props !== undefined && Object.keys(props).some((k) => k !== "__provider");
 }
 
-/** `operations` of `kind`, noting in each call's session the ids the engine and creates name. */
+/**
+ * `operations` of `kind`, noting in each call's session the ids the engine and creates name;
+ * every argument (the request's limits included) passes through.
+ */
 export function noteStackObjects(kind: string, operations: KindOperations): KindOperations {
   return {
     check: operations.check,
@@ -38,8 +41,8 @@ export function noteStackObjects(kind: string, operations: KindOperations): Kind
       session.stack.note(kind, id);
       return operations.diff(session, id, olds, news);
     },
-    async create(session, inputs) {
-      const made = await operations.create(session, inputs);
+    async create(session, inputs, limits) {
+      const made = await operations.create(session, inputs, limits);
       session.stack.note(kind, made.id);
       return made;
     },
@@ -47,13 +50,13 @@ export function noteStackObjects(kind: string, operations: KindOperations): Kind
       if (isRefresh(props)) session.stack.note(kind, id);
       return operations.read(session, id, props);
     },
-    async update(session, id, olds, news) {
+    async update(session, id, olds, news, limits) {
       session.stack.note(kind, id);
-      return operations.update(session, id, olds, news);
+      return operations.update(session, id, olds, news, limits);
     },
-    async delete(session, id, props) {
+    async delete(session, id, props, limits) {
       session.stack.note(kind, id);
-      return operations.delete(session, id, props);
+      return operations.delete(session, id, props, limits);
     },
   };
 }
