@@ -2,11 +2,13 @@
  * What the drift report's tests did not pin (issue 27: mutation testing): every signature value
  * Pulumi may put in a state, a failed refresh that must give no verdict, a refresh that changed
  * only outputs, the provider plumbing, a refresh step with a detailed diff, and a changed
- * resource whose JSON says nothing of how.
+ * resource whose JSON says nothing of how. A field's sides are data (`Shown`); `cells` pins the
+ * Markdown a reader sees of them.
  */
 import { describe, expect, it } from "vitest";
 import { analyse, type PulumiRun, renderMarkdown, type Step } from "../../src/drift-report";
-import { displayable } from "../../src/drift-report/report";
+import { cells } from "../../src/drift-report/markdown";
+import { displayable, type FieldRow } from "../../src/drift-report/report";
 
 const SIG = "4dabf18193072939515e22adb298388d";
 const URN = (type: string, name: string) =>
@@ -35,6 +37,9 @@ function run(steps: Step[], fields: Partial<PulumiRun> = {}): PulumiRun {
   };
 }
 const state = (inputs: Record<string, unknown>, outputs = inputs) => ({ id: "7", inputs, outputs });
+const value = (v: unknown) => ({ kind: "value", value: v });
+/** The two Markdown cells of each field, as a reader sees them. */
+const shownCells = (fields: FieldRow[] | undefined) => fields?.map((f) => cells(f));
 
 describe("displayable", () => {
   it("shows every signature value as a reader may see it", () => {
@@ -67,7 +72,7 @@ describe("displayable", () => {
     });
   });
 
-  it("never prints a secret held in an output value, in a drift row either", () => {
+  it("never prints a secret held in an output value, in a drift row either, and marks the two masked sides as differing", () => {
     const secret = (value: string) => ({
       [SIG]: "d0e6a833031e9bbcd3f4e8bde6ca49a4",
       value,
@@ -84,8 +89,9 @@ describe("displayable", () => {
       ]),
     );
     expect(report.rows[0]?.fields).toEqual([
-      { field: "token", expected: "`[secret]`", actual: "`[secret]`", replaces: false },
+      { field: "token", expected: value("[secret]"), actual: value("[secret]"), replaces: false },
     ]);
+    expect(shownCells(report.rows[0]?.fields)).toEqual([["`[secret]`", "`[secret]` *(differs)*"]]);
     expect(renderMarkdown(report)).not.toContain("-token");
   });
 });
@@ -107,9 +113,17 @@ describe("analyse", () => {
         type: "Server",
         name: "web-1",
         op: "update",
-        fields: [{ field: "status", expected: "`running`", actual: "`stopped`", replaces: false }],
+        fields: [
+          {
+            field: "status",
+            expected: value("running"),
+            actual: value("stopped"),
+            replaces: false,
+          },
+        ],
       },
     ]);
+    expect(shownCells(report.rows[0]?.fields)).toEqual([["`running`", "`stopped`"]]);
   });
 
   it("never shows the serialized provider as a field", () => {
@@ -130,8 +144,12 @@ describe("analyse", () => {
       ]),
     );
     expect(report.rows.map((r) => r.fields)).toEqual([
-      [{ field: "name", expected: "`web`", actual: "`www`", replaces: false }],
-      [{ field: "name", expected: "`web`", actual: "`www`", replaces: false }],
+      [{ field: "name", expected: value("web"), actual: value("www"), replaces: false }],
+      [{ field: "name", expected: value("web"), actual: value("www"), replaces: false }],
+    ]);
+    expect(report.rows.map((r) => shownCells(r.fields))).toEqual([
+      [["`web`", "`www`"]],
+      [["`web`", "`www`"]],
     ]);
   });
 
@@ -158,9 +176,10 @@ describe("analyse", () => {
         type: "Server",
         name: "web-1",
         op: "refresh",
-        fields: [{ field: "name", expected: "`web`", actual: "`www`", replaces: false }],
+        fields: [{ field: "name", expected: value("web"), actual: value("www"), replaces: false }],
       },
     ]);
+    expect(shownCells(report.rows[0]?.fields)).toEqual([["`web`", "`www`"]]);
   });
 
   it("says a changed resource changed though its JSON does not say how", () => {
@@ -170,16 +189,19 @@ describe("analyse", () => {
     expect(report.rows[0]?.fields).toEqual([
       {
         field: "",
-        expected: "*changed*",
-        actual: "*the JSON does not say how*",
+        expected: { kind: "changed" },
+        actual: { kind: "unsaid" },
         replaces: false,
       },
+    ]);
+    expect(shownCells(report.rows[0]?.fields)).toEqual([
+      ["*changed*", "*the JSON does not say how*"],
     ]);
   });
 });
 
 describe("renderMarkdown of a failed refresh", () => {
-  it("gives no verdict, neither drift nor 'No drift'", () => {
+  it("gives no verdict, neither drift nor 'No drift', and lists the errors as code spans", () => {
     const report = analyse(run([step({ op: "same" })], { errors: ["error: boom"] }));
     expect(renderMarkdown(report)).toBe(
       [
@@ -189,13 +211,13 @@ describe("renderMarkdown of a failed refresh", () => {
         "",
         "**Errors**",
         "",
-        "- error: boom",
+        "- `error: boom`",
         "",
       ].join("\n"),
     );
   });
 
-  it("still lists the drift it found before failing, under no verdict", () => {
+  it("still lists the drift it found before failing, under no verdict, and shows an error's line breaks as \\n", () => {
     const report = analyse(
       run([step({ op: "update", old: state({ name: "web" }), new: state({ name: "www" }) })], {
         errors: ["error: one", "error: two\nsecond line"],
@@ -215,8 +237,8 @@ describe("renderMarkdown of a failed refresh", () => {
         "",
         "**Errors**",
         "",
-        "- error: one",
-        "- error: two second line",
+        "- `error: one`",
+        "- `error: two\\nsecond line`",
         "",
       ].join("\n"),
     );
@@ -338,9 +360,14 @@ describe("analyse picks the steps a reader asked about", () => {
     expect(
       report.rows.map((r) => [r.name, r.op, r.fields[0]?.expected, r.fields[0]?.actual]),
     ).toEqual([
-      ["web-1", "replace", "`b`", "`a`"],
-      ["web-2", "create-replacement", "*declared*", "*absent*"],
-      ["web-3", "import", "*declared*", "*absent*"],
+      ["web-1", "replace", value("b"), value("a")],
+      ["web-2", "create-replacement", { kind: "declared" }, { kind: "absent" }],
+      ["web-3", "import", { kind: "declared" }, { kind: "absent" }],
+    ]);
+    expect(report.rows.map((r) => shownCells(r.fields))).toEqual([
+      [["`b`", "`a`"]],
+      [["*declared*", "*absent*"]],
+      [["*declared*", "*absent*"]],
     ]);
   });
 
@@ -355,12 +382,16 @@ describe("analyse picks the steps a reader asked about", () => {
       [
         {
           field: "",
-          expected: "exists (id `a\\|b`)",
-          actual: "*deleted outside Pulumi*",
+          expected: { kind: "exists", id: "a|b" },
+          actual: { kind: "deleted" },
           replaces: false,
         },
       ],
-      [{ field: "", expected: "exists", actual: "*deleted outside Pulumi*", replaces: false }],
+      [{ field: "", expected: { kind: "exists" }, actual: { kind: "deleted" }, replaces: false }],
+    ]);
+    expect(report.rows.map((r) => shownCells(r.fields))).toEqual([
+      [["exists (id `a\\|b`)", "*deleted outside Pulumi*"]],
+      [["exists", "*deleted outside Pulumi*"]],
     ]);
   });
 
@@ -387,30 +418,42 @@ describe("analyse picks the steps a reader asked about", () => {
 });
 
 describe("the cells of a drift row", () => {
-  const rowsOf = (old: Record<string, unknown>, live: Record<string, unknown>, paths: string[]) =>
-    analyse(
-      run([step({ op: "update", old: state(old), new: state(live), detailedPaths: paths })]),
-    ).rows[0]?.fields.map((f) => [f.field, f.expected, f.actual]);
+  const fieldsOf = (old: Record<string, unknown>, live: Record<string, unknown>, paths: string[]) =>
+    analyse(run([step({ op: "update", old: state(old), new: state(live), detailedPaths: paths })]))
+      .rows[0]?.fields ?? [];
+  /** Each field's sides as data. */
+  const rowsOf = (fields: FieldRow[]) => fields.map((f) => [f.field, f.expected, f.actual]);
+  /** Each field's two Markdown cells, as a reader sees them. */
+  const cellsOf = (fields: FieldRow[]) => fields.map((f) => [f.field, ...cells(f)]);
 
   it("names nested fields as Pulumi writes them and reads their values", () => {
     const ports = Array.from({ length: 11 }, (_, i) => i);
-    expect(
-      rowsOf(
-        { ports, tags: { "a.b": "x" }, meta: { key: "v" } },
-        { ports: [...ports.slice(0, 10), 99], tags: { "a.b": "y" }, meta: { key: "w" } },
-        ["ports[10]", 'tags["a.b"]', "meta.key"],
-      ),
-    ).toEqual([
+    const fields = fieldsOf(
+      { ports, tags: { "a.b": "x" }, meta: { key: "v" } },
+      { ports: [...ports.slice(0, 10), 99], tags: { "a.b": "y" }, meta: { key: "w" } },
+      ["ports[10]", 'tags["a.b"]', "meta.key"],
+    );
+    expect(rowsOf(fields)).toEqual([
+      ["ports[10]", value(10), value(99)],
+      ['tags["a.b"]', value("x"), value("y")],
+      ["meta.key", value("v"), value("w")],
+    ]);
+    expect(cellsOf(fields)).toEqual([
       ["ports[10]", "`10`", "`99`"],
       ['tags["a.b"]', "`x`", "`y`"],
       ["meta.key", "`v`", "`w`"],
     ]);
   });
 
-  it("shows a side without the field as absent, and a field only in the outputs from them", () => {
-    expect(rowsOf({}, { name: "web" }, ["name", "ports[3]"])).toEqual([
+  it("shows a side without the field as absent (two absent sides marked as differing), and a field only in the outputs from them", () => {
+    const fields = fieldsOf({}, { name: "web" }, ["name", "ports[3]"]);
+    expect(rowsOf(fields)).toEqual([
+      ["name", { kind: "absent" }, value("web")],
+      ["ports[3]", { kind: "absent" }, { kind: "absent" }],
+    ]);
+    expect(cellsOf(fields)).toEqual([
       ["name", "*absent*", "`web`"],
-      ["ports[3]", "*absent*", "*absent*"],
+      ["ports[3]", "*absent*", "*absent* *(differs)*"],
     ]);
     const report = analyse(
       run([
@@ -423,19 +466,29 @@ describe("the cells of a drift row", () => {
       ]),
     );
     expect(report.rows[0]?.fields).toEqual([
-      { field: "status", expected: "`running`", actual: "`off`", replaces: false },
+      { field: "status", expected: value("running"), actual: value("off"), replaces: false },
     ]);
+    expect(shownCells(report.rows[0]?.fields)).toEqual([["`running`", "`off`"]]);
   });
 
   it("quotes what would not read plainly, escapes pipes and shortens long values", () => {
     const long = "x".repeat(100);
-    expect(
-      rowsOf(
-        { a: "plain text", b: "trailing ", c: '"quoted"', d: "a|b", e: "tick`s", f: long, g: 80 },
-        { a: "x", b: "x", c: "x", d: "x", e: "x", f: "x", g: "x".repeat(80) },
-        ["a", "b", "c", "d", "e", "f", "g"],
-      ),
-    ).toEqual([
+    const fields = fieldsOf(
+      { a: "plain text", b: "trailing ", c: '"quoted"', d: "a|b", e: "tick`s", f: long, g: 80 },
+      { a: "x", b: "x", c: "x", d: "x", e: "x", f: "x", g: "x".repeat(80) },
+      ["a", "b", "c", "d", "e", "f", "g"],
+    );
+    // The data keeps each value whole; only the cells quote, escape and shorten.
+    expect(rowsOf(fields)).toEqual([
+      ["a", value("plain text"), value("x")],
+      ["b", value("trailing "), value("x")],
+      ["c", value('"quoted"'), value("x")],
+      ["d", value("a|b"), value("x")],
+      ["e", value("tick`s"), value("x")],
+      ["f", value(long), value("x")],
+      ["g", value(80), value("x".repeat(80))],
+    ]);
+    expect(cellsOf(fields)).toEqual([
       ["a", "`plain text`", "`x`"],
       ["b", '`"trailing "`', "`x`"],
       ["c", '`"\\"quoted\\""`', "`x`"],
