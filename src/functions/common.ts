@@ -90,16 +90,39 @@ export function matchingName<T>(
   return items.filter((item) => regex.test(nameOf(item)));
 }
 
+/** The name filter of every list data source (`getServers`, `getTags`, ...). */
+export interface NameRegexArgs {
+  /**
+   * Only the objects whose name matches this JavaScript regular expression, searched anywhere in
+   * the name and case-sensitive (anchor it with `^...$` for a whole-name match).
+   */
+  nameRegex?: string | undefined;
+}
+
+/** {@link NameRegexArgs} whose value may be an Output. */
+export interface NameRegexOutputArgs {
+  /** See {@link NameRegexArgs.nameRegex}. */
+  nameRegex?: pulumi.Input<string | undefined>;
+}
+
+/** What every list data source's result holds beside its items. */
+export interface ListedIds {
+  /** The items' ids, in the order of the items. */
+  ids: number[];
+  /** The items' names, in the same order. */
+  names: string[];
+}
+
 /** A list data source's result: the items under `key`, with their ids and names in the same order. */
 export function listResult<K extends string, T extends { id: number; name: string }>(
   key: K,
   items: T[],
-): { [P in K]: T[] } & { ids: number[]; names: string[] } {
+): { [P in K]: T[] } & ListedIds {
   return {
     [key]: items,
     ids: items.map((item) => item.id),
     names: items.map((item) => item.name),
-  } as { [P in K]: T[] } & { ids: number[]; names: string[] };
+  } as { [P in K]: T[] } & ListedIds;
 }
 
 /** A price bound: a finite number of at least 0. */

@@ -5,8 +5,11 @@ import type { Role } from "../api/schemas/iam";
 import { fromApi, needsCatalogue } from "../resources/role/model";
 import {
   type DataSourceOutputOptions,
+  type ListedIds,
   listResult,
   matchingName,
+  type NameRegexArgs,
+  type NameRegexOutputArgs,
   outputOf,
   parseArgs,
   RegexArg,
@@ -30,32 +33,21 @@ export interface RoleInfo {
 }
 
 /** Filters of {@link getRoles}; a role must pass every filter given. */
-export interface GetRolesArgs {
-  /**
-   * Only roles whose name matches this JavaScript regular expression, searched anywhere in the
-   * name and case-sensitive (anchor it with `^...$` for a whole-name match).
-   */
-  nameRegex?: string | undefined;
+export interface GetRolesArgs extends NameRegexArgs {
   /** `true`: only system roles; `false`: only the account's own roles; absent: both. */
   system?: boolean | undefined;
 }
 
 /** {@link GetRolesArgs} whose values may be Outputs. */
-export interface GetRolesOutputArgs {
-  /** See {@link GetRolesArgs.nameRegex}. */
-  nameRegex?: pulumi.Input<string | undefined>;
+export interface GetRolesOutputArgs extends NameRegexOutputArgs {
   /** See {@link GetRolesArgs.system}. */
   system?: pulumi.Input<boolean | undefined>;
 }
 
 /** Result of {@link getRoles}. */
-export interface GetRolesResult {
+export interface GetRolesResult extends ListedIds {
   /** The matching roles, by ascending id. */
   roles: RoleInfo[];
-  /** Their ids, in the same order. */
-  ids: number[];
-  /** Their names, in the same order. */
-  names: string[];
 }
 
 export const GetRolesArgsSchema = z.strictObject({

@@ -9,8 +9,11 @@ import { idReference } from "../resources/ids";
 import { ruleFromApi } from "../resources/security-group/model";
 import {
   type DataSourceOutputOptions,
+  type ListedIds,
   listResult,
   matchingName,
+  type NameRegexArgs,
+  type NameRegexOutputArgs,
   outputOf,
   parseArgs,
   RegexArg,
@@ -44,32 +47,21 @@ export interface SecurityGroupInfo {
 }
 
 /** Filters of {@link getSecurityGroups}; a group must pass every filter given. */
-export interface GetSecurityGroupsArgs {
-  /**
-   * Only groups whose name matches this JavaScript regular expression, searched anywhere in the
-   * name and case-sensitive (anchor it with `^...$` for a whole-name match).
-   */
-  nameRegex?: string | undefined;
+export interface GetSecurityGroupsArgs extends NameRegexArgs {
   /** Only groups attached to this server (a number or its decimal text; `server.id` works). */
   serverId?: number | string | undefined;
 }
 
 /** {@link GetSecurityGroupsArgs} whose values may be Outputs. */
-export interface GetSecurityGroupsOutputArgs {
-  /** See {@link GetSecurityGroupsArgs.nameRegex}. */
-  nameRegex?: pulumi.Input<string | undefined>;
+export interface GetSecurityGroupsOutputArgs extends NameRegexOutputArgs {
   /** See {@link GetSecurityGroupsArgs.serverId}. */
   serverId?: pulumi.Input<number | string | undefined>;
 }
 
 /** Result of {@link getSecurityGroups}. */
-export interface GetSecurityGroupsResult {
+export interface GetSecurityGroupsResult extends ListedIds {
   /** The matching groups, by ascending id. */
   securityGroups: SecurityGroupInfo[];
-  /** Their ids, in the same order. */
-  ids: number[];
-  /** Their names, in the same order. */
-  names: string[];
 }
 
 export const GetSecurityGroupsArgsSchema = z.strictObject({

@@ -12,8 +12,11 @@ import { idReference } from "../resources/ids";
 import {
   type DataSourceOutputOptions,
   definedOnly,
+  type ListedIds,
   listResult,
   matchingName,
+  type NameRegexArgs,
+  type NameRegexOutputArgs,
   orUndefined,
   outputOf,
   parseArgs,
@@ -122,12 +125,7 @@ export function getServerOutput(
 }
 
 /** Filters of {@link getServers}; a server must pass every filter given. */
-export interface GetServersArgs {
-  /**
-   * Only servers whose name matches this JavaScript regular expression, searched anywhere in the
-   * name and case-sensitive (anchor it with `^...$` for a whole-name match).
-   */
-  nameRegex?: string | undefined;
+export interface GetServersArgs extends NameRegexArgs {
   /** Only servers that carry the tag of this name (compared regardless of letter case, as the service compares tag names). */
   tag?: string | undefined;
   /** Only servers in this status (`running`, `stopped`, `provisioning`, `error`, ...). */
@@ -135,9 +133,7 @@ export interface GetServersArgs {
 }
 
 /** {@link GetServersArgs} whose values may be Outputs. */
-export interface GetServersOutputArgs {
-  /** See {@link GetServersArgs.nameRegex}. */
-  nameRegex?: pulumi.Input<string | undefined>;
+export interface GetServersOutputArgs extends NameRegexOutputArgs {
   /** See {@link GetServersArgs.tag}. */
   tag?: pulumi.Input<string | undefined>;
   /** See {@link GetServersArgs.status}. */
@@ -145,13 +141,9 @@ export interface GetServersOutputArgs {
 }
 
 /** Result of {@link getServers}. */
-export interface GetServersResult {
+export interface GetServersResult extends ListedIds {
   /** The matching servers, by ascending id, each as {@link getServer} shows it. */
   servers: GetServerResult[];
-  /** Their ids, in the same order. */
-  ids: number[];
-  /** Their names, in the same order. */
-  names: string[];
 }
 
 export const GetServersArgsSchema = z.strictObject({

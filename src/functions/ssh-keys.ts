@@ -4,8 +4,11 @@ import { z } from "zod";
 import type { Key } from "../api/schemas/keys";
 import {
   type DataSourceOutputOptions,
+  type ListedIds,
   listResult,
   matchingName,
+  type NameRegexArgs,
+  type NameRegexOutputArgs,
   outputOf,
   parseArgs,
   RegexArg,
@@ -27,32 +30,21 @@ export interface SshKeyInfo {
 }
 
 /** Filters of {@link getSshKeys}; a key must pass every filter given. */
-export interface GetSshKeysArgs {
-  /**
-   * Only keys whose name matches this JavaScript regular expression, searched anywhere in the
-   * name and case-sensitive (anchor it with `^...$` for a whole-name match).
-   */
-  nameRegex?: string | undefined;
+export interface GetSshKeysArgs extends NameRegexArgs {
   /** Only the key with this fingerprint (`SHA256:...`, as `ssh-keygen -lf` prints it). */
   fingerprint?: string | undefined;
 }
 
 /** {@link GetSshKeysArgs} whose values may be Outputs. */
-export interface GetSshKeysOutputArgs {
-  /** See {@link GetSshKeysArgs.nameRegex}. */
-  nameRegex?: pulumi.Input<string | undefined>;
+export interface GetSshKeysOutputArgs extends NameRegexOutputArgs {
   /** See {@link GetSshKeysArgs.fingerprint}. */
   fingerprint?: pulumi.Input<string | undefined>;
 }
 
 /** Result of {@link getSshKeys}. */
-export interface GetSshKeysResult {
+export interface GetSshKeysResult extends ListedIds {
   /** The matching keys, by ascending id. */
   sshKeys: SshKeyInfo[];
-  /** Their ids, in the same order. */
-  ids: number[];
-  /** Their names, in the same order. */
-  names: string[];
 }
 
 export const GetSshKeysArgsSchema = z.strictObject({

@@ -5,8 +5,11 @@ import type { Tag } from "../api/schemas/tags";
 import {
   type DataSourceOutputOptions,
   definedOnly,
+  type ListedIds,
   listResult,
   matchingName,
+  type NameRegexArgs,
+  type NameRegexOutputArgs,
   outputOf,
   parseArgs,
   presentText,
@@ -29,28 +32,15 @@ export interface TagInfo {
 }
 
 /** Filters of {@link getTags}. */
-export interface GetTagsArgs {
-  /**
-   * Only tags whose name matches this JavaScript regular expression, searched anywhere in the
-   * name and case-sensitive (anchor it with `^...$` for a whole-name match).
-   */
-  nameRegex?: string | undefined;
-}
+export interface GetTagsArgs extends NameRegexArgs {}
 
 /** {@link GetTagsArgs} whose values may be Outputs. */
-export interface GetTagsOutputArgs {
-  /** See {@link GetTagsArgs.nameRegex}. */
-  nameRegex?: pulumi.Input<string | undefined>;
-}
+export interface GetTagsOutputArgs extends NameRegexOutputArgs {}
 
 /** Result of {@link getTags}. */
-export interface GetTagsResult {
+export interface GetTagsResult extends ListedIds {
   /** The matching tags, by ascending id. */
   tags: TagInfo[];
-  /** Their ids, in the same order. */
-  ids: number[];
-  /** Their names, in the same order. */
-  names: string[];
 }
 
 export const GetTagsArgsSchema = z.strictObject({ nameRegex: RegexArg.optional() });
