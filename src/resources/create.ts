@@ -288,6 +288,43 @@ function heldBefore(err: ConflictError, sentAt: number): boolean {
   return made !== undefined && made < sentAt - HOLDER_CLOCK_MARGIN_MS;
 }
 
+/** Whether `id` was claimed by another create: of this process, or handed to the engine. */
+function claimedElsewhere<Answer, Live>(
+  recipe: CreateRecipe<Answer, Live>,
+  record: CreateRecord,
+  id: number,
+): boolean {
+  return record.claimed.has(id) || recipe.journal?.journal.claimedIds().has(id) === true;
+}
+
+/**
+ * A 409 that does not name its holder, or does not date it (a service without the project's
+ * `existing_id`, `existing_created_at` or `Date` header): the holder may be someone else's, so
+ * nothing is deleted and the create fails naming what it can.
+ */
+function unprovenHolder<Answer, Live>(
+  recipe: CreateRecipe<Answer, Live>,
+  holder: number | undefined,
+  failure: unknown,
+  conflict: ConflictError,
+): CreateFailedError {
+  const { noun } = recipe.what;
+  const first =
+    failure === undefined
+      ? `a create of this ${noun} was cut short (its provider process died)`
+      : summaryOf(failure);
+  const which =
+    holder === undefined
+      ? `as a duplicate, and the service did not say which ${noun} holds what must be unique (existing_id, which the API spec does not promise)`
+      : `because ${noun} ${holder} holds what must be unique, and the service did not say when ${noun} ${holder} was made (existing_created_at and a Date header, which the API spec does not promise)`;
+  const it = holder === undefined ? `a ${noun} ${recipe.describe}` : `${noun} ${holder}`;
+  return new CreateFailedError(
+    `${first}; sent again, the request was refused ${which}, so the provider cannot tell whether the lost answer made it: nothing was deleted. If ${it} is the ${noun} ${holder === undefined ? "" : `${recipe.describe} `}this create made, delete it and run pulumi up again; if it is someone else's, choose another name`,
+    holder === undefined ? [] : [holder],
+    { cause: conflict },
+  );
+}
+
 /** Sends until the request made something, and finds it when the answer does not say. */
 async function sendAndFind<Answer, Live>(
   recipe: CreateRecipe<Answer, Live>,
@@ -313,23 +350,30 @@ async function sendAndFind<Answer, Live>(
       return track(recipe, record);
     },
     afterFailure: async (err): Promise<{ found: Live } | typeof RESEND> => {
-      if (unique !== undefined && err instanceof ConflictError && err.existingId !== undefined) {
+      const since =
+        unique !== undefined && err instanceof ConflictError
+          ? earliest(progress.unresolvedSince, earlier())
+          : undefined;
+      if (since !== undefined && err instanceof ConflictError && unique !== undefined) {
         const holder = err.existingId;
-        const since = earliest(progress.unresolvedSince, earlier());
-        if (since !== undefined) {
-          // Made before every send that may have made it: it held the name all along, and
-          // those sends were refused too.
-          if (heldBefore(err, since)) {
-            delete progress.unresolvedSince;
-            throw err;
-          }
-          // Until it is deleted, the holder is what those sends made: a failure leaves it so.
-          progress.unresolvedSince = since;
-          await discardHolder(recipe, unique, holder, lastFailure ?? err);
-          discarded.push(holder);
+        // Made before every send that may have made it: it held the name all along, and those
+        // sends were refused too. So is an object another create claimed.
+        if (
+          holder !== undefined &&
+          (heldBefore(err, since) || claimedElsewhere(recipe, record, holder))
+        ) {
           delete progress.unresolvedSince;
-          return RESEND;
+          throw err;
         }
+        progress.unresolvedSince = since;
+        if (holder === undefined || err.existingCreatedAtHere === undefined) {
+          throw unprovenHolder(recipe, holder, lastFailure, err);
+        }
+        // Until it is deleted, the holder is what those sends made: a failure leaves it so.
+        await discardHolder(recipe, unique, holder, lastFailure ?? err);
+        discarded.push(holder);
+        delete progress.unresolvedSince;
+        return RESEND;
       }
       if (!isAmbiguousFailure(err)) throw err;
       if (unique !== undefined) {

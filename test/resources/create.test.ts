@@ -340,7 +340,9 @@ describe("createExactlyOnce with a journal (a host killed mid-create)", () => {
    */
   function uniqueRecipe(
     journal: CreateJournal,
-    steps: ("ok" | "lost" | { holderMadeAt: number })[],
+    steps: ("ok" | "lost" | { holderMadeAt: number } | { holder: Record<string, unknown> })[],
+    /** The 409's clock offset; `null` for an answer without a `Date` header. */
+    serviceClockAheadMs: number | null = 0,
   ): { recipe: CreateRecipe<Thing, Thing>; discarded: number[] } {
     const discarded: number[] = [];
     const recipe: CreateRecipe<Thing, Thing> = {
@@ -363,11 +365,11 @@ describe("createExactlyOnce with a journal (a host killed mid-create)", () => {
           code: "conflict",
           method: "POST",
           path: "/v1/things",
-          body: {
-            existing_id: 7,
-            existing_created_at: new Date(step.holderMadeAt).toISOString(),
-          },
-          serviceClockAheadMs: 0,
+          body:
+            "holder" in step
+              ? step.holder
+              : { existing_id: 7, existing_created_at: new Date(step.holderMadeAt).toISOString() },
+          serviceClockAheadMs: serviceClockAheadMs ?? undefined,
         });
       },
       idInAnswer: (t) => t.id,
@@ -418,6 +420,61 @@ describe("createExactlyOnce with a journal (a host killed mid-create)", () => {
     expect(discarded).toEqual([7]);
     expect(made.id).toBe(8);
     expect(journal.orphans(digest)).toEqual([]);
+  });
+
+  // The fail-safe of create.ts: `existing_created_at` and the `Date` header are the project's
+  // wire contract, not the API spec. A 409 that does not date its holder never gets it deleted.
+  it.each([
+    { service: "no existing_created_at", holder: { existing_id: 7 }, clock: 0 },
+    {
+      service: "no Date header",
+      holder: { existing_id: 7, existing_created_at: new Date().toISOString() },
+      clock: null,
+    },
+  ])("never deletes a holder the 409 does not date ($service): fails naming it", async (c) => {
+    const { journal } = journalWith([]);
+    const { recipe, discarded } = uniqueRecipe(journal, ["lost", { holder: c.holder }], c.clock);
+    const err = (await createExactlyOnce(recipe).catch((e: unknown) => e)) as CreateFailedError;
+    expect(err).toBeInstanceOf(CreateFailedError);
+    expect(err.ids).toEqual([7]);
+    expect(err.message).toBe(
+      'POST /v1/things failed: 502 unavailable; sent again, the request was refused because thing 7 holds what must be unique, and the service did not say when thing 7 was made (existing_created_at and a Date header, which the API spec does not promise), so the provider cannot tell whether the lost answer made it: nothing was deleted. If thing 7 is the thing named "a" this create made, delete it and run pulumi up again; if it is someone else\'s, choose another name',
+    );
+    expect(discarded).toEqual([]);
+    // Still unresolved: the next run, against a service that dates its holders, can settle it.
+    expect(journal.orphans(digest)).toEqual([]);
+    expect(journal.entries().map((e) => e.closedAt)).toEqual([undefined]);
+  });
+
+  it("deletes nothing when the 409 does not name its holder (a service without existing_id)", async () => {
+    const { journal } = journalWith([]);
+    const { recipe, discarded } = uniqueRecipe(journal, ["lost", { holder: {} }]);
+    const err = (await createExactlyOnce(recipe).catch((e: unknown) => e)) as CreateFailedError;
+    expect(err.ids).toEqual([]);
+    expect(err.message).toBe(
+      'POST /v1/things failed: 502 unavailable; sent again, the request was refused as a duplicate, and the service did not say which thing holds what must be unique (existing_id, which the API spec does not promise), so the provider cannot tell whether the lost answer made it: nothing was deleted. If a thing named "a" is the thing this create made, delete it and run pulumi up again; if it is someone else\'s, choose another name',
+    );
+    expect(discarded).toEqual([]);
+  });
+
+  it("never deletes a holder a dead host's orphan might have made, when the 409 does not date it", async () => {
+    const { journal } = journalWith([{ digest, at: Date.now() - 60_000 }]);
+    const { recipe, discarded } = uniqueRecipe(journal, [{ holder: { existing_id: 7 } }]);
+    const err = (await createExactlyOnce(recipe).catch((e: unknown) => e)) as CreateFailedError;
+    expect(err.ids).toEqual([7]);
+    expect(err.message).toMatch(
+      /^a create of this thing was cut short \(its provider process died\); sent again, the request was refused because thing 7 holds what must be unique, and the service did not say when thing 7 was made/,
+    );
+    expect(discarded).toEqual([]);
+  });
+
+  it("never deletes a holder that a finished create handed to the engine", async () => {
+    const now = Date.now();
+    const { journal } = journalWith([{ digest: "other", id: 7, closedAt: now }]);
+    const { recipe, discarded } = uniqueRecipe(journal, ["lost", { holderMadeAt: now + 1000 }]);
+    const err = await createExactlyOnce(recipe).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ConflictError);
+    expect(discarded).toEqual([]);
   });
 
   it("forgets a dead host's create that made nothing, and sends", async () => {
