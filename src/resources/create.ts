@@ -1,59 +1,67 @@
 /**
- * The one way a resource sends a create: {@link createExactlyOnce}.
+ * The one way a resource sends a create: {@link createExactlyOnce}. Pulumi's contract is that a
+ * resource is in the state or does not exist; a create whose answer is lost (a 502 or a reset
+ * after the service acted, a timeout) breaks it twice over: sending again makes a duplicate,
+ * giving up leaks what the first request made. Every recovery rule is here, once.
  *
- * Pulumi's contract is that a resource is in the state or does not exist. A create whose answer
- * is lost (a 502 or a reset after the service acted, a timeout) breaks it twice over: sending it
- * again makes a duplicate, giving up leaks the object the first request made. So:
+ * The rules, and the wire facts each rests on: [spec] is the API spec (its endpoints and
+ * fields), [project] the project's wire contract (docs/wire-contract.md), which a service that
+ * keeps only the spec may not offer.
  *
- * 1. Before the first request, the ids of every live object of the kind are noted, from a list
- *    requested before it (the latest one of the last moments, shared by the creates of a wave:
- *    what this process's own creates made since is claimed by them, point 2). An object that
- *    existed before the request is never taken for one it made, however alike (a
- *    replacement's create must not claim the server it replaces).
- * 2. After a failure that may have been applied, the list is read again (its reads retried
- *    patiently: a lookup that fails is what leaks objects) and the new objects that match the
- *    request, and that no other create in this process has claimed, are what this request made:
- *    one is the result; several cannot be told apart and fail naming every id; none proves that
- *    nothing was made (after a second look, for a service still working on it), and the request
- *    is sent again, up to {@link DEFAULT_MAX_SENDS} times.
- * 3. A success whose answer names no id (a security group) is found the same way.
+ * 1. Ids noted before the send: the ids of the kind's live objects, from a list requested before
+ *    the first send (shared by the creates of a moment). An object that existed before the send
+ *    is never taken for one it made, however alike. [spec: the kind's list endpoint, every page]
+ * 2. A look after an ambiguous failure (the client's `mayHaveBeenApplied`: a 5xx, a reset or a
+ *    timeout after the body was sent): the list is read again (patiently,
+ *    {@link LOOKUP_MAX_RETRIES}), and the new objects that match the request and that no other
+ *    create claimed are what it made. One is the result; several fail naming every id; none,
+ *    after a second look ({@link DEFAULT_SETTLE_MS}), proves nothing was made and the request is
+ *    sent again, at most {@link DEFAULT_MAX_SENDS} times. A look that fails fails the create
+ *    saying what to look for. [spec: list fields that show what the request asked for]
+ * 3. A 4xx proves nothing was applied: it is thrown as the client threw it (a 409 is explained
+ *    by the caller). [project: the status codes; the spec lists none]
+ * 4. An answer without an id (a security group) is found as in 2. [spec: GenericResponse]
+ * 5. No duplicate within a host: ids answered or found are claimed, sends in flight are awaited
+ *    before a look, looks of a kind run one at a time. [none]
+ * 6. No orphan across hosts: each create is written in the journal (journal.ts) until it returned
+ *    to the engine; an entry a dead host left open is taken over by the next create of the same
+ *    request: the id its answer named, or the one new matching object since its ids before, never
+ *    an id a finished create handed to the engine. [as 1 and 2]
+ * 7. An object useless without its lost answer (a generated key, a user's API key) is deleted
+ *    (`discard`) and the request sent again; a delete that fails fails naming the id. [spec: DELETE]
+ * 8. A kind the API cannot list (a user) with `unique` names: after an ambiguous failure the
+ *    request is sent again; a success proves the lost one made nothing; a 409 names the holder,
+ *    which is ours (deleted as in 7, then sent again) only when it was made no earlier than the
+ *    first unresolved send less {@link HOLDER_CLOCK_MARGIN_MS} and no other create claimed it. A
+ *    create that gives up unresolved stays open in the journal with that time, for the next run.
+ *    [project: unique user names, the 409's `existing_id` and `existing_created_at`; HTTP's `Date`
+ *    header, which moves the holder's time onto this machine's clock]
  *
- * Within one provider host (one `pulumi up`), creates of a kind that run concurrently do not
- * claim each other's objects: ids answered or found are recorded, sends still in flight are
- * waited for before a lookup, and lookups of one kind run one at a time.
- *
- * Across hosts, a journal on disk (journal.ts) remembers each create until it returned to the
- * engine. A create of the same request that a host killed mid-way left open is taken over first:
- * the object its answer named, or the one new matching object since its own look before, unless
- * a finished create handed that id to the engine.
+ * Against a service without the [project] fields, rule 8 fails safe: a 409 that does not name its
+ * holder, or does not date it (no `existing_created_at`, no `Date` header), deletes nothing and
+ * fails naming the holder's id when it has one (the journal entry stays open); a holder made
+ * before the first unresolved send, or claimed by another create, fails the create with the 409.
+ * Rules 1–7 need only the spec. A kind the API cannot list without `unique` names fails after an
+ * ambiguous failure, with the kind's `unlistable` advice.
  */
 import { CloudInfraError, ConflictError, isAmbiguousFailure, nameErrorClass } from "../api/errors";
 import type { RequestOptions } from "../api/http";
 import { aNoun, type KindNames } from "./common";
-import {
-  type CreateJournal,
-  type JournalEntry,
-  type JournalTicket,
-  requestDigest,
-} from "./journal";
+import { type CreateJournal, type JournalTicket, requestDigest } from "./journal";
 import { DEFAULT_MAX_SENDS, RESEND, sendLookResend } from "./resend";
 import type { SharedLists } from "./shared-list";
 
-/**
- * Retries of each list read of a create (the look before it, the lookups after it), beyond the
- * client's default: a lookup that gives up early leaks what the create made.
- */
+/** Retries of each list read of a create, beyond the client's: a look that gives up leaks. */
 export const LOOKUP_MAX_RETRIES = 8;
-/** How long to wait before looking a second time when a lookup found nothing. */
+/** How long to wait before looking a second time when a look found nothing. */
 export const DEFAULT_SETTLE_MS = 500;
 /**
- * How much earlier than the first unresolved send a holder named by a 409 may seem to be made and
- * still be taken for what that send made (recipe.unique). Its creation time is moved onto this
- * machine's clock through the 409's `Date` header (ConflictError.existingCreatedAtHere), which
- * never dates an object made after the send before it when the header is cut to the second, as
- * HTTP servers write it. The margin covers what that leaves: a header rounded instead of cut,
- * a creation time kept to the second, and the clocks drifting apart between the send and the
- * 409. A stranger's user made less than this before the first send is still taken for ours.
+ * How much earlier than the first unresolved send a 409's holder may seem to be made and still
+ * be taken for what that send made (rule 8). Its creation time is moved onto this machine's clock
+ * through the 409's `Date` header (ConflictError.existingCreatedAtHere), which never dates an
+ * object made after the send before it when the header is cut to the second; the margin covers a
+ * header rounded instead, a creation time kept to the second, and clock drift between the send
+ * and the 409. A stranger's user made less than this before the first send is taken for ours.
  */
 export const HOLDER_CLOCK_MARGIN_MS = 2000;
 
@@ -67,12 +75,6 @@ export interface Lookup<Live> {
   idOf(live: Live): number;
   /** Whether a live object is what this request asks for (name, plan, rules, ...). */
   matches(live: Live): boolean;
-  /**
-   * Deletes an object a lost answer made that is useless without that answer (a generated key,
-   * whose private half was only in it); the create is then sent again. Without it, such an object
-   * is the result.
-   */
-  discard?(live: Live): Promise<void>;
 }
 
 /** What {@link createExactlyOnce} needs to know of one create. */
@@ -81,44 +83,28 @@ interface CreateRecipe<Answer, Live> {
   what: KindNames;
   /** What the request asks for, as messages say it after the noun: `named "web"`. */
   describe: string;
-  /** The provider session's list cache and create ledger: sessions never share a record. */
-  session: { lists: SharedLists; creates: CreateLedger };
+  /** The provider session's list cache, create ledger and journal: sessions share no record. */
+  session: { lists: SharedLists; creates: CreateLedger; journal: CreateJournal };
+  /** What identifies the request in the journal (its body): a dead host's create of it is taken over. */
+  request: unknown;
   /** Sends the create request, once. */
   send(): Promise<Answer>;
   /** The id the answer names, or `undefined` when it names none (then the object is found). */
   idInAnswer(answer: Answer): number | undefined;
-  /**
-   * How to find what a request made, or `undefined` when the API cannot list the kind (a user):
-   * then a create that may have been applied fails, with {@link CreateRecipe.unlistable} as advice.
-   */
+  /** How to find what a request made; `undefined` when the API cannot list the kind (a user). */
   lookup: Lookup<Live> | undefined;
   /** Advice when the outcome cannot be looked up. */
   unlistable?: string;
+  /** Deletes an object a lost answer made that is useless without it (rule 7); else it is the result. */
+  discard?(id: number): Promise<void>;
+  /** The kind cannot be listed, but the service keeps its names unique (rule 8): a user. */
+  unique?: boolean;
   /**
-   * For a kind the API cannot list whose names the service keeps unique, answering 409 with the
-   * holder's id (`existing_id`, wire-contract.md): a user. After a send that may have been
-   * applied, the request is sent again: a success proves the earlier send made nothing, and a
-   * 409 names what it made, which is useless without its lost answer (an API key) and is
-   * deleted with `discard` before sending again. A create that gives up while a send is
-   * unresolved stays open in the journal, so that the next run's 409 for the same request is
-   * known to be this one's object: never a second object while an earlier create is unresolved.
-   * A holder the 409 dates (`existing_created_at`) before the first unresolved send, by more
-   * than {@link HOLDER_CLOCK_MARGIN_MS}, is someone else's: the 409 is thrown, nothing deleted.
-   */
-  unique?: { discard(id: number): Promise<void> };
-  /**
-   * Where creates are written down (journal.ts), with what identifies this request (its body):
-   * a create of the same request that a dead host left open is taken over.
-   */
-  journal?: { journal: CreateJournal; request: unknown };
-  /**
-   * The create goes on after this function returns (a server waits until it runs): the caller
-   * calls the outcome's `close()` once it returns to the engine, so that a host killed meanwhile
-   * leaves the entry open for the next one to take over.
+   * The create goes on after this returns (a server waits until it runs): the caller calls the
+   * outcome's `close()` once it returns to the engine, so a host killed meanwhile leaves the
+   * journal entry open for the next one to take over.
    */
   closesLater?: boolean;
-  /** Requests sent at most; default {@link DEFAULT_MAX_SENDS}. */
-  maxSends?: number;
   /** Wait before the second look; default {@link DEFAULT_SETTLE_MS}. */
   settleMs?: number;
 }
@@ -128,10 +114,10 @@ interface CreateRecipe<Answer, Live> {
  * left by a dead host). `close()` records that the create returned to the engine; it is done
  * already unless the recipe `closesLater`.
  */
-export type CreateOutcome<Answer, Live> = (
+export type CreateOutcome<Answer, Live> = Made<Answer, Live> & { close(): void };
+type Made<Answer, Live> =
   | { id: number; answer: Answer; found?: undefined }
-  | { id: number; found: Live; answer?: undefined }
-) & { close(): void };
+  | { id: number; found: Live; answer?: undefined };
 
 /** What this process knows of the creates of one kind through one client. */
 class CreateRecord {
@@ -189,6 +175,14 @@ function summaryOf(err: unknown): string {
   return messageOf(err);
 }
 
+/** What a message starts with: the failure being resolved, or a dead host's create (rule 6). */
+function firstCause(what: KindNames, failure: unknown): string {
+  if (failure === undefined) {
+    return `a create of this ${what.noun} was cut short (its provider process died)`;
+  }
+  return summaryOf(failure);
+}
+
 /** A create that failed after the toolkit acted on it; the message says what it found. */
 export class CreateFailedError extends CloudInfraError {
   static {
@@ -208,178 +202,103 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
+/** One create under way: what its sends and looks found so far. */
+interface Run<Answer, Live> {
+  recipe: CreateRecipe<Answer, Live>;
+  record: CreateRecord;
+  /** Ids of the kind's objects before the first send (rule 1); none when it cannot be listed. */
+  before: ReadonlySet<number> | undefined;
+  /** The first send that may have made an object nobody found (rule 8), this machine's clock. */
+  unresolvedSince: number | undefined;
+  /** Sends that failed ambiguously, and the last of those failures. */
+  failures: number;
+  lastFailure: unknown;
+  /** Ids deleted as useless without their lost answer (rule 7). */
+  discarded: number[];
+}
+
 /**
  * Sends a create and returns what it made, never a second object and never one that existed
- * before it (see the rule at the top of this module). Failures that prove nothing was applied
- * (a 409, a 400) are thrown as the client threw them, for the caller to explain; everything this
- * function decides is a {@link CreateFailedError} whose message says what it found.
+ * before it or that another create claimed (the rules at the top of this module). A failure that
+ * proves nothing was applied (a 409, a 400) is thrown as the client threw it, for the caller to
+ * explain; everything this function decides is a {@link CreateFailedError} saying what it found.
  */
 export async function createExactlyOnce<Answer, Live>(
   recipe: CreateRecipe<Answer, Live>,
 ): Promise<CreateOutcome<Answer, Live>> {
-  const { what, lookup } = recipe;
-  const record = recipe.session.creates.record(lookup?.key ?? what.kind);
+  const { what, lookup, session } = recipe;
+  const { journal } = session;
+  const digest = requestDigest(what.kind, recipe.request);
+  const record = session.creates.record(lookup?.key ?? what.kind);
   const before = lookup === undefined ? undefined : await idsBefore(recipe, lookup);
-  const digest =
-    recipe.journal === undefined ? undefined : requestDigest(what.kind, recipe.journal.request);
-  const journal = recipe.journal?.journal;
+  const run: Run<Answer, Live> = {
+    recipe,
+    record,
+    before,
+    unresolvedSince: undefined,
+    failures: 0,
+    lastFailure: undefined,
+    discarded: [],
+  };
   let ticket: JournalTicket | undefined;
-  const progress: Progress = {};
-  const done = <T extends { id: number }>(outcome: T): T & { close(): void } => {
+  const done = (made: Made<Answer, Live>): CreateOutcome<Answer, Live> => {
     // Made and closed at once when the create ends here: one write instead of two.
-    if (recipe.closesLater === true) ticket?.made(outcome.id);
-    else ticket?.close(outcome.id);
-    return { ...outcome, close: () => ticket?.close() };
+    if (recipe.closesLater === true) ticket?.made(made.id);
+    else ticket?.close(made.id);
+    return { ...made, close: () => ticket?.close() };
   };
   try {
-    if (journal !== undefined && digest !== undefined && lookup !== undefined) {
-      const left = await record.exclusive(() => takeOver(recipe, lookup, journal, digest, record));
+    if (lookup !== undefined) {
+      const left = await record.exclusive(() => takeOver(run, lookup, digest));
       if (left !== undefined) {
+        const id = lookup.idOf(left);
         ticket = journal.open(digest, before ?? []);
-        if (lookup.discard === undefined) return done({ id: lookup.idOf(left), found: left });
-        ticket.made(lookup.idOf(left));
-        await discard(recipe, lookup, left, undefined);
+        if (recipe.discard === undefined) return done({ id, found: left });
+        ticket.made(id);
+        await discard(run, id, undefined);
         ticket.close();
       }
-    }
-    // Creates of this request that a dead host left unresolved: their object is the one a 409
-    // names (recipe.unique), if it was made after their first unresolved send, which this returns.
-    const earlier = (): number | undefined => {
-      if (journal === undefined || digest === undefined) return undefined;
-      let first: number | undefined;
+    } else if (recipe.unique === true) {
+      // A dead host's unresolved creates of this request: this one carries their first send on.
       for (const orphan of journal.orphans(digest)) {
         const sentAt = orphan.sentAt ?? orphan.at;
-        first = first === undefined ? sentAt : Math.min(first, sentAt);
+        run.unresolvedSince = Math.min(run.unresolvedSince ?? sentAt, sentAt);
         journal.forget(orphan);
       }
-      return first;
-    };
-    if (journal !== undefined && digest !== undefined) ticket = journal.open(digest, before ?? []);
-    return done(await sendAndFind(recipe, record, before, earlier, progress));
+    }
+    ticket = journal.open(digest, before ?? []);
+    if (run.unresolvedSince !== undefined) ticket.unresolvedSince(run.unresolvedSince);
+    return done(await sendAndFind(run));
   } catch (err) {
     // Left open, the entry tells the next run that a 409 for this request names its object, if
     // made after the first unresolved send.
-    if (progress.unresolvedSince === undefined) ticket?.close();
-    else ticket?.unresolvedSince(progress.unresolvedSince);
+    if (run.unresolvedSince === undefined) ticket?.close();
+    else ticket?.unresolvedSince(run.unresolvedSince);
     throw err;
   }
 }
 
-/**
- * Whether sends of a create of a unique kind (recipe.unique) may have made an object nobody has
- * found yet, and since when: the first such send, on this machine's clock.
- */
-interface Progress {
-  unresolvedSince?: number;
-}
-
-/** The earlier of two times, either of which may be unknown. */
-function earliest(a: number | undefined, b: number | undefined): number | undefined {
-  if (a === undefined) return b;
-  return b === undefined ? a : Math.min(a, b);
-}
-
-/**
- * Whether the holder a 409 names was made before `sentAt` (this machine's clock), the first send
- * that may have made it, so that it is someone else's; false when the 409 does not date it.
- */
-function heldBefore(err: ConflictError, sentAt: number): boolean {
-  const made = err.existingCreatedAtHere;
-  return made !== undefined && made < sentAt - HOLDER_CLOCK_MARGIN_MS;
-}
-
-/** Whether `id` was claimed by another create: of this process, or handed to the engine. */
-function claimedElsewhere<Answer, Live>(
-  recipe: CreateRecipe<Answer, Live>,
-  record: CreateRecord,
-  id: number,
-): boolean {
-  return record.claimed.has(id) || recipe.journal?.journal.claimedIds().has(id) === true;
-}
-
-/**
- * A 409 that does not name its holder, or does not date it (a service without the project's
- * `existing_id`, `existing_created_at` or `Date` header): the holder may be someone else's, so
- * nothing is deleted and the create fails naming what it can.
- */
-function unprovenHolder<Answer, Live>(
-  recipe: CreateRecipe<Answer, Live>,
-  holder: number | undefined,
-  failure: unknown,
-  conflict: ConflictError,
-): CreateFailedError {
-  const { noun } = recipe.what;
-  const first =
-    failure === undefined
-      ? `a create of this ${noun} was cut short (its provider process died)`
-      : summaryOf(failure);
-  const which =
-    holder === undefined
-      ? `as a duplicate, and the service did not say which ${noun} holds what must be unique (existing_id, which the API spec does not promise)`
-      : `because ${noun} ${holder} holds what must be unique, and the service did not say when ${noun} ${holder} was made (existing_created_at and a Date header, which the API spec does not promise)`;
-  const it = holder === undefined ? `a ${noun} ${recipe.describe}` : `${noun} ${holder}`;
-  return new CreateFailedError(
-    `${first}; sent again, the request was refused ${which}, so the provider cannot tell whether the lost answer made it: nothing was deleted. If ${it} is the ${noun} ${holder === undefined ? "" : `${recipe.describe} `}this create made, delete it and run pulumi up again; if it is someone else's, choose another name`,
-    holder === undefined ? [] : [holder],
-    { cause: conflict },
-  );
-}
-
-/** Sends until the request made something, and finds it when the answer does not say. */
-async function sendAndFind<Answer, Live>(
-  recipe: CreateRecipe<Answer, Live>,
-  record: CreateRecord,
-  before: ReadonlySet<number> | undefined,
-  earlier: () => number | undefined,
-  progress: Progress,
-): Promise<
-  | { id: number; answer: Answer; found?: undefined }
-  | { id: number; found: Live; answer?: undefined }
-> {
-  const { what, lookup, unique } = recipe;
-  const maxSends = recipe.maxSends ?? DEFAULT_MAX_SENDS;
-  let failures = 0;
-  let lastFailure: unknown;
-  const discarded: number[] = [];
+/** Sends until the request made something (rules 2, 7, 8), and finds it when the answer does not say (rule 4). */
+async function sendAndFind<Answer, Live>(run: Run<Answer, Live>): Promise<Made<Answer, Live>> {
+  const { recipe, record, before } = run;
+  const { what, lookup } = recipe;
   let sentAt = Date.now();
-
   const sent = await sendLookResend({
-    maxSends,
     send: () => {
       sentAt = Date.now();
       return track(recipe, record);
     },
     afterFailure: async (err): Promise<{ found: Live } | typeof RESEND> => {
-      const since =
-        unique !== undefined && err instanceof ConflictError
-          ? earliest(progress.unresolvedSince, earlier())
-          : undefined;
-      if (since !== undefined && err instanceof ConflictError && unique !== undefined) {
-        const holder = err.existingId;
-        // Made before every send that may have made it: it held the name all along, and those
-        // sends were refused too. So is an object another create claimed.
-        if (
-          holder !== undefined &&
-          (heldBefore(err, since) || claimedElsewhere(recipe, record, holder))
-        ) {
-          delete progress.unresolvedSince;
-          throw err;
-        }
-        progress.unresolvedSince = since;
-        if (holder === undefined || err.existingCreatedAtHere === undefined) {
-          throw unprovenHolder(recipe, holder, lastFailure, err);
-        }
-        // Until it is deleted, the holder is what those sends made: a failure leaves it so.
-        await discardHolder(recipe, unique, holder, lastFailure ?? err);
-        discarded.push(holder);
-        delete progress.unresolvedSince;
+      const since = run.unresolvedSince;
+      if (recipe.unique === true && err instanceof ConflictError && since !== undefined) {
+        await settleHolder(run, err, since);
         return RESEND;
       }
       if (!isAmbiguousFailure(err)) throw err;
-      if (unique !== undefined) {
-        progress.unresolvedSince ??= sentAt;
-        failures++;
-        lastFailure = err;
+      run.failures++;
+      run.lastFailure = err;
+      if (recipe.unique === true) {
+        run.unresolvedSince ??= sentAt;
         return RESEND;
       }
       if (lookup === undefined || before === undefined) {
@@ -389,100 +308,172 @@ async function sendAndFind<Answer, Live>(
           { cause: err },
         );
       }
-      const mark = recipe.session.lists.mark();
-      const made = await record.exclusive(() =>
-        findMade(recipe, lookup, before, record, err, mark),
-      );
-      if (made === undefined) {
-        failures++;
-        lastFailure = err;
-        return RESEND;
-      }
-      if (lookup.discard === undefined) return { found: made };
-      await discard(recipe, lookup, made, err);
-      discarded.push(lookup.idOf(made));
-      failures++;
-      lastFailure = err;
+      const made = await findMade(run, lookup, before, err);
+      if (made === undefined) return RESEND;
+      if (recipe.discard === undefined) return { found: made };
+      await discard(run, lookup.idOf(made), err);
       return RESEND;
     },
   });
   if (sent.found !== undefined && lookup !== undefined) {
     return { id: lookup.idOf(sent.found), found: sent.found };
   }
-  if (sent.answer !== undefined) {
-    const id = recipe.idInAnswer(sent.answer);
-    if (id !== undefined) return { id, answer: sent.answer };
-    if (lookup === undefined || before === undefined) {
-      throw new CreateFailedError(`the service made the ${what.noun} but did not say its id`);
-    }
-    const mark = recipe.session.lists.mark();
-    const made = await record.exclusive(() =>
-      findMade(recipe, lookup, before, record, undefined, mark),
-    );
-    if (made === undefined) {
-      throw new CreateFailedError(
-        `the service accepted the ${what.noun}, but no new ${what.noun} ${recipe.describe} is in its list (deleted at once by someone else?)`,
-      );
-    }
-    return { id: lookup.idOf(made), found: made };
+  if (sent.answer === undefined) throw exhausted(run);
+  const id = recipe.idInAnswer(sent.answer);
+  if (id !== undefined) return { id, answer: sent.answer };
+  if (lookup === undefined || before === undefined) {
+    throw new CreateFailedError(`the service made the ${what.noun} but did not say its id`);
   }
-  if (progress.unresolvedSince !== undefined) {
+  const made = await findMade(run, lookup, before, undefined);
+  if (made === undefined) {
     throw new CreateFailedError(
-      `${summaryOf(lastFailure)}; the request was sent ${maxSends} times and the last one may have made the ${what.noun}, which the API cannot list: the next pulumi up of this project takes it over (deletes it, if the service says it was made after the first of these sends, and creates the ${what.noun} again) from the create journal${journalPlace(recipe)}${recipe.unlistable === undefined ? "" : `; where that journal is not kept: ${recipe.unlistable}`}`,
+      `the service accepted the ${what.noun}, but no new ${what.noun} ${recipe.describe} is in its list (deleted at once by someone else?)`,
+    );
+  }
+  return { id: lookup.idOf(made), found: made };
+}
+
+/** Every send failed: what was found, and what the next run does. */
+function exhausted<Answer, Live>(run: Run<Answer, Live>): CreateFailedError {
+  const { recipe, lastFailure } = run;
+  const { noun } = recipe.what;
+  if (run.unresolvedSince !== undefined) {
+    return new CreateFailedError(
+      `${summaryOf(lastFailure)}; the request was sent ${DEFAULT_MAX_SENDS} times and the last one may have made the ${noun}, which the API cannot list: the next pulumi up of this project takes it over (deletes it, if the service says it was made after the first of these sends, and creates the ${noun} again) from the create journal in ${recipe.session.journal.dir} (on this machine; a CI runner keeps it only if CLOUDINFRA_JOURNAL_DIR is kept between runs)${recipe.unlistable === undefined ? "" : `; where that journal is not kept: ${recipe.unlistable}`}`,
       [],
       { cause: lastFailure },
     );
   }
   const cleaned =
-    discarded.length === 0
+    run.discarded.length === 0
       ? "not found: nothing was made"
-      : `found useless without the lost answer and deleted (${what.noun} ${discarded.join(", ")}): nothing is left`;
-  throw new CreateFailedError(
-    `${summaryOf(lastFailure)}; the request was sent ${failures} times and each time it failed, the ${what.noun} was looked for and ${cleaned}; run pulumi up again`,
+      : `found useless without the lost answer and deleted (${noun} ${run.discarded.join(", ")}): nothing is left`;
+  return new CreateFailedError(
+    `${summaryOf(lastFailure)}; the request was sent ${run.failures} times and each time it failed, the ${noun} was looked for and ${cleaned}; run pulumi up again`,
     [],
     { cause: lastFailure },
   );
 }
 
 /**
- * The object a create of the same request made in a host that died before the create returned
- * to the engine (see journal.ts): the id its answer named, or else the one new matching object
- * since its look before that no finished create handed to the engine. Orphans that made nothing
- * are forgotten.
+ * Rule 8: the holder a 409 names while a send is unresolved is deleted when it is provably what
+ * that send made; otherwise the create fails and nothing is deleted.
+ */
+async function settleHolder<Answer, Live>(
+  run: Run<Answer, Live>,
+  err: ConflictError,
+  since: number,
+): Promise<void> {
+  const { recipe } = run;
+  const holder = err.existingId;
+  const made = err.existingCreatedAtHere;
+  if (holder === undefined || made === undefined) throw unprovenHolder(run, holder, err);
+  // Made before every send that may have made it, it held the name all along and those sends
+  // were refused too; an object another create claimed is never ours.
+  if (
+    made < since - HOLDER_CLOCK_MARGIN_MS ||
+    run.record.claimed.has(holder) ||
+    recipe.session.journal.claimedIds().has(holder)
+  ) {
+    run.unresolvedSince = undefined;
+    throw err;
+  }
+  // Until it is deleted, the holder is what those sends made: a failure leaves them unresolved.
+  await discard(run, holder, run.lastFailure);
+  run.unresolvedSince = undefined;
+}
+
+/**
+ * A 409 that does not name its holder, or does not date it (a service without the project's
+ * `existing_id`, `existing_created_at` or `Date` header): the holder may be someone else's, so
+ * nothing is deleted and the create fails naming what it can.
+ */
+function unprovenHolder<Answer, Live>(
+  run: Run<Answer, Live>,
+  holder: number | undefined,
+  conflict: ConflictError,
+): CreateFailedError {
+  const { what, describe } = run.recipe;
+  const { noun } = what;
+  const which =
+    holder === undefined
+      ? `as a duplicate, and the service did not say which ${noun} holds what must be unique (existing_id, which the API spec does not promise)`
+      : `because ${noun} ${holder} holds what must be unique, and the service did not say when ${noun} ${holder} was made (existing_created_at and a Date header, which the API spec does not promise)`;
+  const it = holder === undefined ? `a ${noun} ${describe}` : `${noun} ${holder}`;
+  return new CreateFailedError(
+    `${firstCause(what, run.lastFailure)}; sent again, the request was refused ${which}, so the provider cannot tell whether the lost answer made it: nothing was deleted. If ${it} is the ${noun} ${holder === undefined ? "" : `${describe} `}this create made, delete it and run pulumi up again; if it is someone else's, choose another name`,
+    holder === undefined ? [] : [holder],
+    { cause: conflict },
+  );
+}
+
+/** The objects of `live` new since `before`, matching the request, and claimed by nobody. */
+function newMatching<Live>(
+  live: readonly Live[],
+  lookup: Lookup<Live>,
+  before: ReadonlySet<number>,
+  claimed: (id: number) => boolean,
+): Live[] {
+  return live.filter((item) => {
+    const id = lookup.idOf(item);
+    return !before.has(id) && !claimed(id) && lookup.matches(item);
+  });
+}
+
+/** Several new objects match and nothing tells which the request made: fails naming them all. */
+function cannotTell<Answer, Live>(
+  run: Run<Answer, Live>,
+  lookup: Lookup<Live>,
+  made: readonly Live[],
+  cause: string,
+  failure: unknown,
+): CreateFailedError {
+  const { what, describe } = run.recipe;
+  const ids = made.map((item) => lookup.idOf(item));
+  return new CreateFailedError(
+    `${cause}; ${made.length} new ${what.noun}s ${describe} appeared meanwhile (ids ${ids.join(", ")}) and the provider cannot tell which this request made: delete the ones you do not want, or adopt one with adoptId, then run pulumi up again`,
+    ids,
+    failure === undefined ? undefined : { cause: failure },
+  );
+}
+
+/**
+ * Rule 6: the object a create of the same request made in a host that died before it returned
+ * to the engine: the id its answer named, or else the one new matching object since its ids
+ * before that no other create claimed. Orphans that made nothing are forgotten.
  */
 async function takeOver<Answer, Live>(
-  recipe: CreateRecipe<Answer, Live>,
+  run: Run<Answer, Live>,
   lookup: Lookup<Live>,
-  journal: CreateJournal,
   digest: string,
-  record: CreateRecord,
 ): Promise<Live | undefined> {
+  const { recipe, record } = run;
+  const { journal } = recipe.session;
   const orphans = journal.orphans(digest);
   if (orphans.length === 0) return undefined;
+  const cause = firstCause(recipe.what, undefined);
   let live: readonly Live[];
   try {
     live = await lookup.read({ maxRetries: LOOKUP_MAX_RETRIES });
   } catch (err) {
     throw new CreateFailedError(
-      `a create of this ${recipe.what.noun} was cut short (its provider process died), and looking for what it made failed (${messageOf(err)}); nothing was sent: run pulumi up again`,
+      `${cause}, and looking for what it made failed (${messageOf(err)}); nothing was sent: run pulumi up again`,
       [],
       { cause: err },
     );
   }
   const claimed = journal.claimedIds();
-  const free = (item: Live) => {
-    const id = lookup.idOf(item);
-    return !claimed.has(id) && !record.claimed.has(id) && lookup.matches(item);
-  };
   for (const orphan of orphans) {
-    const made = madeBy(orphan, live, lookup, free);
-    if (made.length > 1) {
-      const ids = made.map((item) => lookup.idOf(item));
-      throw new CreateFailedError(
-        `a create of this ${recipe.what.noun} was cut short (its provider process died), and ${made.length} ${recipe.what.noun}s ${recipe.describe} appeared since (ids ${ids.join(", ")}); the provider cannot tell which it made: adopt it with adoptId and delete the others, then run pulumi up again`,
-        ids,
-      );
-    }
+    const made =
+      orphan.id === undefined
+        ? newMatching(
+            live,
+            lookup,
+            new Set(orphan.before),
+            (id) => claimed.has(id) || record.claimed.has(id),
+          )
+        : live.filter((item) => lookup.idOf(item) === orphan.id && lookup.matches(item));
+    if (made.length > 1) throw cannotTell(run, lookup, made, cause, undefined);
     journal.forget(orphan);
     const [one] = made;
     if (one !== undefined) {
@@ -493,23 +484,9 @@ async function takeOver<Answer, Live>(
   return undefined;
 }
 
-/** What an orphan's create made: the object its answer named, or new objects since its look. */
-function madeBy<Live>(
-  orphan: JournalEntry,
-  live: readonly Live[],
-  lookup: Lookup<Live>,
-  free: (item: Live) => boolean,
-): Live[] {
-  if (orphan.id !== undefined) {
-    return live.filter((item) => lookup.idOf(item) === orphan.id && lookup.matches(item));
-  }
-  const before = new Set(orphan.before);
-  return live.filter((item) => !before.has(lookup.idOf(item)) && free(item));
-}
-
 /**
- * Ids of the kind's live objects before the first request: from any list requested before it
- * (shared with the other creates of the moment, see SharedLists.recent), since what this process's
+ * Rule 1: ids of the kind's live objects before the first send, from any list requested before
+ * it (shared with the other creates of the moment, SharedLists.recent), since what this process's
  * creates made meanwhile is claimed by them.
  */
 async function idsBefore<Answer, Live>(
@@ -530,7 +507,7 @@ async function idsBefore<Answer, Live>(
   }
 }
 
-/** Sends once, recording the request while it is in flight and the id its answer names. */
+/** Rule 5: sends once, recording the request while it is in flight and the id its answer names. */
 function track<Answer, Live>(
   recipe: CreateRecipe<Answer, Live>,
   record: CreateRecord,
@@ -547,113 +524,77 @@ function track<Answer, Live>(
 }
 
 /**
- * The object this request made: new since `before`, matching, claimed by no other create. Runs
- * inside the record's lock; claims what it returns. `failure` is the ambiguous failure being
- * resolved (`undefined` for a success whose answer named no id); `settledMark` marks when the
- * request settled (shared-list.ts). Looks a second time before concluding that nothing was made:
- * the service may still be working on a request whose answer timed out.
+ * Rule 2: the object this request made: new since `before`, matching, claimed by no other create
+ * (sends of the kind still in flight are awaited first: they claim their ids when they answer).
+ * Runs in the record's lock and claims what it returns. `failure` is the ambiguous failure being
+ * resolved (`undefined` for a success whose answer named no id). Looks a second time before
+ * concluding that nothing was made: the service may still be working on a timed-out request.
  */
 async function findMade<Answer, Live>(
-  recipe: CreateRecipe<Answer, Live>,
+  run: Run<Answer, Live>,
   lookup: Lookup<Live>,
   before: ReadonlySet<number>,
-  record: CreateRecord,
   failure: unknown,
-  settledMark: number,
 ): Promise<Live | undefined> {
-  // Creates of the same kind still in flight claim their ids when they answer: wait for them.
-  await Promise.allSettled([...record.inFlight]);
-  for (let look = 1; look <= 2; look++) {
-    let mark = settledMark;
-    if (look > 1) {
-      await sleep(recipe.settleMs ?? DEFAULT_SETTLE_MS);
-      mark = recipe.session.lists.mark();
+  const { recipe, record } = run;
+  const { lists } = recipe.session;
+  // Any list asked for after the request settled shows what it made: the creates of a wave that
+  // settled together share one.
+  const settled = lists.mark();
+  return record.exclusive(async () => {
+    await Promise.allSettled([...record.inFlight]);
+    for (let look = 1; look <= 2; look++) {
+      let mark = settled;
+      if (look > 1) {
+        await sleep(recipe.settleMs ?? DEFAULT_SETTLE_MS);
+        mark = lists.mark();
+      }
+      let live: readonly Live[];
+      try {
+        live = await lists.since(
+          lookup.key,
+          () => lookup.read({ maxRetries: LOOKUP_MAX_RETRIES }),
+          mark,
+        );
+      } catch (err) {
+        const first = failure === undefined ? "the create succeeded" : summaryOf(failure);
+        throw new CreateFailedError(
+          `${first}; looking for the ${recipe.what.noun} it ${failure === undefined ? "made" : "may have made"} failed too (${messageOf(err)}): look for ${aNoun(recipe.what)} ${recipe.describe}, then delete it or adopt it with adoptId before running pulumi up again`,
+          [],
+          { cause: failure ?? err },
+        );
+      }
+      const made = newMatching(live, lookup, before, (id) => record.claimed.has(id));
+      if (made.length > 1) {
+        const cause =
+          failure === undefined ? "the create's answer named no id" : summaryOf(failure);
+        throw cannotTell(run, lookup, made, cause, failure);
+      }
+      const [one] = made;
+      if (one !== undefined) {
+        record.claimed.add(lookup.idOf(one));
+        return one;
+      }
     }
-    let live: readonly Live[];
-    try {
-      // Any list asked for after the request settled shows what it made: the creates of a wave
-      // that settled together share one.
-      live = await recipe.session.lists.since(
-        lookup.key,
-        () => lookup.read({ maxRetries: LOOKUP_MAX_RETRIES }),
-        mark,
-      );
-    } catch (err) {
-      const first = failure === undefined ? "the create succeeded" : summaryOf(failure);
-      throw new CreateFailedError(
-        `${first}; looking for the ${recipe.what.noun} it ${failure === undefined ? "made" : "may have made"} failed too (${messageOf(err)}): look for ${aNoun(recipe.what)} ${recipe.describe}, then delete it or adopt it with adoptId before running pulumi up again`,
-        [],
-        { cause: failure ?? err },
-      );
-    }
-    const made = live.filter((item) => {
-      const id = lookup.idOf(item);
-      return !before.has(id) && !record.claimed.has(id) && lookup.matches(item);
-    });
-    if (made.length > 1) {
-      const ids = made.map((item) => lookup.idOf(item));
-      const cause = failure === undefined ? "the create's answer named no id" : summaryOf(failure);
-      throw new CreateFailedError(
-        `${cause}; ${made.length} new ${recipe.what.noun}s ${recipe.describe} appeared meanwhile (ids ${ids.join(", ")}) and the provider cannot tell which this request made: delete the ones you do not want, or adopt one with adoptId, then run pulumi up again`,
-        ids,
-        { cause: failure },
-      );
-    }
-    const [one] = made;
-    if (one !== undefined) {
-      record.claimed.add(lookup.idOf(one));
-      return one;
-    }
-  }
-  return undefined;
+    return undefined;
+  });
 }
 
-/**
- * Deletes the object an earlier send of this create made (named by a 409, recipe.unique), which
- * is useless without that send's lost answer; fails with its id when that fails, leaving the
- * create unresolved for the next run.
- */
-async function discardHolder<Answer, Live>(
-  recipe: CreateRecipe<Answer, Live>,
-  unique: { discard(id: number): Promise<void> },
+/** Rule 7: deletes an object useless without its lost answer, failing with its id when that fails. */
+async function discard<Answer, Live>(
+  run: Run<Answer, Live>,
   id: number,
   failure: unknown,
 ): Promise<void> {
+  const { what } = run.recipe;
   try {
-    await unique.discard(id);
+    await run.recipe.discard?.(id);
   } catch (err) {
     throw new CreateFailedError(
-      `${summaryOf(failure)}; an earlier attempt made ${recipe.what.noun} ${id}, which is useless without its lost answer, and deleting it failed (${messageOf(err)}): the next pulumi up of this project deletes it and creates the ${recipe.what.noun} again, from the create journal${journalPlace(recipe)}; where that journal is not kept, delete ${recipe.what.noun} ${id} yourself`,
+      `${firstCause(what, failure)}; the request made ${what.noun} ${id}, which is useless without the lost answer, and deleting it failed (${messageOf(err)}): delete ${what.noun} ${id}, then run pulumi up again`,
       [id],
       { cause: err },
     );
   }
-}
-
-/** Where the recipe's journal is, for messages: ` in <dir> (...)`. */
-function journalPlace<Answer, Live>(recipe: CreateRecipe<Answer, Live>): string {
-  const dir = recipe.journal?.journal.dir;
-  if (dir === undefined) return "";
-  return ` in ${dir} (on this machine; a CI runner keeps it only if CLOUDINFRA_JOURNAL_DIR is kept between runs)`;
-}
-
-/** Deletes a useless object a lost answer made, failing with its id when that fails. */
-async function discard<Answer, Live>(
-  recipe: CreateRecipe<Answer, Live>,
-  lookup: Lookup<Live>,
-  made: Live,
-  failure: unknown,
-): Promise<void> {
-  const id = lookup.idOf(made);
-  try {
-    await lookup.discard?.(made);
-  } catch (err) {
-    const first =
-      failure === undefined ? "a create cut short by a dead provider process" : summaryOf(failure);
-    throw new CreateFailedError(
-      `${first}; the request made ${recipe.what.noun} ${id}, which is useless without the lost answer, and deleting it failed (${messageOf(err)}): delete ${recipe.what.noun} ${id}, then run pulumi up again`,
-      [id],
-      { cause: err },
-    );
-  }
+  run.discarded.push(id);
 }

@@ -194,7 +194,7 @@ export function createNamed<Live extends NamedObject, Request, Answer>(
         },
         send: () => kind.create(client, request),
         idInAnswer: (answer) => kind.idInAnswer(answer),
-        journal: { journal: session.journal, request },
+        request,
       });
       return made.id;
     },

@@ -38,8 +38,12 @@ function lostAnswer(): Error {
  */
 function service(things: Thing[] = []) {
   let nextId = 100;
-  // One provider session per service: its list cache and create ledger.
-  const session = { lists: new SharedLists(undefined), creates: new CreateLedger() };
+  // One provider session per service: its list cache, create ledger and journal.
+  const session = {
+    lists: new SharedLists(undefined),
+    creates: new CreateLedger(),
+    journal: new CreateJournal(mkdtempSync(join(tmpdir(), "create-test-"))),
+  };
   const calls = { sends: 0, reads: 0, discarded: [] as number[] };
   const make = (name: string) => {
     const thing = { id: nextId++, name };
@@ -54,6 +58,7 @@ function service(things: Thing[] = []) {
     what: { kind: "Thing", noun: "thing" },
     describe: `named ${JSON.stringify(name)}`,
     session,
+    request: { name },
     settleMs: 0,
     lookup: {
       key: "things",
@@ -78,7 +83,9 @@ function service(things: Thing[] = []) {
     idInAnswer: (t) => t.id,
     ...extra,
   });
-  return { things, calls, recipe, make };
+  /** Recipe fields for a create whose session keeps `journal`. */
+  const journaled = (journal: CreateJournal) => ({ session: { ...session, journal } });
+  return { things, calls, recipe, make, journaled };
 }
 
 describe("createExactlyOnce", () => {
@@ -188,15 +195,13 @@ describe("createExactlyOnce", () => {
   it("deletes a useless object a lost answer made, then sends again", async () => {
     const svc = service();
     const recipe = svc.recipe("a", ["lost", "ok"]);
-    if (recipe.lookup !== undefined) {
-      recipe.lookup.discard = async (t) => {
-        svc.calls.discarded.push(t.id);
-        svc.things.splice(
-          svc.things.findIndex((x) => x.id === t.id),
-          1,
-        );
-      };
-    }
+    recipe.discard = async (id) => {
+      svc.calls.discarded.push(id);
+      svc.things.splice(
+        svc.things.findIndex((x) => x.id === id),
+        1,
+      );
+    };
     const made = await createExactlyOnce(recipe);
     expect(made).toMatchObject({ id: 101, answer: { id: 101, name: "a" } });
     expect(svc.calls.discarded).toEqual([100]);
@@ -206,11 +211,9 @@ describe("createExactlyOnce", () => {
   it("fails with the id when deleting a useless object fails", async () => {
     const svc = service();
     const recipe = svc.recipe("a", ["lost"]);
-    if (recipe.lookup !== undefined) {
-      recipe.lookup.discard = async () => {
-        throw new Error("DELETE /v1/things/100 failed: 500 internal");
-      };
-    }
+    recipe.discard = async () => {
+      throw new Error("DELETE /v1/things/100 failed: 500 internal");
+    };
     const err = (await createExactlyOnce(recipe).catch((e: unknown) => e)) as CreateFailedError;
     expect(err.ids).toEqual([100]);
     expect(err.message).toMatch(
@@ -282,7 +285,7 @@ describe("createExactlyOnce with a journal (a host killed mid-create)", () => {
   it("takes over the object a dead host's create made, without sending", async () => {
     const svc = service([{ id: 7, name: "a" }]);
     const { journal, dir } = journalWith([{ digest, id: 7, before: [] }]);
-    const made = await createExactlyOnce(svc.recipe("a", [], { journal: { journal, request } }));
+    const made = await createExactlyOnce(svc.recipe("a", [], svc.journaled(journal)));
     expect(made).toMatchObject({ id: 7, found: { id: 7, name: "a" } });
     expect(svc.calls.sends).toBe(0);
     // The orphan is gone; this create's closed entry keeps the id from any later take-over.
@@ -297,7 +300,7 @@ describe("createExactlyOnce with a journal (a host killed mid-create)", () => {
       { id: 7, name: "a" },
     ]);
     const { journal } = journalWith([{ digest, before: [1] }]);
-    const made = await createExactlyOnce(svc.recipe("a", [], { journal: { journal, request } }));
+    const made = await createExactlyOnce(svc.recipe("a", [], svc.journaled(journal)));
     expect(made.id).toBe(7);
     expect(svc.calls.sends).toBe(0);
   });
@@ -312,9 +315,7 @@ describe("createExactlyOnce with a journal (a host killed mid-create)", () => {
       { digest: "other", id: 7, closedAt: Date.now() },
       { digest: "other", id: 8, pid: process.pid, process: "another live one" },
     ]);
-    const made = await createExactlyOnce(
-      svc.recipe("a", ["ok"], { journal: { journal, request } }),
-    );
+    const made = await createExactlyOnce(svc.recipe("a", ["ok"], svc.journaled(journal)));
     expect(made.id).toBe(100);
     expect(svc.calls.sends).toBe(1);
     expect(journal.orphans(digest)).toEqual([]);
@@ -324,7 +325,7 @@ describe("createExactlyOnce with a journal (a host killed mid-create)", () => {
     const svc = service();
     const { journal } = journalWith([]);
     const made = await createExactlyOnce(
-      svc.recipe("a", ["ok"], { journal: { journal, request }, closesLater: true }),
+      svc.recipe("a", ["ok"], { ...svc.journaled(journal), closesLater: true }),
     );
     const open = journal.entries().filter((e) => e.closedAt === undefined);
     expect(open.map((e) => e.id)).toEqual([made.id]);
@@ -348,13 +349,13 @@ describe("createExactlyOnce with a journal (a host killed mid-create)", () => {
     const recipe: CreateRecipe<Thing, Thing> = {
       what: { kind: "Thing", noun: "thing" },
       describe: 'named "a"',
-      session: { lists: new SharedLists(undefined), creates: new CreateLedger() },
+      session: { lists: new SharedLists(undefined), creates: new CreateLedger(), journal },
+      request,
       lookup: undefined,
-      unique: {
-        discard: async (id) => {
-          discarded.push(id);
-          vi.setSystemTime(Date.now() + 60_000);
-        },
+      unique: true,
+      discard: async (id) => {
+        discarded.push(id);
+        vi.setSystemTime(Date.now() + 60_000);
       },
       send: async () => {
         const step = steps.shift() ?? "lost";
@@ -373,7 +374,6 @@ describe("createExactlyOnce with a journal (a host killed mid-create)", () => {
         });
       },
       idInAnswer: (t) => t.id,
-      journal: { journal, request },
     };
     return { recipe, discarded };
   }
@@ -480,9 +480,7 @@ describe("createExactlyOnce with a journal (a host killed mid-create)", () => {
   it("forgets a dead host's create that made nothing, and sends", async () => {
     const svc = service([{ id: 1, name: "a" }]);
     const { journal, dir } = journalWith([{ digest, before: [1] }]);
-    const made = await createExactlyOnce(
-      svc.recipe("a", ["ok"], { journal: { journal, request } }),
-    );
+    const made = await createExactlyOnce(svc.recipe("a", ["ok"], svc.journaled(journal)));
     expect(made.id).toBe(100);
     expect(readdirSync(dir)).toEqual(["closed"]);
     expect(journal.claimedIds()).toEqual(new Set([100]));

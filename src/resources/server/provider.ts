@@ -157,7 +157,7 @@ async function createOne(
     // A 429 is waited out within the create's own timeout (timeouts.create).
     send: () => client.servers.create(toApi(inputs), { deadlineAt: deadline.at }),
     idInAnswer: (servers) => servers[0]?.id,
-    journal: { journal: session.journal, request: toApi(inputs) },
+    request: toApi(inputs),
     closesLater: true,
   });
   const server = made.answer === undefined ? made.found : made.answer[0];

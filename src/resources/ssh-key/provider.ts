@@ -70,7 +70,7 @@ async function importKey(session: ProviderSession, inputs: SshKeyInputs): Promis
         },
         send: () => client.keys.create(toApi(inputs)),
         idInAnswer: (answer) => answer.key.id,
-        journal: { journal: session.journal, request: toApi(inputs) },
+        request: toApi(inputs),
       }),
     (err) =>
       explainConflict(
@@ -111,12 +111,12 @@ async function generateKey(session: ProviderSession, inputs: SshKeyInputs) {
       ...keyList(client),
       idOf: (k) => k.id,
       matches: (k) => k.name === inputs.name,
-      // A delete whose own answer was lost and was retried answers 404: the key is gone.
-      discard: (k) => unlessNotFound(client.keys.delete(k.id)).then(() => undefined),
     },
+    // A delete whose own answer was lost and was retried answers 404: the key is gone.
+    discard: (id) => unlessNotFound(client.keys.delete(id)).then(() => undefined),
     send: () => client.keys.create(toApi(inputs)),
     idInAnswer: (answer) => answer.key.id,
-    journal: { journal: session.journal, request: toApi(inputs) },
+    request: toApi(inputs),
   });
   const answer = made.answer;
   if (answer === undefined || typeof answer.private_key !== "string" || answer.private_key === "") {

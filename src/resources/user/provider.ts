@@ -85,13 +85,12 @@ export const operations = {
           session,
           lookup: undefined,
           unlistable: `look for a user named ${JSON.stringify(user.name)} in the account and delete it (its id${user.type === "api" ? " and its API key, which is shown only once," : ""} were only in the lost answer), then run \`pulumi up\` again`,
-          unique: {
-            discard: (id) => unlessNotFound(client.iam.deleteUser(id)).then(() => undefined),
-          },
+          unique: true,
+          discard: (id) => unlessNotFound(client.iam.deleteUser(id)).then(() => undefined),
           send: () => client.iam.createUser(toApi(user)),
           idInAnswer: (created) => created.user_id,
           // Keyed by name alone: names are what the service keeps unique.
-          journal: { journal: session.journal, request: { name: user.name } },
+          request: { name: user.name },
         });
         if (made.answer === undefined) throw new Error("the create answered no user");
         return made.answer;
