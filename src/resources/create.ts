@@ -97,7 +97,7 @@ interface CreateRecipe<Answer, Live> {
   unlistable?: string;
   /** Deletes an object a lost answer made that is useless without it (rule 7); else it is the result. */
   discard?(id: number): Promise<void>;
-  /** The kind cannot be listed, but the service keeps its names unique (rule 8): a user. */
+  /** The kind cannot be listed, but the service keeps its names unique (rule 8, with `discard`): a user. */
   unique?: boolean;
   /**
    * The create goes on after this returns (a server waits until it runs): the caller calls the

@@ -1,15 +1,11 @@
 /**
- * What a provider host remembers of its creates after it dies: {@link CreateJournal}.
- *
- * A host killed in the middle of a create (kill -9, an OOM kill, a crash while a server
- * provisions) never tells the engine what it made: the engine records nothing, and the next `up`
- * creates the resource again. Where the service's names are unique the second create fails
- * naming the first object; where they are not (servers, generated keys) it would silently make a
- * second one. So each create is written down on disk before it is sent (the request's identity,
- * the ids of the kind's objects before it) and again when its answer names the object, and the
- * entry is closed once the create has returned to the engine. An entry left open by a process
- * that is gone is a create nobody finished: the next create of the same request, in a new host,
- * takes over what that one made (see create.ts), instead of making another.
+ * What a provider host remembers of its creates after it dies: {@link CreateJournal}, for rules 6
+ * and 8 of create.ts. A host killed mid-create (kill -9, an OOM kill, a crash while a server
+ * provisions) never tells the engine what it made, and the next `up` creates the resource again.
+ * So each create is written down before it is sent (the request's identity, the ids of the kind's
+ * objects before it), again when its answer names the object, and closed once it returned to the
+ * engine. An entry left open by a process that is gone is a create nobody finished: the next
+ * create of the same request takes over what it made instead of making another.
  *
  * Where the promise holds: entries live under `CLOUDINFRA_JOURNAL_DIR`, by default the user's own
  * folder in the OS temporary directory (`pulumi-cloudinfra-<uid>/journal`), one folder per project
@@ -296,8 +292,10 @@ export class CreateJournal {
           entry.before = [];
         }
         entry.closedAt = this.#now();
-        if (entry.id === undefined) this.forget(entry);
-        else this.#close(entry);
+        // The closed entry first, then the open file goes: a kill in between leaves an open file
+        // that its closed entry shadows, never an orphan.
+        if (entry.id === undefined || this.#append(entry)) this.forget(entry);
+        else this.#write(entry, "[]");
       },
     };
   }
@@ -419,15 +417,6 @@ export class CreateJournal {
     return (
       entry.process !== PROCESS && (this.#settled.has(entry.name) || !processRunning(entry.pid))
     );
-  }
-
-  /**
-   * Closes an entry of this process: its closed entry first, then the open file goes, so a kill
-   * in between leaves an open file that its closed entry shadows, never an orphan.
-   */
-  #close(entry: JournalEntry): void {
-    if (this.#append(entry)) this.forget(entry);
-    else this.#write(entry, "[]");
   }
 
   /** Appends a closed entry to this journal's log; `false` when it could not be written. */

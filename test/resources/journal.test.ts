@@ -99,7 +99,8 @@ describe("CreateJournal's reads", () => {
     const journal = new CreateJournal(dir);
     const ticket = journal.open("d", [1, 2, 3]);
     ticket.made(4);
-    const [file] = fs.readdirSync(dir);
+    // The folder holds closed/ too, listed in no set order.
+    const [file] = fs.readdirSync(dir).filter((name) => name.endsWith(".json"));
     const written = JSON.parse(fs.readFileSync(join(dir, file ?? ""), "utf8")) as {
       before: number[];
       id: number;
