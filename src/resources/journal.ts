@@ -39,8 +39,8 @@ import { processRunning } from "../lib/process";
  * made new for each run, which must keep `CLOUDINFRA_JOURNAL_DIR` between runs for take-overs to
  * work there).
  */
-export function defaultJournalRoot(env: NodeJS.ProcessEnv = process.env): string {
-  const dir = env["CLOUDINFRA_JOURNAL_DIR"];
+function journalRoot(): string {
+  const dir = process.env["CLOUDINFRA_JOURNAL_DIR"];
   return dir !== undefined && dir !== "" ? dir : join(userDir(), "journal");
 }
 
@@ -52,9 +52,9 @@ const JOURNAL_FOLDER: FolderUse = {
 };
 
 /** How long closed entries are kept (their ids are excluded from take-overs meanwhile). */
-export const CLOSED_ENTRY_TTL_MS = 24 * 60 * 60 * 1000;
+const CLOSED_ENTRY_TTL_MS = 24 * 60 * 60 * 1000;
 /** Entries older than this are forgotten, open or not. */
-export const ENTRY_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+const ENTRY_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 
 /** The subfolder of closed entries: one log per journal of a process, `<pid>.<uuid>.jsonl`. */
 const CLOSED = "closed";
@@ -156,7 +156,6 @@ function serialize(entry: JournalEntry, before: string): string {
 export class CreateJournal {
   readonly #dir: string;
   readonly #closedDir: string;
-  readonly #now: () => number;
   /** This journal's log in `closed/`. */
   readonly #logName = `${process.pid}.${randomUUID()}${LOG_SUFFIX}`;
   /** Its file descriptor, once opened. */
@@ -179,26 +178,20 @@ export class CreateJournal {
    */
   readonly #serializedBefore = new WeakMap<object, { ids: readonly number[]; json: string }>();
 
-  constructor(dir: string, now: () => number = Date.now) {
+  constructor(dir: string) {
     this.#dir = dir;
     this.#closedDir = join(dir, CLOSED);
-    this.#now = now;
   }
 
   /**
    * The journal of the project in `cwd` for these settings (the key is only hashed), under
-   * `root`: by default {@link defaultJournalRoot}. One per provider session (session.ts): a
+   * `CLOUDINFRA_JOURNAL_DIR` or the user's own folder. One per provider session (session.ts): a
    * second journal of the same folder in one process would not know the first one's entries are
    * alive.
    */
-  static forProject(
-    cwd: string,
-    endpoint: string,
-    apiKey: string,
-    root: string = defaultJournalRoot(),
-  ): CreateJournal {
+  static forProject(cwd: string, endpoint: string, apiKey: string): CreateJournal {
     const scope = createHash("sha256").update(`${cwd}\n${endpoint}\n${apiKey}`).digest("hex");
-    return new CreateJournal(join(root, scope.slice(0, 24)));
+    return new CreateJournal(join(journalRoot(), scope.slice(0, 24)));
   }
 
   /** The folder of this journal's entries: for messages that send a user to it. */
@@ -269,7 +262,7 @@ export class CreateJournal {
       digest,
       pid: process.pid,
       process: PROCESS,
-      at: this.#now(),
+      at: Date.now(),
       before: ids,
     };
     this.#write(entry, json);
@@ -291,7 +284,7 @@ export class CreateJournal {
           entry.id = id;
           entry.before = [];
         }
-        entry.closedAt = this.#now();
+        entry.closedAt = Date.now();
         // The closed entry first, then the open file goes: a kill in between leaves an open file
         // that its closed entry shadows, never an orphan.
         if (entry.id === undefined || this.#append(entry)) this.forget(entry);
@@ -385,14 +378,14 @@ export class CreateJournal {
   /** Whether a log's last write is older than closed entries are kept. */
   #expiredLog(path: string): boolean {
     try {
-      return this.#now() - statSync(path).mtimeMs > CLOSED_ENTRY_TTL_MS;
+      return Date.now() - statSync(path).mtimeMs > CLOSED_ENTRY_TTL_MS;
     } catch {
       return false;
     }
   }
 
   #expired(entry: JournalEntry): boolean {
-    const now = this.#now();
+    const now = Date.now();
     return (
       now - entry.at > ENTRY_TTL_MS ||
       (entry.closedAt !== undefined && now - entry.closedAt > CLOSED_ENTRY_TTL_MS)
