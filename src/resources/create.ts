@@ -10,7 +10,9 @@
  *
  * 1. Ids noted before the send: the ids of the kind's live objects, from a list requested before
  *    the first send (shared by the creates of a moment). An object that existed before the send
- *    is never taken for one it made, however alike. [spec: the kind's list endpoint, every page]
+ *    is never taken for one it made, however alike. [spec: the kind's list endpoint; for the paged
+ *    security groups, the `page` query parameter is project: a service that ignores it shows only
+ *    its first page, and rules 1, 2 and 6 can then miss what a lost answer made and send again]
  * 2. A look after an ambiguous failure (the client's `mayHaveBeenApplied`: a 5xx, a reset or a
  *    timeout after the body was sent): the list is read again (patiently,
  *    {@link LOOKUP_MAX_RETRIES}), and the new objects that match the request and that no other
@@ -18,15 +20,16 @@
  *    after a second look ({@link DEFAULT_SETTLE_MS}), proves nothing was made and the request is
  *    sent again, at most {@link DEFAULT_MAX_SENDS} times. A look that fails fails the create
  *    saying what to look for. [spec: list fields that show what the request asked for]
- * 3. A 4xx proves nothing was applied: it is thrown as the client threw it (a 409 is explained
- *    by the caller). [project: the status codes; the spec lists none]
+ * 3. A failure the client does not call ambiguous (a 400, a 409) proves nothing was applied: it
+ *    is thrown as the client threw it, for the caller to explain (but see rule 8).
+ *    [HTTP: a 4xx means the request was refused; the spec lists no status codes]
  * 4. An answer without an id (a security group) is found as in 2. [spec: GenericResponse]
  * 5. No duplicate within a host: ids answered or found are claimed, sends in flight are awaited
  *    before a look, looks of a kind run one at a time. [none]
  * 6. No orphan across hosts: each create is written in the journal (journal.ts) until it returned
  *    to the engine; an entry a dead host left open is taken over by the next create of the same
- *    request: the id its answer named, or the one new matching object since its ids before, never
- *    an id a finished create handed to the engine. [as 1 and 2]
+ *    request: the id its answer named, or the one new matching object since its ids before; never
+ *    an id another create claimed (handed to the engine, or made by a live host). [as 1 and 2]
  * 7. An object useless without its lost answer (a generated key, a user's API key) is deleted
  *    (`discard`) and the request sent again; a delete that fails fails naming the id. [spec: DELETE]
  * 8. A kind the API cannot list (a user) with `unique` names: after an ambiguous failure the
@@ -41,7 +44,7 @@
  * holder, or does not date it (no `existing_created_at`, no `Date` header), deletes nothing and
  * fails naming the holder's id when it has one (the journal entry stays open); a holder made
  * before the first unresolved send, or claimed by another create, fails the create with the 409.
- * Rules 1–7 need only the spec. A kind the API cannot list without `unique` names fails after an
+ * Rules 1–7 need only the spec and HTTP (but see the paging note of rule 1). A kind the API cannot list without `unique` names fails after an
  * ambiguous failure, with the kind's `unlistable` advice.
  */
 import { CloudInfraError, ConflictError, isAmbiguousFailure, nameErrorClass } from "../api/errors";
