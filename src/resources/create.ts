@@ -11,8 +11,8 @@
  * 1. Ids noted before the send: the ids of the kind's live objects, from a list requested before
  *    the first send (shared by the creates of a moment). An object that existed before the send
  *    is never taken for one it made, however alike. [spec: the kind's list endpoint; for the paged
- *    security groups, the `page` query parameter is project: a service that ignores it shows only
- *    its first page, and rules 1, 2 and 6 can then miss what a lost answer made and send again]
+ *    security groups, the `page` query parameter is project: a service that ignores it answers
+ *    its first page for every page, and a list that shows an object twice fails the create]
  * 2. A look after an ambiguous failure (the client's `mayHaveBeenApplied`: a 5xx, a reset or a
  *    timeout after the body was sent): the list is read again (patiently,
  *    {@link LOOKUP_MAX_RETRIES}), and the new objects that match the request and that no other
@@ -44,7 +44,7 @@
  * holder, or does not date it (no `existing_created_at`, no `Date` header), deletes nothing and
  * fails naming the holder's id when it has one (the journal entry stays open); a holder made
  * before the first unresolved send, or claimed by another create, fails the create with the 409.
- * Rules 1–7 need only the spec and HTTP (but see the paging note of rule 1). A kind the API cannot list without `unique` names fails after an
+ * Rules 1–7 need only the spec and HTTP (and fail safe without paging, rule 1). A kind the API cannot list without `unique` names fails after an
  * ambiguous failure, with the kind's `unlistable` advice.
  */
 import { CloudInfraError, ConflictError, isAmbiguousFailure, nameErrorClass } from "../api/errors";
@@ -458,6 +458,7 @@ async function takeOver<Answer, Live>(
   let live: readonly Live[];
   try {
     live = await lookup.read({ maxRetries: LOOKUP_MAX_RETRIES });
+    idsOfList(recipe, lookup, live);
   } catch (err) {
     throw new CreateFailedError(
       `${cause}, and looking for what it made failed (${messageOf(err)}); nothing was sent: run pulumi up again`,
@@ -497,7 +498,7 @@ async function idsBefore<Answer, Live>(
     const live = await recipe.session.lists.recent(lookup.key, () =>
       lookup.read({ maxRetries: LOOKUP_MAX_RETRIES }),
     );
-    return recipe.session.creates.idsOf(live, (item) => lookup.idOf(item));
+    return idsOfList(recipe, lookup, live);
   } catch (err) {
     throw new CreateFailedError(
       `reading the ${recipe.what.noun}s before sending the create failed (${messageOf(err)}); nothing was sent`,
@@ -505,6 +506,30 @@ async function idsBefore<Answer, Live>(
       { cause: err },
     );
   }
+}
+
+/**
+ * The ids of a list of the kind (once per list, CreateLedger.idsOf). A list that shows an object
+ * twice is refused, whoever read it: a service that ignores the `page` parameter (rule 1) answers
+ * its first page for every page, and such a list may hide what a create made.
+ */
+function idsOfList<Answer, Live>(
+  recipe: CreateRecipe<Answer, Live>,
+  lookup: Lookup<Live>,
+  live: readonly Live[],
+): ReadonlySet<number> {
+  const ids = recipe.session.creates.idsOf(live, (item) => lookup.idOf(item));
+  if (ids.size === live.length) return ids;
+  const seen = new Set<number>();
+  let twice: number | undefined;
+  for (const item of live) {
+    twice = lookup.idOf(item);
+    if (seen.has(twice)) break;
+    seen.add(twice);
+  }
+  throw new Error(
+    `the list shows ${recipe.what.noun} ${twice} twice, as a service does that ignores the page parameter`,
+  );
 }
 
 /** Rule 5: sends once, recording the request while it is in flight and the id its answer names. */
@@ -556,6 +581,7 @@ async function findMade<Answer, Live>(
           () => lookup.read({ maxRetries: LOOKUP_MAX_RETRIES }),
           mark,
         );
+        idsOfList(recipe, lookup, live);
       } catch (err) {
         const first = failure === undefined ? "the create succeeded" : summaryOf(failure);
         throw new CreateFailedError(

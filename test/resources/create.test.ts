@@ -168,6 +168,40 @@ describe("createExactlyOnce", () => {
     );
   });
 
+  // A service that ignores the `page` parameter (the project's, not the spec's) answers its
+  // first page for every page: the list repeats objects and may hide others.
+  it("takes nothing from a list that repeats an object, before or after the send", async () => {
+    const svc = service([{ id: 1, name: "a" }]);
+    const recipe = svc.recipe("a", ["lost"]);
+    const read = recipe.lookup?.read;
+    if (recipe.lookup !== undefined && read !== undefined) {
+      recipe.lookup.read = async (options) => {
+        const page = await read(options);
+        return [...page, ...page];
+      };
+    }
+    const before = (await createExactlyOnce(recipe).catch((e: unknown) => e)) as Error;
+    expect(before.message).toBe(
+      "reading the things before sending the create failed (the list shows thing 1 twice, as a service does that ignores the page parameter); nothing was sent",
+    );
+    expect(svc.calls.sends).toBe(0);
+
+    const after = service();
+    const lost = after.recipe("a", ["lost"]);
+    const readAfter = lost.lookup?.read;
+    if (lost.lookup !== undefined && readAfter !== undefined) {
+      lost.lookup.read = async (options) => {
+        const page = await readAfter(options);
+        return after.calls.sends === 0 ? page : [...page, ...page];
+      };
+    }
+    const err = (await createExactlyOnce(lost).catch((e: unknown) => e)) as CreateFailedError;
+    expect(err.message).toBe(
+      'POST /v1/things failed: 502 unavailable; looking for the thing it may have made failed too (the list shows thing 100 twice, as a service does that ignores the page parameter): look for a thing named "a", then delete it or adopt it with adoptId before running pulumi up again',
+    );
+    expect(after.calls.sends).toBe(1);
+  });
+
   it("looks a second time before concluding that nothing was made", async () => {
     const svc = service();
     const recipe = svc.recipe("a", ["refused"]);
