@@ -5,12 +5,13 @@
  * `existing_created_at` in a 409 nor a `Date` header, so this is HTTP policy against a scripted
  * service (nock), through the provider's own client and session.
  */
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import nock from "nock";
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it, vi } from "vitest";
-import { configureSession, resetSession } from "../../src/resources/session";
+import { requestDigest } from "../../src/resources/journal";
+import { configureSession, currentSession, resetSession } from "../../src/resources/session";
 import { implementation as user } from "../../src/resources/user/provider";
 
 const ORIGIN = "https://api.test";
@@ -76,5 +77,12 @@ it.each([
       'cloudinfra: creating User "ci" failed: POST /v1/account/users failed: 502 unavailable: bad gateway; sent again, the request was refused because user 12 holds what must be unique, and the service did not say when user 12 was made (existing_created_at and a Date header, which the API spec does not promise), so the provider cannot tell whether the lost answer made it: nothing was deleted. If user 12 is the user named "ci" this create made, delete it and run pulumi up again; if it is someone else\'s, choose another name',
     );
     expect(err?.message).not.toContain(KEY);
+    // The create stays open in the journal: the next run, against a service that dates its
+    // holders, can still settle it.
+    const { dir } = currentSession().journal;
+    const open = readdirSync(dir)
+      .filter((name) => name.endsWith(".json"))
+      .map((name) => JSON.parse(readFileSync(join(dir, name), "utf8")) as { digest: string });
+    expect(open.map((e) => e.digest)).toEqual([requestDigest("User", { name: "ci" })]);
   },
 );
