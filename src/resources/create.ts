@@ -47,6 +47,7 @@
  * Rules 1–7 need only the spec and HTTP (and fail safe without paging, rule 1). A kind the API cannot list without `unique` names fails after an
  * ambiguous failure, with the kind's `unlistable` advice.
  */
+import { setTimeout as sleep } from "node:timers/promises";
 import { CloudInfraError, ConflictError, isAmbiguousFailure, nameErrorClass } from "../api/errors";
 import type { RequestOptions } from "../api/http";
 import { aNoun, type KindNames } from "./common";
@@ -201,10 +202,6 @@ export class CreateFailedError extends CloudInfraError {
   }
 }
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
 /** One create under way: what its sends and looks found so far. */
 interface Run<Answer, Live> {
   recipe: CreateRecipe<Answer, Live>;
@@ -213,8 +210,7 @@ interface Run<Answer, Live> {
   before: ReadonlySet<number> | undefined;
   /** The first send that may have made an object nobody found (rule 8), this machine's clock. */
   unresolvedSince: number | undefined;
-  /** Sends that failed ambiguously, and the last of those failures. */
-  failures: number;
+  /** The last send's failure that may have been applied. */
   lastFailure: unknown;
   /** Ids deleted as useless without their lost answer (rule 7). */
   discarded: number[];
@@ -239,7 +235,6 @@ export async function createExactlyOnce<Answer, Live>(
     record,
     before,
     unresolvedSince: undefined,
-    failures: 0,
     lastFailure: undefined,
     discarded: [],
   };
@@ -298,7 +293,6 @@ async function sendAndFind<Answer, Live>(run: Run<Answer, Live>): Promise<Made<A
         return RESEND;
       }
       if (!isAmbiguousFailure(err)) throw err;
-      run.failures++;
       run.lastFailure = err;
       if (recipe.unique === true) {
         run.unresolvedSince ??= sentAt;
@@ -352,7 +346,7 @@ function exhausted<Answer, Live>(run: Run<Answer, Live>): CreateFailedError {
       ? "not found: nothing was made"
       : `found useless without the lost answer and deleted (${noun} ${run.discarded.join(", ")}): nothing is left`;
   return new CreateFailedError(
-    `${summaryOf(lastFailure)}; the request was sent ${run.failures} times and each time it failed, the ${noun} was looked for and ${cleaned}; run pulumi up again`,
+    `${summaryOf(lastFailure)}; the request was sent ${DEFAULT_MAX_SENDS} times and each time it failed, the ${noun} was looked for and ${cleaned}; run pulumi up again`,
     [],
     { cause: lastFailure },
   );
