@@ -3,7 +3,8 @@
  * instances for two accounts), none sharing state with another.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { resetSession, sessionFor } from "../../src/resources/session";
+import { resetHost } from "../../src/provider";
+import { sessionFor } from "../../src/resources/session";
 import { operations as tag } from "../../src/resources/tag/provider";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 
@@ -19,10 +20,10 @@ describe("ProviderSession", () => {
   beforeAll(async () => {
     [first, second] = await Promise.all([startTestEmulator(), startTestEmulator()]);
     // Nothing configured the way a dynamic host is: only explicit configurations are used.
-    await resetSession();
+    await resetHost();
   });
   afterAll(async () => {
-    await resetSession();
+    await resetHost();
     await Promise.all([first?.close(), second?.close()]);
   });
 

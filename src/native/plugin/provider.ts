@@ -1,7 +1,7 @@
 /**
  * One configured instance of the native `cloudinfra` provider: what the plugin's gRPC server
  * (server.ts) calls, in plain objects. Every resource call goes to the SAME implementation the
- * dynamic resources use (`resource(kind)` of the stable entry point), so the two flavours cannot
+ * dynamic resources use (`operationsOf(kind)` of the stable entry point), so the two flavours cannot
  * drift apart; this module only adds what the native protocol has and the dynamic one lacks:
  * provider configuration with its check and diff, secrets kept secret, preview answers with
  * unknowns, field-level diffs and the import read.
@@ -208,7 +208,7 @@ export class NativeProvider {
   }
 
   /** The instance's session, made on first use from its configuration. */
-  private currentSession(): ProviderSession {
+  private instanceSession(): ProviderSession {
     if (this.session !== undefined) return this.session;
     if (this.settings === undefined) {
       throw this.settingsError ?? new Error("cloudinfra: the provider was called before Configure");
@@ -232,7 +232,7 @@ export class NativeProvider {
       throw new Error("cloudinfra: the provider was called before Configure");
     }
     const kind = kindOfUrn(urn);
-    return { kind, ops: operationsOf(kind), session: this.currentSession() };
+    return { kind, ops: operationsOf(kind), session: this.instanceSession() };
   }
 
   /**
@@ -246,7 +246,7 @@ export class NativeProvider {
   ): Promise<{ result: Props } | { failures: { property: string; reason: string }[] }> {
     if (!this.configured) throw new Error("cloudinfra: the provider was called before Configure");
     this.requireKnownConfig(`invoke ${token}`);
-    const session = this.currentSession();
+    const session = this.instanceSession();
     // The data sources load @pulumi/pulumi whole (their `...Output` variants): only an Invoke
     // pays for that, not the plugin's start.
     const { invokeFunction } = await import("./functions.ts");
