@@ -13,7 +13,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { type ConfigSource, resolveSettings } from "./config";
 import type { KindOperations, ResourceImplementation } from "./resources/common";
-import { RESOURCE_MODULES, type ResourceKind } from "./resources/kinds";
+import { isResourceKind, providerModule, type ResourceKind } from "./resources/kinds";
 import { lazySession, type ProviderSession, resetSessions } from "./resources/session";
 import { noteStackObjects } from "./resources/stack-objects";
 
@@ -125,20 +125,16 @@ const loaded = new Map<ResourceKind, KindOperations>();
  * host serving only tags does not load the server code.
  */
 export function operationsOf(kind: string): KindOperations {
-  if (!Object.hasOwn(RESOURCE_MODULES, kind)) {
+  if (!isResourceKind(kind)) {
     throw new Error(
       `pulumi-cloudinfra: this version has no resource kind ${JSON.stringify(kind)}; the stack was written by a newer version of the package: upgrade pulumi-cloudinfra in this project`,
     );
   }
-  const known = kind as ResourceKind;
-  let operations = loaded.get(known);
+  let operations = loaded.get(kind);
   if (operations === undefined) {
     // Both flavours see the stack's objects noted (stack-objects.ts), through the same wrapper.
-    operations = noteStackObjects(
-      known,
-      (require(RESOURCE_MODULES[known]) as KindModule).operations,
-    );
-    loaded.set(known, operations);
+    operations = noteStackObjects(kind, (require(providerModule(kind)) as KindModule).operations);
+    loaded.set(kind, operations);
   }
   return operations;
 }

@@ -10,7 +10,12 @@ import { ConfigurationError } from "../../api/errors";
 import { type ConfigSource, resolveSettings, type Settings } from "../../config";
 import { operationsOf } from "../../provider";
 import type { KindOperations, OperationLimits } from "../../resources/common";
-import { GENERATED_SECRETS, RESOURCE_MODULES, type ResourceKind } from "../../resources/kinds";
+import {
+  generatedSecrets,
+  isResourceKind,
+  RESOURCE_KINDS,
+  type ResourceKind,
+} from "../../resources/kinds";
 import { type ProviderSession, sessionFor } from "../../resources/session";
 import { PACKAGE_NAME, resourceToken } from "../package";
 import type { EngineLog } from "./engine-log";
@@ -29,13 +34,13 @@ export function kindOfUrn(urn: string): ResourceKind {
   const type = qualified.split("$").at(-1) ?? "";
   const match = /^cloudinfra:index:(\w+)$/.exec(type);
   const kind = match?.[1];
-  if (kind === undefined || !Object.hasOwn(RESOURCE_MODULES, kind)) {
-    const known = Object.keys(RESOURCE_MODULES).map((k) => resourceToken(k as ResourceKind));
+  if (kind === undefined || !isResourceKind(kind)) {
+    const known = RESOURCE_KINDS.map(resourceToken);
     throw new Error(
       `cloudinfra: this provider has no resource type ${JSON.stringify(type)}; it serves ${known.join(", ")}`,
     );
   }
-  return kind as ResourceKind;
+  return kind;
 }
 
 /** How a detailed diff names a change of one property (the protocol's PropertyDiff.Kind). */
@@ -337,7 +342,7 @@ export class NativeProvider {
     }
     return {
       id: made.id,
-      outputs: rewrap((made.outs ?? {}) as Props, input.secretKeys, GENERATED_SECRETS[kind]),
+      outputs: rewrap((made.outs ?? {}) as Props, input.secretKeys, generatedSecrets(kind)),
     };
   }
 
@@ -368,7 +373,7 @@ export class NativeProvider {
     if (unread !== undefined) this.log?.warn(`cloudinfra: ${kind} ${answer.id}: ${unread}`, urn);
     return {
       id: answer.id,
-      outputs: rewrap((answer.props ?? {}) as Props, stored.secretKeys, GENERATED_SECRETS[kind]),
+      outputs: rewrap((answer.props ?? {}) as Props, stored.secretKeys, generatedSecrets(kind)),
       inputs:
         answer.inputs === undefined ? undefined : rewrap(answer.inputs as Props, given.secretKeys),
     };
@@ -393,7 +398,7 @@ export class NativeProvider {
       outputs: rewrap(
         { ...before.plain, ...(updated.outs ?? {}) } as Props,
         secretKeys,
-        GENERATED_SECRETS[kind],
+        generatedSecrets(kind),
       ),
     };
   }
