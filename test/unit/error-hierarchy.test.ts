@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import * as apiErrors from "../../src/api/errors";
 import { CloudInfraError } from "../../src/api/errors";
 import * as driftReport from "../../src/drift-report/bounds";
-import * as functions from "../../src/functions/settings";
+import * as functions from "../../src/functions/errors";
 import * as inventory from "../../src/inventory";
 import * as money from "../../src/lib/money";
 import * as sshkeys from "../../src/lib/sshkeys";

@@ -255,7 +255,7 @@ export class NativeProvider {
     // The data sources load @pulumi/pulumi whole (their `...Output` variants): only an Invoke
     // pays for that, not the plugin's start.
     const { invokeFunction } = await import("./functions.ts");
-    const { DataSourceError } = await import("../../functions/settings.ts");
+    const { DataSourceError } = await import("../../functions/errors.ts");
     const plain = unwrap(args).plain;
     try {
       return { result: await invokeFunction(token, plain, session, this.settings?.apiKey ?? "") };
