@@ -57,7 +57,7 @@ export async function benchSharedList() {
     await naiveClient.tags.list();
     await tag.read(ids[0], {});
     await entry
-      .hostSession()
+      .configuredSession()
       .client.tags.delete(2_000_000_000)
       .catch(() => undefined);
 

@@ -5,7 +5,7 @@
  * shims of older versions call).
  *
  * A dynamic provider host is one process serving one stack: `configure()` hands it the stack's
- * configuration, from which this module makes the host's session ({@link hostSession}), and
+ * configuration, from which this module makes the host's session ({@link configuredSession}), and
  * every method of every kind runs on that session, passed as its first argument. A native
  * provider plugin holds its own sessions (`sessionFor(config)` of each configured instance) and
  * calls `operationsOf(kind)` with them.
@@ -89,7 +89,7 @@ export function configure(req: { readonly config: ConfigSource }): void {
 }
 
 /** The session of this host's configuration (else of the `CLOUDINFRA_*` variables). */
-export function hostSession(): ProviderSession {
+export function configuredSession(): ProviderSession {
   return host.session();
 }
 

@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConfigurationError } from "../../src/api/errors";
-import { configure, hostSession, onHost, resetHost } from "../../src/provider";
+import { configure, configuredSession, onHost, resetHost } from "../../src/provider";
 import { serverWatch } from "../../src/resources/server/watch";
 import { sessionFor } from "../../src/resources/session";
 import { operations as tag } from "../../src/resources/tag/provider";
@@ -113,9 +113,9 @@ describe("the dynamic host's session", () => {
       "cloudinfra:caCert": emulator.caCert,
     } as Record<string, string>;
     configure({ config: { get: (k) => config[k] } });
-    const made = hostSession();
+    const made = configuredSession();
     configure({ config: { get: (k) => config[k] } });
-    expect(hostSession()).toBe(made);
+    expect(configuredSession()).toBe(made);
     const host = onHost(tag);
     const inputs = (await host.check({}, { name: "hosted", color: "#00FF00" })).inputs ?? {};
     const created = await host.create(inputs);
@@ -123,6 +123,6 @@ describe("the dynamic host's session", () => {
       expect.objectContaining({ id: Number(created.id), name: "hosted" }),
     ]);
     configure({ config: { get: (k) => (k === "cloudinfra:apiKey" ? "another-key" : config[k]) } });
-    expect(hostSession()).not.toBe(made);
+    expect(configuredSession()).not.toBe(made);
   });
 });

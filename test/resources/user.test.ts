@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { hostSession, onHost, resetHost } from "../../src/provider";
+import { configuredSession, onHost, resetHost } from "../../src/provider";
 import { UNKNOWN } from "../../src/resources/common";
 import { requestDigest } from "../../src/resources/journal";
 import { operations as rolesOperations } from "../../src/resources/role/provider";
@@ -326,7 +326,7 @@ describe("User against the emulator", () => {
       at: sentAt,
       before: [],
     };
-    const dir = hostSession().journal.dir;
+    const dir = configuredSession().journal.dir;
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, `${entry.name}.json`), JSON.stringify(entry));
   }
