@@ -230,7 +230,7 @@ const median = (xs) => {
 export async function benchProviderHost() {
   const emulator = await startBenchEmulator();
   const config = stackConfig(emulator);
-  const session = dist("resources/session.js");
+  const entry = dist("provider.js");
   let host;
   try {
     const cwd = prepareFixtureProject();
@@ -297,7 +297,7 @@ export async function benchProviderHost() {
     );
   } finally {
     await host?.close();
-    await session.resetSession();
+    await entry.resetHost();
     await emulator.close();
   }
 }

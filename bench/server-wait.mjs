@@ -48,10 +48,10 @@ async function implementationWait(server, name) {
 export async function benchServerWait() {
   const emulator = await startBenchEmulator({ requestLogSize: 1000 });
   const client = clientFor(emulator);
-  const session = dist("resources/session.js");
+  const entry = dist("provider.js");
   try {
-    session.configureSession(new Map(Object.entries(stackConfig(emulator))));
-    const { implementation: server } = dist("resources/server/provider.js");
+    entry.configure({ config: new Map(Object.entries(stackConfig(emulator))) });
+    const server = entry.onHost(dist("resources/server/provider.js").operations);
     const { ServerInputsSchema, toApi } = dist("resources/server/model.js");
     const { pollIntervalMs } = dist("resources/server/watch.js");
 
@@ -100,7 +100,7 @@ export async function benchServerWait() {
         "round trip, and for the implementation the rest of create (mapping the outputs).",
     );
   } finally {
-    await session.resetSession();
+    await entry.resetHost();
     await client.close();
     await emulator.close();
   }

@@ -31,7 +31,7 @@ async function refresh(ids, read) {
 export async function benchSharedList() {
   const emulator = await startBenchEmulator();
   const naiveClient = clientFor(emulator);
-  const session = dist("resources/session.js");
+  const entry = dist("provider.js");
   try {
     await emulator.admin.seed({ tags: TAGS });
     const ids = (await naiveClient.tags.list()).map((t) => String(t.id));
@@ -48,16 +48,16 @@ export async function benchSharedList() {
     const listBytes = (await res.body.arrayBuffer()).byteLength;
     await raw.close();
 
-    session.configureSession(new Map(Object.entries(stackConfig(emulator))));
-    const { implementation: tag } = dist("resources/tag/provider.js");
+    entry.configure({ config: new Map(Object.entries(stackConfig(emulator))) });
+    const tag = entry.onHost(dist("resources/tag/provider.js").operations);
 
     // Warm-up of both paths (JIT, the TLS connection of each client), then make the session's
     // list cache forget the list: a write through its client (here a delete of no tag, 404)
     // settles, and a list read before it is never reused after it.
     await naiveClient.tags.list();
     await tag.read(ids[0], {});
-    await session
-      .currentSession()
+    await entry
+      .configuredSession()
       .client.tags.delete(2_000_000_000)
       .catch(() => undefined);
 
@@ -103,11 +103,11 @@ export async function benchSharedList() {
       ],
       "baseline: each read downloads GET /v1/tags itself (same keep-alive client kind).\n" +
         "Tag implementation: dist/resources/tag/provider.js read(), configured like a host\n" +
-        "(configureSession); concurrent reads join one request, a finished list is reused for\n" +
+        "(configure); concurrent reads join one request, a finished list is reused for\n" +
         "1.5 s (DEFAULT_REUSE_MS), so the call count grows if the refresh outlasts that.",
     );
   } finally {
-    await session.resetSession();
+    await entry.resetHost();
     await naiveClient.close();
     await emulator.close();
   }

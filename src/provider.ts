@@ -1,16 +1,20 @@
 /**
  * The stable entry point `pulumi-cloudinfra/provider`, which the serialized shims of every stack
  * require at call time (see resources/shim.ts). Its exports keep their meaning across versions:
- * `run(kind, method, args)` (what shims call), `configure(req)` and `resource(kind)`.
+ * `run(kind, method, args)` (what shims call), `configure(req)` and `resource(kind)` (what the
+ * shims of older versions call).
  *
- * For a native provider plugin, which serves several configured providers in one process:
- * `sessionFor(config)` gives the {@link ProviderSession} of one configuration, and
- * `operationsOf(kind)` the kind's implementation that takes it as first argument.
+ * A dynamic provider host is one process serving one stack: `configure()` hands it the stack's
+ * configuration, from which this module makes the host's session ({@link configuredSession}), and
+ * every method of every kind runs on that session, passed as its first argument. A native
+ * provider plugin holds its own sessions (`sessionFor(config)` of each configured instance) and
+ * calls `operationsOf(kind)` with them.
  */
 import type * as pulumi from "@pulumi/pulumi";
+import { type ConfigSource, resolveSettings } from "./config";
 import type { KindOperations, ResourceImplementation } from "./resources/common";
-import { RESOURCE_MODULES, type ResourceKind } from "./resources/kinds";
-import { configureSession, onCurrentSession } from "./resources/session";
+import { isResourceKind, providerModule, type ResourceKind } from "./resources/kinds";
+import { lazySession, type ProviderSession, resetSessions } from "./resources/session";
 import { noteStackObjects } from "./resources/stack-objects";
 
 export type { KindOperations, Props, ResourceImplementation } from "./resources/common";
@@ -21,56 +25,123 @@ export {
   sessionFor,
 } from "./resources/session";
 
-/** Called by the host once per serialized provider, with the stack's configuration. */
-export function configure(req: pulumi.dynamic.ConfigureRequest): void {
-  configureSession(req.config);
+/** The stack configuration keys a host's `configure()` keeps. */
+const KEYS = ["cloudinfra:endpoint", "cloudinfra:apiKey", "cloudinfra:caCert"] as const;
+/** The variables the settings fall back to (config.ts). */
+const VARIABLES = ["CLOUDINFRA_ENDPOINT", "CLOUDINFRA_API_KEY", "CLOUDINFRA_CA_CERT"] as const;
+
+/**
+ * The host's side of this process: the configuration `configure()` handed over and the sessions
+ * made from it. One session per distinct configuration and environment, so configuring the same
+ * settings again keeps the session (its client, ledger, journal and lists), and settings that
+ * change (a test's next emulator) get a new one.
+ */
+class DynamicHost {
+  /** The stack configuration `configure()` handed over; only our own keys. */
+  #configured: ReadonlyMap<string, string> | undefined;
+  readonly #sessions = new Map<string, ProviderSession>();
+
+  configure(config: ConfigSource): void {
+    const copy = new Map<string, string>();
+    for (const key of KEYS) {
+      const value = config.get(key);
+      if (value !== undefined) copy.set(key, value);
+    }
+    this.#configured = copy;
+    this.session();
+  }
+
+  /**
+   * The session of the configuration and the `CLOUDINFRA_*` variables as they are now. Its
+   * settings are resolved when an operation first needs the API, so a preview's `check` runs
+   * before any are set, and a missing setting fails only the calls that need it, with its own
+   * message.
+   */
+  session(env: NodeJS.ProcessEnv = process.env): ProviderSession {
+    const configured = this.#configured;
+    const key = JSON.stringify([
+      ...KEYS.map((k) => configured?.get(k) ?? null),
+      ...VARIABLES.map((v) => env[v] ?? null),
+    ]);
+    let session = this.#sessions.get(key);
+    if (session === undefined) {
+      const source: ConfigSource | undefined =
+        configured === undefined ? undefined : { get: (k) => configured.get(k) };
+      session = lazySession(() => resolveSettings(source, env));
+      this.#sessions.set(key, session);
+    }
+    return session;
+  }
+
+  async reset(): Promise<void> {
+    const made = [...this.#sessions.values()];
+    this.#sessions.clear();
+    this.#configured = undefined;
+    await Promise.all(made.map((s) => s.close()));
+  }
 }
 
-/** What each kind's provider module exports. */
+const host = new DynamicHost();
+
+/** Called by the host once per serialized provider, with the stack's configuration. */
+export function configure(req: { readonly config: ConfigSource }): void {
+  host.configure(req.config);
+}
+
+/** The session of this host's configuration (else of the `CLOUDINFRA_*` variables). */
+export function configuredSession(): ProviderSession {
+  return host.session();
+}
+
+/**
+ * For tests that run providers in-process, as a new host starts: forgets the configuration and
+ * closes every session (the host's and those of `sessionFor`).
+ */
+export async function resetHost(): Promise<void> {
+  await Promise.all([host.reset(), resetSessions()]);
+}
+
+/** `operations` as the dynamic host calls them: each call on the host's session of the moment. */
+export function onHost(operations: KindOperations): ResourceImplementation {
+  return {
+    check: (olds, news) => operations.check(host.session(), olds, news),
+    diff: (id, olds, news) => operations.diff(host.session(), id, olds, news),
+    create: (inputs) => operations.create(host.session(), inputs),
+    read: (id, props) => operations.read(host.session(), id, props),
+    update: (id, olds, news) => operations.update(host.session(), id, olds, news),
+    delete: (id, props) => operations.delete(host.session(), id, props),
+  };
+}
+
+/** What each kind's provider module exports: its operations, taking the session first. */
 interface KindModule {
-  /** The kind's implementation on the session the host was configured with. */
-  implementation: ResourceImplementation;
-  /** The same, on an explicit session. */
   operations: KindOperations;
 }
 
-const loaded = new Map<ResourceKind, KindModule>();
+const loaded = new Map<ResourceKind, KindOperations>();
 
 /**
- * The module of one resource kind. Modules load lazily so that a host serving only tags does not
- * load the server code.
+ * The operations of one resource kind, as both flavours serve them. Modules load lazily so that a
+ * host serving only tags does not load the server code.
  */
-function kindModule(kind: string): KindModule {
-  if (!Object.hasOwn(RESOURCE_MODULES, kind)) {
+export function operationsOf(kind: string): KindOperations {
+  if (!isResourceKind(kind)) {
     throw new Error(
       `pulumi-cloudinfra: this version has no resource kind ${JSON.stringify(kind)}; the stack was written by a newer version of the package: upgrade pulumi-cloudinfra in this project`,
     );
   }
-  const known = kind as ResourceKind;
-  let mod = loaded.get(known);
-  if (mod === undefined) {
+  let operations = loaded.get(kind);
+  if (operations === undefined) {
     // Both flavours see the stack's objects noted (stack-objects.ts), through the same wrapper.
-    const operations = noteStackObjects(
-      known,
-      (require(RESOURCE_MODULES[known]) as KindModule).operations,
-    );
-    mod = { operations, implementation: onCurrentSession(operations) };
-    loaded.set(known, mod);
+    operations = noteStackObjects(kind, (require(providerModule(kind)) as KindModule).operations);
+    loaded.set(kind, operations);
   }
-  return mod;
+  return operations;
 }
 
-/** The implementation of one resource kind, on the session of the host's configuration. */
+/** The implementation of one resource kind on the host's session (what older shims call). */
 export function resource(kind: string): ResourceImplementation {
-  return kindModule(kind).implementation;
-}
-
-/**
- * The implementation of one resource kind on an explicit session (`sessionFor(config)`): each
- * method takes the session as first argument, then the dynamic provider's arguments.
- */
-export function operationsOf(kind: string): KindOperations {
-  return kindModule(kind).operations;
+  return onHost(operationsOf(kind));
 }
 
 const METHODS = new Set(["check", "diff", "create", "read", "update", "delete"]);
@@ -89,6 +160,9 @@ export async function run(kind: string, method: string, args: unknown[]): Promis
       `pulumi-cloudinfra: this version has no provider method ${JSON.stringify(method)}; upgrade pulumi-cloudinfra in this project`,
     );
   }
-  const impl = resource(kind) as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>;
-  return (await impl[method]?.(...args)) as never;
+  const operations = operationsOf(kind) as unknown as Record<
+    string,
+    (...a: unknown[]) => Promise<unknown>
+  >;
+  return (await operations[method]?.(host.session(), ...args)) as never;
 }

@@ -9,6 +9,7 @@
  * - one run per input: a preview digest followed by anything else is refused (an event stream's
  *   second run is refused by the reader, which knows where a run ends).
  */
+import { CloudInfraError, nameErrorClass } from "../api/errors";
 
 /** The most bytes one run's JSON may have. */
 export const MAX_INPUT_BYTES = 256 * 1024 * 1024;
@@ -16,24 +17,16 @@ export const MAX_INPUT_BYTES = 256 * 1024 * 1024;
 export const MAX_DEPTH = 64;
 
 /** The input is not one whole Pulumi run: neither a preview digest nor an engine event stream. */
-export class NotPulumiJsonError extends Error {
+export class NotPulumiJsonError extends CloudInfraError {
   static {
-    Object.defineProperty(NotPulumiJsonError.prototype, "name", {
-      value: "NotPulumiJsonError",
-      writable: true,
-      configurable: true,
-    });
+    nameErrorClass(NotPulumiJsonError, "NotPulumiJsonError");
   }
 }
 
 /** An input past a bound (size, nesting), or two runs in one input. */
 export class InputBoundError extends NotPulumiJsonError {
   static {
-    Object.defineProperty(InputBoundError.prototype, "name", {
-      value: "InputBoundError",
-      writable: true,
-      configurable: true,
-    });
+    nameErrorClass(InputBoundError, "InputBoundError");
   }
 }
 

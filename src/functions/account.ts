@@ -4,6 +4,7 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import type { Introspect } from "../api/schemas/account";
+import { callApi, type DataSourceOptions } from "./call";
 import {
   type DataSourceOutputOptions,
   definedOnly,
@@ -11,7 +12,6 @@ import {
   outputOf,
   presentText,
 } from "./common";
-import { callApi, type DataSourceOptions } from "./settings";
 
 /** The user the API key belongs to. */
 export interface AccountUserInfo {

@@ -6,12 +6,8 @@
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { didYouMean } from "../lib/names";
-import {
-  AmbiguousMatchError,
-  type DataSourceOptions,
-  InvalidArgumentError,
-  NoMatchError,
-} from "./settings";
+import type { DataSourceOptions } from "./call";
+import { AmbiguousMatchError, InvalidArgumentError, NoMatchError } from "./errors";
 
 /** Options of an `...Output` data source call. */
 export interface DataSourceOutputOptions extends pulumi.InvokeOutputOptions {

@@ -5,6 +5,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import type { Country } from "../api/schemas/catalogue";
+import { callApi, type DataSourceOptions } from "./call";
 import {
   type DataSourceOutputOptions,
   definedOnly,
@@ -13,7 +14,6 @@ import {
   outputOf,
   parseArgs,
 } from "./common";
-import { callApi, type DataSourceOptions } from "./settings";
 
 /** A country of the catalogue. */
 export interface CountryInfo {

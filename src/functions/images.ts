@@ -4,6 +4,7 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
+import { callApi, type DataSourceOptions } from "./call";
 import {
   type DataSourceOutputOptions,
   definedOnly,
@@ -15,7 +16,7 @@ import {
   parseArgs,
   RegexArg,
 } from "./common";
-import { AmbiguousMatchError, callApi, type DataSourceOptions } from "./settings";
+import { AmbiguousMatchError } from "./errors";
 
 /** An OS image of the catalogue. */
 export interface ImageInfo {

@@ -7,9 +7,16 @@
  */
 export type * from "./account";
 export { getAccount, getAccountOutput } from "./account";
+export type { DataSourceOptions } from "./call";
 export type { DataSourceOutputOptions } from "./common";
 export type * from "./countries";
 export { getCountries, getCountriesOutput, getCountry, getCountryOutput } from "./countries";
+export {
+  AmbiguousMatchError,
+  DataSourceError,
+  InvalidArgumentError,
+  NoMatchError,
+} from "./errors";
 export type * from "./images";
 export { getImage, getImageOutput, getImages, getImagesOutput } from "./images";
 export type * from "./permissions";
@@ -22,13 +29,6 @@ export type * from "./security-groups";
 export { getSecurityGroups, getSecurityGroupsOutput } from "./security-groups";
 export type * from "./servers";
 export { getServer, getServerOutput, getServers, getServersOutput } from "./servers";
-export {
-  AmbiguousMatchError,
-  DataSourceError,
-  type DataSourceOptions,
-  InvalidArgumentError,
-  NoMatchError,
-} from "./settings";
 export type * from "./ssh-keys";
 export { getSshKeys, getSshKeysOutput } from "./ssh-keys";
 export type * from "./tags";

@@ -1,8 +1,8 @@
 /** `getPermissions`: the permission catalogue (`GET /v1/account/permissions`). */
 import type * as pulumi from "@pulumi/pulumi";
 import type { Permission } from "../api/schemas/iam";
+import { callApi, type DataSourceOptions } from "./call";
 import { type DataSourceOutputOptions, definedOnly, outputOf, presentText } from "./common";
-import { callApi, type DataSourceOptions } from "./settings";
 
 /** A permission a role can grant. */
 export interface PermissionInfo {

@@ -3,6 +3,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import type { Plan } from "../api/schemas/catalogue";
 import { idReference } from "../resources/ids";
+import { callApi, type DataSourceOptions } from "./call";
 import {
   type DataSourceOutputOptions,
   definedOnly,
@@ -14,7 +15,6 @@ import {
   presentText,
   RegexArg,
 } from "./common";
-import { callApi, type DataSourceOptions } from "./settings";
 
 /** One `data` entry of a plan, as the API lists it. */
 export interface PlanDataEntry {

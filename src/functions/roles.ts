@@ -3,6 +3,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import type { Role } from "../api/schemas/iam";
 import { fromApi, needsCatalogue } from "../resources/role/model";
+import { callApi, type DataSourceOptions } from "./call";
 import {
   type DataSourceOutputOptions,
   type ListedIds,
@@ -14,7 +15,6 @@ import {
   parseArgs,
   RegexArg,
 } from "./common";
-import { callApi, type DataSourceOptions } from "./settings";
 
 /** A role: one of the account's own, or a system role every account has. */
 export interface RoleInfo {

@@ -7,6 +7,7 @@ import { z } from "zod";
 import type { SecurityGroup } from "../api/schemas/firewall";
 import { idReference } from "../resources/ids";
 import { ruleFromApi } from "../resources/security-group/model";
+import { callApi, type DataSourceOptions } from "./call";
 import {
   type DataSourceOutputOptions,
   type ListedIds,
@@ -18,7 +19,6 @@ import {
   parseArgs,
   RegexArg,
 } from "./common";
-import { callApi, type DataSourceOptions } from "./settings";
 
 /** A rule of a group, spelt as a `SecurityGroup` resource's `rules` are. */
 export interface SecurityGroupRuleInfo {

@@ -9,6 +9,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import type { Server } from "../api/schemas/servers";
 import { idReference } from "../resources/ids";
+import { callApi, type DataSourceOptions } from "./call";
 import {
   type DataSourceOutputOptions,
   definedOnly,
@@ -22,7 +23,6 @@ import {
   parseArgs,
   RegexArg,
 } from "./common";
-import { callApi, type DataSourceOptions } from "./settings";
 
 /** A tag a server carries. */
 export interface ServerTagInfo {

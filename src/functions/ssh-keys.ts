@@ -2,6 +2,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import type { Key } from "../api/schemas/keys";
+import { callApi, type DataSourceOptions } from "./call";
 import {
   type DataSourceOutputOptions,
   type ListedIds,
@@ -13,7 +14,6 @@ import {
   parseArgs,
   RegexArg,
 } from "./common";
-import { callApi, type DataSourceOptions } from "./settings";
 
 /** An SSH key of the account (only its public half: the service never holds a private key). */
 export interface SshKeyInfo {

@@ -2,6 +2,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import type { Tag } from "../api/schemas/tags";
+import { callApi, type DataSourceOptions } from "./call";
 import {
   type DataSourceOutputOptions,
   definedOnly,
@@ -15,7 +16,6 @@ import {
   presentText,
   RegexArg,
 } from "./common";
-import { callApi, type DataSourceOptions } from "./settings";
 
 /** A tag of the account. */
 export interface TagInfo {

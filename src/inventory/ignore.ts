@@ -13,7 +13,7 @@
 import { readFileSync } from "node:fs";
 import { CloudInfraError, nameErrorClass } from "../api/errors";
 import { didYouMean } from "../lib/names";
-import { RESOURCE_MODULES, type ResourceKind } from "../resources/kinds";
+import { RESOURCE_KINDS, type ResourceKind } from "../resources/kinds";
 
 /** At most this many rules in an ignore file. */
 export const MAX_IGNORE_RULES = 1000;
@@ -34,7 +34,7 @@ export class IgnoreFileError extends CloudInfraError {
   }
 }
 
-const KINDS = Object.keys(RESOURCE_MODULES) as ResourceKind[];
+const KINDS: readonly ResourceKind[] = RESOURCE_KINDS;
 
 /** The rules of an ignore file's text; every bad line is named at once. */
 export function parseIgnoreRules(text: string, file = "the ignore file"): IgnoreRule[] {

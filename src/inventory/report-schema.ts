@@ -4,6 +4,7 @@
  * while the committed file differs, and validates real reports against it).
  */
 import { z } from "zod";
+import { RESOURCE_KINDS, type ResourceKind } from "../resources/kinds";
 
 /** Where the package ships the schema, relative to its root. */
 export const INVENTORY_SCHEMA_FILE = "schema/inventory-report.schema.json";
@@ -23,7 +24,7 @@ export const EXIT = {
 } as const;
 
 const KindName = z
-  .enum(["Server", "SshKey", "Tag", "Role", "User", "SecurityGroup", "SecurityGroupAttachment"])
+  .enum(RESOURCE_KINDS as readonly [ResourceKind, ...ResourceKind[]])
   .describe("Resource kind, as the classes of both flavours name it");
 
 const StackRef = z

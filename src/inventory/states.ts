@@ -13,7 +13,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import { z } from "zod";
 import { isSecret } from "../native/plugin/values";
-import { RESOURCE_MODULES, type ResourceKind } from "../resources/kinds";
+import { RESOURCE_KINDS, type ResourceKind } from "../resources/kinds";
 
 /** At most this many stack files are read in one run. */
 export const MAX_STATE_FILES = 1000;
@@ -50,7 +50,7 @@ export interface StateProblem {
   message: string;
 }
 
-const KINDS = Object.keys(RESOURCE_MODULES) as ResourceKind[];
+const KINDS: readonly ResourceKind[] = RESOURCE_KINDS;
 const isKind = (name: string): name is ResourceKind => (KINDS as string[]).includes(name);
 
 const NATIVE_PREFIX = "cloudinfra:index:";

@@ -7,10 +7,11 @@
  * servers on three plans costs three catalogue requests. A misspelt name is answered with the
  * nearest names of the catalogue; a failure to reach the service is reported once, not per server.
  */
+
+import { DataSourceError, NoMatchError } from "../functions/errors";
 import { getImage, getImages } from "../functions/images";
 import { getPermissions } from "../functions/permissions";
 import { getPlan, getPlans } from "../functions/plans";
-import { DataSourceError, NoMatchError } from "../functions/settings";
 import { didYouMean } from "../lib/names";
 import type { LocatedIssue, YamlSource } from "../lib/yaml-document";
 import { entriesOf } from "./load";

@@ -11,15 +11,17 @@ import { formatPath } from "../api/schemas/common";
 import { describe, type LocatedIssue, valueAt, type YamlSource } from "../lib/yaml-document";
 import { UNKNOWN } from "../resources/common";
 import { INPUT_RULES } from "../resources/input-rules";
-import type { ResourceKind } from "../resources/kinds";
+import { kindOfSection } from "../resources/kinds";
 import type { Section } from "./schema";
 
 type Entry = Record<string, unknown>;
 type Path = readonly PropertyKey[];
 
-/** How a section's entries become a kind's arguments, and where each argument came from. */
+/**
+ * How a section's entries become its kind's arguments (the kind whose `section` it is in
+ * ../resources/kinds.ts), and where each argument came from.
+ */
 interface SectionRules {
-  kind: ResourceKind;
   /** The arguments the component would pass (component.ts), with unknowns where it resolves ids. */
   args(key: string, entry: Entry, publicKeyFiles: ReadonlyMap<string, string>): Entry;
   /** The manifest field of an argument, where it has another name. */
@@ -48,7 +50,6 @@ function rulesOf(value: unknown): unknown {
 
 const SECTION_RULES: Readonly<Record<Section, SectionRules>> = {
   sshKeys: {
-    kind: "SshKey",
     args: (key, entry, files) => {
       const publicKey = entry["publicKey"] ?? files.get(key);
       // A file that could not be read is reported by the loader at publicKeyFile.
@@ -62,7 +63,6 @@ const SECTION_RULES: Readonly<Record<Section, SectionRules>> = {
     },
   },
   securityGroups: {
-    kind: "SecurityGroup",
     args: (key, entry) =>
       defined({
         name: entry["name"] ?? key,
@@ -72,7 +72,6 @@ const SECTION_RULES: Readonly<Record<Section, SectionRules>> = {
       }),
   },
   roles: {
-    kind: "Role",
     args: (key, entry) =>
       defined({
         name: entry["name"] ?? key,
@@ -82,7 +81,6 @@ const SECTION_RULES: Readonly<Record<Section, SectionRules>> = {
       }),
   },
   users: {
-    kind: "User",
     args: (key, entry) =>
       defined({
         name: entry["name"] ?? key,
@@ -93,7 +91,6 @@ const SECTION_RULES: Readonly<Record<Section, SectionRules>> = {
     fields: { roleId: "role" },
   },
   servers: {
-    kind: "Server",
     args: (key, entry) =>
       defined({
         name: entry["name"] ?? key,
@@ -110,7 +107,6 @@ const SECTION_RULES: Readonly<Record<Section, SectionRules>> = {
     fields: { planId: "plan", sshKeyIds: "sshKeys", securityGroupIds: "securityGroups" },
   },
   tags: {
-    kind: "Tag",
     args: (key, entry) =>
       defined({
         name: entry["name"] ?? key,
@@ -122,11 +118,6 @@ const SECTION_RULES: Readonly<Record<Section, SectionRules>> = {
     fields: { serverIds: "servers" },
   },
 };
-
-/** The kind each section declares. */
-export function kindOfSection(section: Section): ResourceKind {
-  return SECTION_RULES[section].kind;
-}
 
 /** One issue of a kind's rules for one entry, as a manifest path and message. */
 export interface EntryIssue {
@@ -146,7 +137,7 @@ export function entryIssues(
   publicKeyFiles: ReadonlyMap<string, string> = new Map(),
 ): EntryIssue[] {
   const rules = SECTION_RULES[section];
-  const { issues } = INPUT_RULES[rules.kind](rules.args(key, entry, publicKeyFiles));
+  const { issues } = INPUT_RULES[kindOfSection(section)](rules.args(key, entry, publicKeyFiles));
   return issues.map((issue) => {
     const [first, ...rest] = issue.path;
     if (first === "name" && entry["name"] === undefined)

@@ -16,6 +16,7 @@ import { DescriptionInputSchema, expected, NameInputSchema } from "../api/schema
 import { RULE_ACTIONS, RULE_PROTOCOLS } from "../api/schemas/firewall";
 import { PERMISSION_NAMES } from "../api/schemas/iam";
 import { MaxPriceArg, RegexArg } from "../functions/common";
+import type { ManifestSection } from "../resources/kinds";
 import { TagInputsSchema } from "../resources/tag/model";
 import { USER_TYPES } from "../resources/user/model";
 
@@ -28,9 +29,23 @@ export const ENTRY_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$/;
 export const ENTRY_NAME_RULE =
   "letters, digits, - and _, starting with a letter or a digit, at most 63 characters";
 
-/** The sections of a manifest, in the order the docs and messages list them. */
-export const SECTIONS = ["sshKeys", "securityGroups", "roles", "users", "servers", "tags"] as const;
+/**
+ * The sections of a manifest, in the order the docs and messages list them: one per kind that has
+ * a `section` in ../resources/kinds.ts (a section missing here, or one no kind has, is a compile
+ * error through {@link EverySection}).
+ */
+export const SECTIONS = [
+  "sshKeys",
+  "securityGroups",
+  "roles",
+  "users",
+  "servers",
+  "tags",
+] as const satisfies readonly ManifestSection[];
 export type Section = (typeof SECTIONS)[number];
+/** `true` when {@link SECTIONS} lists every kind's section; a missing one fails to compile. */
+export type EverySection = [Exclude<ManifestSection, Section>] extends [never] ? true : never;
+const _everySection: EverySection = true;
 
 /** Text that editors complete with `values`; which spellings count is the resource's rule. */
 function completed(values: readonly [string, ...string[]], what: string) {

@@ -6,6 +6,9 @@
  * can use either flavour (see docs/ and the README for installing the plugin and migrating).
  */
 
+import type { ResourceKind } from "../resources/kinds";
+import type * as self from "./index";
+
 export type {
   RoleArgs,
   SecurityGroupArgs,
@@ -59,3 +62,6 @@ export {
   Tag,
   User,
 } from "./sdk/resources";
+
+/** Every kind of ../resources/kinds.ts has its native class exported here, or this fails to compile. */
+type _EveryKindExported = { [K in ResourceKind]: (typeof self)[K] };

@@ -18,7 +18,7 @@
  */
 
 import * as pulumi from "@pulumi/pulumi";
-import { GENERATED_SECRETS, type ResourceKind } from "./kinds";
+import { generatedSecrets, type ResourceKind } from "./kinds";
 import { withEveryOutput } from "./outputs";
 import { serializedShim } from "./shim";
 
@@ -101,8 +101,8 @@ function withGeneratedSecrets(
   kind: ResourceKind,
   opts: pulumi.CustomResourceOptions | undefined,
 ): pulumi.CustomResourceOptions | undefined {
-  const secrets = GENERATED_SECRETS[kind];
-  if (secrets === undefined) return opts;
+  const secrets = generatedSecrets(kind);
+  if (secrets.length === 0) return opts;
   return pulumi.mergeOptions(opts, { additionalSecretOutputs: [...secrets] });
 }
 

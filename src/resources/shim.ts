@@ -19,25 +19,22 @@ import type { ResourceKind } from "./kinds";
  * two equal for every kind).
  */
 export function providerShim(kind: ResourceKind): pulumi.dynamic.ResourceProvider {
-  return SHIMS[kind];
+  let shim = SHIMS.get(kind);
+  if (shim === undefined) {
+    shim = makeShim(kind);
+    SHIMS.set(kind, shim);
+  }
+  return shim;
 }
 
 /**
- * One shim object per kind, made once. The SDK caches a serialized provider by object identity, so
- * a new object per resource would be serialized again for every resource: 12–16 ms of CPU and
- * ~0.85 MB each (the closure serializer parses every function). Never referenced by a shim's
- * methods, so never captured. Spelled out per kind because this module imports nothing at run
- * time (so not the kind list); the type makes a missing kind a compile error.
+ * One shim object per kind, made on first use and kept. The SDK caches a serialized provider by
+ * object identity, so a new object per resource would be serialized again for every resource:
+ * 12–16 ms of CPU and ~0.85 MB each (the closure serializer parses every function). Never
+ * referenced by a shim's methods, so never captured; keyed by the kind, so this module needs no
+ * list of kinds (it imports nothing at run time).
  */
-const SHIMS: Readonly<Record<ResourceKind, pulumi.dynamic.ResourceProvider>> = Object.freeze({
-  Server: makeShim("Server"),
-  SshKey: makeShim("SshKey"),
-  Tag: makeShim("Tag"),
-  Role: makeShim("Role"),
-  User: makeShim("User"),
-  SecurityGroup: makeShim("SecurityGroup"),
-  SecurityGroupAttachment: makeShim("SecurityGroupAttachment"),
-});
+const SHIMS = new Map<ResourceKind, pulumi.dynamic.ResourceProvider>();
 
 function makeShim(kind: ResourceKind): pulumi.dynamic.ResourceProvider {
   // `never` lets each method return what the entry point's dispatcher returns for it; the host
@@ -65,18 +62,16 @@ function makeShim(kind: ResourceKind): pulumi.dynamic.ResourceProvider {
  * serializer changes its output. One string per kind, shared by every resource of the kind.
  */
 export function serializedShim(kind: ResourceKind): string {
-  return TEXTS[kind];
+  let text = TEXTS.get(kind);
+  if (text === undefined) {
+    text = shimText(kind);
+    TEXTS.set(kind, text);
+  }
+  return text;
 }
 
-const TEXTS: Readonly<Record<ResourceKind, string>> = Object.freeze({
-  Server: shimText("Server"),
-  SshKey: shimText("SshKey"),
-  Tag: shimText("Tag"),
-  Role: shimText("Role"),
-  User: shimText("User"),
-  SecurityGroup: shimText("SecurityGroup"),
-  SecurityGroupAttachment: shimText("SecurityGroupAttachment"),
-});
+/** The text of each kind, made on first use: one string shared by every resource of the kind. */
+const TEXTS = new Map<ResourceKind, string>();
 
 function shimText(kind: ResourceKind): string {
   return `exports.handler = __f0;

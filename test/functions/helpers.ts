@@ -5,7 +5,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import type { EmulatorOptions } from "../../src/emulator";
-import { resetSession } from "../../src/resources/session";
+import { resetHost } from "../../src/provider";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 
 const VARIABLES = ["CLOUDINFRA_ENDPOINT", "CLOUDINFRA_API_KEY", "CLOUDINFRA_CA_CERT"] as const;
@@ -41,7 +41,7 @@ export async function startEmulatorForFunctions(
 export async function stopAll(...emulators: (TestEmulator | undefined)[]): Promise<void> {
   useEnv(undefined);
   pulumi.runtime.setAllConfig({});
-  await resetSession();
+  await resetHost();
   await Promise.all(emulators.map((emulator) => emulator?.close()));
 }
 

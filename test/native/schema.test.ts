@@ -17,7 +17,7 @@ import { generatePackageSchema } from "../../src/native/schema";
 import { integerOutputs } from "../../src/native/schema/integers";
 import { FUNCTION_ARGS, KIND_SOURCES } from "../../src/native/schema/sources";
 import type { PropertySpec } from "../../src/native/schema/spec";
-import { RESOURCE_MODULES, type ResourceKind } from "../../src/resources/kinds";
+import { RESOURCE_KINDS } from "../../src/resources/kinds";
 import { ROOT } from "../support/programs";
 import { schemaProblems } from "../support/pulumi-schema-checks";
 import { descriptionProblems, internalNames } from "../support/schema-descriptions";
@@ -47,7 +47,7 @@ interface Shipped {
 
 const shippedText = readFileSync(join(ROOT, PACKAGE_SCHEMA_FILE), "utf8");
 const shipped = JSON.parse(shippedText) as Shipped;
-const kinds = Object.keys(RESOURCE_MODULES) as ResourceKind[];
+const kinds = RESOURCE_KINDS;
 
 describe("schema/pulumi-schema.json", () => {
   it("is what the sources generate (run `npm run schema` after changing a resource, a data source or their TSDoc)", () => {

@@ -11,7 +11,7 @@ import { MockMonitor } from "@pulumi/pulumi/runtime/mocks";
 import { beforeAll, describe, expect, it } from "vitest";
 import * as native from "../../src/native";
 import { PACKAGE_SCHEMA_FILE, resourceToken } from "../../src/native/package";
-import { RESOURCE_MODULES, type ResourceKind } from "../../src/resources/kinds";
+import { RESOURCE_KINDS, type ResourceKind } from "../../src/resources/kinds";
 import { ROOT } from "../support/programs";
 
 /** What the engine was sent for one registration. */
@@ -125,7 +125,7 @@ describe("pulumi-cloudinfra/native", () => {
         a: object,
       ) => pulumi.CustomResource & Record<string, unknown>
     >;
-    for (const kind of Object.keys(RESOURCE_MODULES) as ResourceKind[]) {
+    for (const kind of RESOURCE_KINDS) {
       const resource = new p[kind](`every-${kind}`, { name: `n-${kind}` });
       const wire = await registered(resource);
       expect(wire.type).toBe(resourceToken(kind));

@@ -8,12 +8,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { CloudInfraClient } from "../../src/api/client";
 import { generateEd25519KeyPair, parsePublicKey } from "../../src/lib/sshkeys";
-import { implementation as role } from "../../src/resources/role/provider";
-import { implementation as securityGroup } from "../../src/resources/security-group/provider";
-import { implementation as server } from "../../src/resources/server/provider";
-import { resetSession } from "../../src/resources/session";
-import { implementation as sshKey } from "../../src/resources/ssh-key/provider";
-import { implementation as tag } from "../../src/resources/tag/provider";
+import { onHost, resetHost } from "../../src/provider";
+import { operations as roleOperations } from "../../src/resources/role/provider";
+import { operations as securityGroupOperations } from "../../src/resources/security-group/provider";
+import { operations as serverOperations } from "../../src/resources/server/provider";
+import { operations as sshKeyOperations } from "../../src/resources/ssh-key/provider";
+import { operations as tagOperations } from "../../src/resources/tag/provider";
 import {
   drivingTransitions,
   existingServerIn,
@@ -22,6 +22,12 @@ import {
   type TestEmulator,
 } from "../support/emulator";
 import { checkedInputs, PROVIDER, rejection } from "../support/implementations";
+
+const role = onHost(roleOperations);
+const securityGroup = onHost(securityGroupOperations);
+const server = onHost(serverOperations);
+const sshKey = onHost(sshKeyOperations);
+const tag = onHost(tagOperations);
 
 let emulator: TestEmulator;
 let api: CloudInfraClient;
@@ -41,7 +47,7 @@ beforeEach(async () => {
 
 afterAll(async () => {
   await api?.close();
-  await resetSession();
+  await resetHost();
   await emulator?.close();
 });
 

@@ -13,21 +13,29 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PERMISSIONS } from "../../src/emulator/data/permissions";
 import { generateEd25519KeyPair } from "../../src/lib/sshkeys";
+import { onHost, resetHost } from "../../src/provider";
 import {
   containsUnknown,
   type Props,
   type ResourceImplementation,
   UNKNOWN,
 } from "../../src/resources/common";
-import { implementation as role } from "../../src/resources/role/provider";
-import { implementation as securityGroup } from "../../src/resources/security-group/provider";
-import { implementation as attachment } from "../../src/resources/security-group-attachment/provider";
-import { implementation as server } from "../../src/resources/server/provider";
-import { resetSession } from "../../src/resources/session";
-import { implementation as sshKey } from "../../src/resources/ssh-key/provider";
-import { implementation as tag } from "../../src/resources/tag/provider";
-import { implementation as user } from "../../src/resources/user/provider";
+import { operations as roleOperations } from "../../src/resources/role/provider";
+import { operations as securityGroupOperations } from "../../src/resources/security-group/provider";
+import { operations as attachmentOperations } from "../../src/resources/security-group-attachment/provider";
+import { operations as serverOperations } from "../../src/resources/server/provider";
+import { operations as sshKeyOperations } from "../../src/resources/ssh-key/provider";
+import { operations as tagOperations } from "../../src/resources/tag/provider";
+import { operations as userOperations } from "../../src/resources/user/provider";
 import { newSessionFor, startTestEmulator, type TestEmulator } from "../support/emulator";
+
+const role = onHost(roleOperations);
+const securityGroup = onHost(securityGroupOperations);
+const attachment = onHost(attachmentOperations);
+const server = onHost(serverOperations);
+const sshKey = onHost(sshKeyOperations);
+const tag = onHost(tagOperations);
+const user = onHost(userOperations);
 
 const RUNS = 10_000;
 const SEED = Number(process.env["CHECK_SEED"] ?? 20_260_923);
@@ -222,7 +230,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await resetSession();
+  await resetHost();
   await emulator?.close();
 });
 

@@ -8,10 +8,11 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { CloudInfraClient } from "../../src/api/client";
 import type { FaultRule } from "../../src/emulator";
 import { generateEd25519KeyPair } from "../../src/lib/sshkeys";
+import { resetHost } from "../../src/provider";
 import type { KindOperations, ResourceImplementation } from "../../src/resources/common";
 import { operations as securityGroupOps } from "../../src/resources/security-group/provider";
 import { operations as serverOps } from "../../src/resources/server/provider";
-import { type ProviderSession, resetSession, sessionFor } from "../../src/resources/session";
+import { type ProviderSession, sessionFor } from "../../src/resources/session";
 import { operations as sshKeyOps } from "../../src/resources/ssh-key/provider";
 import { operations as tagOps } from "../../src/resources/tag/provider";
 import { existingServerIn, startTestEmulator, type TestEmulator } from "../support/emulator";
@@ -56,7 +57,7 @@ beforeAll(async () => {
 
 beforeEach(async () => {
   emulator.admin.clearFaults();
-  await resetSession();
+  await resetHost();
   session = sessionFor({
     endpoint: emulator.endpoint,
     apiKey: emulator.apiKey,
@@ -68,7 +69,7 @@ beforeEach(async () => {
 
 afterAll(async () => {
   await api?.close();
-  await resetSession();
+  await resetHost();
   await emulator?.close();
 });
 

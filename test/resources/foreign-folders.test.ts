@@ -23,12 +23,14 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { CloudInfraClient } from "../../src/api/client";
 import { startEmulator } from "../../src/emulator";
 import { privateDir, UnsafeFolderError, writePrivateFile } from "../../src/lib/private-dir";
+import { onHost, resetHost } from "../../src/provider";
 import { requestDigest } from "../../src/resources/journal";
 import { ServerInputsSchema, toApi } from "../../src/resources/server/model";
-import { implementation as server } from "../../src/resources/server/provider";
-import { resetSession } from "../../src/resources/session";
+import { operations as serverOperations } from "../../src/resources/server/provider";
 import { deadPid } from "../support/dead-process";
 import { newSessionFor, startTestEmulator, type TestEmulator } from "../support/emulator";
+
+const server = onHost(serverOperations);
 
 const root = join(__dirname, "..", "..");
 const OTHER = 65534;
@@ -156,7 +158,7 @@ describe.skipIf(!canBeAnotherUser)("the create journal in a folder another user 
   });
   afterAll(async () => {
     await api?.close();
-    await resetSession();
+    await resetHost();
     await emulator?.close();
   });
 

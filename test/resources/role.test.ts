@@ -1,17 +1,19 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Permission, Role } from "../../src/api/schemas/iam";
 import { didYouMean } from "../../src/lib/names";
+import { onHost, resetHost } from "../../src/provider";
 import { UNKNOWN } from "../../src/resources/common";
 import { fromApi, liveInputs, toApi } from "../../src/resources/role/model";
 import { resolvePermissions } from "../../src/resources/role/permissions";
-import { implementation as role } from "../../src/resources/role/provider";
-import { resetSession } from "../../src/resources/session";
+import { operations as roleOperations } from "../../src/resources/role/provider";
 import {
   configureSessionFor,
   newSessionFor,
   startTestEmulator,
   type TestEmulator,
 } from "../support/emulator";
+
+const role = onHost(roleOperations);
 
 const CATALOGUE: Permission[] = [
   { id: 1, name: "servers:read" },
@@ -156,7 +158,7 @@ describe("Role against the emulator", () => {
     emulator = await startTestEmulator();
   });
   afterAll(async () => {
-    await resetSession();
+    await resetHost();
     await emulator?.close();
   });
   beforeEach(async () => {

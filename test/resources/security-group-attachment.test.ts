@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { onHost, resetHost } from "../../src/provider";
 import { UNKNOWN } from "../../src/resources/common";
 import { parseAttachmentId } from "../../src/resources/security-group-attachment/model";
-import { implementation as attachment } from "../../src/resources/security-group-attachment/provider";
-import { resetSession } from "../../src/resources/session";
+import { operations as attachmentOperations } from "../../src/resources/security-group-attachment/provider";
 import { newSessionFor, startTestEmulator, type TestEmulator } from "../support/emulator";
+
+const attachment = onHost(attachmentOperations);
 
 describe("SecurityGroupAttachment check and diff", () => {
   it("stores both ids as numbers", async () => {
@@ -72,7 +74,7 @@ describe("SecurityGroupAttachment against the emulator", () => {
     groupId = (groups.body as { data: { id: number }[] }).data[0]?.id ?? 0;
   });
   afterAll(async () => {
-    await resetSession();
+    await resetHost();
     await emulator?.close();
   });
   beforeEach(async () => {

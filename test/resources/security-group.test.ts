@@ -1,10 +1,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { onHost, resetHost } from "../../src/provider";
 import { UNKNOWN } from "../../src/resources/common";
 import { normaliseCidr } from "../../src/resources/security-group/cidr";
 import { fromApi, toApi } from "../../src/resources/security-group/model";
-import { implementation as group } from "../../src/resources/security-group/provider";
-import { resetSession } from "../../src/resources/session";
+import { operations as groupOperations } from "../../src/resources/security-group/provider";
 import { newSessionFor, startTestEmulator, type TestEmulator } from "../support/emulator";
+
+const group = onHost(groupOperations);
 
 describe("CIDR blocks", () => {
   it.each([
@@ -233,7 +235,7 @@ describe("SecurityGroup against the emulator", () => {
     emulator = await startTestEmulator();
   });
   afterAll(async () => {
-    await resetSession();
+    await resetHost();
     await emulator?.close();
   });
   beforeEach(async () => {

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { ConnectionError, NotFoundError, UnauthorizedError } from "../../src/api/errors";
 import type { Server } from "../../src/api/schemas/servers";
+import { onHost } from "../../src/provider";
 import { UNKNOWN } from "../../src/resources/common";
 import {
   diffServer,
@@ -12,9 +13,11 @@ import {
   timeoutMs,
   toApi,
 } from "../../src/resources/server/model";
-import { implementation } from "../../src/resources/server/provider";
+import { operations as serverOperations } from "../../src/resources/server/provider";
 import { ServerWaitError, waitForServerStatus } from "../../src/resources/server/wait";
 import { pollIntervalMs, ServerWatch } from "../../src/resources/server/watch";
+
+const implementation = onHost(serverOperations);
 
 const check = (news: Record<string, unknown>) => implementation.check({}, news);
 

@@ -5,16 +5,18 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { CloudInfraClient } from "../../src/api/client";
 import { NotFoundError } from "../../src/api/errors";
+import { onHost, resetHost } from "../../src/provider";
 import type { Props } from "../../src/resources/common";
 import { diffServer } from "../../src/resources/server/model";
-import { implementation as server } from "../../src/resources/server/provider";
-import { resetSession } from "../../src/resources/session";
+import { operations as serverOperations } from "../../src/resources/server/provider";
 import {
   configureSessionFor,
   newSessionFor,
   startTestEmulator,
   type TestEmulator,
 } from "../support/emulator";
+
+const server = onHost(serverOperations);
 
 const FAST = { provisioning: 20, starting: 20, stopping: 20, rebooting: 20, deleting: 20 };
 const PROVIDER = "serialized shim";
@@ -39,7 +41,7 @@ afterEach(() => {
 
 afterAll(async () => {
   await api.close();
-  await resetSession();
+  await resetHost();
   await emulator.close();
 });
 

@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { onHost, resetHost } from "../../src/provider";
 import { sessionWatch } from "../../src/resources/server/watch";
-import { resetSession } from "../../src/resources/session";
 import { SharedLists } from "../../src/resources/shared-list";
-import { implementation as tag } from "../../src/resources/tag/provider";
+import { operations as tagOperations } from "../../src/resources/tag/provider";
 import { newSessionFor, startTestEmulator, type TestEmulator } from "../support/emulator";
+
+const tag = onHost(tagOperations);
 
 /** A list source whose answers the test releases one by one, counting requests. */
 function controlledSource<T>() {
@@ -258,7 +260,7 @@ describe("Tag reads against the emulator", () => {
     expect(tagIds).toHaveLength(100);
   });
   afterAll(async () => {
-    await resetSession();
+    await resetHost();
     await emulator?.close();
   });
   beforeEach(async () => {

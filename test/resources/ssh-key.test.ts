@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { generateEd25519KeyPair, parsePublicKey } from "../../src/lib/sshkeys";
+import { onHost, resetHost } from "../../src/provider";
 import { UNKNOWN } from "../../src/resources/common";
-import { resetSession } from "../../src/resources/session";
-import { implementation as sshKey } from "../../src/resources/ssh-key/provider";
+import { operations as sshKeyOperations } from "../../src/resources/ssh-key/provider";
 import { newSessionFor, startTestEmulator, type TestEmulator } from "../support/emulator";
+
+const sshKey = onHost(sshKeyOperations);
 
 const laptop = generateEd25519KeyPair("me@laptop").publicKey;
 const [keyType, keyData] = laptop.split(" ") as [string, string];
@@ -165,7 +167,7 @@ describe("SshKey against the emulator", () => {
     emulator = await startTestEmulator();
   });
   afterAll(async () => {
-    await resetSession();
+    await resetHost();
     await emulator?.close();
   });
   useEmulatorSession(() => emulator);

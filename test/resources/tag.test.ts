@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { onHost, resetHost } from "../../src/provider";
 import { UNKNOWN } from "../../src/resources/common";
-import { resetSession } from "../../src/resources/session";
 import { fromApi, toApi } from "../../src/resources/tag/model";
-import { implementation as tag } from "../../src/resources/tag/provider";
+import { operations as tagOperations } from "../../src/resources/tag/provider";
 import { newSessionFor, startTestEmulator, type TestEmulator } from "../support/emulator";
+
+const tag = onHost(tagOperations);
 
 describe("Tag check", () => {
   it("stores colours in lower case and server ids as sorted, distinct numbers", async () => {
@@ -147,7 +149,7 @@ describe("Tag against the emulator", () => {
     servers = (body as { id: number }[]).map((s) => s.id).sort((a, b) => a - b);
   });
   afterAll(async () => {
-    await resetSession();
+    await resetHost();
     await emulator?.close();
   });
   beforeEach(async () => {

@@ -1,14 +1,17 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { configuredSession, onHost, resetHost } from "../../src/provider";
 import { UNKNOWN } from "../../src/resources/common";
 import { requestDigest } from "../../src/resources/journal";
-import { implementation as roles } from "../../src/resources/role/provider";
-import { currentSession, resetSession } from "../../src/resources/session";
+import { operations as rolesOperations } from "../../src/resources/role/provider";
 import { toApi } from "../../src/resources/user/model";
-import { implementation as user } from "../../src/resources/user/provider";
+import { operations as userOperations } from "../../src/resources/user/provider";
 import { deadPid } from "../support/dead-process";
 import { newSessionFor, startTestEmulator, type TestEmulator } from "../support/emulator";
+
+const roles = onHost(rolesOperations);
+const user = onHost(userOperations);
 
 const HOUR = 60 * 60 * 1000;
 const DID = "did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK";
@@ -126,7 +129,7 @@ describe("User against the emulator", () => {
     emulator = await startTestEmulator();
   });
   afterAll(async () => {
-    await resetSession();
+    await resetHost();
     await emulator?.close();
   });
   beforeEach(async () => {
@@ -323,7 +326,7 @@ describe("User against the emulator", () => {
       at: sentAt,
       before: [],
     };
-    const dir = currentSession().journal.dir;
+    const dir = configuredSession().journal.dir;
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, `${entry.name}.json`), JSON.stringify(entry));
   }

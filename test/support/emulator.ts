@@ -21,7 +21,7 @@ import {
 import { conflict, fieldError, findOr404 } from "../../src/emulator/http/http-errors";
 import { newApiKey } from "../../src/emulator/service/auth";
 import type { ServerRecord } from "../../src/emulator/store/state";
-import { configureSession, resetSession } from "../../src/resources/session";
+import { configure, resetHost } from "../../src/provider";
 
 export interface CallOptions {
   /** API key; the bootstrap administrator's unless given. `null` sends no Authorization. */
@@ -119,13 +119,13 @@ export function stackConfigFor(
 }
 
 /**
- * Points the in-process provider session (src/resources/session) at `emulator`, as Configure
+ * Points the in-process dynamic host (src/provider.ts) at `emulator`, as Configure
  * does in a provider host, with `apiKey` (by default the bootstrap administrator's). The
  * session's client is kept until the settings differ.
  */
 export function configureSessionFor(emulator: RunningEmulator, apiKey?: string): void {
   const config = stackConfigFor(emulator, apiKey);
-  configureSession({ get: (k) => config[k] });
+  configure({ config: { get: (k) => config[k] } });
 }
 
 /**
@@ -133,7 +133,7 @@ export function configureSessionFor(emulator: RunningEmulator, apiKey?: string):
  * previous session's settings and client are forgotten first.
  */
 export async function newSessionFor(emulator: RunningEmulator): Promise<void> {
-  await resetSession();
+  await resetHost();
   configureSessionFor(emulator);
 }
 

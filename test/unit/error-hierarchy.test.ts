@@ -6,7 +6,8 @@
 import { describe, expect, it } from "vitest";
 import * as apiErrors from "../../src/api/errors";
 import { CloudInfraError } from "../../src/api/errors";
-import * as functions from "../../src/functions/settings";
+import * as driftReport from "../../src/drift-report/bounds";
+import * as functions from "../../src/functions/errors";
 import * as inventory from "../../src/inventory";
 import * as money from "../../src/lib/money";
 import * as sshkeys from "../../src/lib/sshkeys";
@@ -17,7 +18,18 @@ import * as conflict from "../../src/resources/conflict";
 import * as create from "../../src/resources/create";
 import * as wait from "../../src/resources/server/wait";
 
-const MODULES = { apiErrors, functions, inventory, money, sshkeys, common, conflict, create, wait };
+const MODULES = {
+  apiErrors,
+  driftReport,
+  functions,
+  inventory,
+  money,
+  sshkeys,
+  common,
+  conflict,
+  create,
+  wait,
+};
 
 type ErrorClass = abstract new (...args: never[]) => Error;
 
@@ -53,6 +65,8 @@ describe("the error hierarchy", () => {
       "ManifestError",
       "IgnoreFileError",
       "AccountsFileError",
+      "NotPulumiJsonError",
+      "InputBoundError",
     ]) {
       expect(names).toContain(name);
     }

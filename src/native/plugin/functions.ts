@@ -19,7 +19,7 @@ import {
   getSshKeys,
   getTags,
 } from "../../functions";
-import { type ClientDataSourceOptions, ON_CLIENT } from "../../functions/settings";
+import { type ClientDataSourceOptions, ON_CLIENT } from "../../functions/call";
 import type { ProviderSession } from "../../resources/session";
 import { functionToken } from "../package";
 import type { Props } from "./values";

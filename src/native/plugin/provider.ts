@@ -1,7 +1,7 @@
 /**
  * One configured instance of the native `cloudinfra` provider: what the plugin's gRPC server
  * (server.ts) calls, in plain objects. Every resource call goes to the SAME implementation the
- * dynamic resources use (`resource(kind)` of the stable entry point), so the two flavours cannot
+ * dynamic resources use (`operationsOf(kind)` of the stable entry point), so the two flavours cannot
  * drift apart; this module only adds what the native protocol has and the dynamic one lacks:
  * provider configuration with its check and diff, secrets kept secret, preview answers with
  * unknowns, field-level diffs and the import read.
@@ -10,7 +10,12 @@ import { ConfigurationError } from "../../api/errors";
 import { type ConfigSource, resolveSettings, type Settings } from "../../config";
 import { operationsOf } from "../../provider";
 import type { KindOperations, OperationLimits } from "../../resources/common";
-import { GENERATED_SECRETS, RESOURCE_MODULES, type ResourceKind } from "../../resources/kinds";
+import {
+  generatedSecrets,
+  isResourceKind,
+  RESOURCE_KINDS,
+  type ResourceKind,
+} from "../../resources/kinds";
 import { type ProviderSession, sessionFor } from "../../resources/session";
 import { PACKAGE_NAME, resourceToken } from "../package";
 import type { EngineLog } from "./engine-log";
@@ -29,13 +34,13 @@ export function kindOfUrn(urn: string): ResourceKind {
   const type = qualified.split("$").at(-1) ?? "";
   const match = /^cloudinfra:index:(\w+)$/.exec(type);
   const kind = match?.[1];
-  if (kind === undefined || !Object.hasOwn(RESOURCE_MODULES, kind)) {
-    const known = Object.keys(RESOURCE_MODULES).map((k) => resourceToken(k as ResourceKind));
+  if (kind === undefined || !isResourceKind(kind)) {
+    const known = RESOURCE_KINDS.map(resourceToken);
     throw new Error(
       `cloudinfra: this provider has no resource type ${JSON.stringify(type)}; it serves ${known.join(", ")}`,
     );
   }
-  return kind as ResourceKind;
+  return kind;
 }
 
 /** How a detailed diff names a change of one property (the protocol's PropertyDiff.Kind). */
@@ -193,7 +198,7 @@ export class NativeProvider {
       this.settings = undefined;
       this.settingsError = err;
     }
-    this.session = undefined;
+    this.session = this.settings === undefined ? undefined : this.sessionOf(this.settings);
     this.configured = true;
   }
 
@@ -207,20 +212,22 @@ export class NativeProvider {
     this.session?.cancel();
   }
 
-  /** The instance's session, made on first use from its configuration. */
-  private currentSession(): ProviderSession {
-    if (this.session !== undefined) return this.session;
-    if (this.settings === undefined) {
-      throw this.settingsError ?? new Error("cloudinfra: the provider was called before Configure");
-    }
+  /** The session of `settings`, as Configure makes it; cancelled already after a Cancel. */
+  private sessionOf(settings: Settings): ProviderSession {
     const logger = this.log?.debugLogger();
-    this.session = sessionFor({
-      ...this.settings,
+    const session = sessionFor({
+      ...settings,
       projectDir: process.cwd(),
       ...(logger === undefined ? {} : { logger }),
     });
-    if (this.cancelled) this.session.cancel();
-    return this.session;
+    if (this.cancelled) session.cancel();
+    return session;
+  }
+
+  /** The session Configure made, passed to every call; the settings' error when it made none. */
+  private instanceSession(): ProviderSession {
+    if (this.session !== undefined) return this.session;
+    throw this.settingsError ?? new Error("cloudinfra: the provider was called before Configure");
   }
 
   private implementation(urn: string): {
@@ -232,7 +239,7 @@ export class NativeProvider {
       throw new Error("cloudinfra: the provider was called before Configure");
     }
     const kind = kindOfUrn(urn);
-    return { kind, ops: operationsOf(kind), session: this.currentSession() };
+    return { kind, ops: operationsOf(kind), session: this.instanceSession() };
   }
 
   /**
@@ -246,11 +253,11 @@ export class NativeProvider {
   ): Promise<{ result: Props } | { failures: { property: string; reason: string }[] }> {
     if (!this.configured) throw new Error("cloudinfra: the provider was called before Configure");
     this.requireKnownConfig(`invoke ${token}`);
-    const session = this.currentSession();
+    const session = this.instanceSession();
     // The data sources load @pulumi/pulumi whole (their `...Output` variants): only an Invoke
     // pays for that, not the plugin's start.
     const { invokeFunction } = await import("./functions.ts");
-    const { DataSourceError } = await import("../../functions/settings.ts");
+    const { DataSourceError } = await import("../../functions/errors.ts");
     const plain = unwrap(args).plain;
     try {
       return { result: await invokeFunction(token, plain, session, this.settings?.apiKey ?? "") };
@@ -337,7 +344,7 @@ export class NativeProvider {
     }
     return {
       id: made.id,
-      outputs: rewrap((made.outs ?? {}) as Props, input.secretKeys, GENERATED_SECRETS[kind]),
+      outputs: rewrap((made.outs ?? {}) as Props, input.secretKeys, generatedSecrets(kind)),
     };
   }
 
@@ -368,7 +375,7 @@ export class NativeProvider {
     if (unread !== undefined) this.log?.warn(`cloudinfra: ${kind} ${answer.id}: ${unread}`, urn);
     return {
       id: answer.id,
-      outputs: rewrap((answer.props ?? {}) as Props, stored.secretKeys, GENERATED_SECRETS[kind]),
+      outputs: rewrap((answer.props ?? {}) as Props, stored.secretKeys, generatedSecrets(kind)),
       inputs:
         answer.inputs === undefined ? undefined : rewrap(answer.inputs as Props, given.secretKeys),
     };
@@ -393,7 +400,7 @@ export class NativeProvider {
       outputs: rewrap(
         { ...before.plain, ...(updated.outs ?? {}) } as Props,
         secretKeys,
-        GENERATED_SECRETS[kind],
+        generatedSecrets(kind),
       ),
     };
   }

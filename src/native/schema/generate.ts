@@ -3,14 +3,14 @@
  * from the zod schemas `check` validates with (./sources.ts), replacements from the field tables
  * `diff` decides with, output and result types and every description from the TypeScript
  * declarations and their TSDoc (./typescript.ts), with integers from the zod schemas their values
- * come from (./integers.ts), secret outputs from `GENERATED_SECRETS`
+ * come from (./integers.ts), secret outputs from each kind's `secrets`
  * (the list the dynamic classes and the plugin use), the configuration from `SETTINGS` (src/config.ts).
  * `npm run schema` writes it to `schema/pulumi-schema.json`; test/native/schema.test.ts fails
  * while that file differs from what this generates.
  */
 import { z } from "zod";
 import { SETTINGS } from "../../config";
-import { GENERATED_SECRETS, RESOURCE_MODULES, type ResourceKind } from "../../resources/kinds";
+import { generatedSecrets, KINDS, RESOURCE_KINDS, type ResourceKind } from "../../resources/kinds";
 import { functionToken, PACKAGE_NAME, resourceToken, typeToken } from "../package";
 import { integerOutputs } from "./integers";
 import { FUNCTION_ARGS, KIND_SOURCES } from "./sources";
@@ -18,9 +18,9 @@ import type { FunctionSpec, PackageSpec, PropertySpec, ResourceSpec } from "./sp
 import { objectFromJsonSchema, TypeRegistry } from "./types";
 import { SourceReader } from "./typescript";
 
-/** `./resources/server/provider` → `src/resources/server/index.ts`: where a kind's class lives. */
+/** `src/resources/server/index.ts`: where a kind's class lives. */
 function classFile(kind: ResourceKind): string {
-  return `src/${RESOURCE_MODULES[kind].replace(/^\.\//, "").replace(/\/provider$/, "")}/index.ts`;
+  return `src/resources/${KINDS[kind].folder}/index.ts`;
 }
 
 function inputJsonSchema(schema: z.ZodType): Record<string, unknown> {
@@ -51,7 +51,7 @@ function resourceSpec(
     }
   }
   const info = reader.classInfo(file, kind);
-  const secrets = GENERATED_SECRETS[kind] ?? [];
+  const secrets = generatedSecrets(kind);
   const properties: Record<string, PropertySpec> = {};
   const required: string[] = [];
   for (const [name, output] of info.outputs) {
@@ -124,7 +124,7 @@ export function generatePackageSchema(root: string): PackageSpec {
   const reader = new SourceReader(root);
   const registry = new TypeRegistry();
   const resources: Record<string, ResourceSpec> = {};
-  for (const kind of Object.keys(RESOURCE_MODULES) as ResourceKind[]) {
+  for (const kind of RESOURCE_KINDS) {
     resources[resourceToken(kind)] = resourceSpec(kind, reader, registry);
   }
   const functions = functionSpecs(reader, registry);

@@ -26,7 +26,7 @@ import { GetServerArgsSchema, GetServersArgsSchema } from "../../functions/serve
 import { GetSshKeysArgsSchema } from "../../functions/ssh-keys";
 import { GetTagsArgsSchema } from "../../functions/tags";
 import type { FieldRule } from "../../resources/common";
-import type { ResourceKind } from "../../resources/kinds";
+import { RESOURCE_KINDS, type ResourceKind } from "../../resources/kinds";
 import { ROLE_FIELDS, RoleInputsSchema } from "../../resources/role/model";
 import {
   SECURITY_GROUP_FIELDS,
@@ -41,22 +41,73 @@ import { SSH_KEY_FIELDS, SshKeyInputsSchema } from "../../resources/ssh-key/mode
 import { TAG_FIELDS, TagInputsSchema } from "../../resources/tag/model";
 import { USER_FIELDS, UserInputsSchema } from "../../resources/user/model";
 
-/** What the provider itself knows of a resource kind's inputs. */
+/**
+ * Where the numbers of an output object come from (./integers.ts): the wire `schema` its values
+ * are mapped from, whose property of the same name in snake_case says whether it is an integer
+ * (`orderId` → `order_id`), and `renames` for outputs named otherwise (`tagId` is the tag's `id`).
+ */
+export interface OutputSource {
+  schema?: z.ZodObject;
+  renames?: Readonly<Record<string, z.ZodType>>;
+}
+
+/** What the provider itself knows of a resource kind's inputs and outputs. */
 export interface KindSource {
   /** The input schema `check` validates with. */
   inputs: z.ZodObject;
   /** The field table `diff` compares with (`replaceOnChange` marks fields that force a replacement). */
   fields: Readonly<Record<string, FieldRule>>;
+  /** Where the numbers of its outputs that are not inputs come from (./integers.ts). */
+  outputs: OutputSource;
 }
 
+/** By kind: every kind of ../../resources/kinds.ts, or this fails to compile. */
 export const KIND_SOURCES: Readonly<Record<ResourceKind, KindSource>> = {
-  Server: { inputs: ServerInputsSchema, fields: SERVER_FIELDS },
-  SshKey: { inputs: SshKeyInputsSchema, fields: SSH_KEY_FIELDS },
-  Tag: { inputs: TagInputsSchema, fields: TAG_FIELDS },
-  Role: { inputs: RoleInputsSchema, fields: ROLE_FIELDS },
-  User: { inputs: UserInputsSchema, fields: USER_FIELDS },
-  SecurityGroup: { inputs: SecurityGroupInputsSchema, fields: SECURITY_GROUP_FIELDS },
-  SecurityGroupAttachment: { inputs: AttachmentInputsSchema, fields: ATTACHMENT_FIELDS },
+  Server: {
+    inputs: ServerInputsSchema,
+    fields: SERVER_FIELDS,
+    outputs: { schema: ServerSchema, renames: { serverId: ServerSchema.shape.id } },
+  },
+  SshKey: {
+    inputs: SshKeyInputsSchema,
+    fields: SSH_KEY_FIELDS,
+    outputs: { schema: KeySchema, renames: { keyId: KeySchema.shape.id } },
+  },
+  Tag: {
+    inputs: TagInputsSchema,
+    fields: TAG_FIELDS,
+    outputs: { schema: TagSchema, renames: { tagId: TagSchema.shape.id } },
+  },
+  Role: {
+    inputs: RoleInputsSchema,
+    fields: ROLE_FIELDS,
+    outputs: {
+      schema: RoleSchema,
+      renames: {
+        roleId: RoleSchema.shape.id,
+        permissionIds: z.array(RolePermissionSchema.shape.permission_id),
+      },
+    },
+  },
+  User: {
+    inputs: UserInputsSchema,
+    fields: USER_FIELDS,
+    outputs: { schema: CreateUserResponseSchema },
+  },
+  SecurityGroup: {
+    inputs: SecurityGroupInputsSchema,
+    fields: SECURITY_GROUP_FIELDS,
+    outputs: {
+      schema: SecurityGroupSchema,
+      renames: { securityGroupId: SecurityGroupSchema.shape.id },
+    },
+  },
+  // Every output is an input.
+  SecurityGroupAttachment: {
+    inputs: AttachmentInputsSchema,
+    fields: ATTACHMENT_FIELDS,
+    outputs: {},
+  },
 };
 
 /**
@@ -79,35 +130,11 @@ export const FUNCTION_ARGS: Readonly<Record<string, z.ZodType>> = {
 };
 
 /**
- * Where the numbers of an output object come from (./integers.ts): the wire `schema` its values
- * are mapped from, whose property of the same name in snake_case says whether it is an integer
- * (`orderId` → `order_id`), and `renames` for outputs named otherwise (`tagId` is the tag's `id`).
- */
-export interface OutputSource {
-  schema?: z.ZodObject;
-  renames?: Readonly<Record<string, z.ZodType>>;
-}
-
-/**
- * By resource kind, data source and named result type. Outputs that are also inputs need no
- * entry: their input schema says it.
+ * By resource kind (its {@link KIND_SOURCES} entry's `outputs`), data source and named result
+ * type. Outputs that are also inputs or arguments need no entry.
  */
 export const OUTPUT_SOURCES: Readonly<Record<string, OutputSource>> = {
-  Tag: { schema: TagSchema, renames: { tagId: TagSchema.shape.id } },
-  Role: {
-    schema: RoleSchema,
-    renames: {
-      roleId: RoleSchema.shape.id,
-      permissionIds: z.array(RolePermissionSchema.shape.permission_id),
-    },
-  },
-  SecurityGroup: {
-    schema: SecurityGroupSchema,
-    renames: { securityGroupId: SecurityGroupSchema.shape.id },
-  },
-  Server: { schema: ServerSchema, renames: { serverId: ServerSchema.shape.id } },
-  SshKey: { schema: KeySchema, renames: { keyId: KeySchema.shape.id } },
-  User: { schema: CreateUserResponseSchema },
+  ...Object.fromEntries(RESOURCE_KINDS.map((kind) => [kind, KIND_SOURCES[kind].outputs])),
   getCountry: { schema: CountrySchema },
   CountryInfo: { schema: CountrySchema },
   getPlan: { schema: PlanSchema },

@@ -44,7 +44,7 @@ import type {
   GetTagsResult,
 } from "../../functions";
 import { outputOf } from "../../functions/common";
-import { DataSourceError } from "../../functions/settings";
+import { DataSourceError } from "../../functions/errors";
 import { functionToken } from "../package";
 
 /** A data source invoked through the engine: `getPlan(args, opts)`. */

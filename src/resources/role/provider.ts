@@ -29,7 +29,7 @@ import {
   readFound,
   updateNamed,
 } from "../named-kind";
-import { onCurrentSession, type ProviderSession } from "../session";
+import type { ProviderSession } from "../session";
 import {
   fromApi,
   liveInputs,
@@ -211,6 +211,3 @@ export const operations = {
     );
   },
 } satisfies KindOperations;
-
-/** {@link operations} on the session of the configuration the host was given. */
-export const implementation = onCurrentSession(operations);

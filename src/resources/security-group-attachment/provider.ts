@@ -16,7 +16,6 @@ import {
 } from "../common";
 import { INPUT_RULES } from "../input-rules";
 import { findGroup } from "../security-group/list";
-import { onCurrentSession } from "../session";
 import {
   ATTACHMENT_FIELDS,
   type AttachmentInputs,
@@ -120,6 +119,3 @@ export const operations = {
     }
   },
 } satisfies KindOperations;
-
-/** {@link operations} on the session of the configuration the host was given. */
-export const implementation = onCurrentSession(operations);

@@ -10,6 +10,7 @@ import { ConflictError, NotFoundError } from "../../api/errors";
 import type { Server } from "../../api/schemas/servers";
 import { unlessNotFound } from "../common";
 import { waitForServerStatus } from "../server/wait";
+import { serverWatch } from "../server/watch";
 import type { ProviderSession } from "../session";
 
 /** How long a delete waits for attached servers that are being deleted. */
@@ -49,7 +50,7 @@ export async function deleteWhenDetached(
     }
     const group = await unlessNotFound(client.firewall.get(id));
     if (group === undefined) return;
-    const { watch } = session;
+    const watch = serverWatch(session);
     const attached = await Promise.all(group.servers.map((s) => watch.read(s.id)));
     const present = attached.filter((s): s is Server => s !== undefined);
     const holding = present.filter((s) => s.status !== "deleting");

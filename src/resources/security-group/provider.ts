@@ -21,7 +21,7 @@ import {
   performing,
   readFound,
 } from "../named-kind";
-import { onCurrentSession, type ProviderSession } from "../session";
+import type { ProviderSession } from "../session";
 import { deleteWhenDetached } from "./delete";
 import { findGroup, groupList } from "./list";
 import {
@@ -102,6 +102,3 @@ export const operations = {
     );
   },
 } satisfies KindOperations;
-
-/** {@link operations} on the session of the configuration the host was given. */
-export const implementation = onCurrentSession(operations);

@@ -31,7 +31,7 @@ import { createExactlyOnce, LOOKUP_MAX_RETRIES } from "../create";
 import { resourceIdOf } from "../ids";
 import { INPUT_RULES } from "../input-rules";
 import { DEFAULT_MAX_SENDS, RESEND, sendLookResend } from "../resend";
-import { onCurrentSession, type ProviderSession } from "../session";
+import type { ProviderSession } from "../session";
 import {
   diffServer,
   formatDuration,
@@ -49,6 +49,7 @@ import {
   withPowerStateDefault,
 } from "./model";
 import { ServerWaitError, settlesIn, waitForServerStatus } from "./wait";
+import { serverWatch } from "./watch";
 
 const ANSWER_LOST = "unknown (its answer was lost)";
 
@@ -113,7 +114,7 @@ function deadlineFor(
  * Reads that arrive together share one request (watch.ts).
  */
 function getOrGone(session: ProviderSession, id: number): Promise<Server | undefined> {
-  return session.watch.read(id);
+  return serverWatch(session).read(id);
 }
 
 /**
@@ -236,7 +237,7 @@ async function ensurePowerState(
     throw new Error(`server ${id} is being deleted (status "deleting"): it cannot be ${wanted}`);
   }
   if (settling !== undefined) {
-    server = await waitForServerStatus(session.watch, id, {
+    server = await waitForServerStatus(serverWatch(session), id, {
       action: "settle",
       target: settling,
       deadlineAt: deadline.at,
@@ -258,7 +259,7 @@ async function ensurePowerState(
   if (action === undefined) return server;
   const sentAt = Date.now();
   const actionId = await sendAction(session, id, action, deadline);
-  return waitForServerStatus(session.watch, id, {
+  return waitForServerStatus(serverWatch(session), id, {
     action,
     actionId,
     target: wanted,
@@ -359,7 +360,7 @@ const adoption = (session: ProviderSession): Adoption<ServerInputs, Server> => (
 async function deleteServer(session: ProviderSession, id: number, deadline: Deadline) {
   const server = await getOrGone(session, id);
   if (server === undefined) return;
-  const watch = session.watch;
+  const watch = serverWatch(session);
   const limits = { deadlineAt: deadline.at, timeoutSetting: deadline.setting, initial: server };
   const settling = settlesIn(server.status);
   if (settling === "gone") {
@@ -433,7 +434,7 @@ export const operations = {
     // The server exists from here on: every failure must carry its id, or Pulumi forgets it.
     let last = created;
     try {
-      last = await waitForServerStatus(session.watch, created.id, {
+      last = await waitForServerStatus(serverWatch(session), created.id, {
         action: "create",
         target: "running",
         deadlineAt: deadline.at,
@@ -523,6 +524,3 @@ export const operations = {
     }
   },
 } satisfies KindOperations;
-
-/** {@link operations} on the session of the configuration the host was given. */
-export const implementation = onCurrentSession(operations);

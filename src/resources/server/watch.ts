@@ -29,6 +29,7 @@ import type { Id } from "../../api/endpoints/base";
 import { NotFoundError } from "../../api/errors";
 import type { RequestOptions } from "../../api/http";
 import type { Server } from "../../api/schemas/servers";
+import type { ProviderSession, SessionSlot } from "../session";
 import type { SharedLists } from "../shared-list";
 
 export const MIN_POLL_INTERVAL_MS = 250;
@@ -280,4 +281,14 @@ export function sessionWatch(
     },
     { signal },
   );
+}
+
+/** The watch of a session: a slot of the session the server kind owns (../session.ts). */
+const WATCH: SessionSlot<ServerWatch> = {
+  make: (session) => sessionWatch(session.client, session.lists, session.cancelled),
+};
+
+/** The watch shared by every server wait of `session`, made on first use. */
+export function serverWatch(session: ProviderSession): ServerWatch {
+  return session.slot(WATCH);
 }

@@ -29,7 +29,7 @@ import {
   performing,
   readFound,
 } from "../named-kind";
-import { onCurrentSession, type ProviderSession } from "../session";
+import type { ProviderSession } from "../session";
 import {
   fromApi,
   liveInputs,
@@ -241,6 +241,3 @@ export const operations = {
     await deleteUnlessGone(SSH_KEY, id, props, () => session.client.keys.delete(id));
   },
 } satisfies KindOperations;
-
-/** {@link operations} on the session of the configuration the host was given. */
-export const implementation = onCurrentSession(operations);

@@ -16,7 +16,7 @@ import {
   namedOperations,
   readFound,
 } from "../named-kind";
-import { onCurrentSession, type ProviderSession } from "../session";
+import type { ProviderSession } from "../session";
 import {
   fromApi,
   liveInputs,
@@ -99,6 +99,3 @@ export const operations = {
     await deleteUnlessGone(TAG, id, props, () => session.client.tags.delete(id));
   },
 } satisfies KindOperations;
-
-/** {@link operations} on the session of the configuration the host was given. */
-export const implementation = onCurrentSession(operations);

@@ -20,7 +20,6 @@ import { AlreadyExistsError } from "../conflict";
 import { createExactlyOnce } from "../create";
 import { INPUT_RULES } from "../input-rules";
 import { deleteUnlessGone, performing } from "../named-kind";
-import { onCurrentSession } from "../session";
 import {
   outputsFromInputs,
   replacementNeedsDeleteFirst,
@@ -140,6 +139,3 @@ export const operations = {
     await deleteUnlessGone(USER, id, props, () => session.client.iam.deleteUser(id));
   },
 } satisfies KindOperations;
-
-/** {@link operations} on the session of the configuration the host was given. */
-export const implementation = onCurrentSession(operations);
