@@ -11,26 +11,27 @@ import { join } from "node:path";
 import nock from "nock";
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it, vi } from "vitest";
 import { requestDigest } from "../../src/resources/journal";
-import { configureSession, currentSession, resetSession } from "../../src/resources/session";
-import { implementation as user } from "../../src/resources/user/provider";
+import { configure, configuredSession, onHost, resetHost } from "../../src/provider";
+import { operations } from "../../src/resources/user/provider";
 
+const user = onHost(operations);
 const ORIGIN = "https://api.test";
 const KEY = "ck_test_failsafe_0123456789abcdef";
 
 beforeAll(() => nock.disableNetConnect());
 beforeEach(async () => {
-  await resetSession();
+  await resetHost();
   vi.stubEnv("CLOUDINFRA_JOURNAL_DIR", mkdtempSync(join(tmpdir(), "fail-safe-journal-")));
   const config: Record<string, string> = {
     "cloudinfra:endpoint": ORIGIN,
     "cloudinfra:apiKey": KEY,
   };
-  configureSession({ get: (k) => config[k] });
+  configure({ config: { get: (k: string) => config[k] } });
 });
 afterEach(async () => {
   nock.cleanAll();
   vi.unstubAllEnvs();
-  await resetSession();
+  await resetHost();
 });
 afterAll(() => nock.enableNetConnect());
 
@@ -79,7 +80,7 @@ it.each([
     expect(err?.message).not.toContain(KEY);
     // The create stays open in the journal: the next run, against a service that dates its
     // holders, can still settle it.
-    const { dir } = currentSession().journal;
+    const { dir } = configuredSession().journal;
     const open = readdirSync(dir)
       .filter((name) => name.endsWith(".json"))
       .map((name) => JSON.parse(readFileSync(join(dir, name), "utf8")) as { digest: string });
