@@ -8,6 +8,7 @@
  * `operationsOf(kind)` the kind's implementation that takes it as first argument.
  */
 import type * as pulumi from "@pulumi/pulumi";
+import { withDynamicAutonaming } from "./resources/autoname";
 import type { KindOperations, ResourceImplementation } from "./resources/common";
 import { RESOURCE_MODULES, type ResourceKind } from "./resources/kinds";
 import { configureSession, onCurrentSession } from "./resources/session";
@@ -54,7 +55,10 @@ function kindModule(kind: string): KindModule {
       known,
       (require(RESOURCE_MODULES[known]) as KindModule).operations,
     );
-    mod = { operations, implementation: onCurrentSession(operations) };
+    mod = {
+      operations,
+      implementation: onCurrentSession(withDynamicAutonaming(known, operations)),
+    };
     loaded.set(known, mod);
   }
   return mod;

@@ -195,7 +195,7 @@ describe("the plugin and the engine", () => {
       acceptSecrets: true,
       acceptResources: false,
       acceptOutputs: false,
-      supportsAutonamingConfiguration: false,
+      supportsAutonamingConfiguration: true,
     });
     expect(shake.getAcceptsByteString()).toBe(false);
     expect({

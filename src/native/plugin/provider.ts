@@ -9,6 +9,11 @@
 import { ConfigurationError } from "../../api/errors";
 import { type ConfigSource, resolveSettings, type Settings } from "../../config";
 import { operationsOf } from "../../provider";
+import {
+  checkWithAutonaming,
+  keepAutonameMarker,
+  type NamingRequest,
+} from "../../resources/autoname";
 import type { KindOperations, OperationLimits } from "../../resources/common";
 import { GENERATED_SECRETS, RESOURCE_MODULES, type ResourceKind } from "../../resources/kinds";
 import { type ProviderSession, sessionFor } from "../../resources/session";
@@ -73,7 +78,8 @@ export function detailedDiff(
   const stables = new Set(result.stables ?? []);
   const keys = new Set([...Object.keys(olds), ...Object.keys(news)]);
   for (const key of [...keys].sort()) {
-    if (key === "__provider" || stables.has(key)) continue;
+    // `__provider`, `__defaults`: the engine's and the provider's bookkeeping, no user's field.
+    if (key.startsWith("__") || stables.has(key)) continue;
     const replace = result.replaces.includes(key);
     const before = olds[key];
     const after = news[key];
@@ -269,10 +275,14 @@ export class NativeProvider {
     }
   }
 
-  async check(urn: string, olds: Props, news: Props): Promise<CheckAnswer> {
-    const { ops, session } = this.implementation(urn);
+  /** Check, with autonaming from the engine's request (`naming`: URN, seed, configuration). */
+  async check(urn: string, olds: Props, news: Props, naming?: NamingRequest): Promise<CheckAnswer> {
+    const { kind, ops, session } = this.implementation(urn);
     const input = unwrap(news);
-    const result = await ops.check(session, unwrap(olds).plain, input.plain);
+    const before = unwrap(olds).plain;
+    const result = await checkWithAutonaming(kind, before, input.plain, naming, (n) =>
+      ops.check(session, before, n),
+    );
     return {
       inputs: rewrap(result.inputs ?? input.plain, input.secretKeys),
       failures: (result.failures ?? []).map((f) => ({ property: f.property, reason: f.reason })),
@@ -370,7 +380,9 @@ export class NativeProvider {
       id: answer.id,
       outputs: rewrap((answer.props ?? {}) as Props, stored.secretKeys, GENERATED_SECRETS[kind]),
       inputs:
-        answer.inputs === undefined ? undefined : rewrap(answer.inputs as Props, given.secretKeys),
+        answer.inputs === undefined
+          ? undefined
+          : rewrap(keepAutonameMarker(given.plain, answer.inputs as Props), given.secretKeys),
     };
   }
 
