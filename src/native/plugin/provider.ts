@@ -299,14 +299,15 @@ export class NativeProvider {
   ): Promise<DiffAnswer> {
     const { ops, session } = this.implementation(urn);
     const plainNews = unwrap(news).plain;
-    const result = await ops.diff(session, id, unwrap(olds).plain, plainNews);
+    const inputsGiven = Object.keys(oldInputs).length > 0 ? unwrap(oldInputs).plain : {};
+    const oldOutputs = adoptUnread(unwrap(olds).plain, inputsGiven, plainNews);
+    const result = await ops.diff(session, id, oldOutputs, plainNews);
     const changes = result.changes === true;
     const replaces = result.replaces ?? [];
-    const inputsBefore = Object.keys(oldInputs).length > 0 ? unwrap(oldInputs).plain : {};
     const before: Props = {};
     // Only input properties take part: an output such as `status` is not the program's to change.
-    for (const key of new Set([...Object.keys(inputsBefore), ...Object.keys(plainNews)])) {
-      before[key] = key in inputsBefore ? inputsBefore[key] : unwrap(olds).plain[key];
+    for (const key of new Set([...Object.keys(inputsGiven), ...Object.keys(plainNews)])) {
+      before[key] = key in inputsGiven ? inputsGiven[key] : oldOutputs[key];
     }
     return {
       changes,
@@ -375,14 +376,22 @@ export class NativeProvider {
     if (answer.id === undefined || answer.id === "")
       return { id: "", outputs: {}, inputs: undefined };
     const unread = importing ? UNREADABLE[kind] : undefined;
-    if (unread !== undefined) this.log?.warn(`cloudinfra: ${kind} ${answer.id}: ${unread}`, urn);
+    if (unread !== undefined)
+      this.log?.warn(`cloudinfra: ${kind} ${answer.id}: ${unread.warning}`, urn);
+    const read = withUnread(
+      (answer.props ?? {}) as Props,
+      answer.inputs as Props | undefined,
+      importing ? unread?.fields : undefined,
+      importing ? {} : stored.plain,
+      given.plain,
+    );
     return {
       id: answer.id,
-      outputs: rewrap((answer.props ?? {}) as Props, stored.secretKeys, GENERATED_SECRETS[kind]),
+      outputs: rewrap(read.outputs, stored.secretKeys, GENERATED_SECRETS[kind]),
       inputs:
-        answer.inputs === undefined
+        read.inputs === undefined
           ? undefined
-          : rewrap(keepAutonameMarker(given.plain, answer.inputs as Props), given.secretKeys),
+          : rewrap(keepAutonameMarker(given.plain, read.inputs), given.secretKeys),
     };
   }
 
@@ -417,13 +426,72 @@ export class NativeProvider {
   }
 }
 
-/** What an import cannot learn of a kind, because the API does not return it; said as a warning. */
-const UNREADABLE: Partial<Record<ResourceKind, string>> = {
-  Server:
-    "the API does not return the SSH keys a server was created with, so the imported state has no sshKeyIds",
-  SshKey:
-    "the API shows a generated key's private half only in the creation answer, so the imported state has no privateKey",
+/**
+ * What an import cannot learn of a kind, because the API does not return it: the fields, and the
+ * warning that says so. The import read leaves them out of the state and names them in its
+ * outputs' {@link UNREAD} list; Diff then takes the program's value as the object's (it cannot be
+ * checked, and the engine refuses to replace an imported object); from then on the stack's
+ * inputs hold it, and a refresh keeps it (the API still cannot say otherwise).
+ */
+const UNREADABLE: Partial<Record<ResourceKind, { fields: readonly string[]; warning: string }>> = {
+  Server: {
+    fields: ["sshKeyIds"],
+    warning:
+      "the API does not return the SSH keys a server was created with: the import takes sshKeyIds from the program as they are, unchecked",
+  },
+  SshKey: {
+    fields: ["generate", "privateKey"],
+    warning:
+      "the API does not say whether a key was generated, and shows a generated key's private half only in the creation answer: the import takes generate from the program, and the state has no privateKey",
+  },
 };
+
+/** The output that lists the fields an import could not read (see {@link UNREADABLE}). */
+const UNREAD = "__unread";
+
+function unreadOf(outputs: Props): string[] {
+  const list = outputs[UNREAD];
+  return Array.isArray(list) ? list.filter((f): f is string => typeof f === "string") : [];
+}
+
+/**
+ * A read's outputs and inputs with the unread fields handled: an import (`importing` lists the
+ * kind's unread fields) leaves them out and lists them; a refresh of an imported object keeps
+ * the list, and for each listed field the value the stack's inputs hold (the API cannot say
+ * otherwise), so a refresh never turns an adopted value into a difference.
+ */
+function withUnread(
+  outputs: Props,
+  inputs: Props | undefined,
+  importing: readonly string[] | undefined,
+  stored: Props,
+  stackInputs: Props,
+): { outputs: Props; inputs: Props | undefined } {
+  const fields = importing ?? unreadOf(stored);
+  if (fields.length === 0) return { outputs, inputs };
+  const outs: Props = { ...outputs, [UNREAD]: [...fields] };
+  const ins: Props | undefined = inputs === undefined ? undefined : { ...inputs };
+  for (const field of fields) {
+    const held = importing === undefined ? stackInputs[field] : undefined;
+    for (const bag of ins === undefined ? [outs] : [outs, ins]) {
+      if (held === undefined) delete bag[field];
+      else bag[field] = held;
+    }
+  }
+  return { outputs: outs, inputs: ins };
+}
+
+/**
+ * The old outputs Diff compares with: each field an import could not read is the stack's input
+ * when it has one, else (the import's own Diff) the program's value, adopted as it is.
+ */
+function adoptUnread(olds: Props, oldInputs: Props, news: Props): Props {
+  const fields = unreadOf(olds);
+  if (fields.length === 0) return olds;
+  const out: Props = { ...olds };
+  for (const field of fields) out[field] = field in oldInputs ? oldInputs[field] : news[field];
+  return out;
+}
 
 /** A preview's outputs: every declared output unknown, until the inputs fill some in. */
 function unknownOutputs(kind: ResourceKind): Props {
