@@ -6,7 +6,8 @@
  * provider configuration with its check and diff, secrets kept secret, preview answers with
  * unknowns, field-level diffs and the import read.
  */
-import { ConfigurationError } from "../../api/errors";
+import { CloudInfraError, ConfigurationError, nameErrorClass } from "../../api/errors";
+import { withOperationSignal } from "../../api/http";
 import { type ConfigSource, resolveSettings, type Settings } from "../../config";
 import { operationsOf } from "../../provider";
 import {
@@ -16,6 +17,7 @@ import {
 } from "../../resources/autoname";
 import type { KindOperations, OperationLimits } from "../../resources/common";
 import { GENERATED_SECRETS, RESOURCE_MODULES, type ResourceKind } from "../../resources/kinds";
+import { formatDuration } from "../../resources/server/model";
 import { type ProviderSession, sessionFor } from "../../resources/session";
 import { PACKAGE_NAME, resourceToken } from "../package";
 import type { EngineLog } from "./engine-log";
@@ -338,7 +340,9 @@ export class NativeProvider {
     }
     this.requireKnownConfig("create");
     const { kind, ops, session } = this.implementation(urn);
-    const made = await ops.create(session, input.plain, limits);
+    const made = await stoppable(session, "create", limits, () =>
+      ops.create(session, input.plain, limits),
+    );
     const adopted = input.plain["adoptId"];
     if (adopted !== undefined && adopted !== null) {
       this.log?.warn(
@@ -372,7 +376,9 @@ export class NativeProvider {
     }
     const stored = unwrap(state);
     const given = unwrap(inputs);
-    const answer = await ops.read(session, id, importing ? undefined : stored.plain);
+    const answer = await stoppable(session, "read", {}, () =>
+      ops.read(session, id, importing ? undefined : stored.plain),
+    );
     if (answer.id === undefined || answer.id === "")
       return { id: "", outputs: {}, inputs: undefined };
     const unread = importing ? UNREADABLE[kind] : undefined;
@@ -409,7 +415,9 @@ export class NativeProvider {
     if (preview) return { outputs: rewrap({ ...before.plain, ...input.plain }, secretKeys) };
     this.requireKnownConfig("update");
     const { kind, ops, session } = this.implementation(urn);
-    const updated = await ops.update(session, id, before.plain, input.plain, limits);
+    const updated = await stoppable(session, "update", limits, () =>
+      ops.update(session, id, before.plain, input.plain, limits),
+    );
     return {
       outputs: rewrap(
         { ...before.plain, ...(updated.outs ?? {}) } as Props,
@@ -422,7 +430,48 @@ export class NativeProvider {
   async delete(urn: string, id: string, state: Props, limits: OperationLimits = {}): Promise<void> {
     const { ops, session } = this.implementation(urn);
     this.requireKnownConfig("delete");
-    await ops.delete(session, id, unwrap(state).plain, limits);
+    await stoppable(session, "delete", limits, () =>
+      ops.delete(session, id, unwrap(state).plain, limits),
+    );
+  }
+}
+
+/** An operation's time limit ran out (the request's `timeout`: the user's `customTimeouts`). */
+export class TimeLimitError extends CloudInfraError {
+  static {
+    nameErrorClass(TimeLimitError, "TimeLimitError");
+  }
+}
+
+/**
+ * `work` as one operation of the engine: Cancel (the session's signal) and the request's
+ * `timeout` end the API client's waits to retry at once (withOperationSignal), so neither a 429's
+ * `Retry-After` nor a back-off outlives them; a kind's own waits (a server's status) keep their
+ * own deadline from the same limits.
+ */
+async function stoppable<T>(
+  session: ProviderSession,
+  operation: "create" | "read" | "update" | "delete",
+  limits: OperationLimits,
+  work: () => Promise<T>,
+): Promise<T> {
+  const ms = limits.timeoutMs;
+  if (ms === undefined || ms <= 0) return withOperationSignal(session.cancelled, work);
+  const deadline = new AbortController();
+  const setting = `customTimeouts.${operation} (now ${formatDuration(ms)})`;
+  const timer = setTimeout(
+    () =>
+      deadline.abort(
+        new TimeLimitError(
+          `the ${operation} ran out of time, ${setting}, while waiting to retry; raise customTimeouts.${operation} if the service needs longer`,
+        ),
+      ),
+    ms,
+  );
+  try {
+    return await withOperationSignal(AbortSignal.any([session.cancelled, deadline.signal]), work);
+  } finally {
+    clearTimeout(timer);
   }
 }
 
