@@ -4,50 +4,26 @@
  * configuration; then Create; on the next run Check again with the old inputs (and a new seed),
  * then Diff against the old outputs.
  */
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CloudInfraClient } from "../../src/api/client";
+import type { CloudInfraClient } from "../../src/api/client";
 import { readPackageSchema } from "../../src/native/package";
-import { startTestEmulator, type TestEmulator } from "../support/emulator";
-import { ProviderHost } from "../support/local-engine/provider-host.ts";
-import { makeSecret } from "../support/local-engine/values.ts";
-import { programEnv, ROOT } from "../support/programs";
+import type { ProviderHost } from "../support/local-engine/provider-host.ts";
+import { type PluginFixture, startPluginFixture } from "../support/native-plugin";
 
-const MAIN = join(ROOT, "dist", "native", "plugin", "main.js");
 const urnOf = (name: string) => `urn:pulumi:dev::p::cloudinfra:index:Tag::${name}`;
 const PROPOSE = 0;
 const ENFORCE = 1;
 const DISABLE = 2;
 
-let emulator: TestEmulator;
+let fx: PluginFixture;
 let client: CloudInfraClient;
 let host: ProviderHost;
 
 beforeAll(async () => {
-  emulator = await startTestEmulator();
-  client = new CloudInfraClient({
-    endpoint: emulator.endpoint,
-    apiKey: emulator.apiKey,
-    caCert: emulator.caCert,
-  });
-  host = await ProviderHost.start({
-    config: {},
-    cwd: ROOT,
-    project: "p",
-    env: programEnv(),
-    plugin: { argv: [MAIN, "127.0.0.1:1"], name: "pulumi-resource-cloudinfra" },
-  });
-  await host.configurePlugin({
-    endpoint: emulator.endpoint,
-    apiKey: makeSecret(emulator.apiKey),
-    caCert: emulator.caCert,
-  });
+  fx = await startPluginFixture();
+  ({ client, host } = fx);
 });
-afterAll(async () => {
-  await host?.close();
-  await client?.close();
-  await emulator?.close();
-});
+afterAll(async () => fx?.close());
 
 const seed = (n: number) => new Uint8Array(32).fill(n);
 

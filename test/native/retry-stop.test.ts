@@ -4,17 +4,14 @@
  * 429 (`Retry-After`) ends at its time limit, or within 2 s of Cancel, with an error that says
  * which, and nothing was created.
  */
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { CloudInfraClient } from "../../src/api/client";
-import { startTestEmulator, type TestEmulator } from "../support/emulator";
+import type { CloudInfraClient } from "../../src/api/client";
+import type { TestEmulator } from "../support/emulator";
 import { Empty, grpc, provproto, provrpc } from "../support/local-engine/proto.ts";
-import { ProviderHost, struct } from "../support/local-engine/provider-host.ts";
-import { makeSecret } from "../support/local-engine/values.ts";
-import { programEnv, ROOT } from "../support/programs";
+import { type ProviderHost, struct } from "../support/local-engine/provider-host.ts";
+import { type PluginFixture, startPluginFixture } from "../support/native-plugin";
 
-const MAIN = join(ROOT, "dist", "native", "plugin", "main.js");
-
+let fx: PluginFixture;
 let emulator: TestEmulator;
 let client: CloudInfraClient;
 let host: ProviderHost;
@@ -22,32 +19,12 @@ let host: ProviderHost;
 beforeAll(async () => {
   // Every tag create is refused with 429 and `Retry-After: 1`: the client would retry for the
   // whole of its rate-limit wait (10 minutes) unless something ends it.
-  emulator = await startTestEmulator({
+  fx = await startPluginFixture({
     faults: { seed: 1, rules: [{ method: "POST", path: "/v1/tags", status_429: 1 }] },
   });
-  client = new CloudInfraClient({
-    endpoint: emulator.endpoint,
-    apiKey: emulator.apiKey,
-    caCert: emulator.caCert,
-  });
-  host = await ProviderHost.start({
-    config: {},
-    cwd: ROOT,
-    project: "p",
-    env: programEnv(),
-    plugin: { argv: [MAIN, "127.0.0.1:1"], name: "pulumi-resource-cloudinfra" },
-  });
-  await host.configurePlugin({
-    endpoint: emulator.endpoint,
-    apiKey: makeSecret(emulator.apiKey),
-    caCert: emulator.caCert,
-  });
+  ({ emulator, client, host } = fx);
 });
-afterAll(async () => {
-  await host?.close();
-  await client?.close();
-  await emulator?.close();
-});
+afterAll(async () => fx?.close());
 
 function call<Req>(method: "create" | "cancel", req: Req): Promise<unknown> {
   const c = new provrpc.ResourceProviderClient(host.address, grpc.credentials.createInsecure());

@@ -440,24 +440,11 @@ describe("the operation signal (withOperationSignal)", () => {
     return { client, slept };
   }
 
-  it("ends a back-off sleep the request did not pass a signal for", async () => {
-    nock(ORIGIN).get("/v1/servers").reply(503, { success: false, message: "busy" });
-    const { client, slept } = sleepingClient();
-    const operation = new AbortController();
-    const pending = failure(
-      withOperationSignal(operation.signal, () => client.request(listServers)),
-    );
-    await vi.waitFor(() => expect(slept).toHaveLength(1));
-    operation.abort(new Error("stop"));
-    expect(String((await pending) as Error)).toBe(
-      "AbortedError: GET /v1/servers aborted by the caller",
-    );
-  });
-
-  it("ends a 429's wait for the rate budget", async () => {
-    nock(ORIGIN)
-      .get("/v1/servers")
-      .reply(429, { success: false, message: "slow down" }, { "retry-after": "30" });
+  it.each([
+    ["a back-off sleep after a 503", 503, {}],
+    ["a 429's wait for the rate budget", 429, { "retry-after": "30" }],
+  ])("ends %s, which the request passed no signal for", async (_what, status, headers) => {
+    nock(ORIGIN).get("/v1/servers").reply(status, { success: false, message: "busy" }, headers);
     const { client, slept } = sleepingClient();
     const operation = new AbortController();
     const pending = failure(
