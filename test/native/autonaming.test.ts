@@ -68,6 +68,9 @@ describe("autonaming on the native plugin", () => {
       deleteBeforeReplace: false,
       detailedDiff: {},
     });
+    // A refresh rewrites the inputs from the API: the marker stays, so no later run renames.
+    const refreshed = await host.read(urn, made.id, made.properties, checked.inputs);
+    expect(refreshed.inputs).toEqual(checked.inputs);
   });
 
   it("uses the name the engine proposes, in propose and in enforce mode", async () => {
