@@ -6,8 +6,7 @@
  * provider configuration with its check and diff, secrets kept secret, preview answers with
  * unknowns, field-level diffs and the import read.
  */
-import { CloudInfraError, ConfigurationError, nameErrorClass } from "../../api/errors";
-import { withOperationSignal } from "../../api/http";
+import { ConfigurationError } from "../../api/errors";
 import { type ConfigSource, resolveSettings, type Settings } from "../../config";
 import { operationsOf } from "../../provider";
 import {
@@ -17,11 +16,12 @@ import {
 } from "../../resources/autoname";
 import type { KindOperations, OperationLimits } from "../../resources/common";
 import { GENERATED_SECRETS, RESOURCE_MODULES, type ResourceKind } from "../../resources/kinds";
-import { formatDuration } from "../../resources/server/model";
 import { type ProviderSession, sessionFor } from "../../resources/session";
 import { PACKAGE_NAME, resourceToken } from "../package";
 import type { EngineLog } from "./engine-log";
+import { stoppable } from "./operation-limits";
 import { outputNames } from "./outputs";
+import { adoptUnread, UNREADABLE, withUnread } from "./unread";
 import { isSecret, type Props, rewrap, same, UNKNOWN, unwrap } from "./values";
 
 const PACKAGE = PACKAGE_NAME;
@@ -434,112 +434,6 @@ export class NativeProvider {
       ops.delete(session, id, unwrap(state).plain, limits),
     );
   }
-}
-
-/** An operation's time limit ran out (the request's `timeout`: the user's `customTimeouts`). */
-export class TimeLimitError extends CloudInfraError {
-  static {
-    nameErrorClass(TimeLimitError, "TimeLimitError");
-  }
-}
-
-/**
- * `work` as one operation of the engine: Cancel (the session's signal) and the request's
- * `timeout` end the API client's waits to retry at once (withOperationSignal), so neither a 429's
- * `Retry-After` nor a back-off outlives them; a kind's own waits (a server's status) keep their
- * own deadline from the same limits.
- */
-async function stoppable<T>(
-  session: ProviderSession,
-  operation: "create" | "read" | "update" | "delete",
-  limits: OperationLimits,
-  work: () => Promise<T>,
-): Promise<T> {
-  const ms = limits.timeoutMs;
-  if (ms === undefined || ms <= 0) return withOperationSignal(session.cancelled, work);
-  const deadline = new AbortController();
-  const setting = `customTimeouts.${operation} (now ${formatDuration(ms)})`;
-  const timer = setTimeout(
-    () =>
-      deadline.abort(
-        new TimeLimitError(
-          `the ${operation} ran out of time, ${setting}, while waiting to retry; raise customTimeouts.${operation} if the service needs longer`,
-        ),
-      ),
-    ms,
-  );
-  try {
-    return await withOperationSignal(AbortSignal.any([session.cancelled, deadline.signal]), work);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/**
- * What an import cannot learn of a kind, because the API does not return it: the fields, and the
- * warning that says so. The import read leaves them out of the state and names them in its
- * outputs' {@link UNREAD} list; Diff then takes the program's value as the object's (it cannot be
- * checked, and the engine refuses to replace an imported object); from then on the stack's
- * inputs hold it, and a refresh keeps it (the API still cannot say otherwise).
- */
-const UNREADABLE: Partial<Record<ResourceKind, { fields: readonly string[]; warning: string }>> = {
-  Server: {
-    fields: ["sshKeyIds"],
-    warning:
-      "the API does not return the SSH keys a server was created with: the import takes sshKeyIds from the program as they are, unchecked",
-  },
-  SshKey: {
-    fields: ["generate", "privateKey"],
-    warning:
-      "the API does not say whether a key was generated, and shows a generated key's private half only in the creation answer: the import takes generate from the program, and the state has no privateKey",
-  },
-};
-
-/** The output that lists the fields an import could not read (see {@link UNREADABLE}). */
-const UNREAD = "__unread";
-
-function unreadOf(outputs: Props): string[] {
-  const list = outputs[UNREAD];
-  return Array.isArray(list) ? list.filter((f): f is string => typeof f === "string") : [];
-}
-
-/**
- * A read's outputs and inputs with the unread fields handled: an import (`importing` lists the
- * kind's unread fields) leaves them out and lists them; a refresh of an imported object keeps
- * the list, and for each listed field the value the stack's inputs hold (the API cannot say
- * otherwise), so a refresh never turns an adopted value into a difference.
- */
-function withUnread(
-  outputs: Props,
-  inputs: Props | undefined,
-  importing: readonly string[] | undefined,
-  stored: Props,
-  stackInputs: Props,
-): { outputs: Props; inputs: Props | undefined } {
-  const fields = importing ?? unreadOf(stored);
-  if (fields.length === 0) return { outputs, inputs };
-  const outs: Props = { ...outputs, [UNREAD]: [...fields] };
-  const ins: Props | undefined = inputs === undefined ? undefined : { ...inputs };
-  for (const field of fields) {
-    const held = importing === undefined ? stackInputs[field] : undefined;
-    for (const bag of ins === undefined ? [outs] : [outs, ins]) {
-      if (held === undefined) delete bag[field];
-      else bag[field] = held;
-    }
-  }
-  return { outputs: outs, inputs: ins };
-}
-
-/**
- * The old outputs Diff compares with: each field an import could not read is the stack's input
- * when it has one, else (the import's own Diff) the program's value, adopted as it is.
- */
-function adoptUnread(olds: Props, oldInputs: Props, news: Props): Props {
-  const fields = unreadOf(olds);
-  if (fields.length === 0) return olds;
-  const out: Props = { ...olds };
-  for (const field of fields) out[field] = field in oldInputs ? oldInputs[field] : news[field];
-  return out;
 }
 
 /** A preview's outputs: every declared output unknown, until the inputs fill some in. */
