@@ -12,6 +12,7 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { type ConfigSource, resolveSettings } from "./config";
+import { withDynamicAutonaming } from "./resources/autoname";
 import type { KindOperations, ResourceImplementation } from "./resources/common";
 import { isResourceKind, providerModule, type ResourceKind } from "./resources/kinds";
 import { lazySession, type ProviderSession, resetSessions } from "./resources/session";
@@ -141,7 +142,16 @@ export function operationsOf(kind: string): KindOperations {
 
 /** The implementation of one resource kind on the host's session (what older shims call). */
 export function resource(kind: string): ResourceImplementation {
-  return onHost(operationsOf(kind));
+  return onHost(dynamicOperationsOf(kind));
+}
+
+/**
+ * The operations of one resource kind as the dynamic host serves them: a missing name is
+ * autonamed from the logical name the class passes as a hidden input (resources/autoname.ts).
+ */
+function dynamicOperationsOf(kind: string): KindOperations {
+  const operations = operationsOf(kind);
+  return withDynamicAutonaming(kind as ResourceKind, operations);
 }
 
 const METHODS = new Set(["check", "diff", "create", "read", "update", "delete"]);
@@ -160,7 +170,7 @@ export async function run(kind: string, method: string, args: unknown[]): Promis
       `pulumi-cloudinfra: this version has no provider method ${JSON.stringify(method)}; upgrade pulumi-cloudinfra in this project`,
     );
   }
-  const operations = operationsOf(kind) as unknown as Record<
+  const operations = dynamicOperationsOf(kind) as unknown as Record<
     string,
     (...a: unknown[]) => Promise<unknown>
   >;

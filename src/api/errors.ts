@@ -447,8 +447,10 @@ export class AbortedError extends CloudInfraError {
 
   constructor(method: string, path: string, cause?: unknown, mayHaveBeenApplied = false) {
     const note = mayHaveBeenApplied ? "; the request may have been applied" : "";
+    // A reason of this package's own says why (an operation's time limit); others add nothing.
+    const why = cause instanceof CloudInfraError ? `: ${cause.message}` : "";
     super(
-      `${method} ${path} aborted by the caller${note}`,
+      `${method} ${path} aborted by the caller${why}${note}`,
       cause === undefined ? undefined : { cause },
     );
     this.method = method;

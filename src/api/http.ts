@@ -6,6 +6,7 @@
  * body encoding (request-body.ts) and the client's settings (http-options.ts).
  */
 
+import { AsyncLocalStorage } from "node:async_hooks";
 import { createSecureContext } from "node:tls";
 import { Agent, request as undiciRequest } from "undici";
 import type { z } from "zod";
@@ -61,6 +62,30 @@ export interface HttpResponse<T> {
   headers: Record<string, string>;
   /** The `x-request-id` response header. */
   requestId: string | undefined;
+}
+
+/**
+ * The signal of the operation a request is made for (a provider's create cut short by its time
+ * limit or by Cancel), which no request passes by hand: every call the operation makes, at any
+ * depth, sees it. It ends the client's waits to retry (back-off sleeps, a 429's wait for the
+ * rate budget) at once: a stopped operation never sleeps on. A request in flight and a first
+ * attempt still run, bounded by their own `timeoutMs`: the caller's own waits (a server's status)
+ * keep their deadlines and their messages.
+ */
+const operationSignal = new AsyncLocalStorage<AbortSignal>();
+
+/** Runs `work` with `signal` as the operation signal of every request it makes (see above). */
+export function withOperationSignal<T>(signal: AbortSignal, work: () => Promise<T>): Promise<T> {
+  return operationSignal.run(signal, work);
+}
+
+/** The caller's signal and the operation's, as one; either may be missing. */
+function eitherSignal(
+  own: AbortSignal | undefined,
+  operation: AbortSignal | undefined,
+): AbortSignal | undefined {
+  if (operation === undefined) return own;
+  return own === undefined ? operation : AbortSignal.any([own, operation]);
 }
 
 // Undici's own connect timeout; ours (timeoutMs) still bounds the whole attempt.
@@ -192,6 +217,8 @@ export class HttpClient {
     const maxAttempts = maxRetries + 1;
 
     if (signal?.aborted) throw new AbortedError(method, path, signal.reason);
+    // What ends a wait to retry: the caller's signal or the operation's (withOperationSignal).
+    const retryWaits = eitherSignal(signal, operationSignal.getStore());
     const url = this.#url(req);
     const body = encodeBody(req);
     const priority = options.priority ?? (method === "GET" ? "read" : "write");
@@ -201,10 +228,11 @@ export class HttpClient {
     let refusals = 0;
     for (let attempt = 1; ; attempt++) {
       let ticket: BudgetTicket;
+      const waits = attempt > 1 || refusals > 0 ? retryWaits : signal;
       try {
-        ticket = await this.#budget.take(priority, signal);
+        ticket = await this.#budget.take(priority, waits);
       } catch {
-        throw new AbortedError(method, path, signal?.reason);
+        throw new AbortedError(method, path, waits?.reason);
       }
       const started = performance.now();
       let answer: RawAnswer;
@@ -223,7 +251,7 @@ export class HttpClient {
           ...(delay !== undefined ? { retryInMs: delay } : {}),
         });
         if (delay === undefined) throw failure.error;
-        await this.#wait(delay, signal, method, path);
+        await this.#wait(delay, retryWaits, method, path);
         continue;
       }
 
@@ -283,7 +311,7 @@ export class HttpClient {
         ...(delay !== undefined ? { retryInMs: delay } : {}),
       });
       if (delay === undefined) throw failure.error;
-      await this.#wait(delay, signal, method, path);
+      await this.#wait(delay, retryWaits, method, path);
     }
   }
 

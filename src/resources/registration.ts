@@ -18,6 +18,7 @@
  */
 
 import * as pulumi from "@pulumi/pulumi";
+import { isAutonamed, LOGICAL_NAME_INPUT } from "./autoname";
 import { generatedSecrets, type ResourceKind } from "./kinds";
 import { withEveryOutput } from "./outputs";
 import { serializedShim } from "./shim";
@@ -48,7 +49,12 @@ export abstract class CloudInfraResource extends pulumi.CustomResource {
       super(
         `pulumi-nodejs:dynamic/cloudinfra:${kind}`,
         name,
-        { ...withEveryOutput(outputs, args), __provider: serializedShim(kind) },
+        {
+          ...withEveryOutput(outputs, args),
+          __provider: serializedShim(kind),
+          // The host's `check` gets no URN: the logical name autonaming needs (../autoname.ts).
+          ...(isAutonamed(kind) ? { [LOGICAL_NAME_INPUT]: name } : {}),
+        },
         withGeneratedSecrets(kind, opts),
       );
     } catch (err) {

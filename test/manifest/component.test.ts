@@ -173,6 +173,8 @@ describe("the gitops example's manifest", () => {
     const groupId = await settled(group?.id ?? pulumi.output(""));
     expect(find("Server", "web-1").inputs).toEqual({
       __provider: expect.any(String),
+      // The logical name, for autonaming (src/resources/autoname.ts); `check` drops it.
+      __logicalName: "web-1",
       name: "web-1",
       planId: await planId("VPS S"),
       image: "ubuntu-24.04",

@@ -195,7 +195,7 @@ describe("the plugin and the engine", () => {
       acceptSecrets: true,
       acceptResources: false,
       acceptOutputs: false,
-      supportsAutonamingConfiguration: false,
+      supportsAutonamingConfiguration: true,
     });
     expect(shake.getAcceptsByteString()).toBe(false);
     expect({
@@ -233,7 +233,7 @@ describe("the plugin and the engine", () => {
     expect(read.id).toBe(String(server.id));
     expect(await engine.next((l) => l.urn === urn)).toEqual({
       severity: "warning",
-      message: `cloudinfra: Server ${server.id}: the API does not return the SSH keys a server was created with, so the imported state has no sshKeyIds`,
+      message: `cloudinfra: Server ${server.id}: the API does not return the SSH keys a server was created with: the import takes sshKeyIds from the program as they are, unchecked`,
       urn,
     });
   });

@@ -1,5 +1,5 @@
 import nock from "nock";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import {
   ApiError,
@@ -9,7 +9,12 @@ import {
   ServerError,
   ValidationError,
 } from "../../src/api/errors";
-import { HttpClient, type HttpClientOptions, type HttpRequest } from "../../src/api/http";
+import {
+  HttpClient,
+  type HttpClientOptions,
+  type HttpRequest,
+  withOperationSignal,
+} from "../../src/api/http";
 
 const ORIGIN = "https://api.test";
 const KEY = "ck_test_retry_0123456789abcdef";
@@ -417,5 +422,48 @@ describe("limits", () => {
     await expect(client.request(listServers, { maxRetries: -1 })).rejects.toThrow(
       /maxRetries must be a non-negative integer/,
     );
+  });
+});
+
+describe("the operation signal (withOperationSignal)", () => {
+  /** A client whose sleeps wait for real, until their signal ends them. */
+  function sleepingClient(): { client: HttpClient; slept: number[] } {
+    const slept: number[] = [];
+    const { client } = makeClient({
+      sleep: (ms, signal) =>
+        new Promise<void>((_resolve, reject) => {
+          slept.push(ms);
+          if (signal?.aborted) reject(signal.reason);
+          signal?.addEventListener("abort", () => reject(signal.reason), { once: true });
+        }),
+    });
+    return { client, slept };
+  }
+
+  it.each([
+    ["a back-off sleep after a 503", 503, {}],
+    ["a 429's wait for the rate budget", 429, { "retry-after": "30" }],
+  ])("ends %s, which the request passed no signal for", async (_what, status, headers) => {
+    nock(ORIGIN).get("/v1/servers").reply(status, { success: false, message: "busy" }, headers);
+    const { client, slept } = sleepingClient();
+    const operation = new AbortController();
+    const pending = failure(
+      withOperationSignal(operation.signal, () => client.request(listServers)),
+    );
+    await vi.waitFor(() => expect(slept).toHaveLength(1));
+    operation.abort(new Error("stop"));
+    expect(String((await pending) as Error)).toBe(
+      "AbortedError: GET /v1/servers aborted by the caller",
+    );
+  });
+
+  it("lets a first attempt go even when the operation has ended: only waits are cut short", async () => {
+    nock(ORIGIN).get("/v1/servers").reply(200, { servers: [] });
+    const { client } = sleepingClient();
+    const operation = new AbortController();
+    operation.abort(new Error("stop"));
+    await expect(
+      withOperationSignal(operation.signal, () => client.request(listServers)),
+    ).resolves.toEqual({ servers: [] });
   });
 });

@@ -9,6 +9,11 @@
 import { ConfigurationError } from "../../api/errors";
 import { type ConfigSource, resolveSettings, type Settings } from "../../config";
 import { operationsOf } from "../../provider";
+import {
+  checkWithAutonaming,
+  keepAutonameMarker,
+  type NamingRequest,
+} from "../../resources/autoname";
 import type { KindOperations, OperationLimits } from "../../resources/common";
 import {
   generatedSecrets,
@@ -19,7 +24,9 @@ import {
 import { type ProviderSession, sessionFor } from "../../resources/session";
 import { PACKAGE_NAME, resourceToken } from "../package";
 import type { EngineLog } from "./engine-log";
+import { stoppable } from "./operation-limits";
 import { outputNames } from "./outputs";
+import { adoptUnread, UNREADABLE, withUnread } from "./unread";
 import { isSecret, type Props, rewrap, same, UNKNOWN, unwrap } from "./values";
 
 const PACKAGE = PACKAGE_NAME;
@@ -78,7 +85,8 @@ export function detailedDiff(
   const stables = new Set(result.stables ?? []);
   const keys = new Set([...Object.keys(olds), ...Object.keys(news)]);
   for (const key of [...keys].sort()) {
-    if (key === "__provider" || stables.has(key)) continue;
+    // `__provider`, `__defaults`: the engine's and the provider's bookkeeping, no user's field.
+    if (key.startsWith("__") || stables.has(key)) continue;
     const replace = result.replaces.includes(key);
     const before = olds[key];
     const after = news[key];
@@ -276,10 +284,14 @@ export class NativeProvider {
     }
   }
 
-  async check(urn: string, olds: Props, news: Props): Promise<CheckAnswer> {
-    const { ops, session } = this.implementation(urn);
+  /** Check, with autonaming from the engine's request (`naming`: URN, seed, configuration). */
+  async check(urn: string, olds: Props, news: Props, naming?: NamingRequest): Promise<CheckAnswer> {
+    const { kind, ops, session } = this.implementation(urn);
     const input = unwrap(news);
-    const result = await ops.check(session, unwrap(olds).plain, input.plain);
+    const before = unwrap(olds).plain;
+    const result = await checkWithAutonaming(kind, before, input.plain, naming, (n) =>
+      ops.check(session, before, n),
+    );
     return {
       inputs: rewrap(result.inputs ?? input.plain, input.secretKeys),
       failures: (result.failures ?? []).map((f) => ({ property: f.property, reason: f.reason })),
@@ -296,14 +308,15 @@ export class NativeProvider {
   ): Promise<DiffAnswer> {
     const { ops, session } = this.implementation(urn);
     const plainNews = unwrap(news).plain;
-    const result = await ops.diff(session, id, unwrap(olds).plain, plainNews);
+    const inputsGiven = Object.keys(oldInputs).length > 0 ? unwrap(oldInputs).plain : {};
+    const oldOutputs = adoptUnread(unwrap(olds).plain, inputsGiven, plainNews);
+    const result = await ops.diff(session, id, oldOutputs, plainNews);
     const changes = result.changes === true;
     const replaces = result.replaces ?? [];
-    const inputsBefore = Object.keys(oldInputs).length > 0 ? unwrap(oldInputs).plain : {};
     const before: Props = {};
     // Only input properties take part: an output such as `status` is not the program's to change.
-    for (const key of new Set([...Object.keys(inputsBefore), ...Object.keys(plainNews)])) {
-      before[key] = key in inputsBefore ? inputsBefore[key] : unwrap(olds).plain[key];
+    for (const key of new Set([...Object.keys(inputsGiven), ...Object.keys(plainNews)])) {
+      before[key] = key in inputsGiven ? inputsGiven[key] : oldOutputs[key];
     }
     return {
       changes,
@@ -334,7 +347,9 @@ export class NativeProvider {
     }
     this.requireKnownConfig("create");
     const { kind, ops, session } = this.implementation(urn);
-    const made = await ops.create(session, input.plain, limits);
+    const made = await stoppable(session, "create", limits, () =>
+      ops.create(session, input.plain, limits),
+    );
     const adopted = input.plain["adoptId"];
     if (adopted !== undefined && adopted !== null) {
       this.log?.warn(
@@ -368,16 +383,28 @@ export class NativeProvider {
     }
     const stored = unwrap(state);
     const given = unwrap(inputs);
-    const answer = await ops.read(session, id, importing ? undefined : stored.plain);
+    const answer = await stoppable(session, "read", {}, () =>
+      ops.read(session, id, importing ? undefined : stored.plain),
+    );
     if (answer.id === undefined || answer.id === "")
       return { id: "", outputs: {}, inputs: undefined };
     const unread = importing ? UNREADABLE[kind] : undefined;
-    if (unread !== undefined) this.log?.warn(`cloudinfra: ${kind} ${answer.id}: ${unread}`, urn);
+    if (unread !== undefined)
+      this.log?.warn(`cloudinfra: ${kind} ${answer.id}: ${unread.warning}`, urn);
+    const read = withUnread(
+      (answer.props ?? {}) as Props,
+      answer.inputs as Props | undefined,
+      importing ? unread?.fields : undefined,
+      importing ? {} : stored.plain,
+      given.plain,
+    );
     return {
       id: answer.id,
-      outputs: rewrap((answer.props ?? {}) as Props, stored.secretKeys, generatedSecrets(kind)),
+      outputs: rewrap(read.outputs, stored.secretKeys, generatedSecrets(kind)),
       inputs:
-        answer.inputs === undefined ? undefined : rewrap(answer.inputs as Props, given.secretKeys),
+        read.inputs === undefined
+          ? undefined
+          : rewrap(keepAutonameMarker(given.plain, read.inputs), given.secretKeys),
     };
   }
 
@@ -395,7 +422,9 @@ export class NativeProvider {
     if (preview) return { outputs: rewrap({ ...before.plain, ...input.plain }, secretKeys) };
     this.requireKnownConfig("update");
     const { kind, ops, session } = this.implementation(urn);
-    const updated = await ops.update(session, id, before.plain, input.plain, limits);
+    const updated = await stoppable(session, "update", limits, () =>
+      ops.update(session, id, before.plain, input.plain, limits),
+    );
     return {
       outputs: rewrap(
         { ...before.plain, ...(updated.outs ?? {}) } as Props,
@@ -408,17 +437,11 @@ export class NativeProvider {
   async delete(urn: string, id: string, state: Props, limits: OperationLimits = {}): Promise<void> {
     const { ops, session } = this.implementation(urn);
     this.requireKnownConfig("delete");
-    await ops.delete(session, id, unwrap(state).plain, limits);
+    await stoppable(session, "delete", limits, () =>
+      ops.delete(session, id, unwrap(state).plain, limits),
+    );
   }
 }
-
-/** What an import cannot learn of a kind, because the API does not return it; said as a warning. */
-const UNREADABLE: Partial<Record<ResourceKind, string>> = {
-  Server:
-    "the API does not return the SSH keys a server was created with, so the imported state has no sshKeyIds",
-  SshKey:
-    "the API shows a generated key's private half only in the creation answer, so the imported state has no privateKey",
-};
 
 /** A preview's outputs: every declared output unknown, until the inputs fill some in. */
 function unknownOutputs(kind: ResourceKind): Props {

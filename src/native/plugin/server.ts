@@ -10,6 +10,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { scrub } from "../../api/redact";
+import type { AutonamingOptions, NamingRequest } from "../../resources/autoname";
 import type { OperationLimits } from "../../resources/common";
 import { PACKAGE_SCHEMA_FILE, readPackageSchema } from "../package";
 import { EngineLog } from "./engine-log";
@@ -159,14 +160,15 @@ function statusOf(err: unknown, secrets: readonly string[]): Partial<grpcType.St
  * What this plugin can take, as Handshake and Configure both answer it (they must agree: an
  * engine that handshakes never reads Configure's answer, an older one reads only that).
  * Secrets: yes, every value is unwrapped and rewrapped (values.ts). Resource references, output
- * values and byte strings: no, the engine sends them as plain values. Autonaming configuration: no.
+ * values and byte strings: no, the engine sends them as plain values. Autonaming configuration:
+ * yes, Check reads it (../../resources/autoname.ts).
  */
 export const CAPABILITIES = {
   acceptSecrets: true,
   supportsPreview: true,
   acceptResources: false,
   acceptOutputs: false,
-  supportsAutonamingConfiguration: false,
+  supportsAutonamingConfiguration: true,
   acceptsByteString: false,
 } as const;
 
@@ -255,7 +257,7 @@ export class PluginServer {
         withProvider(cb, async (p) => {
           const req = call.request;
           return checkResponse(
-            await p.check(req.getUrn(), props(req.getOlds()), props(req.getNews())),
+            await p.check(req.getUrn(), props(req.getOlds()), props(req.getNews()), namingOf(req)),
           );
         }),
       diff: (call: Call<InstanceType<typeof provproto.DiffRequest>>, cb: Callback) =>
@@ -384,6 +386,28 @@ export class PluginServer {
 /** A request's `timeout` (seconds; 0 when the user set no `customTimeouts`) as the operation's limit. */
 function limitsOf(timeoutSeconds: number): OperationLimits {
   return timeoutSeconds > 0 ? { timeoutMs: Math.round(timeoutSeconds * 1000) } : {};
+}
+
+const MODES: Record<number, AutonamingOptions["mode"]> = {
+  [provproto.CheckRequest.AutonamingOptions.Mode.PROPOSE]: "propose",
+  [provproto.CheckRequest.AutonamingOptions.Mode.ENFORCE]: "enforce",
+  [provproto.CheckRequest.AutonamingOptions.Mode.DISABLE]: "disable",
+};
+
+/** What a Check request says about naming: the logical name, the seed, the user's configuration. */
+function namingOf(req: InstanceType<typeof provproto.CheckRequest>): NamingRequest {
+  const urn = req.getUrn();
+  const naming: NamingRequest = { logicalName: req.getName() || (urn.split("::").at(-1) ?? "") };
+  const seed = req.getRandomseed_asU8();
+  if (seed.length > 0) naming.randomSeed = seed;
+  const options = req.getAutonaming();
+  if (options !== undefined) {
+    naming.autonaming = {
+      mode: MODES[options.getMode()] ?? "propose",
+      proposedName: options.getProposedName(),
+    };
+  }
+  return naming;
 }
 
 /** Older engines send only `variables` (`cloudinfra:config:endpoint`): the same settings. */

@@ -10,6 +10,7 @@
  */
 import { z } from "zod";
 import { SETTINGS } from "../../config";
+import { isAutonamed } from "../../resources/autoname";
 import { generatedSecrets, KINDS, RESOURCE_KINDS, type ResourceKind } from "../../resources/kinds";
 import { functionToken, PACKAGE_NAME, resourceToken, typeToken } from "../package";
 import { integerOutputs } from "./integers";
@@ -70,7 +71,11 @@ function resourceSpec(
   const spec: ResourceSpec = { properties, inputProperties: inputs.properties };
   if (info.description !== undefined) spec.description = info.description;
   if (required.length > 0) spec.required = required;
-  if (inputs.required !== undefined) spec.requiredInputs = inputs.required;
+  // `check` requires a name, but autonaming gives one before it runs: the program may leave it out.
+  const requiredInputs = (inputs.required ?? []).filter(
+    (name) => !(name === "name" && isAutonamed(kind)),
+  );
+  if (requiredInputs.length > 0) spec.requiredInputs = requiredInputs;
   return spec;
 }
 

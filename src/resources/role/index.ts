@@ -5,11 +5,12 @@ import { ReadableResource, type ReadById } from "../registration";
 /** Arguments of a {@link Role}. */
 export interface RoleArgs {
   /**
-   * Role name, unique within the account regardless of case. It cannot be the name of a system
-   * role (`Administrator` and the like): those belong to the service. Changing it renames the
-   * role in place.
+   * Role name, unique within the account regardless of case. It cannot be the name of a system role
+   * (`Administrator` and the like): those belong to the service. Changing it renames the role in
+   * place. Left out, it is `<resource name>-<7 random letters and digits>`, kept on later runs
+   * (autonaming).
    */
-  name: pulumi.Input<string>;
+  name?: pulumi.Input<string>;
   /**
    * What the role is for (up to 1000 characters). Left out means empty: removing it from the
    * program clears the description on the role.

@@ -24,8 +24,11 @@ export interface SecurityGroupRuleArgs {
 
 /** Arguments of a {@link SecurityGroup}. */
 export interface SecurityGroupArgs {
-  /** Group name, unique within the account. Changing it renames the group in place. */
-  name: pulumi.Input<string>;
+  /**
+   * Group name, unique within the account. Changing it renames the group in place. Left out, it is
+   * `<resource name>-<7 random letters and digits>`, kept on later runs (autonaming).
+   */
+  name?: pulumi.Input<string>;
   /**
    * What the group is for (up to 1000 characters). Left out means empty: removing it from the
    * program clears the description on the group.

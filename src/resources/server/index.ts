@@ -18,8 +18,11 @@ export interface ServerTimeouts {
 
 /** The arguments of a {@link Server}. */
 export interface ServerArgs {
-  /** The server's name (1–255 characters). Changing it renames the server in place. */
-  name: pulumi.Input<string>;
+  /**
+   * The server's name (1–255 characters). Changing it renames the server in place. Left out, it is
+   * `<resource name>-<7 random letters and digits>`, kept on later runs (autonaming).
+   */
+  name?: pulumi.Input<string>;
   /**
    * The plan to deploy, by id (`getPlan(...)`'s `id`; a number or its decimal text). Changing
    * it replaces the server: the API cannot resize one.

@@ -4,8 +4,12 @@ import { ReadableResource, type ReadById } from "../registration";
 
 /** Arguments of an {@link SshKey}: set exactly one of `publicKey` and `generate: true`. */
 export interface SshKeyArgs {
-  /** Descriptive name of the key. The service cannot rename a key: changing it replaces the key. */
-  name: pulumi.Input<string>;
+  /**
+   * Descriptive name of the key. The service cannot rename a key: changing it replaces the key.
+   * Left out, it is `<resource name>-<7 random letters and digits>`, kept on later runs
+   * (autonaming).
+   */
+  name?: pulumi.Input<string>;
   /**
    * An existing public key to import, as in a `.pub` file: `ssh-ed25519 AAAA... comment`
    * (also `ssh-rsa` of 2048 bits or more and `ecdsa-sha2-nistp256/384/521`). It is validated and

@@ -4,8 +4,11 @@ import { ReadableResource, type ReadById } from "../registration";
 
 /** Arguments of a {@link Tag}. */
 export interface TagArgs {
-  /** Tag name, unique within the account. Changing it renames the tag in place. */
-  name: pulumi.Input<string>;
+  /**
+   * Tag name, unique within the account. Changing it renames the tag in place. Left out, it is
+   * `<resource name>-<7 random letters and digits>`, kept on later runs (autonaming).
+   */
+  name?: pulumi.Input<string>;
   /**
    * Colour as `#RRGGBB`, for example `#ff00aa`. Letter case does not matter: it is stored in
    * lower case, so `#FF00AA` and `#ff00aa` are the same colour and never show as a change.

@@ -4,8 +4,11 @@ import { CloudInfraResource } from "../registration";
 
 /** Arguments of a {@link User}. */
 export interface UserArgs {
-  /** Display name of the user. The API cannot rename a user: changing it replaces the user. */
-  name: pulumi.Input<string>;
+  /**
+   * Display name of the user. The API cannot rename a user: changing it replaces the user. Left
+   * out, it is `<resource name>-<7 random letters and digits>`, kept on later runs (autonaming).
+   */
+  name?: pulumi.Input<string>;
   /**
    * How the user authenticates: `"api"` with the API key the service returns once at creation
    * (see {@link User.apiKey}), or `"did"` with signatures of the key behind `did`. Changing it

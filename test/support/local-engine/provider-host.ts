@@ -282,11 +282,28 @@ export class ProviderHost {
     return diffResultOf(res);
   }
 
-  async check(urn: string, olds: Props, news: Props): Promise<CheckResult> {
+  /**
+   * Check; `naming` adds what the Go engine also sends (step_generator.go): the resource's random
+   * seed and the user's autonaming configuration (`mode`: 0 propose, 1 enforce, 2 disable).
+   */
+  async check(
+    urn: string,
+    olds: Props,
+    news: Props,
+    naming: { randomSeed?: Uint8Array; autonaming?: { proposedName: string; mode: number } } = {},
+  ): Promise<CheckResult> {
     const req = new provproto.CheckRequest();
     req.setUrn(urn);
+    req.setName(urn.split("::").at(-1) ?? "");
     req.setOlds(struct(olds));
     req.setNews(struct(news));
+    if (naming.randomSeed !== undefined) req.setRandomseed(naming.randomSeed);
+    if (naming.autonaming !== undefined) {
+      const options = new provproto.CheckRequest.AutonamingOptions();
+      options.setProposedName(naming.autonaming.proposedName);
+      options.setMode(naming.autonaming.mode as 0 | 1 | 2);
+      req.setAutonaming(options);
+    }
     const res = await this.call<InstanceType<typeof provproto.CheckResponse>>((cb) =>
       this.client.check(req, cb),
     );
