@@ -10,8 +10,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import nock from "nock";
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it, vi } from "vitest";
-import { requestDigest } from "../../src/resources/journal";
 import { configure, configuredSession, onHost, resetHost } from "../../src/provider";
+import { requestDigest } from "../../src/resources/journal";
 import { operations } from "../../src/resources/user/provider";
 
 const user = onHost(operations);
