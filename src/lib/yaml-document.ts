@@ -8,6 +8,7 @@
  * that lacks it; an unknown key at that key. Syntax errors stop there (a schema check of a broken
  * document only adds noise), everything else is collected.
  */
+/// <reference path="../types/js-yaml.d.ts" />
 import { FAILSAFE_SCHEMA, load, Type } from "js-yaml";
 import {
   isMap,
