@@ -8,6 +8,8 @@
  * that lacks it; an unknown key at that key. Syntax errors stop there (a schema check of a broken
  * document only adds noise), everything else is collected.
  */
+/// <reference path="../types/js-yaml.d.ts" />
+import { FAILSAFE_SCHEMA, load, Type } from "js-yaml";
 import {
   isMap,
   isPair,
@@ -17,6 +19,7 @@ import {
   type Node,
   type Pair,
   parseDocument,
+  Schema,
   type YAMLMap,
 } from "yaml";
 import type { z } from "zod";
@@ -43,6 +46,12 @@ export interface LocatedIssue {
 
 export type Path = readonly PropertyKey[];
 
+/** The YAML library's document of a text: its nodes, with their offsets, and its lines. */
+interface Located {
+  root: Node | null;
+  lines: LineCounter;
+}
+
 /** A parsed YAML file: its plain value, and where each of its values stands. */
 export class YamlSource {
   /** The entries of each map located in, by key: made on first use, so locating is linear. */
@@ -53,14 +62,25 @@ export class YamlSource {
     readonly file: string,
     /** The document as plain data (maps as objects, sequences as arrays). */
     readonly value: unknown,
-    private readonly root: Node | null,
-    private readonly lines: LineCounter,
+    /** The document's nodes; for a text read by {@link fastValue}, the text, parsed when first located in. */
+    private located: Located | string,
     /**
      * What checking this document cost so far, counted for the tests and the benchmark that hold
-     * it linear: nodes the duplicate-key pass visited, map entries indexed or looked up to locate.
+     * it linear: nodes the duplicate-key pass (or the fast read's key check) visited, map entries
+     * indexed or looked up to locate.
      */
     readonly work: { nodes: number; lookups: number },
   ) {}
+
+  /** The document's nodes and lines, parsed on first use when the text was read the fast way. */
+  private nodes(): Located {
+    if (typeof this.located === "string") {
+      const lines = new LineCounter();
+      const doc = parseDocument(this.located, { lineCounter: lines, uniqueKeys: false });
+      this.located = { root: doc.contents, lines };
+    }
+    return this.located;
+  }
 
   /** The entry of `map` whose key is `key` (a scalar's text), through the map's index. */
   private entryOf(map: YAMLMap, key: PropertyKey): Pair | undefined {
@@ -85,6 +105,10 @@ export class YamlSource {
    * aliases, several documents in one file), each located.
    */
   static parse(text: string, file: string): YamlSource | LocatedIssue[] {
+    const work = { nodes: 0, lookups: 0 };
+    const fast = fastValue(text, work);
+    if (fast !== undefined) return new YamlSource(file, fast.value, text, work);
+    work.nodes = 0;
     const lines = new LineCounter();
     // The library's own duplicate-key check compares each key with every earlier one of its
     // map (quadratic: 27 s for a map of 40,000 entries); duplicateKeys() does it in one pass.
@@ -93,7 +117,6 @@ export class YamlSource {
       const { line, col } = lines.linePos(offset);
       return { file, line, column: col, path: "", message };
     };
-    const work = { nodes: 0, lookups: 0 };
     const syntax = [
       ...doc.errors.map((e) => ({ offset: e.pos[0], message: e.message })),
       ...duplicateKeys(doc.contents, work).map((offset) => ({
@@ -111,7 +134,7 @@ export class YamlSource {
     } catch (err) {
       return [at(0, `YAML: ${lowerFirst(err instanceof Error ? err.message : String(err))}`)];
     }
-    return new YamlSource(file, value, doc.contents, lines, work);
+    return new YamlSource(file, value, { root: doc.contents, lines }, work);
   }
 
   /**
@@ -135,7 +158,8 @@ export class YamlSource {
    * entry that does: a missing field is reported at the entry that lacks it.
    */
   locate(path: Path, at: "value" | "key" = "value"): { line: number; column: number } {
-    let node: Node | null = this.root;
+    const { root, lines } = this.nodes();
+    let node: Node | null = root;
     let keyOffset = node?.range?.[0] ?? 0;
     let valueOffset: number | undefined = keyOffset;
     for (const segment of path) {
@@ -159,7 +183,7 @@ export class YamlSource {
       valueOffset = empty ? keyOffset : (node?.range?.[0] ?? keyOffset);
     }
     const offset = at === "key" || valueOffset === undefined ? keyOffset : valueOffset;
-    const { line, col } = this.lines.linePos(offset);
+    const { line, col } = lines.linePos(offset);
     return { line, column: col };
   }
 
@@ -212,6 +236,70 @@ export class YamlSource {
     }
     return out;
   }
+}
+
+/**
+ * The YAML library's core schema (YAML 1.2: `true`, `0x1f`, `1e3`, `~`), each of its scalar rules
+ * as a js-yaml type, in its order: a plain scalar gets the value the library would give it. (Each
+ * type has a name of its own: js-yaml keeps one type per name, and the text never names one.)
+ */
+const CORE_SCALARS = FAILSAFE_SCHEMA.extend({
+  implicit: new Schema({ schema: "core" }).tags.flatMap((tag, index) => {
+    const { test, resolve } = tag;
+    if (test === undefined || tag.collection !== undefined) return [];
+    return [
+      new Type(`${tag.tag}#${index}`, {
+        kind: "scalar",
+        resolve: (data) => test.test(data),
+        construct: (data) => {
+          const value = resolve(data, () => {}, { intAsBigInt: false });
+          return isScalar(value) ? value.value : value;
+        },
+      }),
+    ];
+  }),
+});
+
+/**
+ * Text that js-yaml could read otherwise than the YAML library: anchors and aliases (which the
+ * library expands under a limit), tags, explicit `?` keys, directives, and a flow collection as a
+ * key (`[a]: 1`, which js-yaml turns into `a`). Such a text is read by the library alone.
+ */
+const NOT_FAST = /[&!?]|^%|[\]}][ \t]*:/m;
+
+/** A key that is null to the YAML library (`~:`, `null:`), whose plain key is `""`, not `"null"`. */
+const NULL_KEY = /^(?:~|[Nn]ull|NULL)$/;
+
+/**
+ * The value of `text` read by js-yaml, some ten times faster than the YAML library's document
+ * (which then is parsed only to locate a problem), or `undefined` for a text that needs the
+ * library: one with a syntax error or a duplicate key (the library words them, located), one
+ * {@link NOT_FAST} names, or one with a null key. The key check is one pass over the value; its
+ * nodes are counted in `work.nodes`.
+ */
+function fastValue(text: string, work: { nodes: number }): { value: unknown } | undefined {
+  if (NOT_FAST.test(text)) return undefined;
+  let value: unknown;
+  try {
+    value = load(text, { schema: CORE_SCALARS }) ?? null;
+  } catch {
+    return undefined;
+  }
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    work.nodes++;
+    if (Array.isArray(node)) {
+      for (const item of node) stack.push(item);
+    } else if (node !== null && typeof node === "object") {
+      for (const [key, item] of Object.entries(node)) {
+        work.nodes++;
+        if (NULL_KEY.test(key)) return undefined;
+        stack.push(item);
+      }
+    }
+  }
+  return { value };
 }
 
 /**

@@ -117,6 +117,33 @@ export function unknownArgumentIssues(schema: z.ZodObject, news: Props): InputIs
 }
 
 /**
+ * Each schema's variants with some properties optional (those still unknown), made once per set
+ * of names: a new zod schema compiles its parser on first use, which per call cost more than the
+ * check itself (a manifest of 40,000 tags checks its entries against one variant).
+ */
+const relaxedSchemas = new WeakMap<z.ZodObject, Map<string, z.ZodObject>>();
+
+/** `schema` with the properties named in `unknownKeys` optional, made once per set of names. */
+function relaxedSchema(schema: z.ZodObject, unknownKeys: readonly string[]): z.ZodObject {
+  const names = unknownKeys.filter((k) => Object.hasOwn(schema.shape, k));
+  if (names.length === 0) return schema;
+  let variants = relaxedSchemas.get(schema);
+  if (variants === undefined) {
+    variants = new Map();
+    relaxedSchemas.set(schema, variants);
+  }
+  const id = JSON.stringify(names.sort());
+  let relaxed = variants.get(id);
+  if (relaxed === undefined) {
+    const mask: Record<string, true> = {};
+    for (const k of names) mask[k] = true;
+    relaxed = schema.partial(mask);
+    variants.set(id, relaxed);
+  }
+  return relaxed;
+}
+
+/**
  * Validates and normalises new inputs with a resource's input schema, refusing unknown argument
  * names. Properties that are still unknown (preview) are passed through untouched and not
  * validated; the normalised form of the rest is what Pulumi stores, so equivalent spellings never
@@ -129,10 +156,7 @@ export function inputIssues<S extends z.ZodObject>(schema: S, news: Props): Inpu
   const unknownKeys = Object.keys(rest).filter((k) => containsUnknown(rest[k]));
   const known: Props = {};
   for (const [k, v] of Object.entries(rest)) if (!unknownKeys.includes(k)) known[k] = v;
-  const mask: Record<string, true> = {};
-  for (const k of unknownKeys) if (k in schema.shape) mask[k] = true;
-  const relaxed = unknownKeys.length > 0 ? schema.partial(mask) : schema;
-  const parsed = relaxed.safeParse(known);
+  const parsed = relaxedSchema(schema, unknownKeys).safeParse(known);
   if (!parsed.success) {
     return { inputs: news, issues: [...parsed.error.issues, ...unknownArguments] };
   }

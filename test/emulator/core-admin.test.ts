@@ -137,6 +137,26 @@ describe("accounts, seed and reset", () => {
     expect(invoice && invoice.subtotal_cents + invoice.vat_cents).toBe(invoice?.total_cents);
   });
 
+  it("spreads seeded tags over the servers seeded with them, one server each in turn", async () => {
+    // They all went on the first server: with 3,000 tags, GET /v1/tags (each tag showing its
+    // servers, each server its tags) grew past what a string holds and answered 500.
+    const created = await emulator.admin.createAccount({ name: "Spread" });
+    await emulator.admin.seed({ account_id: created.account_id, servers: 3, tags: 7 });
+    const tags = (await emulator.call("GET", "/v1/tags", { key: created.api_key })).body as {
+      name: string;
+      servers: { user_defined_name: string }[];
+    }[];
+    expect(tags.map((t) => [t.name, t.servers.map((s) => s.user_defined_name)])).toEqual([
+      ["seed-tag-1", ["seed-server-1"]],
+      ["seed-tag-2", ["seed-server-2"]],
+      ["seed-tag-3", ["seed-server-3"]],
+      ["seed-tag-4", ["seed-server-1"]],
+      ["seed-tag-5", ["seed-server-2"]],
+      ["seed-tag-6", ["seed-server-3"]],
+      ["seed-tag-7", ["seed-server-1"]],
+    ]);
+  });
+
   it("seeds what the API makes: each server with its order, address and invoice item", async () => {
     const created = await emulator.admin.createAccount({ name: "Like the API", country: "DE" });
     const key = created.api_key;

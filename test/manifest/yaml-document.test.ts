@@ -5,7 +5,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
+import { parseDocument, stringify } from "yaml";
 import { z } from "zod";
 import { formatIssue, type LocatedIssue, YamlSource } from "../../src/lib/yaml-document";
 
@@ -150,5 +152,83 @@ describe("YamlSource.read", () => {
     const source = YamlSource.read(join(dir, "seed.yaml"), "seed.yaml");
     expect(Array.isArray(source)).toBe(false);
     expect((source as YamlSource).issue(["servers"], "x").file).toBe("seed.yaml");
+  });
+});
+
+describe("the fast read and the YAML library agree", () => {
+  /** The library's reading of `text`, as the slow path (and every locating) reads it. */
+  const libraryValue = (text: string): unknown => parseDocument(text, { uniqueKeys: false }).toJS();
+
+  it("on every scalar the core schema resolves, and on those it leaves as text", () => {
+    const scalars = [
+      "3",
+      "-0",
+      "+12",
+      "0x1f",
+      "0o17",
+      "017",
+      "0b11",
+      "1_000",
+      "1e3",
+      "-.5",
+      "1.",
+      ".inf",
+      "-.Inf",
+      ".NaN",
+      "~",
+      "null",
+      "Null",
+      "true",
+      "True",
+      "FALSE",
+      "yes",
+      "off",
+      "12345678901234567890",
+      "2024-01-01",
+      "'3'",
+      '"\\u00e9\\t"',
+      "",
+      "a b",
+      "#112233",
+      "x # comment",
+    ];
+    const text = scalars.map((s, i) => `k${i}: ${s}`).join("\n");
+    expect(parse(text).value).toEqual(libraryValue(text));
+  });
+
+  it("on block and flow documents of any shape (generated)", () => {
+    const json = fc.letrec((tie) => ({
+      value: fc.oneof(
+        { depthSize: "small", withCrossShrink: true },
+        fc.oneof(
+          fc.string(),
+          fc.integer(),
+          fc.double({ noNaN: true }),
+          fc.boolean(),
+          fc.constant(null),
+        ),
+        fc.array(tie("value"), { maxLength: 4 }),
+        fc.dictionary(fc.string({ minLength: 1 }), tie("value"), { maxKeys: 4 }),
+      ),
+    })).value;
+    fc.assert(
+      fc.property(json, fc.boolean(), (value, flow) => {
+        const text = stringify(value, flow ? { collectionStyle: "flow" } : {});
+        const read = YamlSource.parse(text, "gen.yaml");
+        if (Array.isArray(read)) throw new Error(`refused: ${JSON.stringify(read)}`);
+        expect(read.value).toEqual(libraryValue(text));
+      }),
+      { seed: 26, numRuns: 400 },
+    );
+  });
+
+  it.each([
+    ["a null key, which the library reads as an empty one", "null: 1\nb: 2\n"],
+    ["a list as a key", "[a]: 1\n"],
+    ["an anchor and its alias", "a: &x {b: 1}\nc: *x\n"],
+    ["a tag", "a: !!str 3\n"],
+    ["a YAML 1.1 directive", "%YAML 1.1\n---\na: yes\n"],
+  ])("on %s (read by the library alone)", (_what, text) => {
+    expect(parse(text).value).toEqual(libraryValue(text));
   });
 });

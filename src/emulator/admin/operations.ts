@@ -14,7 +14,13 @@ import { fieldError, invalidFields, notFound } from "../http/http-errors";
 import type { RequestLog, RequestLogEntry, RouteCounter } from "../http/log";
 import type { RateLimitConfig, RateLimiter } from "../http/ratelimit";
 import { HTTP_METHODS } from "../http/router";
-import { type SeedDocument, type SeededAccount, seedFromDocument } from "../seed/file";
+import {
+  readSeedText,
+  type SeedDocument,
+  type SeededAccount,
+  SeedText,
+  seedFromText,
+} from "../seed/file";
 import { type SeedResult, seedAccount } from "../seed/sample";
 import { type AccountRequest, AccountRequestSchema, createAccount } from "../service/accounts";
 import { MAX_CLOCK_OFFSET_MS } from "../service/clock";
@@ -231,12 +237,14 @@ export interface EmulatorAdmin {
   seed(request?: SeedRequest): Promise<SeedResult>;
   /**
    * New accounts holding the objects a seed document describes (README, "Seeding accounts from
-   * YAML"): YAML or JSON text named `file` in messages, or the same document as data. Everything
-   * is checked first, then created and committed at once; on any problem a
-   * {@link SeedDocumentError} lists them all and nothing is created.
+   * YAML"): YAML or JSON text named `file` in messages, the same document as data, or a text
+   * already read ({@link SeedText}, as the HTTP route reads its body). The text is read before
+   * the transaction (other requests go on meanwhile); everything is checked first, then created
+   * and committed at once; on any problem a {@link SeedDocumentError} lists them all and nothing
+   * is created.
    */
   seedAccounts(
-    document: string | SeedDocument,
+    document: string | SeedDocument | SeedText,
     file?: string,
   ): Promise<{ accounts: SeededAccount[] }>;
   faults(): FaultsView;
@@ -325,12 +333,17 @@ export function emulatorAdmin(emulator: AdminHost): EmulatorAdmin {
         const account = accountById(body.account_id ?? emulator.state.bootstrap.account_id);
         return seedAccount(emulator, account, body);
       }),
-    seedAccounts: (document, file = "seed document") =>
-      emulator.transaction(() => {
-        // Data is rendered as JSON, so problems still come with a line and a column.
-        const text = typeof document === "string" ? document : JSON.stringify(document, null, 2);
-        return { accounts: seedFromDocument(emulator, text, file) };
-      }),
+    async seedAccounts(document, file = "seed document") {
+      // Data is rendered as JSON, so problems still come with a line and a column.
+      const read =
+        document instanceof SeedText
+          ? document
+          : readSeedText(
+              typeof document === "string" ? document : JSON.stringify(document, null, 2),
+              file,
+            );
+      return emulator.transaction(() => ({ accounts: seedFromText(emulator, read) }));
+    },
     faults: () => ({ ...emulator.faults.config, injected: emulator.faults.counts }),
     setFaults(config) {
       const body = checked(FaultConfigSchema, config);

@@ -7,7 +7,8 @@
 import { checkRequest } from "../../api/schemas/common";
 import { parseJsonBody } from "../http/body";
 import { fieldError, invalidFields } from "../http/http-errors";
-import { type AnyRoute, defineRoute, type TextBody } from "../http/router";
+import { type AnyRoute, defineRoute } from "../http/router";
+import { readSeedText, SeedText } from "../seed/file";
 import {
   AccountRequestSchema,
   AdvanceRequestSchema,
@@ -62,20 +63,26 @@ export function adminRoutes(admin: EmulatorAdmin): AnyRoute[] {
       admin: true,
       handler: (ctx) => ctx.json(admin.account(ctx.intParam("id"))),
     }),
-    defineRoute<TextBody>({
+    defineRoute<SeedText | { request: unknown }>({
       method: "POST",
       path: "/_emulator/seed",
       admin: true,
       text: [...JSON_TYPES, ...YAML_TYPES],
-      async handler(ctx) {
-        const { type, text } = ctx.body;
+      // A document is read before the transaction: a large one does not hold other clients.
+      readText({ type, text }) {
         const json = type === undefined || JSON_TYPES.includes(type);
         const request = json && text !== "" ? parseJsonBody(text) : undefined;
         // A document describes accounts; a JSON body without them asks for sample data.
         if (!json || (typeof request === "object" && request !== null && "accounts" in request)) {
-          return ctx.json(await admin.seedAccounts(text, "request body"), 201);
+          return readSeedText(text, "request body");
         }
-        const body = checkRequest(SeedRequestSchema, request ?? {});
+        return { request };
+      },
+      async handler(ctx) {
+        if (ctx.body instanceof SeedText) {
+          return ctx.json(await admin.seedAccounts(ctx.body), 201);
+        }
+        const body = checkRequest(SeedRequestSchema, ctx.body.request ?? {});
         if (!body.success) throw invalidFields(body.fieldErrors, "Invalid request body");
         const created = await admin.seed(body.data);
         // Only the bootstrap administrator gets here, so the caller's account is the default.

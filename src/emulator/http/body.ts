@@ -208,7 +208,12 @@ async function parseText(
   }
   const text = decodeUtf8(route, raw, type ?? "text", charset);
   const body: TextBody = { type, text };
-  return { body, form: undefined };
+  if (route.readText === undefined) return { body, form: undefined };
+  const read = route.readText(body);
+  // Requests that arrived while it was read take their turn before the transaction that uses
+  // it: a first turn of the event loop reads their sockets, a second lets them begin.
+  for (let turn = 0; turn < 2; turn++) await new Promise((resolve) => setImmediate(resolve));
+  return { body: read, form: undefined };
 }
 
 /** Reads and checks the body the route declares: 415 for the wrong type, 400 when invalid. */

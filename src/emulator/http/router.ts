@@ -123,6 +123,12 @@ export interface RouteDefinition<B = undefined> {
    */
   text?: readonly string[];
   /**
+   * With `text`: reads the text (it may look at nothing but the request) before the handler's
+   * transaction, while other requests go on, and hands its result to the handler as `ctx.body`;
+   * it throws an {@link HttpError} for a text it refuses. For a body that is costly to read.
+   */
+  readText?: (body: TextBody) => B;
+  /**
    * An administration route under /_emulator/ (admin/routes.ts): only the bootstrap
    * administrator's key may call it; it is neither rate-limited nor subject to faults, and needs
    * no entry in ROUTE_PERMISSIONS. Its handler makes what it changes durable itself.
@@ -138,6 +144,7 @@ export interface AnyRoute {
   body?: z.ZodType;
   multipart?: boolean;
   text?: readonly string[];
+  readText?: (body: TextBody) => unknown;
   admin?: boolean;
   handler(ctx: RouteContext<unknown>): Reply | Promise<Reply>;
 }

@@ -65,10 +65,13 @@ export function seedAccount(
     servers.push(server);
   }
   for (let i = 0; i < (request.tags ?? 0); i++) {
+    // One server each, in turn: a tag lists its servers and a server its tags, so piling every
+    // tag on one server makes GET /v1/tags grow with the square of their number.
+    const server = servers[i % Math.max(servers.length, 1)];
     insertTag(author, {
       name: freeName(account.tags, "seed-tag"),
       color: "#3366ff",
-      server_ids: servers.slice(0, 1).map((s) => s.id),
+      server_ids: server === undefined ? [] : [server.id],
     });
   }
   for (let i = 0; i < (request.keys ?? 0); i++) {

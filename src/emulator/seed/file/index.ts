@@ -55,18 +55,28 @@ export class SeedDocumentError extends HttpError {
 }
 
 /**
- * Checks the document `text` (YAML, or JSON, which is YAML too), named `file` in messages, and
- * creates what it describes in `emulator`'s state, or throws {@link SeedDocumentError} having
- * created nothing. The caller commits.
+ * A seed document's text read (YAML, or JSON, which is YAML too), not yet checked against the
+ * emulator's state: what {@link readSeedText} makes without touching the state, so that a large
+ * document is read before the transaction that applies it, while other requests go on.
  */
-export function seedFromDocument(
-  emulator: EmulatorCore,
-  text: string,
-  file: string,
-): SeededAccount[] {
+export class SeedText {
+  /** @internal Made by {@link readSeedText}. */
+  constructor(readonly source: YamlSource) {}
+}
+
+/** Reads the document `text`, named `file` in messages; throws {@link SeedDocumentError} on a syntax problem. */
+export function readSeedText(text: string, file: string): SeedText {
   const parsed = YamlSource.parse(text, file);
   if (Array.isArray(parsed)) throw new SeedDocumentError(file, parsed);
-  const checked = checkSeedDocument(parsed, emulator.catalogue, emulator.state);
-  if (!checked.ok) throw new SeedDocumentError(file, checked.issues);
+  return new SeedText(parsed);
+}
+
+/**
+ * Checks a document read by {@link readSeedText} and creates what it describes in `emulator`'s
+ * state, or throws {@link SeedDocumentError} having created nothing. The caller commits.
+ */
+export function seedFromText(emulator: EmulatorCore, read: SeedText): SeededAccount[] {
+  const checked = checkSeedDocument(read.source, emulator.catalogue, emulator.state);
+  if (!checked.ok) throw new SeedDocumentError(read.source.file, checked.issues);
   return applySeedDocument(emulator, checked.document);
 }
