@@ -61,13 +61,14 @@ export interface Adoption<Inputs, Live> {
  * converges it in place. A failure while converging leaves the object unadopted: the next `up`
  * tries again.
  */
-export async function adopt<Inputs extends { name: string }, Live>(
+export async function adopt<Inputs extends object, Live>(
   adoption: Adoption<Inputs, Live>,
   inputs: Inputs,
   adoptId: number,
 ): Promise<pulumi.dynamic.CreateResult> {
   const { what } = adoption;
-  const operation = describeAdoption(what, inputs.name, adoptId);
+  const name = "name" in inputs && typeof inputs.name === "string" ? inputs.name : undefined;
+  const operation = describeAdoption(what, name, adoptId);
   let live: Live | undefined;
   try {
     live = await adoption.read(adoptId);
