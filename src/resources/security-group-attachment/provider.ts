@@ -15,7 +15,8 @@ import {
   parseChecked,
 } from "../common";
 import { INPUT_RULES } from "../input-rules";
-import { findGroup } from "../security-group/list";
+import { findListed } from "../kind";
+import { groupList } from "../security-group/provider";
 import { onCurrentSession } from "../session";
 import {
   ATTACHMENT_FIELDS,
@@ -92,8 +93,9 @@ export const operations = {
     let attached: boolean;
     try {
       // A refresh reads every attachment of the stack at once: the group list serves them all.
-      const group = await findGroup(
+      const group = await findListed(
         session,
+        groupList(session.client),
         (g) => g.id === pair.securityGroupId && g.servers.some((s) => s.id === pair.serverId),
       );
       attached = group !== undefined;

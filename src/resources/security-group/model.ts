@@ -227,11 +227,3 @@ export function outputsFromInputs(
 export function liveInputs(outputs: SecurityGroupOutputs): Props {
   return { ...describedInputs(outputs), rules: outputs.rules };
 }
-
-/** Whether the live group holds what these inputs ask for (so a lost create answer made it). */
-export function matches(group: SecurityGroup, inputs: SecurityGroupInputs): boolean {
-  const live = fromApi(group);
-  return (
-    live.description === (inputs.description ?? "") && isDeepStrictEqual(live.rules, inputs.rules)
-  );
-}
