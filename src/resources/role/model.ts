@@ -118,13 +118,3 @@ export function outputsFromInputs(
 export function liveInputs(outputs: RoleOutputs): Props {
   return { ...describedInputs(outputs), permissions: outputs.permissions };
 }
-
-/** Whether the live role is what these inputs ask for (a lost create answer made it, or not). */
-export function matches(role: Role, inputs: RoleInputs, permissionIds: readonly number[]): boolean {
-  const live = fromApi(role);
-  return (
-    live.description === (inputs.description ?? "") &&
-    live.permissionIds.length === permissionIds.length &&
-    live.permissionIds.every((id, i) => id === permissionIds[i])
-  );
-}
