@@ -92,8 +92,12 @@ export interface KindDefinition<
    * does not return (a key's comment, whether a tag's membership is managed).
    */
   fromApi?(live: Live, known: Props | undefined): Outputs;
-  /** The outputs of a write, from what was sent (and the creation answer). */
-  outputsFromInputs(id: number, inputs: Resolved, answer?: Answer): Outputs;
+  /**
+   * The outputs of a write, from what was sent (and the creation answer); left out by a kind
+   * whose outputs only the service knows (a key's fingerprint), which gives `created` and
+   * overrides `update` and adoption's `converge`.
+   */
+  outputsFromInputs?(id: number, inputs: Resolved, answer?: Answer): Outputs;
   /** The inputs that would produce these outputs, as refresh stores them. */
   liveInputs?(outputs: Outputs): Props;
   /** Outputs of a live object as a read reports them, when more than `fromApi` (a role's catalogue). */
@@ -111,7 +115,7 @@ export interface KindDefinition<
     /** What the request asks for after the noun; default `named "<name>"`. */
     describe?(r: Resolved): string;
     /** Deletes an object a lost answer made that is useless without it (a generated key). */
-    discard?(session: ProviderSession, live: Live): Promise<void>;
+    discard?(session: ProviderSession, r: Resolved): ((live: Live) => Promise<void>) | undefined;
     /** For a kind the API cannot list: advice, and the 409-names-the-holder rule (create.ts). */
     unlistable?(r: Resolved): string;
     unique?(session: ProviderSession): { discard(id: number): Promise<void> };
@@ -239,6 +243,12 @@ export function kindTools<
       throw err;
     }
   };
+  const outputs = (id: number, r: Resolved, answer?: Answer): Outputs => {
+    if (def.outputsFromInputs === undefined) {
+      throw new Error(`the outputs of a ${what.kind} come from the service, not from its inputs`);
+    }
+    return def.outputsFromInputs(id, r, answer);
+  };
   const find = (session: ProviderSession, id: number): Promise<Live | undefined> => {
     const list = api.list?.(session.client);
     if (list === undefined) throw new Error(`the API cannot list ${what.noun}s`);
@@ -265,7 +275,7 @@ export function kindTools<
           const update = api.update;
           await explained(session, r, () => update(session.client, id, def.toApi(r)), String(id));
         }
-        return bag(def.outputsFromInputs(id, r));
+        return bag(outputs(id, r));
       },
     };
   };
@@ -276,7 +286,7 @@ export function kindTools<
     const list = api.list?.(client);
     const request = def.toApi(r);
     const recovery = def.recovery ?? {};
-    const discard = recovery.discard;
+    const discard = recovery.discard?.(session, r);
     const unlistable = recovery.unlistable?.(r);
     const unique = recovery.unique?.(session);
     const made = await explained(session, r, () =>
@@ -291,7 +301,7 @@ export function kindTools<
                 ...list,
                 idOf: api.idOf,
                 matches: (l) => matchesRequest(def, l, r),
-                ...(discard === undefined ? {} : { discard: (l: Live) => discard(session, l) }),
+                ...(discard === undefined ? {} : { discard }),
               },
         ...(unlistable === undefined ? {} : { unlistable }),
         ...(unique === undefined ? {} : { unique }),
@@ -300,8 +310,7 @@ export function kindTools<
         journal: { journal: session.journal, request: recovery.journalRequest?.(r) ?? request },
       }),
     );
-    const outs = await (def.created?.(session, made, r) ??
-      def.outputsFromInputs(made.id, r, made.answer));
+    const outs = await (def.created?.(session, made, r) ?? outputs(made.id, r, made.answer));
     return { id: String(made.id), outs: { ...outs } };
   };
 
@@ -360,7 +369,7 @@ export function kindTools<
         r = await resolve(session, inputs);
         const request = def.toApi(r);
         await explained(session, r, () => update(session.client, id, request), id);
-        return { outs: { ...def.outputsFromInputs(Number(id), r) } };
+        return { outs: bag(outputs(Number(id), r)) };
       } catch (err) {
         if (err instanceof NotFoundError && r !== undefined) {
           throw deletedOutsidePulumiError(operation, what.noun, id, err);
