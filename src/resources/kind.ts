@@ -139,7 +139,7 @@ export interface KindDefinition<
 }
 
 /** The `name` of a property bag or of inputs, when it has one. */
-function nameIn(props: object): string | undefined {
+export function nameIn(props: object): string | undefined {
   return "name" in props && typeof props.name === "string" ? props.name : undefined;
 }
 
