@@ -57,8 +57,8 @@ export interface KindApi<Live, Request, Answer> {
   idInAnswer(answer: Answer): number | undefined;
   /** The change of an existing object to `request`; left out when every change replaces. */
   update?(client: CloudInfraClient, id: number | string, request: Request): Promise<unknown>;
-  /** The delete; a 404 is success. */
-  delete(session: ProviderSession, id: string): Promise<unknown>;
+  /** The delete (`props`: the stored state); a 404 is success. */
+  delete(session: ProviderSession, id: string, props: Props): Promise<unknown>;
 }
 
 /**
@@ -380,7 +380,7 @@ export function kindTools<
 
     async delete(session, id, props) {
       try {
-        await api.delete(session, id);
+        await api.delete(session, id, props);
       } catch (err) {
         if (err instanceof NotFoundError) return;
         const shown =
