@@ -193,6 +193,11 @@ export interface FieldRule {
   replaceOnChange?: boolean;
   /** Semantic equality, for values with several spellings; default: deep equality. */
   equals?: (oldValue: unknown, newValue: unknown) => boolean;
+  /**
+   * A state the object reaches after its create (a power state), not what the create request
+   * makes: never compared when a live object is matched to a request (kind.ts).
+   */
+  afterCreate?: boolean;
 }
 
 /**
@@ -264,9 +269,10 @@ export class OperationError extends CloudInfraError {
   }
 }
 
-export function operationError(operation: string, err: unknown): OperationError {
+/** `more`: what the operation knows that the cause does not say (the choices it had). */
+export function operationError(operation: string, err: unknown, more = ""): OperationError {
   const message = err instanceof Error ? err.message : String(err);
-  return new OperationError(`cloudinfra: ${operation} failed: ${message}`, { cause: err });
+  return new OperationError(`cloudinfra: ${operation} failed: ${message}${more}`, { cause: err });
 }
 
 /**

@@ -25,6 +25,7 @@ import {
   type KindNames,
   type KindOperations,
   labelOf,
+  type OperationLimits,
   operationError,
   type Props,
   unlessNotFound,
@@ -58,7 +59,12 @@ export interface KindApi<Live, Request, Answer> {
   /** The change of an existing object to `request`; left out when every change replaces. */
   update?(client: CloudInfraClient, id: number | string, request: Request): Promise<unknown>;
   /** The delete (`props`: the stored state); a 404 is success. */
-  delete(session: ProviderSession, id: string, props: Props): Promise<unknown>;
+  delete(
+    session: ProviderSession,
+    id: string,
+    props: Props,
+    limits?: OperationLimits,
+  ): Promise<unknown>;
 }
 
 /**
@@ -180,7 +186,11 @@ export function matchesRequest<Inputs extends object, Live, Resolved extends Inp
 ): boolean {
   if (def.foreign?.(live) === true || def.fromApi === undefined) return false;
   const wanted = bag(r);
-  return !diffInputs({ ...def.fromApi(live, wanted) }, wanted, def.fields).changes;
+  const made: Record<string, FieldRule> = {};
+  for (const [field, rule] of Object.entries<FieldRule>(def.fields)) {
+    if (rule.afterCreate !== true) made[field] = rule;
+  }
+  return !diffInputs({ ...def.fromApi(live, wanted) }, wanted, made).changes;
 }
 
 /**
@@ -378,9 +388,9 @@ export function kindTools<
       }
     },
 
-    async delete(session, id, props) {
+    async delete(session, id, props, limits) {
       try {
-        await api.delete(session, id, props);
+        await api.delete(session, id, props, limits);
       } catch (err) {
         if (err instanceof NotFoundError) return;
         const shown =
