@@ -142,24 +142,6 @@ export function inputIssues<S extends z.ZodObject>(schema: S, news: Props): Inpu
   return { inputs, issues: [] };
 }
 
-/** `check` of inputs by {@link inputIssues}, as the `{inputs, failures}` Pulumi shows. */
-export function checkInputs<S extends z.ZodObject>(
-  schema: S,
-  news: Props,
-): pulumi.dynamic.CheckResult {
-  return checkResultOf(inputIssues(schema, news));
-}
-
-/**
- * Inputs that the engine's `check` already validated and normalised, parsed again with `schema`
- * so that their types hold in `create` and `update`; `__provider` is dropped first. Throws the
- * schema's error when they do not parse.
- */
-export function parseChecked<S extends z.ZodType>(schema: S, inputs: Props): z.output<S> {
-  const { __provider: _provider, ...rest } = inputs;
-  return schema.parse(rest);
-}
-
 /** How an error names a resource: the `name` of its stored state when it has one, else its id. */
 export function labelOf(props: Props | undefined, id: string): string {
   return typeof props?.["name"] === "string" ? props["name"] : id;
@@ -185,6 +167,11 @@ export function describedInputs(outputs: Described): Props {
   const inputs: Props = { name: outputs.name };
   if (outputs.description !== "") inputs["description"] = outputs.description;
   return inputs;
+}
+
+/** Equal texts, an absent one counting as `""` (the service does not tell the two apart). */
+export function sameText(a: unknown, b: unknown): boolean {
+  return (a ?? "") === (b ?? "");
 }
 
 /** How `diff` treats one input property. */

@@ -6,7 +6,7 @@ import { z } from "zod";
 import { DescriptionInputSchema, expected, NameInputSchema } from "../../api/schemas/common";
 import type { CreateRoleRequest, Permission, Role } from "../../api/schemas/iam";
 import { AdoptIdSchema } from "../adopt";
-import { described, describedInputs, type FieldRule, type Props } from "../common";
+import { described, describedInputs, type FieldRule, type Props, sameText } from "../common";
 import { normaliseNames } from "./permissions";
 
 /**
@@ -39,10 +39,6 @@ export interface RoleOutputs {
   permissions: string[];
   /** The same permissions as ids, ascending. */
   permissionIds: number[];
-}
-
-function sameText(a: unknown, b: unknown): boolean {
-  return (a ?? "") === (b ?? "");
 }
 
 function sameNames(a: unknown, b: unknown): boolean {

@@ -6,9 +6,9 @@
 import type { CloudInfraClient } from "../../api/client";
 import { NotFoundError } from "../../api/errors";
 import type { SecurityGroup } from "../../api/schemas/firewall";
-import { describeOperation, operationError, type Props, parseChecked } from "../common";
+import { describeOperation, operationError, type Props } from "../common";
 import { INPUT_RULES } from "../input-rules";
-import { findListed, type KindDefinition, kindOperations } from "../kind";
+import { findListed, type KindDefinition, kindOperations, parseInputs } from "../kind";
 import { groupList } from "../security-group/provider";
 import { onCurrentSession } from "../session";
 import {
@@ -80,7 +80,7 @@ export const definition: KindDefinition<
 
 export const operations = kindOperations(definition, {
   async create(session, inputs) {
-    const pair = parseChecked(AttachmentInputsSchema, inputs);
+    const pair = parseInputs(AttachmentInputsSchema, inputs, `creating ${KIND}`);
     const id = attachmentId(pair);
     const operation = describeOperation("creating", KIND, id);
     const client = session.client;
@@ -117,9 +117,10 @@ export const operations = kindOperations(definition, {
     return { id: attachmentId(pair), props: { ...pair }, inputs: { ...pair } };
   },
 
-  async update(_session, _id, _olds, news) {
+  async update(_session, id, _olds, news) {
     // Every field replaces, so the engine never asks for an in-place change; kept for safety.
-    return { outs: { ...parseChecked(AttachmentInputsSchema, news) } };
+    const operation = describeOperation("updating", KIND, id);
+    return { outs: { ...parseInputs(AttachmentInputsSchema, news, operation) } };
   },
 });
 

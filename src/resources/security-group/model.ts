@@ -20,7 +20,7 @@ import {
   type SecurityGroupRequest,
 } from "../../api/schemas/firewall";
 import { AdoptIdSchema } from "../adopt";
-import { described, describedInputs, type FieldRule, type Props } from "../common";
+import { described, describedInputs, type FieldRule, type Props, sameText } from "../common";
 import { normaliseCidr } from "./cidr";
 
 /** A rule as Pulumi stores it: only the keys that are set. */
@@ -147,10 +147,6 @@ export function ruleFromApi(
     out.source = source.ok ? source.cidr : rule.source;
   }
   return out;
-}
-
-function sameText(a: unknown, b: unknown): boolean {
-  return (a ?? "") === (b ?? "");
 }
 
 function asRules(value: unknown): RuleOutputs[] | undefined {
