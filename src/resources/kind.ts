@@ -402,7 +402,7 @@ export function kindTools<
     },
   };
 
-  return { operations, adoption, resolve, parse: parseInputs, explained, find };
+  return { operations, adoption };
 }
 
 /** The operations of a kind: the builder's, with the kind's own overrides. */
