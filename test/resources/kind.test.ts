@@ -15,6 +15,7 @@ import { definition as server } from "../../src/resources/server/provider";
 import { definition as sshKey } from "../../src/resources/ssh-key/provider";
 import { definition as tag } from "../../src/resources/tag/provider";
 import { definition as user } from "../../src/resources/user/provider";
+import { wireServer } from "../support/wire-objects";
 
 function liveTag(overrides: Partial<Tag> = {}): Tag {
   return {
@@ -29,28 +30,9 @@ function liveTag(overrides: Partial<Tag> = {}): Tag {
   } as Tag;
 }
 
+/** A server whose create is under way. */
 function liveServer(overrides: Partial<Server> = {}): Server {
-  return {
-    id: 42,
-    unique_id: 100_042,
-    created_at: "2026-01-01T10:00:00Z",
-    updated_at: "2026-01-01T10:00:00Z",
-    ip: "10.0.0.42",
-    user_id: 1,
-    account_id: 1,
-    vm_id: 5042,
-    firewall_enabled: false,
-    data: [{ name: "os", value: "ubuntu-24.04" }],
-    plan: null,
-    plan_id: 3,
-    order_id: 7,
-    status: "provisioning",
-    status_date: "2026-01-01T10:00:03Z",
-    user_defined_name: "web",
-    security_groups: [],
-    tags: [],
-    ...overrides,
-  };
+  return wireServer({ status: "provisioning", ...overrides });
 }
 
 describe("matching a live object to a create request", () => {
