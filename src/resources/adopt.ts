@@ -14,20 +14,6 @@ import { idReference } from "./ids";
 /** `adoptId` as `check` stores it: a positive integer (a number or its decimal text). */
 export const AdoptIdSchema = idReference("the id of an existing object to adopt");
 
-/** The `adoptId` of a property bag, or `undefined` when there is none (or it is not known yet). */
-export function adoptIdOf(props: Props): number | undefined {
-  const value = props["adoptId"];
-  if (value === undefined || value === null || containsUnknown(value)) return undefined;
-  const parsed = AdoptIdSchema.safeParse(value);
-  return parsed.success ? parsed.data : undefined;
-}
-
-/** `adopting Server "web" (adoptId 12)`: the first words of every adoption error. */
-export function describeAdoption(what: KindNames, name: string | undefined, id: number): string {
-  const label = name === undefined || name === "" ? "" : ` ${JSON.stringify(name)}`;
-  return `adopting ${what.kind}${label} (adoptId ${id})`;
-}
-
 /** One field whose live value differs from the program's and cannot change in place. */
 export interface Mismatch {
   field: string;
@@ -61,13 +47,15 @@ export interface Adoption<Inputs, Live> {
  * converges it in place. A failure while converging leaves the object unadopted: the next `up`
  * tries again.
  */
-export async function adopt<Inputs extends { name: string }, Live>(
+export async function adopt<Inputs extends object, Live>(
   adoption: Adoption<Inputs, Live>,
   inputs: Inputs,
   adoptId: number,
 ): Promise<pulumi.dynamic.CreateResult> {
   const { what } = adoption;
-  const operation = describeAdoption(what, inputs.name, adoptId);
+  const name =
+    "name" in inputs && typeof inputs.name === "string" ? ` ${JSON.stringify(inputs.name)}` : "";
+  const operation = `adopting ${what.kind}${name} (adoptId ${adoptId})`;
   let live: Live | undefined;
   try {
     live = await adoption.read(adoptId);
@@ -123,8 +111,9 @@ export function guardAdoptedReplacement(
 ): pulumi.dynamic.DiffResult {
   const replaces = result.replaces ?? [];
   if (replaces.length === 0) return result;
-  const adoptId = adoptIdOf(news);
-  if (adoptId === undefined || String(adoptId) !== id.trim()) return result;
+  const adoptId = news["adoptId"];
+  const parsed = containsUnknown(adoptId) ? undefined : AdoptIdSchema.safeParse(adoptId).data;
+  if (parsed === undefined || String(parsed) !== id.trim()) return result;
   throw new Error(
     `cloudinfra: cannot replace ${what.kind} ${id} while adoptId is ${adoptId}: the replacement would adopt and then delete the same ${what.noun}; remove adoptId from the program first (the replacement is needed for: ${replaces.join(", ")})`,
   );

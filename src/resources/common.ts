@@ -166,24 +166,6 @@ export function inputIssues<S extends z.ZodObject>(schema: S, news: Props): Inpu
   return { inputs, issues: [] };
 }
 
-/** `check` of inputs by {@link inputIssues}, as the `{inputs, failures}` Pulumi shows. */
-export function checkInputs<S extends z.ZodObject>(
-  schema: S,
-  news: Props,
-): pulumi.dynamic.CheckResult {
-  return checkResultOf(inputIssues(schema, news));
-}
-
-/**
- * Inputs that the engine's `check` already validated and normalised, parsed again with `schema`
- * so that their types hold in `create` and `update`; `__provider` is dropped first. Throws the
- * schema's error when they do not parse.
- */
-export function parseChecked<S extends z.ZodType>(schema: S, inputs: Props): z.output<S> {
-  const { __provider: _provider, ...rest } = inputs;
-  return schema.parse(rest);
-}
-
 /** How an error names a resource: the `name` of its stored state when it has one, else its id. */
 export function labelOf(props: Props | undefined, id: string): string {
   return typeof props?.["name"] === "string" ? props["name"] : id;
@@ -211,12 +193,22 @@ export function describedInputs(outputs: Described): Props {
   return inputs;
 }
 
+/** Equal texts, an absent one counting as `""` (the service does not tell the two apart). */
+export function sameText(a: unknown, b: unknown): boolean {
+  return (a ?? "") === (b ?? "");
+}
+
 /** How `diff` treats one input property. */
 export interface FieldRule {
   /** A change cannot be applied in place: the resource is replaced. */
   replaceOnChange?: boolean;
   /** Semantic equality, for values with several spellings; default: deep equality. */
   equals?: (oldValue: unknown, newValue: unknown) => boolean;
+  /**
+   * A state the object reaches after its create (a power state), not what the create request
+   * makes: never compared when a live object is matched to a request (kind.ts).
+   */
+  afterCreate?: boolean;
 }
 
 /**
@@ -288,9 +280,10 @@ export class OperationError extends CloudInfraError {
   }
 }
 
-export function operationError(operation: string, err: unknown): OperationError {
+/** `more`: what the operation knows that the cause does not say (the choices it had). */
+export function operationError(operation: string, err: unknown, more = ""): OperationError {
   const message = err instanceof Error ? err.message : String(err);
-  return new OperationError(`cloudinfra: ${operation} failed: ${message}`, { cause: err });
+  return new OperationError(`cloudinfra: ${operation} failed: ${message}${more}`, { cause: err });
 }
 
 /**

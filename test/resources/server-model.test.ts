@@ -1,6 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { ConnectionError, NotFoundError, UnauthorizedError } from "../../src/api/errors";
-import type { Server } from "../../src/api/schemas/servers";
 import { onHost } from "../../src/provider";
 import { UNKNOWN } from "../../src/resources/common";
 import {
@@ -16,34 +15,12 @@ import {
 import { operations as serverOperations } from "../../src/resources/server/provider";
 import { ServerWaitError, waitForServerStatus } from "../../src/resources/server/wait";
 import { pollIntervalMs, ServerWatch } from "../../src/resources/server/watch";
+import { wireServer } from "../support/wire-objects";
 
 const implementation = onHost(serverOperations);
-
 const check = (news: Record<string, unknown>) => implementation.check({}, news);
 
-function server(overrides: Partial<Server> = {}): Server {
-  return {
-    id: 42,
-    unique_id: 100_042,
-    created_at: "2026-01-01T10:00:00Z",
-    updated_at: "2026-01-01T10:00:00Z",
-    ip: "10.0.0.42",
-    user_id: 1,
-    account_id: 1,
-    vm_id: 5042,
-    firewall_enabled: false,
-    data: [{ name: "os", value: "ubuntu-24.04" }],
-    plan: null,
-    plan_id: 3,
-    order_id: 7,
-    status: "running",
-    status_date: "2026-01-01T10:00:03Z",
-    user_defined_name: "web",
-    security_groups: [],
-    tags: [],
-    ...overrides,
-  };
-}
+const server = wireServer;
 
 const INPUTS: ServerInputs = {
   name: "web",

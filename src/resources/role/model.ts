@@ -6,7 +6,7 @@ import { z } from "zod";
 import { DescriptionInputSchema, expected, NameInputSchema } from "../../api/schemas/common";
 import type { CreateRoleRequest, Permission, Role } from "../../api/schemas/iam";
 import { AdoptIdSchema } from "../adopt";
-import { described, describedInputs, type FieldRule, type Props } from "../common";
+import { described, describedInputs, type FieldRule, type Props, sameText } from "../common";
 import { normaliseNames } from "./permissions";
 
 /**
@@ -39,10 +39,6 @@ export interface RoleOutputs {
   permissions: string[];
   /** The same permissions as ids, ascending. */
   permissionIds: number[];
-}
-
-function sameText(a: unknown, b: unknown): boolean {
-  return (a ?? "") === (b ?? "");
 }
 
 function sameNames(a: unknown, b: unknown): boolean {
@@ -117,14 +113,4 @@ export function outputsFromInputs(
 /** The inputs that would produce the live role, as refresh stores them. */
 export function liveInputs(outputs: RoleOutputs): Props {
   return { ...describedInputs(outputs), permissions: outputs.permissions };
-}
-
-/** Whether the live role is what these inputs ask for (a lost create answer made it, or not). */
-export function matches(role: Role, inputs: RoleInputs, permissionIds: readonly number[]): boolean {
-  const live = fromApi(role);
-  return (
-    live.description === (inputs.description ?? "") &&
-    live.permissionIds.length === permissionIds.length &&
-    live.permissionIds.every((id, i) => id === permissionIds[i])
-  );
 }

@@ -1,21 +1,15 @@
 /**
- * The SecurityGroupAttachment implementation: one group on one server, read through the group's
- * list of servers. Detaching a pair that is already apart, or whose group or server is gone,
+ * The SecurityGroupAttachment kind: one group on one server, read through the group's list of
+ * servers; every change replaces it. Detaching a pair that is already apart, or whose group or server is gone,
  * succeeds: the goal of a delete is reached either way.
  */
 import type { CloudInfraClient } from "../../api/client";
 import { NotFoundError } from "../../api/errors";
-import {
-  checkResultOf,
-  describeOperation,
-  diffInputs,
-  type KindOperations,
-  operationError,
-  type Props,
-  parseChecked,
-} from "../common";
+import type { SecurityGroup } from "../../api/schemas/firewall";
+import { describeOperation, operationError, type Props } from "../common";
 import { INPUT_RULES } from "../input-rules";
-import { findGroup } from "../security-group/list";
+import { findListed, type KindDefinition, kindOperations, parseInputs } from "../kind";
+import { groupList } from "../security-group/provider";
 import {
   ATTACHMENT_FIELDS,
   type AttachmentInputs,
@@ -57,22 +51,40 @@ async function missingError(
   return operationError(operation, new Error(`${what} (${err.message})`, { cause: err }));
 }
 
-export const operations = {
-  async check(_session, _olds, news) {
-    return checkResultOf(INPUT_RULES.SecurityGroupAttachment(news));
+/** An attachment is the pair itself: it has no name, no list and no id of its own. */
+export const definition: KindDefinition<
+  AttachmentInputs,
+  SecurityGroup,
+  AttachmentInputs,
+  unknown,
+  AttachmentInputs
+> = {
+  what: { kind: KIND, noun: "security group attachment" },
+  schema: AttachmentInputsSchema,
+  rules: INPUT_RULES.SecurityGroupAttachment,
+  fields: ATTACHMENT_FIELDS,
+  api: {
+    idOf: (group) => group.id,
+    create: (client, pair) => client.firewall.attachServer(pair.securityGroupId, pair.serverId),
+    idInAnswer: () => undefined,
+    delete: async (session, id, props) => {
+      const pair = pairOf(id, props);
+      if (pair !== undefined) {
+        await session.client.firewall.detachServer(pair.securityGroupId, pair.serverId);
+      }
+    },
   },
+  toApi: (pair) => pair,
+};
 
-  async diff(_session, _id, olds, news) {
-    return diffInputs(olds, news, ATTACHMENT_FIELDS);
-  },
-
+export const operations = kindOperations(definition, {
   async create(session, inputs) {
-    const pair = parseChecked(AttachmentInputsSchema, inputs);
+    const pair = parseInputs(AttachmentInputsSchema, inputs, `creating ${KIND}`);
     const id = attachmentId(pair);
     const operation = describeOperation("creating", KIND, id);
     const client = session.client;
     try {
-      await client.firewall.attachServer(pair.securityGroupId, pair.serverId);
+      await definition.api.create(client, pair);
     } catch (err) {
       if (err instanceof NotFoundError) throw await missingError(client, pair, operation, err);
       throw operationError(operation, err);
@@ -91,8 +103,9 @@ export const operations = {
     let attached: boolean;
     try {
       // A refresh reads every attachment of the stack at once: the group list serves them all.
-      const group = await findGroup(
+      const group = await findListed(
         session,
+        groupList(session.client),
         (g) => g.id === pair.securityGroupId && g.servers.some((s) => s.id === pair.serverId),
       );
       attached = group !== undefined;
@@ -103,19 +116,9 @@ export const operations = {
     return { id: attachmentId(pair), props: { ...pair }, inputs: { ...pair } };
   },
 
-  async update(_session, _id, _olds, news) {
+  async update(_session, id, _olds, news) {
     // Every field replaces, so the engine never asks for an in-place change; kept for safety.
-    return { outs: { ...parseChecked(AttachmentInputsSchema, news) } };
+    const operation = describeOperation("updating", KIND, id);
+    return { outs: { ...parseInputs(AttachmentInputsSchema, news, operation) } };
   },
-
-  async delete(session, id, props) {
-    const pair = pairOf(id, props);
-    if (pair === undefined) return;
-    try {
-      await session.client.firewall.detachServer(pair.securityGroupId, pair.serverId);
-    } catch (err) {
-      if (err instanceof NotFoundError) return;
-      throw operationError(describeOperation("deleting", KIND, id), err);
-    }
-  },
-} satisfies KindOperations;
+});

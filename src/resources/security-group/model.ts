@@ -20,7 +20,7 @@ import {
   type SecurityGroupRequest,
 } from "../../api/schemas/firewall";
 import { AdoptIdSchema } from "../adopt";
-import { described, describedInputs, type FieldRule, type Props } from "../common";
+import { described, describedInputs, type FieldRule, type Props, sameText } from "../common";
 import { normaliseCidr } from "./cidr";
 
 /** A rule as Pulumi stores it: only the keys that are set. */
@@ -149,10 +149,6 @@ export function ruleFromApi(
   return out;
 }
 
-function sameText(a: unknown, b: unknown): boolean {
-  return (a ?? "") === (b ?? "");
-}
-
 function asRules(value: unknown): RuleOutputs[] | undefined {
   if (!Array.isArray(value)) return undefined;
   const out: RuleOutputs[] = [];
@@ -226,12 +222,4 @@ export function outputsFromInputs(
 /** The inputs that would produce the live group, as refresh stores them. */
 export function liveInputs(outputs: SecurityGroupOutputs): Props {
   return { ...describedInputs(outputs), rules: outputs.rules };
-}
-
-/** Whether the live group holds what these inputs ask for (so a lost create answer made it). */
-export function matches(group: SecurityGroup, inputs: SecurityGroupInputs): boolean {
-  const live = fromApi(group);
-  return (
-    live.description === (inputs.description ?? "") && isDeepStrictEqual(live.rules, inputs.rules)
-  );
 }

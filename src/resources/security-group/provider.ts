@@ -1,104 +1,70 @@
 /**
- * The SecurityGroup implementation. Creation answers no id (as the spec says), so the toolkit
- * finds the new group in the paged list: the group with our name that was not there before.
+ * The SecurityGroup kind. Creation answers no id (as the spec says), so the toolkit finds the new
+ * group in the paged list: the group with our name that was not there before. Nothing about a
+ * group needs a replacement; on adoption the servers it is attached to stay attached.
  */
+import type { CloudInfraClient } from "../../api/client";
 import type { SecurityGroup, SecurityGroupRequest } from "../../api/schemas/firewall";
-import type { Adoption } from "../adopt";
-import {
-  describeOperation,
-  type KindNames,
-  type KindOperations,
-  labelOf,
-  unlessNotFound,
-} from "../common";
-import { nameTakenError } from "../conflict";
-import { resourceIdOf } from "../ids";
 import { INPUT_RULES } from "../input-rules";
-import {
-  convergeNamed,
-  type NamedKind,
-  namedOperations,
-  performing,
-  readFound,
-} from "../named-kind";
-import type { ProviderSession } from "../session";
+import { type KindDefinition, type KindList, kindOperations, nameTaken } from "../kind";
 import { deleteWhenDetached } from "./delete";
-import { findGroup, groupList } from "./list";
 import {
   fromApi,
   liveInputs,
-  matches,
   outputsFromInputs,
   SECURITY_GROUP_FIELDS,
   type SecurityGroupInputs,
   SecurityGroupInputsSchema,
+  type SecurityGroupOutputs,
   toApi,
 } from "./model";
 
-const GROUP: KindNames = { kind: "SecurityGroup", noun: "security group" };
+/**
+ * Every group, all pages (each carries its rules and attached servers). SecurityGroup and
+ * SecurityGroupAttachment share it under one key in the shared-list cache, so a refresh of both
+ * reads it once.
+ */
+export function groupList(client: CloudInfraClient): KindList<SecurityGroup> {
+  return {
+    key: "security-groups",
+    read: (options) => client.firewall.listAll({ limit: 100 }, options),
+  };
+}
 
-/** Security groups in the shared-list cache (./list.ts). */
-const GROUPS: NamedKind<SecurityGroup, SecurityGroupRequest, unknown> = {
-  what: GROUP,
-  list: groupList,
-  create: (client, request) => client.firewall.create(request),
-  // The creation answer names no id (as the spec says): the toolkit finds the new group.
-  idInAnswer: () => undefined,
-  update: (client, id, request) => client.firewall.update(id, request),
+export const definition: KindDefinition<
+  SecurityGroupInputs,
+  SecurityGroup,
+  SecurityGroupRequest,
+  unknown,
+  SecurityGroupOutputs
+> = {
+  what: { kind: "SecurityGroup", noun: "security group" },
+  schema: SecurityGroupInputsSchema,
+  rules: INPUT_RULES.SecurityGroup,
+  fields: SECURITY_GROUP_FIELDS,
+  api: {
+    idOf: (group) => group.id,
+    list: groupList,
+    get: (client, id) => client.firewall.get(id),
+    create: (client, request) => client.firewall.create(request),
+    // The creation answer names no id (as the spec says): the toolkit finds the new group.
+    idInAnswer: () => undefined,
+    update: (client, id, request) => client.firewall.update(id, request),
+    delete: (session, id) => deleteWhenDetached(session, Number(id)),
+  },
+  toApi,
+  fromApi,
+  outputsFromInputs,
+  liveInputs,
   // A 409 says only that the name is taken; the user needs to know by which group.
-  nameTaken: (session, name, err, self) =>
-    nameTakenError(GROUP, err, {
-      name,
-      list: () => groupList(session.client).read(),
-      managed: (id) => session.stack.manages(GROUP.kind, id),
-      ...(self === undefined ? {} : { self }),
+  taken: (session, group, err, self) =>
+    nameTaken(definition, session, group.name, err, self, {
       detail: (existing) => {
         const servers = existing.servers.map((s) => s.id);
         return servers.length > 0 ? `, attached to server ${servers.join(", ")}` : undefined;
       },
     }),
+  adoption: {},
 };
 
-/** Nothing about a group needs a replacement; the servers it is attached to stay attached. */
-const adoption = (session: ProviderSession): Adoption<SecurityGroupInputs, SecurityGroup> => ({
-  what: GROUP,
-  read: (id) => unlessNotFound(session.client.firewall.get(id)),
-  async converge(live, group) {
-    if (live.name !== group.name || !matches(live, group)) {
-      await convergeNamed(session, GROUPS, live, group.name, toApi(group));
-    }
-    return { ...outputsFromInputs(live.id, group) };
-  },
-});
-
-export const operations = {
-  ...namedOperations(GROUPS, {
-    schema: SecurityGroupInputsSchema,
-    rules: INPUT_RULES.SecurityGroup,
-    fields: SECURITY_GROUP_FIELDS,
-    toApi,
-    outputsFromInputs,
-    matches,
-    adoption,
-  }),
-
-  async read(session, id, props) {
-    // A refresh reads every group of the stack at once: they share the list (./list.ts).
-    return readFound(
-      describeOperation("reading", GROUP.kind, labelOf(props, id)),
-      id,
-      () => {
-        const groupId = resourceIdOf(id, "a security group id");
-        return findGroup(session, (g) => g.id === groupId);
-      },
-      fromApi,
-      liveInputs,
-    );
-  },
-
-  async delete(session, id, props) {
-    await performing(describeOperation("deleting", GROUP.kind, labelOf(props, id)), () =>
-      deleteWhenDetached(session, Number(id)),
-    );
-  },
-} satisfies KindOperations;
+export const operations = kindOperations(definition);

@@ -147,7 +147,7 @@ export const FIELDS: Record<ServerFields, FieldRule> = {
   sshKeyIds: { replaceOnChange: true, equals: sameIdSet },
   securityGroupIds: { equals: sameIdSet },
   firewallEnabled: {},
-  powerState: { equals: samePowerState },
+  powerState: { equals: samePowerState, afterCreate: true },
   timeouts: {},
 };
 

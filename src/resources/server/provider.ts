@@ -1,26 +1,21 @@
 /**
- * The Server resource's implementation, served by `pulumi-cloudinfra/provider` (see
- * ../README.md). Lifecycle: create one server and wait for `running` (then stop it when asked),
+ * The Server kind: its definition, and what its API forces on top of the builder. Lifecycle: create one server and wait for `running` (then stop it when asked),
  * or adopt an existing one (`adoptId`); update renames, toggles the firewall, attaches/detaches
  * listed security groups and starts or stops; delete sends the delete action and waits for 404.
  * Every wait is bounded by `timeouts`.
  */
-import type * as pulumi from "@pulumi/pulumi";
 import type { CloudInfraClient } from "../../api/client";
 import { isAmbiguousFailure, NotFoundError, ValidationError } from "../../api/errors";
-import type { RequestOptions } from "../../api/http";
 import {
+  type CreateServerRequest,
   MANAGEMENT_TRANSITIONS,
   type ManagementAction,
   type Server,
 } from "../../api/schemas/servers";
-import { type Adoption, adopt, guardAdoptedReplacement, type Mismatch, shown } from "../adopt";
+import { adopt, guardAdoptedReplacement, type Mismatch, shown } from "../adopt";
 import {
   checkResultOf,
   describeOperation,
-  failuresFromZod,
-  type KindNames,
-  type KindOperations,
   type OperationLimits,
   operationError,
   type Props,
@@ -30,10 +25,19 @@ import {
 import { createExactlyOnce, LOOKUP_MAX_RETRIES } from "../create";
 import { resourceIdOf } from "../ids";
 import { INPUT_RULES } from "../input-rules";
+import {
+  type KindDefinition,
+  kindOperations,
+  kindTools,
+  matchesRequest,
+  nameIn,
+  parseInputs,
+} from "../kind";
 import { DEFAULT_MAX_SENDS, RESEND, sendLookResend } from "../resend";
 import type { ProviderSession } from "../session";
 import {
   diffServer,
+  FIELDS,
   formatDuration,
   fromApi,
   inputsOf,
@@ -53,35 +57,21 @@ import { serverWatch } from "./watch";
 
 const ANSWER_LOST = "unknown (its answer was lost)";
 
-const SERVER: KindNames = { kind: "Server", noun: "server" };
-
 /**
  * A create the service refused for its `plan_id` says which plans there are (ids are not names:
- * no "did you mean", the whole list, as `getPlans()` would give it). When the list cannot be
- * read, the service's answer alone.
+ * no "did you mean", the whole list, as `getPlans()` would give it), after the service's answer.
+ * Nothing more when the list cannot be read.
  */
-async function withPlanChoices(client: CloudInfraClient, err: unknown): Promise<unknown> {
+async function planChoices(client: CloudInfraClient, err: unknown): Promise<string> {
   if (!(err instanceof ValidationError) || !err.fieldErrors.some((f) => f.field === "plan_id")) {
-    return err;
+    return "";
   }
   try {
     const plans = await client.catalogue.listPlans({ maxRetries: 0 });
-    const choices = plans.map((plan) => `${plan.id} (${plan.name})`).join(", ");
-    return new Error(`${err.message}; the plan ids are ${choices}`, { cause: err });
+    return `; the plan ids are ${plans.map((plan) => `${plan.id} (${plan.name})`).join(", ")}`;
   } catch {
-    return err;
+    return "";
   }
-}
-
-/** The validated inputs of a create or update; `check` has normalised them already. */
-function parseInputs(props: Props, operation: string): ServerInputs {
-  const { __provider: _provider, ...rest } = props;
-  const parsed = ServerInputsSchema.safeParse(rest);
-  if (!parsed.success) {
-    const reasons = failuresFromZod(parsed.error).map((f) => f.reason);
-    throw new Error(`cloudinfra: ${operation} failed: invalid inputs: ${reasons.join("; ")}`);
-  }
-  return parsed.data;
 }
 
 /** Limits of one operation: when to give up, and the setting to name when it does. */
@@ -115,58 +105,6 @@ function deadlineFor(
  */
 function getOrGone(session: ProviderSession, id: number): Promise<Server | undefined> {
   return serverWatch(session).read(id);
-}
-
-/**
- * Whether a live server is what this create request makes: its name, plan, image (when the
- * service reports it), firewall and requested security groups. Names are not unique, so only a
- * server that did not exist before the request can be taken for its (see ../create.ts).
- */
-export function isServerFor(live: Server, inputs: ServerInputs): boolean {
-  const os = osOf(live);
-  const attached = new Set(live.security_groups.map((g) => g.id));
-  return (
-    live.user_defined_name === inputs.name &&
-    live.plan_id === inputs.planId &&
-    (os === undefined || os === inputs.image) &&
-    live.firewall_enabled === inputs.firewallEnabled &&
-    (inputs.securityGroupIds ?? []).every((id) => attached.has(id))
-  );
-}
-
-/**
- * POST /v1/servers for exactly one server, through the toolkit (a lost answer makes no second; a
- * host killed while the server provisioned leaves it for the next create to take over). Call
- * `close()` once the create returns to the engine.
- */
-async function createOne(
-  session: ProviderSession,
-  inputs: ServerInputs,
-  deadline: Deadline,
-): Promise<{ server: Server; close(): void }> {
-  const { client } = session;
-  const made = await createExactlyOnce({
-    what: SERVER,
-    describe: `named ${JSON.stringify(inputs.name)} on plan ${inputs.planId} with image ${JSON.stringify(inputs.image)}`,
-    session,
-    lookup: {
-      key: "servers",
-      read: (options?: RequestOptions) => client.servers.list(options),
-      idOf: (server) => server.id,
-      matches: (server) => isServerFor(server, inputs),
-    },
-    // A 429 is waited out within the create's own timeout (timeouts.create).
-    send: () => client.servers.create(toApi(inputs), { deadlineAt: deadline.at }),
-    idInAnswer: (servers) => servers[0]?.id,
-    request: toApi(inputs),
-    closesLater: true,
-  });
-  const server = made.answer === undefined ? made.found : made.answer[0];
-  if (server === undefined) {
-    made.close();
-    throw new Error(`POST /v1/servers answered no server for id ${made.id}`);
-  }
-  return { server, close: made.close };
 }
 
 /**
@@ -321,41 +259,6 @@ async function converge(
   return ensurePowerState(session, live.id, inputs.powerState, deadline);
 }
 
-/**
- * Adopting a server: the plan is always checked; the image only when the service reports it (the
- * `os` entry); the SSH keys never, because the API does not report them: they are taken as the
- * program says. A server that failed or is being deleted is refused. Then the name, firewall,
- * listed groups and power state converge in place.
- */
-const adoption = (session: ProviderSession): Adoption<ServerInputs, Server> => ({
-  what: SERVER,
-  read: (id) => getOrGone(session, id),
-  mismatches(live, inputs) {
-    const out: Mismatch[] = [];
-    if (live.plan_id !== inputs.planId) {
-      out.push({ field: "planId", live: shown(live.plan_id), wanted: shown(inputs.planId) });
-    }
-    const os = osOf(live);
-    if (os !== undefined && os !== inputs.image) {
-      out.push({ field: "image", live: shown(os), wanted: shown(inputs.image) });
-    }
-    return out;
-  },
-  refusal(live) {
-    if (live.status === "error") {
-      return `server ${live.id} is in status "error" and cannot be adopted: its provisioning failed; delete it, or adopt another server`;
-    }
-    if (settlesIn(live.status) === "gone") {
-      return `server ${live.id} is in status ${JSON.stringify(live.status)} and cannot be adopted: it is being deleted`;
-    }
-    return undefined;
-  },
-  async converge(live, inputs) {
-    const server = await converge(session, live, [], inputs, deadlineFor(inputs, "create"));
-    return fromApi(server, inputs);
-  },
-});
-
 /** Deletes a server and waits until it answers 404; a server already gone is success. */
 async function deleteServer(session: ProviderSession, id: number, deadline: Deadline) {
   const server = await getOrGone(session, id);
@@ -399,29 +302,120 @@ function serverIdOf(id: string): number {
   return resourceIdOf(id, "a server id");
 }
 
-export const operations = {
-  async check(_session, olds: Props, news: Props): Promise<pulumi.dynamic.CheckResult> {
+/**
+ * Servers: names are not unique, so only a server that did not exist before the request can be
+ * taken for its (../create.ts); the power state is reached after the create and never matched.
+ */
+export const definition: KindDefinition<
+  ServerInputs,
+  Server,
+  CreateServerRequest,
+  Server[],
+  Props
+> = {
+  what: { kind: "Server", noun: "server" },
+  schema: ServerInputsSchema,
+  rules: INPUT_RULES.Server,
+  fields: FIELDS,
+  api: {
+    idOf: (server) => server.id,
+    list: (client) => ({ key: "servers", read: (options) => client.servers.list(options) }),
+    create: (client, request) => client.servers.create(request),
+    idInAnswer: (servers) => servers[0]?.id,
+    delete: (session, id, props, limits) =>
+      deleteServer(session, serverIdOf(id), deadlineFor(storedInputs(props), "delete", limits)),
+  },
+  toApi,
+  fromApi: (server, known) => fromApi(server, storedInputs(known)),
+  liveInputs: inputsOf,
+  /**
+   * Adopting a server: the plan is always checked; the image only when the service reports it
+   * (the `os` entry); the SSH keys never, because the API does not report them: they are taken as
+   * the program says. A server that failed or is being deleted is refused. Then the name,
+   * firewall, listed groups and power state converge in place.
+   */
+  adoption: {
+    read: (session, id) => getOrGone(session, id),
+    mismatches(live, inputs) {
+      const out: Mismatch[] = [];
+      if (live.plan_id !== inputs.planId) {
+        out.push({ field: "planId", live: shown(live.plan_id), wanted: shown(inputs.planId) });
+      }
+      const os = osOf(live);
+      if (os !== undefined && os !== inputs.image) {
+        out.push({ field: "image", live: shown(os), wanted: shown(inputs.image) });
+      }
+      return out;
+    },
+    refusal(live) {
+      if (live.status === "error") {
+        return `server ${live.id} is in status "error" and cannot be adopted: its provisioning failed; delete it, or adopt another server`;
+      }
+      if (settlesIn(live.status) === "gone") {
+        return `server ${live.id} is in status ${JSON.stringify(live.status)} and cannot be adopted: it is being deleted`;
+      }
+      return undefined;
+    },
+    async converge(session, live, inputs) {
+      const server = await converge(session, live, [], inputs, deadlineFor(inputs, "create"));
+      return fromApi(server, inputs);
+    },
+  },
+};
+
+const tools = kindTools(definition);
+
+/**
+ * POST /v1/servers for exactly one server, through the toolkit (a lost answer makes no second; a
+ * host killed while the server provisioned leaves it for the next create to take over). Call
+ * `close()` once the create returns to the engine.
+ */
+async function createOne(
+  session: ProviderSession,
+  inputs: ServerInputs,
+  deadline: Deadline,
+): Promise<{ server: Server; close(): void }> {
+  const { client } = session;
+  const request = toApi(inputs);
+  const made = await createExactlyOnce({
+    what: definition.what,
+    describe: `named ${JSON.stringify(inputs.name)} on plan ${inputs.planId} with image ${JSON.stringify(inputs.image)}`,
+    session,
+    lookup: {
+      key: "servers",
+      read: (options) => client.servers.list(options),
+      idOf: (server) => server.id,
+      matches: (server) => matchesRequest(definition, server, inputs),
+    },
+    // A 429 is waited out within the create's own timeout (timeouts.create).
+    send: () => client.servers.create(request, { deadlineAt: deadline.at }),
+    idInAnswer: (servers) => servers[0]?.id,
+    request,
+    closesLater: true,
+  });
+  const server = made.answer === undefined ? made.found : made.answer[0];
+  if (server === undefined) {
+    made.close();
+    throw new Error(`POST /v1/servers answered no server for id ${made.id}`);
+  }
+  return { server, close: made.close };
+}
+
+export const operations = kindOperations(definition, {
+  async check(_session, olds, news) {
     const checked = INPUT_RULES.Server(news);
     if (checked.issues.length > 0) return checkResultOf(checked);
     return { inputs: withPowerStateDefault(checked.inputs, olds) };
   },
 
-  async diff(_session, id: string, olds: Props, news: Props): Promise<pulumi.dynamic.DiffResult> {
-    return guardAdoptedReplacement(SERVER, id, news, diffServer(olds, news));
+  async diff(_session, id, olds, news) {
+    return guardAdoptedReplacement(definition.what, id, news, diffServer(olds, news));
   },
 
-  async create(
-    session,
-    props: Props,
-    limits?: OperationLimits,
-  ): Promise<pulumi.dynamic.CreateResult> {
-    const operation = describeOperation(
-      "creating",
-      "Server",
-      typeof props["name"] === "string" ? props["name"] : undefined,
-    );
-    const inputs = parseInputs(props, operation);
-    if (inputs.adoptId !== undefined) return adopt(adoption(session), inputs, inputs.adoptId);
+  async create(session, props, limits) {
+    const operation = describeOperation("creating", "Server", nameIn(props));
+    const inputs = parseInputs(ServerInputsSchema, props, operation);
+    if (inputs.adoptId !== undefined) return adopt(tools.adoption(session), inputs, inputs.adoptId);
     const deadline = deadlineFor(inputs, "create", limits);
     const sentAt = Date.now();
     let created: Server;
@@ -429,7 +423,7 @@ export const operations = {
     try {
       ({ server: created, close } = await createOne(session, inputs, deadline));
     } catch (err) {
-      throw operationError(operation, await withPlanChoices(session.client, err));
+      throw operationError(operation, err, await planChoices(session.client, err));
     }
     // The server exists from here on: every failure must carry its id, or Pulumi forgets it.
     let last = created;
@@ -468,59 +462,19 @@ export const operations = {
     }
   },
 
-  async read(session, id: string, props?: Props): Promise<pulumi.dynamic.ReadResult> {
-    const stored = storedInputs(props);
-    let server: Server | undefined;
-    try {
-      const serverId = serverIdOf(id);
-      // A refresh reads every server of the stack at once: they share the list (shared-list.ts).
-      const client = session.client;
-      server = await session.lists.find(
-        "servers",
-        () => client.servers.list(),
-        (s) => {
-          return s.id === serverId;
-        },
-      );
-    } catch (err) {
-      throw operationError(describeOperation("reading", "Server", stored.name ?? id), err);
-    }
-    // Gone: no id, and the engine drops it from the stack.
-    if (server === undefined) return {};
-    const outs = fromApi(server, stored);
-    return { id, props: outs, inputs: inputsOf(outs) };
-  },
-
-  async update(
-    session,
-    id: string,
-    olds: Props,
-    news: Props,
-    limits?: OperationLimits,
-  ): Promise<pulumi.dynamic.UpdateResult> {
+  async update(session, id, olds, news, limits) {
     const before = storedInputs(olds);
     const operation = describeOperation("updating", "Server", before.name ?? id);
-    const inputs = parseInputs(news, operation);
+    const inputs = parseInputs(ServerInputsSchema, news, operation);
     const deadline = deadlineFor(inputs, "update", limits);
-    const client = session.client;
     try {
-      const serverId = serverIdOf(id);
       // Compared with the live server rather than the old state, so a stale state (no refresh)
       // still converges.
-      const live = await client.servers.get(serverId);
+      const live = await session.client.servers.get(serverIdOf(id));
       const server = await converge(session, live, before.securityGroupIds ?? [], inputs, deadline);
       return { outs: fromApi(server, inputs) };
     } catch (err) {
       throw operationError(operation, err);
     }
   },
-
-  async delete(session, id: string, props: Props, limits?: OperationLimits): Promise<void> {
-    const stored = storedInputs(props);
-    try {
-      await deleteServer(session, serverIdOf(id), deadlineFor(stored, "delete", limits));
-    } catch (err) {
-      throw operationError(describeOperation("deleting", "Server", stored.name ?? id), err);
-    }
-  },
-} satisfies KindOperations;
+});

@@ -115,7 +115,8 @@ export interface SshKeyOutputs {
  */
 export const SSH_KEY_FIELDS: Record<Exclude<keyof SshKeyInputs, "adoptId">, FieldRule> = {
   name: { replaceOnChange: true },
-  publicKey: { replaceOnChange: true, equals: sameKeyMaterial },
+  // Left out (a generated key), the public half is the service's to choose.
+  publicKey: { replaceOnChange: true, equals: (a, b) => b === undefined || sameKeyMaterial(a, b) },
   generate: { replaceOnChange: true, equals: (a, b) => (a === true) === (b === true) },
 };
 

@@ -5,7 +5,7 @@ import { z } from "zod";
 import { DescriptionInputSchema, expected, NameInputSchema } from "../../api/schemas/common";
 import { COLOR_PATTERN, type CreateTagRequest, type Tag } from "../../api/schemas/tags";
 import { AdoptIdSchema } from "../adopt";
-import type { FieldRule, Props } from "../common";
+import { type FieldRule, type Props, sameText } from "../common";
 import { idReference } from "../ids";
 
 /** Sorted and without repeats: the order of a membership list carries no meaning. */
@@ -50,10 +50,6 @@ function sameColor(a: unknown, b: unknown): boolean {
     : a === b;
 }
 
-function sameData(a: unknown, b: unknown): boolean {
-  return (a ?? "") === (b ?? "");
-}
-
 function sameServers(a: unknown, b: unknown): boolean {
   // Left out, the membership is not managed here: whatever the service holds is fine.
   if (b === undefined) return true;
@@ -70,7 +66,7 @@ function sameServers(a: unknown, b: unknown): boolean {
 export const TAG_FIELDS: Record<Exclude<keyof TagInputs, "adoptId">, FieldRule> = {
   name: {},
   color: { equals: sameColor },
-  data: { equals: sameData },
+  data: { equals: sameText },
   serverIds: { equals: sameServers },
 };
 

@@ -1,25 +1,17 @@
 /**
- * The User implementation. The API has no call to read a user, so `read` cannot verify one: it
+ * The User kind. The API has no call to read or list users, so `read` cannot verify one: it
  * returns the stored state unchanged (no drift is ever reported, and the API key, which exists
  * only in the creation answer, is never lost). Update and delete still reach the service and say
- * clearly when the user is gone.
+ * clearly when the user is gone. Create recovery rests on names being unique: the 409 names the
+ * holder (../create.ts, `unique`).
  */
 import { type ConflictError, NotFoundError } from "../../api/errors";
+import type { CreateUserRequest, CreateUserResponse } from "../../api/schemas/iam";
 import { definedOnly } from "../../lib/defined";
-import {
-  checkResultOf,
-  describeOperation,
-  diffInputs,
-  type KindNames,
-  type KindOperations,
-  operationError,
-  parseChecked,
-  unlessNotFound,
-} from "../common";
+import { describeOperation, operationError, unlessNotFound } from "../common";
 import { AlreadyExistsError } from "../conflict";
-import { createExactlyOnce } from "../create";
 import { INPUT_RULES } from "../input-rules";
-import { deleteUnlessGone, performing } from "../named-kind";
+import { type KindDefinition, kindOperations, nameIn, parseInputs } from "../kind";
 import {
   outputsFromInputs,
   replacementNeedsDeleteFirst,
@@ -27,9 +19,8 @@ import {
   USER_FIELDS,
   type UserInputs,
   UserInputsSchema,
+  type UserOutputs,
 } from "./model";
-
-const USER: KindNames = { kind: "User", noun: "user" };
 
 /**
  * A 409 of a user create names the user holding the name (or the DID): say which, and why a user
@@ -57,51 +48,47 @@ async function userTaken(user: UserInputs, err: ConflictError): Promise<Error> {
   return err;
 }
 
-export const operations = {
-  async check(_session, _olds, news) {
-    return checkResultOf(INPUT_RULES.User(news));
+/** No call lists users: there is never a live user to read, only creation answers. */
+export const definition: KindDefinition<
+  UserInputs,
+  never,
+  CreateUserRequest,
+  CreateUserResponse,
+  UserOutputs
+> = {
+  what: { kind: "User", noun: "user" },
+  schema: UserInputsSchema,
+  rules: INPUT_RULES.User,
+  fields: USER_FIELDS,
+  secrets: ["apiKey"],
+  api: {
+    idOf: (live) => live,
+    create: (client, request) => client.iam.createUser(request),
+    idInAnswer: (answer) => answer.user_id,
+    delete: (session, id) => session.client.iam.deleteUser(id),
   },
-
-  async diff(_session, _id, olds, news) {
-    const result = diffInputs(olds, news, USER_FIELDS);
-    const replacing = (result.replaces?.length ?? 0) > 0;
-    return { ...result, deleteBeforeReplace: replacing && replacementNeedsDeleteFirst(olds, news) };
+  toApi,
+  async created(_session, made, user) {
+    if (made.answer === undefined) throw new Error("the create answered no user");
+    return outputsFromInputs(made.answer.user_id, user, made.answer.api_key);
   },
-
-  async create(session, inputs) {
-    const user = parseChecked(UserInputsSchema, inputs);
-    const client = session.client;
-    const answer = await performing(
-      describeOperation("creating", USER.kind, user.name),
-      async () => {
-        // No call lists users, but names are unique in an account and the 409 names the holder:
-        // after a lost answer the toolkit sends again, and a 409 names the user the lost answer
-        // made, which is deleted (its key was only in that answer) before the next send, unless
-        // the 409 dates it before that send: then it is someone else's, and the name is taken.
-        const made = await createExactlyOnce({
-          what: USER,
-          describe: `named ${JSON.stringify(user.name)}`,
-          session,
-          lookup: undefined,
-          unlistable: `look for a user named ${JSON.stringify(user.name)} in the account and delete it (its id${user.type === "api" ? " and its API key, which is shown only once," : ""} were only in the lost answer), then run \`pulumi up\` again`,
-          unique: true,
-          discard: (id) => unlessNotFound(client.iam.deleteUser(id)).then(() => undefined),
-          send: () => client.iam.createUser(toApi(user)),
-          idInAnswer: (created) => created.user_id,
-          // Keyed by name alone: names are what the service keeps unique.
-          request: { name: user.name },
-        });
-        if (made.answer === undefined) throw new Error("the create answered no user");
-        return made.answer;
-      },
-      { conflict: (err) => userTaken(user, err) },
-    );
-    return {
-      id: String(answer.user_id),
-      outs: { ...outputsFromInputs(answer.user_id, user, answer.api_key) },
-    };
+  // After a lost answer the toolkit sends again, and a 409 names the user the lost answer made,
+  // which is deleted (its key was only in that answer) before the next send, unless the 409 dates
+  // it before that send: then it is someone else's, and the name is taken.
+  recovery: {
+    unlistable: (user) =>
+      `look for a user named ${JSON.stringify(user.name)} in the account and delete it (its id${user.type === "api" ? " and its API key, which is shown only once," : ""} were only in the lost answer), then run \`pulumi up\` again`,
+    unique: true,
+    discard: (session) => (id) =>
+      unlessNotFound(session.client.iam.deleteUser(id)).then(() => undefined),
+    // Keyed by name alone: names are what the service keeps unique.
+    journalRequest: (user) => ({ name: user.name }),
   },
+  taken: (_session, user, err) => userTaken(user, err),
+  deleteBeforeReplace: replacementNeedsDeleteFirst,
+};
 
+export const operations = kindOperations(definition, {
   async read(_session, id, props) {
     // No call reads a user: keep what the state holds. Returning no `inputs` keeps the stored
     // inputs too, so a refresh never invents drift.
@@ -109,13 +96,13 @@ export const operations = {
     return { id, props: stored };
   },
 
+  /** Only the role changes in place. */
   async update(session, id, olds, news) {
-    const user = parseChecked(UserInputsSchema, news);
-    const operation = describeOperation("updating", "User", user.name);
-    const client = session.client;
+    const operation = describeOperation("updating", "User", nameIn(news));
+    const user = parseInputs(UserInputsSchema, news, operation);
     if (Number(olds["roleId"]) !== user.roleId) {
       try {
-        await client.iam.updateUserRole(id, { role_id: user.roleId });
+        await session.client.iam.updateUserRole(id, { role_id: user.roleId });
       } catch (err) {
         if (err instanceof NotFoundError) {
           throw operationError(
@@ -134,8 +121,4 @@ export const operations = {
     const userId = Number(olds["userId"] ?? id);
     return { outs: { ...definedOnly({ ...outputsFromInputs(userId, user, apiKey) }) } };
   },
-
-  async delete(session, id, props) {
-    await deleteUnlessGone(USER, id, props, () => session.client.iam.deleteUser(id));
-  },
-} satisfies KindOperations;
+});

@@ -1,0 +1,424 @@
+/**
+ * A kind is one definition ({@link KindDefinition}); one builder ({@link kindOperations}) turns it
+ * into the check, diff, create, read, update and delete that both flavours serve (the dynamic
+ * provider through shim.ts, the native plugin through `operations`). A kind overrides only what
+ * its API forces: a server waits for states, a user cannot be read, an attachment has no name.
+ *
+ * How a live object is matched to a request (after a lost create answer, before an adoption
+ * changes anything) is derived from the definition: the live object mapped with `fromApi` must
+ * equal the request's inputs field by field, through the field table's `equals` rules. A field
+ * added to the inputs is in the table (the compiler insists), so it is in the match too.
+ */
+import type { z } from "zod";
+import type { CloudInfraClient } from "../api/client";
+import { ConflictError, NotFoundError } from "../api/errors";
+import type { RequestOptions } from "../api/http";
+import { type Adoption, adopt, guardAdoptedReplacement, type Mismatch } from "./adopt";
+import {
+  aNoun,
+  checkResultOf,
+  deletedOutsidePulumiError,
+  describeOperation,
+  diffInputs,
+  type FieldRule,
+  failuresFromZod,
+  type KindNames,
+  type KindOperations,
+  labelOf,
+  type OperationLimits,
+  operationError,
+  type Props,
+  unlessNotFound,
+} from "./common";
+import { type NamedObject, nameTakenError } from "./conflict";
+import { type CreateOutcome, createExactlyOnce } from "./create";
+import { resourceIdOf } from "./ids";
+import type { InputRules } from "./input-rules";
+import type { ProviderSession } from "./session";
+
+/** How `diff` and the match treat each input; a missing input is a compile error. */
+export type FieldTable<Inputs> = Record<Exclude<keyof Inputs, "adoptId">, FieldRule>;
+
+/** A kind's API list (every page) and its key in the shared-list cache: one key per API list. */
+export interface KindList<Live> {
+  key: string;
+  read(options?: RequestOptions): Promise<readonly Live[]>;
+}
+
+/** The calls a kind makes to the service. */
+export interface KindApi<Live, Request, Answer> {
+  /** The id of a live object. */
+  idOf(live: Live): number;
+  /** Every live object, for reads and create lookups; left out when the API cannot list the kind. */
+  list?(client: CloudInfraClient): KindList<Live>;
+  /** One live object (adoption reads it); without it, the object is found in the list. */
+  get?(client: CloudInfraClient, id: number): Promise<Live>;
+  create(client: CloudInfraClient, request: Request): Promise<Answer>;
+  /** The id the creation answer names, or `undefined` when it names none (then it is found). */
+  idInAnswer(answer: Answer): number | undefined;
+  /** The change of an existing object to `request`; left out when every change replaces. */
+  update?(client: CloudInfraClient, id: number | string, request: Request): Promise<unknown>;
+  /** The delete (`props`: the stored state); a 404 is success. */
+  delete(
+    session: ProviderSession,
+    id: string,
+    props: Props,
+    limits?: OperationLimits,
+  ): Promise<unknown>;
+}
+
+/**
+ * One kind: its inputs, rules, field table, wire mapping, API calls and whatever its API forces.
+ * `Resolved` is the inputs with what the service must tell before a write (a role's permission
+ * ids); it is the inputs themselves for most kinds.
+ */
+export interface KindDefinition<
+  Inputs extends object,
+  Live,
+  Request,
+  Answer,
+  Outputs extends object,
+  Resolved extends Inputs = Inputs,
+> {
+  what: KindNames;
+  /** The input schema: what `create` and `update` parse (`check` has normalised the inputs). */
+  schema: z.ZodType<Inputs>;
+  /** The kind's input rules (./input-rules.ts): what `check` validates and normalises. */
+  rules: InputRules;
+  /** How each input changes: which fields replace, what counts as equal. */
+  fields: FieldTable<Inputs>;
+  /** Outputs the service generates that are secrets (marked so by both flavours). */
+  secrets?: readonly string[];
+  api: KindApi<Live, Request, Answer>;
+  /** What must be asked of the service before a write (role permission ids). */
+  resolve?(session: ProviderSession, inputs: Inputs): Promise<Resolved>;
+  toApi(inputs: Resolved): Request;
+  /**
+   * Outputs of a live object. `known`: what the state or the request holds, for what the service
+   * does not return (a key's comment, whether a tag's membership is managed).
+   */
+  fromApi?(live: Live, known: Props | undefined): Outputs;
+  /**
+   * The outputs of a write, from what was sent (and the creation answer); left out by a kind
+   * whose outputs only the service knows (a key's fingerprint), which gives `created` and
+   * overrides `update` and adoption's `converge`.
+   */
+  outputsFromInputs?(id: number, inputs: Resolved, answer?: Answer): Outputs;
+  /** The inputs that would produce these outputs, as refresh stores them. */
+  liveInputs?(outputs: Outputs): Props;
+  /** Outputs of a live object as a read reports them, when more than `fromApi` (a role's catalogue). */
+  readOutputs?(session: ProviderSession, live: Live, stored: Props | undefined): Promise<Outputs>;
+  /** The outputs of a create from its outcome, when not {@link outputsFromInputs} (a generated key). */
+  created?(
+    session: ProviderSession,
+    made: CreateOutcome<Answer, Live>,
+    r: Resolved,
+  ): Promise<Outputs>;
+  /** Objects no create of ours can have made (a system role); never matched. */
+  foreign?(live: Live): boolean;
+  /** Create recovery beyond the default (../create.ts). */
+  recovery?: {
+    /** What the request asks for after the noun; default `named "<name>"`. */
+    describe?(r: Resolved): string;
+    /**
+     * Deletes an object a lost answer made that is useless without it (a generated key), or, for
+     * a `unique` kind, the holder a 409 names when it is what this create made (create.ts, rule 8).
+     */
+    discard?(session: ProviderSession, r: Resolved): ((id: number) => Promise<void>) | undefined;
+    /** For a kind the API cannot list: advice, and the 409-names-the-holder rule (create.ts). */
+    unlistable?(r: Resolved): string;
+    /** The kind cannot be listed, but the service keeps its names unique (a user). */
+    unique?: true;
+    /** What identifies the request in the journal; default its body. */
+    journalRequest?(r: Resolved): unknown;
+  };
+  /** The error for a 409 of a write; default: the object that holds the name ({@link nameTaken}). */
+  taken?(session: ProviderSession, r: Resolved, err: ConflictError, self?: string): Promise<Error>;
+  /** The error for a 409 of a delete; default the service's. */
+  deleteConflict?(session: ProviderSession, id: string, err: ConflictError): Promise<Error>;
+  /** A replacement must delete the old object first (the service holds the value once). */
+  deleteBeforeReplace?(olds: Props, news: Props): boolean;
+  /** How the kind adopts an existing object (`adoptId`); left out when it cannot. */
+  adoption?: {
+    read?(session: ProviderSession, id: number): Promise<Live | undefined>;
+    mismatches?(live: Live, inputs: Inputs): Mismatch[];
+    refusal?(live: Live): string | undefined;
+    /** Default: an update when the live object does not match, then {@link outputsFromInputs}. */
+    converge?(session: ProviderSession, live: Live, inputs: Inputs): Promise<Props>;
+  };
+}
+
+/** The `name` of a property bag or of inputs, when it has one. */
+export function nameIn(props: object): string | undefined {
+  return "name" in props && typeof props.name === "string" ? props.name : undefined;
+}
+
+/** Inputs or outputs as the property bag the host sees. */
+function bag(value: object): Props {
+  return { ...value };
+}
+
+/**
+ * The inputs of a create or update, which `check` has normalised already; parsed again so their
+ * types hold. Inputs that do not parse (a host that skipped `check`) fail naming each field.
+ */
+export function parseInputs<Inputs>(schema: z.ZodType<Inputs>, props: Props, operation: string) {
+  const { __provider: _provider, ...rest } = props;
+  const parsed = schema.safeParse(rest);
+  if (parsed.success) return parsed.data;
+  const reasons = failuresFromZod(parsed.error).map((f) => f.reason);
+  throw new Error(`cloudinfra: ${operation} failed: invalid inputs: ${reasons.join("; ")}`);
+}
+
+/** The live object of `def` that `match` accepts, from the session's shared list. */
+export function findListed<Live>(
+  session: ProviderSession,
+  list: KindList<Live>,
+  match: (live: Live) => boolean,
+): Promise<Live | undefined> {
+  return session.lists.find(list.key, () => list.read(), match);
+}
+
+/**
+ * Whether a live object is what a request asks for, derived from the definition: `fromApi` of it
+ * equals the request's inputs in every field of the table, by the table's rules.
+ */
+export function matchesRequest<Inputs extends object, Live, Resolved extends Inputs>(
+  def: KindDefinition<Inputs, Live, unknown, unknown, object, Resolved>,
+  live: Live,
+  r: Resolved,
+): boolean {
+  if (def.foreign?.(live) === true || def.fromApi === undefined) return false;
+  const wanted = bag(r);
+  const made: Record<string, FieldRule> = {};
+  for (const [field, rule] of Object.entries<FieldRule>(def.fields)) {
+    if (rule.afterCreate !== true) made[field] = rule;
+  }
+  return !diffInputs({ ...def.fromApi(live, wanted) }, wanted, made).changes;
+}
+
+/**
+ * The error for a 409 on a name that must be unique: the object that holds it (a fresh read of
+ * the kind's list), with its id and `adoptId` unless the stack manages it.
+ */
+export function nameTaken<Live extends NamedObject>(
+  def: { what: KindNames; api: KindApi<Live, unknown, unknown> },
+  session: ProviderSession,
+  name: string,
+  err: ConflictError,
+  self?: string,
+  more: Pick<Parameters<typeof nameTakenError<Live>>[2], "rule" | "detail" | "special"> = {},
+): Promise<Error> {
+  const list = def.api.list?.(session.client);
+  return nameTakenError(def.what, err, {
+    name,
+    list: () => (list === undefined ? Promise.resolve([]) : list.read()),
+    managed: (id) => session.stack.manages(def.what.kind, id),
+    ...(self === undefined ? {} : { self }),
+    ...more,
+  });
+}
+
+/**
+ * The tools of one kind: what its overrides reuse (Server's create parses, adopts and matches the
+ * same way) and the operations {@link kindOperations} serves.
+ */
+export function kindTools<
+  Inputs extends object,
+  Live,
+  Request,
+  Answer,
+  Outputs extends object,
+  Resolved extends Inputs,
+>(def: KindDefinition<Inputs, Live, Request, Answer, Outputs, Resolved>) {
+  const { what, api } = def;
+  const resolve = (session: ProviderSession, inputs: Inputs): Promise<Resolved> =>
+    def.resolve === undefined ? Promise.resolve(inputs as Resolved) : def.resolve(session, inputs);
+  const taken = (session: ProviderSession, r: Resolved, err: ConflictError, self?: string) => {
+    if (def.taken !== undefined) return def.taken(session, r, err, self);
+    const name = nameIn(r);
+    const named = def as unknown as {
+      what: KindNames;
+      api: KindApi<NamedObject, unknown, unknown>;
+    };
+    return name === undefined ? Promise.resolve(err) : nameTaken(named, session, name, err, self);
+  };
+  /** `write`, with a 409 explained by {@link taken}. */
+  const explained = async <T>(
+    session: ProviderSession,
+    r: Resolved | undefined,
+    write: () => Promise<T>,
+    self?: string,
+  ): Promise<T> => {
+    try {
+      return await write();
+    } catch (err) {
+      if (err instanceof ConflictError && r !== undefined) throw await taken(session, r, err, self);
+      throw err;
+    }
+  };
+  const outputs = (id: number, r: Resolved, answer?: Answer): Outputs => {
+    if (def.outputsFromInputs === undefined) {
+      throw new Error(`the outputs of a ${what.kind} come from the service, not from its inputs`);
+    }
+    return def.outputsFromInputs(id, r, answer);
+  };
+  const find = (session: ProviderSession, id: number): Promise<Live | undefined> => {
+    const list = api.list?.(session.client);
+    if (list === undefined) throw new Error(`the API cannot list ${what.noun}s`);
+    return findListed(session, list, (l) => api.idOf(l) === id);
+  };
+
+  const adoption = (session: ProviderSession): Adoption<Inputs, Live> => {
+    const own = def.adoption ?? {};
+    return {
+      what,
+      read: (id) =>
+        own.read !== undefined
+          ? own.read(session, id)
+          : api.get !== undefined
+            ? unlessNotFound(api.get(session.client, id))
+            : find(session, id),
+      ...(own.mismatches === undefined ? {} : { mismatches: own.mismatches }),
+      ...(own.refusal === undefined ? {} : { refusal: own.refusal }),
+      async converge(live, inputs) {
+        if (own.converge !== undefined) return own.converge(session, live, inputs);
+        const r = await resolve(session, inputs);
+        const id = api.idOf(live);
+        if (!matchesRequest(def, live, r) && api.update !== undefined) {
+          const update = api.update;
+          await explained(session, r, () => update(session.client, id, def.toApi(r)), String(id));
+        }
+        return bag(outputs(id, r));
+      },
+    };
+  };
+
+  /** Creates the object exactly once (./create.ts), then its outputs. */
+  const createNew = async (session: ProviderSession, r: Resolved) => {
+    const { client } = session;
+    const list = api.list?.(client);
+    const request = def.toApi(r);
+    const recovery = def.recovery ?? {};
+    const discard = recovery.discard?.(session, r);
+    const unlistable = recovery.unlistable?.(r);
+    const made = await explained(session, r, () =>
+      createExactlyOnce({
+        what,
+        describe: recovery.describe?.(r) ?? `named ${JSON.stringify(nameIn(r) ?? "")}`,
+        session,
+        lookup:
+          list === undefined
+            ? undefined
+            : {
+                ...list,
+                idOf: api.idOf,
+                matches: (l) => matchesRequest(def, l, r),
+              },
+        ...(unlistable === undefined ? {} : { unlistable }),
+        ...(discard === undefined ? {} : { discard }),
+        ...(recovery.unique === true ? { unique: true } : {}),
+        send: () => api.create(client, request),
+        idInAnswer: api.idInAnswer,
+        request: recovery.journalRequest?.(r) ?? request,
+      }),
+    );
+    const outs = await (def.created?.(session, made, r) ?? outputs(made.id, r, made.answer));
+    return { id: String(made.id), outs: { ...outs } };
+  };
+
+  const operations: KindOperations = {
+    async check(_session, _olds, news) {
+      return checkResultOf(def.rules(news));
+    },
+
+    async diff(_session, id, olds, news) {
+      const result = diffInputs(olds, news, def.fields);
+      const replacing = (result.replaces?.length ?? 0) > 0;
+      const first = replacing && def.deleteBeforeReplace?.(olds, news) === true;
+      return guardAdoptedReplacement(what, id, news, { ...result, deleteBeforeReplace: first });
+    },
+
+    async create(session, props) {
+      const operation = describeOperation("creating", what.kind, nameIn(props));
+      const inputs = parseInputs(def.schema, props, operation);
+      const adoptId = (inputs as { adoptId?: number }).adoptId;
+      if (adoptId !== undefined && def.adoption !== undefined) {
+        return adopt(adoption(session), inputs, adoptId);
+      }
+      try {
+        return await createNew(session, await resolve(session, inputs));
+      } catch (err) {
+        throw operationError(operation, err);
+      }
+    },
+
+    async read(session, id, props) {
+      const operation = describeOperation("reading", what.kind, labelOf(props, id));
+      const { fromApi, liveInputs } = def;
+      if (fromApi === undefined || liveInputs === undefined) {
+        throw operationError(operation, new Error(`the API cannot read ${what.noun}s`));
+      }
+      let outs: Outputs;
+      try {
+        const live = await find(session, resourceIdOf(id, `${aNoun(what)} id`));
+        if (live === undefined) return {};
+        outs = await (def.readOutputs?.(session, live, props) ?? fromApi(live, props));
+      } catch (err) {
+        throw operationError(operation, err);
+      }
+      return { id, props: { ...outs }, inputs: liveInputs(outs) };
+    },
+
+    async update(session, id, _olds, news) {
+      const operation = describeOperation("updating", what.kind, nameIn(news) ?? id);
+      const inputs = parseInputs(def.schema, news, operation);
+      if (api.update === undefined) {
+        throw operationError(operation, new Error(`a ${what.kind} cannot change in place`));
+      }
+      const update = api.update;
+      let r: Resolved | undefined;
+      try {
+        r = await resolve(session, inputs);
+        const request = def.toApi(r);
+        await explained(session, r, () => update(session.client, id, request), id);
+        return { outs: bag(outputs(Number(id), r)) };
+      } catch (err) {
+        if (err instanceof NotFoundError && r !== undefined) {
+          throw deletedOutsidePulumiError(operation, what.noun, id, err);
+        }
+        throw operationError(operation, err);
+      }
+    },
+
+    async delete(session, id, props, limits) {
+      try {
+        await api.delete(session, id, props, limits);
+      } catch (err) {
+        if (err instanceof NotFoundError) return;
+        const shown =
+          err instanceof ConflictError && def.deleteConflict !== undefined
+            ? await def.deleteConflict(session, id, err)
+            : err;
+        throw operationError(describeOperation("deleting", what.kind, labelOf(props, id)), shown);
+      }
+    },
+  };
+
+  return { operations, adoption };
+}
+
+/** The operations of a kind: the builder's, with the kind's own overrides. */
+export function kindOperations<
+  Inputs extends object,
+  Live,
+  Request,
+  Answer,
+  Outputs extends object,
+  Resolved extends Inputs,
+>(
+  def: KindDefinition<Inputs, Live, Request, Answer, Outputs, Resolved>,
+  overrides: Partial<KindOperations> = {},
+): KindOperations {
+  return { ...kindTools(def).operations, ...overrides };
+}
