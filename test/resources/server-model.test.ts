@@ -715,7 +715,6 @@ describe("the model's exact words and values", () => {
       ),
     ).toBe("alma-9");
     expect(osOf(server({ data: [{ name: "region", value: "x" }] }))).toBeUndefined();
-    expect(osOf(server({ data: [{ name: "os", value: null }] }))).toBeUndefined();
   });
 
   it("keeps the stored image, power state, SSH keys and timeouts where the live server has none", () => {
