@@ -47,22 +47,22 @@ describe("Role inputs", () => {
         name: "ops",
         permissions: [" tags:read", "servers:read ", "tags:read", "keys:read"],
       }),
-    ).toEqual({
+    ).toStrictEqual({
       inputs: { name: "ops", permissions: ["keys:read", "servers:read", "tags:read"] },
     });
   });
 
   it("names what a permission list and a permission name are", () => {
-    expect(failuresOf("Role", { name: "ops", permissions: "servers:read" })).toEqual([
+    expect(failuresOf("Role", { name: "ops", permissions: "servers:read" })).toStrictEqual([
       {
         property: "permissions",
         reason: 'permissions: expected a list of permission names such as ["servers:read"]',
       },
     ]);
-    expect(failuresOf("Role", { name: "ops" })).toEqual([
+    expect(failuresOf("Role", { name: "ops" })).toStrictEqual([
       { property: "permissions", reason: "permissions: is required" },
     ]);
-    expect(failuresOf("Role", { name: "ops", permissions: ["servers:read", " ", 3] })).toEqual([
+    expect(failuresOf("Role", { name: "ops", permissions: ["servers:read", " ", 3] })).toStrictEqual([
       {
         property: "permissions",
         reason: 'permissions[1]: must not be empty: give a permission name such as "servers:read"',
@@ -87,7 +87,7 @@ describe("Role diff", () => {
   it("sees no change for another order, case or spacing of the same names, or no description", () => {
     expect(
       diffInputs(olds, { name: "ops", permissions: ["Tags:Read ", "servers:read"] }, ROLE_FIELDS),
-    ).toEqual({
+    ).toStrictEqual({
       changes: false,
       replaces: [],
       stables: ["name", "description", "permissions"],
@@ -109,7 +109,7 @@ describe("Role diff", () => {
         { name: "ops", description: "x", permissions: ["servers:read"] },
         ROLE_FIELDS,
       ),
-    ).toEqual({
+    ).toStrictEqual({
       changes: true,
       replaces: [],
       stables: ["name"],
@@ -118,20 +118,20 @@ describe("Role diff", () => {
     expect(
       diffInputs(olds, { name: "ops", permissions: ["servers:read", "servers:write"] }, ROLE_FIELDS)
         .stables,
-    ).toEqual(["name", "description"]);
+    ).toStrictEqual(["name", "description"]);
     expect(
       diffInputs(
         olds,
         { name: "ops", permissions: ["servers:read", "tags:read", "x:y"] },
         ROLE_FIELDS,
       ).stables,
-    ).toEqual(["name", "description"]);
+    ).toStrictEqual(["name", "description"]);
     expect(
       diffInputs({ ...olds, permissions: "servers:read" }, { ...olds }, ROLE_FIELDS).stables,
-    ).toEqual(["name", "description"]);
+    ).toStrictEqual(["name", "description"]);
     expect(
       diffInputs({ ...olds }, { ...olds, permissions: "servers:read" }, ROLE_FIELDS).stables,
-    ).toEqual(["name", "description"]);
+    ).toStrictEqual(["name", "description"]);
   });
 });
 
@@ -139,8 +139,8 @@ describe("Role wire mapping", () => {
   const inputs: RoleInputs = { name: "ops", permissions: ["servers:read", "tags:read"] };
 
   it("always sends a description and the permission ids", () => {
-    expect(toApi(inputs, [1, 3])).toEqual({ name: "ops", description: "", permission_ids: [1, 3] });
-    expect(toApi({ ...inputs, description: "x" }, [3])).toEqual({
+    expect(toApi(inputs, [1, 3])).toStrictEqual({ name: "ops", description: "", permission_ids: [1, 3] });
+    expect(toApi({ ...inputs, description: "x" }, [3])).toStrictEqual({
       name: "ops",
       description: "x",
       permission_ids: [3],
@@ -149,14 +149,14 @@ describe("Role wire mapping", () => {
 
   it("names each grant from the answer, else from the catalogue, else by its id", () => {
     const live = role([grant(3, "tags:read"), grant(1), grant(17), grant(3, "tags:read")]);
-    expect(fromApi(live, CATALOGUE)).toEqual({
+    expect(fromApi(live, CATALOGUE)).toStrictEqual({
       roleId: 5,
       name: "ops",
       description: "ops",
       permissions: ["#17", "servers:read", "tags:read"],
       permissionIds: [1, 3, 17],
     });
-    expect(fromApi(role([grant(1)], null))).toEqual({
+    expect(fromApi(role([grant(1)], null))).toStrictEqual({
       roleId: 5,
       name: "ops",
       description: "",
@@ -173,18 +173,18 @@ describe("Role wire mapping", () => {
 
   it("records what was sent, and refreshes to the inputs that would make the live role", () => {
     const outputs = outputsFromInputs(5, inputs, [1, 3]);
-    expect(outputs).toEqual({
+    expect(outputs).toStrictEqual({
       roleId: 5,
       name: "ops",
       description: "",
       permissions: ["servers:read", "tags:read"],
       permissionIds: [1, 3],
     });
-    expect(liveInputs(outputs)).toEqual({
+    expect(liveInputs(outputs)).toStrictEqual({
       name: "ops",
       permissions: ["servers:read", "tags:read"],
     });
-    expect(liveInputs({ ...outputs, description: "x" })).toEqual({
+    expect(liveInputs({ ...outputs, description: "x" })).toStrictEqual({
       name: "ops",
       description: "x",
       permissions: ["servers:read", "tags:read"],
@@ -205,11 +205,11 @@ describe("permission names", () => {
   it("resolves names whatever their case or blanks to the catalogue's spelling and ids", () => {
     expect(
       resolvePermissions([" TAGS:read", "keys:read", "servers:read", "tags:read"], CATALOGUE),
-    ).toEqual({ ok: true, names: ["Keys:Read", "servers:read", "tags:read"], ids: [1, 3, 10] });
+    ).toStrictEqual({ ok: true, names: ["Keys:Read", "servers:read", "tags:read"], ids: [1, 3, 10] });
   });
 
   it("reports every unknown name with its position and the nearest names", () => {
-    expect(resolvePermissions(["servers:raed", "tags:read", "zzz"], CATALOGUE)).toEqual({
+    expect(resolvePermissions(["servers:raed", "tags:read", "zzz"], CATALOGUE)).toStrictEqual({
       ok: false,
       problems: [
         {
@@ -227,6 +227,6 @@ describe("permission names", () => {
   });
 
   it("sorts names as text and keeps each once", () => {
-    expect(normaliseNames(["b", "a", "B", "a", "10", "9"])).toEqual(["10", "9", "B", "a", "b"]);
+    expect(normaliseNames(["b", "a", "B", "a", "10", "9"])).toStrictEqual(["10", "9", "B", "a", "b"]);
   });
 });

@@ -9,17 +9,17 @@ import { checkOf, failuresOf } from "../support/input-rules";
 
 describe("SecurityGroupAttachment inputs", () => {
   it("stores both ids as numbers", () => {
-    expect(checkOf("SecurityGroupAttachment", { securityGroupId: "12", serverId: 34 })).toEqual({
+    expect(checkOf("SecurityGroupAttachment", { securityGroupId: "12", serverId: 34 })).toStrictEqual({
       inputs: { securityGroupId: 12, serverId: 34 },
     });
   });
 
   it("names each missing or bad id and what an id is", () => {
-    expect(failuresOf("SecurityGroupAttachment", {})).toEqual([
+    expect(failuresOf("SecurityGroupAttachment", {})).toStrictEqual([
       { property: "securityGroupId", reason: "securityGroupId: is required" },
       { property: "serverId", reason: "serverId: is required" },
     ]);
-    expect(failuresOf("SecurityGroupAttachment", { securityGroupId: 0, serverId: "x" })).toEqual([
+    expect(failuresOf("SecurityGroupAttachment", { securityGroupId: 0, serverId: "x" })).toStrictEqual([
       {
         property: "securityGroupId",
         reason:
@@ -40,7 +40,7 @@ describe("SecurityGroupAttachment diff", () => {
   it("sees no change between a stored number and the same id as text", () => {
     expect(
       diff({ securityGroupId: 12, serverId: 34 }, { securityGroupId: "12", serverId: "34" }),
-    ).toEqual({
+    ).toStrictEqual({
       changes: false,
       replaces: [],
       stables: ["securityGroupId", "serverId"],
@@ -51,7 +51,7 @@ describe("SecurityGroupAttachment diff", () => {
   it("replaces the attachment when either id changes", () => {
     expect(
       diff({ securityGroupId: 12, serverId: 34 }, { securityGroupId: 13, serverId: 34 }),
-    ).toEqual({
+    ).toStrictEqual({
       changes: true,
       replaces: ["securityGroupId"],
       stables: ["serverId"],
@@ -59,7 +59,7 @@ describe("SecurityGroupAttachment diff", () => {
     });
     expect(
       diff({ securityGroupId: 12, serverId: 34 }, { securityGroupId: 12, serverId: 35 }),
-    ).toEqual({
+    ).toStrictEqual({
       changes: true,
       replaces: ["serverId"],
       stables: ["securityGroupId"],
@@ -71,8 +71,8 @@ describe("SecurityGroupAttachment diff", () => {
 describe("SecurityGroupAttachment id", () => {
   it("is <securityGroupId>/<serverId> and reads back to the same pair", () => {
     expect(attachmentId({ securityGroupId: 12, serverId: 34 })).toBe("12/34");
-    expect(parseAttachmentId("12/34")).toEqual({ securityGroupId: 12, serverId: 34 });
-    expect(parseAttachmentId(" 12/34\n")).toEqual({ securityGroupId: 12, serverId: 34 });
+    expect(parseAttachmentId("12/34")).toStrictEqual({ securityGroupId: 12, serverId: 34 });
+    expect(parseAttachmentId(" 12/34\n")).toStrictEqual({ securityGroupId: 12, serverId: 34 });
   });
 
   it("refuses anything else, zero ids and text around the pair included", () => {
@@ -91,6 +91,6 @@ describe("SecurityGroupAttachment id", () => {
     ]) {
       expect(parseAttachmentId(id), id).toBeUndefined();
     }
-    expect(parseAttachmentId("1/1")).toEqual({ securityGroupId: 1, serverId: 1 });
+    expect(parseAttachmentId("1/1")).toStrictEqual({ securityGroupId: 1, serverId: 1 });
   });
 });

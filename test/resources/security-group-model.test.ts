@@ -46,7 +46,7 @@ describe("SecurityGroup inputs", () => {
         { action: "accept", proto: "tcp", dport: "8000-8080" },
         { action: "ACCEPT", proto: "tcp", dport: "1-65535" },
       ]),
-    ).toEqual({
+    ).toStrictEqual({
       inputs: {
         name: "web",
         rules: [
@@ -58,7 +58,7 @@ describe("SecurityGroup inputs", () => {
         ],
       },
     });
-    expect(rulesOf([])).toEqual({ inputs: { name: "web", rules: [] } });
+    expect(rulesOf([])).toStrictEqual({ inputs: { name: "web", rules: [] } });
   });
 
   it("refuses a port outside 1-65535, a reversed range and anything else", () => {
@@ -76,26 +76,26 @@ describe("SecurityGroup inputs", () => {
       22.5,
       true,
     ]) {
-      expect(ruleFailures({ action: "ACCEPT", proto: "tcp", dport }), String(dport)).toEqual([
+      expect(ruleFailures({ action: "ACCEPT", proto: "tcp", dport }), String(dport)).toStrictEqual([
         { property: "rules", reason: `rules[0].dport: ${DPORT}` },
       ]);
     }
-    expect(rulesOf([{ action: "ACCEPT", proto: "tcp", dport: "65535" }])).toEqual({
+    expect(rulesOf([{ action: "ACCEPT", proto: "tcp", dport: "65535" }])).toStrictEqual({
       inputs: { name: "web", rules: [{ action: "ACCEPT", proto: "tcp", dport: "65535" }] },
     });
-    expect(rulesOf([{ action: "ACCEPT", proto: "udp", dport: "1-1" }])).toEqual({
+    expect(rulesOf([{ action: "ACCEPT", proto: "udp", dport: "1-1" }])).toStrictEqual({
       inputs: { name: "web", rules: [{ action: "ACCEPT", proto: "udp", dport: "1" }] },
     });
   });
 
   it("refuses a port for icmp and any, which have none", () => {
-    expect(ruleFailures({ action: "ACCEPT", proto: "icmp", dport: "22" })).toEqual([
+    expect(ruleFailures({ action: "ACCEPT", proto: "icmp", dport: "22" })).toStrictEqual([
       {
         property: "rules",
         reason: 'rules[0].dport: must be left out for proto "icmp", which has no ports',
       },
     ]);
-    expect(ruleFailures({ action: "ACCEPT", proto: "ANY", dport: 22 })).toEqual([
+    expect(ruleFailures({ action: "ACCEPT", proto: "ANY", dport: 22 })).toStrictEqual([
       {
         property: "rules",
         reason: 'rules[0].dport: must be left out for proto "any", which has no ports',
@@ -106,7 +106,7 @@ describe("SecurityGroup inputs", () => {
   it("names each field of a rule at fault, all of them at once", () => {
     expect(
       ruleFailures({ action: "allow", proto: "sctp", dport: "99999", source: "10.0.0.1/8" }),
-    ).toEqual([
+    ).toStrictEqual([
       { property: "rules", reason: 'rules[0].action: expected "ACCEPT" or "DROP"' },
       { property: "rules", reason: 'rules[0].proto: expected "tcp", "udp", "icmp" or "any"' },
       { property: "rules", reason: `rules[0].dport: ${DPORT}` },
@@ -116,34 +116,34 @@ describe("SecurityGroup inputs", () => {
           'rules[0].source: "10.0.0.1/8" has host bits set: the network is 10.0.0.0/8 (write that, or 10.0.0.1/32 for the single address)',
       },
     ]);
-    expect(ruleFailures({ action: 1, proto: 2, source: 3 })).toEqual([
+    expect(ruleFailures({ action: 1, proto: 2, source: 3 })).toStrictEqual([
       { property: "rules", reason: 'rules[0].action: expected "ACCEPT" or "DROP"' },
       { property: "rules", reason: 'rules[0].proto: expected "tcp", "udp", "icmp" or "any"' },
       { property: "rules", reason: "rules[0].source: expected a CIDR block such as 10.0.0.0/8" },
     ]);
-    expect(ruleFailures({})).toEqual([
+    expect(ruleFailures({})).toStrictEqual([
       { property: "rules", reason: "rules[0].action: is required" },
       { property: "rules", reason: "rules[0].proto: is required" },
     ]);
   });
 
   it("refuses a rule that is not an object, and fields a rule does not have", () => {
-    expect(ruleFailures("ACCEPT tcp 22")).toEqual([
+    expect(ruleFailures("ACCEPT tcp 22")).toStrictEqual([
       { property: "rules", reason: "rules[0]: expected a rule {action, proto, dport?, source?}" },
     ]);
-    expect(ruleFailures({ action: "ACCEPT", proto: "tcp", port: 22, src: "x" })).toEqual([
+    expect(ruleFailures({ action: "ACCEPT", proto: "tcp", port: 22, src: "x" })).toStrictEqual([
       {
         property: "rules",
         reason: 'rules[0]: unknown field "port", "src": a rule has action, proto, dport and source',
       },
     ]);
-    expect(failuresOf("SecurityGroup", { name: "web", rules: [undefined] })).toEqual([
+    expect(failuresOf("SecurityGroup", { name: "web", rules: [undefined] })).toStrictEqual([
       { property: "rules", reason: "rules[0]: is required" },
     ]);
-    expect(failuresOf("SecurityGroup", { name: "web", rules: {} })).toEqual([
+    expect(failuresOf("SecurityGroup", { name: "web", rules: {} })).toStrictEqual([
       { property: "rules", reason: "rules: expected a list of rules (may be empty)" },
     ]);
-    expect(failuresOf("SecurityGroup", { name: "web" })).toEqual([
+    expect(failuresOf("SecurityGroup", { name: "web" })).toStrictEqual([
       { property: "rules", reason: "rules: is required" },
     ]);
   });
@@ -153,9 +153,9 @@ describe("SecurityGroup rules from the service", () => {
   it("reads each rule in the canonical spelling, leaving out empty fields", () => {
     expect(
       ruleFromApi({ action: " accept", proto: "TCP ", dport: " 80-80", source: "10.0.0.5" }),
-    ).toEqual({ action: "ACCEPT", proto: "tcp", dport: "80", source: "10.0.0.5/32" });
+    ).toStrictEqual({ action: "ACCEPT", proto: "tcp", dport: "80", source: "10.0.0.5/32" });
     for (const empty of [null, undefined, ""]) {
-      expect(ruleFromApi({ action: "DROP", proto: "any", dport: empty, source: empty })).toEqual({
+      expect(ruleFromApi({ action: "DROP", proto: "any", dport: empty, source: empty })).toStrictEqual({
         action: "DROP",
         proto: "any",
       });
@@ -165,14 +165,14 @@ describe("SecurityGroup rules from the service", () => {
   it("keeps a value it cannot read as it came, so it shows as drift", () => {
     expect(
       ruleFromApi({ action: "REJECT", proto: "gre", dport: "http", source: "10.0.0.1/8" }),
-    ).toEqual({ action: "REJECT", proto: "gre", dport: "http", source: "10.0.0.1/8" });
+    ).toStrictEqual({ action: "REJECT", proto: "gre", dport: "http", source: "10.0.0.1/8" });
   });
 
   it("keeps the first of exact repeats in place", () => {
     const a = { action: "ACCEPT", proto: "tcp", dport: "22" } as const;
     const b = { action: "DROP", proto: "any" } as const;
-    expect(withoutRepeats([a, b, { ...a }, b])).toEqual([a, b]);
-    expect(withoutRepeats([a, { ...a, dport: "23" }])).toEqual([a, { ...a, dport: "23" }]);
+    expect(withoutRepeats([a, b, { ...a }, b])).toStrictEqual([a, b]);
+    expect(withoutRepeats([a, { ...a, dport: "23" }])).toStrictEqual([a, { ...a, dport: "23" }]);
   });
 });
 
@@ -188,7 +188,7 @@ describe("SecurityGroup diff", () => {
       { action: "accept", proto: "TCP", dport: 22, source: "10.0.0.0/8" },
       { action: "drop", proto: "any", dport: "" },
     ];
-    expect(diffInputs(olds, { name: "web", rules: spelt }, SECURITY_GROUP_FIELDS)).toEqual({
+    expect(diffInputs(olds, { name: "web", rules: spelt }, SECURITY_GROUP_FIELDS)).toStrictEqual({
       changes: false,
       replaces: [],
       stables: ["name", "description", "rules"],
@@ -203,7 +203,7 @@ describe("SecurityGroup diff", () => {
         { name: "web", description: "x", rules: [...rules].reverse() },
         SECURITY_GROUP_FIELDS,
       ),
-    ).toEqual({ changes: true, replaces: [], stables: ["name"], deleteBeforeReplace: false });
+    ).toStrictEqual({ changes: true, replaces: [], stables: ["name"], deleteBeforeReplace: false });
     expect(sameRules(rules, [rules[0]])).toBe(false);
     expect(sameRules(rules, [{ ...rules[0], source: "10.0.0.0/9" }, rules[1]])).toBe(false);
     expect(sameRules(rules, [{ ...rules[0], source: 10 }, rules[1]])).toBe(false);
@@ -234,7 +234,7 @@ describe("SecurityGroup wire mapping", () => {
   };
 
   it("always sends a description, and the rules as they are stored", () => {
-    expect(toApi(inputs)).toEqual({
+    expect(toApi(inputs)).toStrictEqual({
       name: "web",
       description: "",
       rules: [{ action: "ACCEPT", proto: "tcp", dport: "22" }],
@@ -250,7 +250,7 @@ describe("SecurityGroup wire mapping", () => {
       ],
       null,
     );
-    expect(fromApi(live)).toEqual({
+    expect(fromApi(live)).toStrictEqual({
       securityGroupId: 8,
       name: "web",
       description: "",
@@ -263,17 +263,17 @@ describe("SecurityGroup wire mapping", () => {
 
   it("records what was sent, and refreshes to the inputs that would make the live group", () => {
     const outputs = outputsFromInputs(8, inputs);
-    expect(outputs).toEqual({
+    expect(outputs).toStrictEqual({
       securityGroupId: 8,
       name: "web",
       description: "",
       rules: [{ action: "ACCEPT", proto: "tcp", dport: "22" }],
     });
-    expect(liveInputs(outputs)).toEqual({
+    expect(liveInputs(outputs)).toStrictEqual({
       name: "web",
       rules: [{ action: "ACCEPT", proto: "tcp", dport: "22" }],
     });
-    expect(liveInputs({ ...outputs, description: "x" })).toEqual({
+    expect(liveInputs({ ...outputs, description: "x" })).toStrictEqual({
       name: "web",
       description: "x",
       rules: [{ action: "ACCEPT", proto: "tcp", dport: "22" }],

@@ -216,7 +216,7 @@ describe("fromApi and the live inputs", () => {
       vmId: 5042,
       createdAt: "2026-01-01T10:00:00Z",
     });
-    expect(inputsOf(outs)).toEqual({
+    expect(inputsOf(outs)).toStrictEqual({
       name: "web",
       planId: 3,
       image: "ubuntu-24.04",
@@ -270,7 +270,7 @@ describe("fromApi and the live inputs", () => {
   it("reads stored inputs field by field, skipping what no longer validates", () => {
     expect(
       storedInputs({ name: "web", planId: "x", powerState: "stopped", status: "running" }),
-    ).toEqual({
+    ).toStrictEqual({
       name: "web",
       powerState: "stopped",
     });
@@ -530,7 +530,7 @@ describe("the model's exact words and values", () => {
         powerState: "paused",
         timeouts: "10m",
       }),
-    ).toEqual([
+    ).toStrictEqual([
       {
         property: "image",
         reason: 'image: must not be empty: give an image name such as "ubuntu-24.04"',
@@ -547,7 +547,7 @@ describe("the model's exact words and values", () => {
         reason: "timeouts: expected an object with create, update and delete durations",
       },
     ]);
-    expect(failuresOf("Server", { ...INPUTS, image: 5, sshKeyIds: ["x"] })).toEqual([
+    expect(failuresOf("Server", { ...INPUTS, image: 5, sshKeyIds: ["x"] })).toStrictEqual([
       { property: "image", reason: 'image: expected an image name such as "ubuntu-24.04"' },
       {
         property: "sshKeyIds",
@@ -555,14 +555,14 @@ describe("the model's exact words and values", () => {
           'sshKeyIds[0]: expected an SSH key id (a positive integer, or its decimal text), got "x"',
       },
     ]);
-    expect(failuresOf("Server", { ...INPUTS, securityGroupIds: [0] })).toEqual([
+    expect(failuresOf("Server", { ...INPUTS, securityGroupIds: [0] })).toStrictEqual([
       {
         property: "securityGroupIds",
         reason:
           "securityGroupIds[0]: expected a security group id (a positive integer, or its decimal text), got 0",
       },
     ]);
-    expect(failuresOf("Server", { ...INPUTS, timeouts: { create: "1m", read: "1m" } })).toEqual([
+    expect(failuresOf("Server", { ...INPUTS, timeouts: { create: "1m", read: "1m" } })).toStrictEqual([
       {
         property: "timeouts",
         reason: "timeouts: expected an object with create, update and delete durations",
@@ -579,7 +579,7 @@ describe("the model's exact words and values", () => {
         sshKeyIds: [12, 5, 100],
         securityGroupIds: ["9", 10],
       }),
-    ).toEqual({
+    ).toStrictEqual({
       inputs: {
         name: "web",
         planId: 3,
@@ -593,15 +593,15 @@ describe("the model's exact words and values", () => {
 
   it("takes durations from 1ms to 24h, in h, m, s and ms, and says which rule one breaks", () => {
     for (const ok of ["24h", "1ms", "1h0m0s0ms", "23h59m59s999ms", " 10m "]) {
-      expect(timeoutFailures({ create: ok }), ok).toEqual([]);
+      expect(timeoutFailures({ create: ok }), ok).toStrictEqual([]);
     }
-    expect(timeoutFailures({ create: "24h0m0s1ms" })).toEqual([
+    expect(timeoutFailures({ create: "24h0m0s1ms" })).toStrictEqual([
       { property: "timeouts", reason: "timeouts.create: must be at most 24h" },
     ]);
-    expect(timeoutFailures({ update: "1441m" })).toEqual([
+    expect(timeoutFailures({ update: "1441m" })).toStrictEqual([
       { property: "timeouts", reason: "timeouts.update: must be at most 24h" },
     ]);
-    expect(timeoutFailures({ delete: "0ms" })).toEqual([
+    expect(timeoutFailures({ delete: "0ms" })).toStrictEqual([
       { property: "timeouts", reason: "timeouts.delete: must be longer than zero" },
     ]);
     for (const bad of [
@@ -619,11 +619,11 @@ describe("the model's exact words and values", () => {
       "-5m",
       "1.5h",
     ]) {
-      expect(timeoutFailures({ create: bad }), bad).toEqual([
+      expect(timeoutFailures({ create: bad }), bad).toStrictEqual([
         { property: "timeouts", reason: `timeouts.create: ${DURATION_FORM}` },
       ]);
     }
-    expect(timeoutFailures({ create: 600 })).toEqual([
+    expect(timeoutFailures({ create: 600 })).toStrictEqual([
       {
         property: "timeouts",
         reason: 'timeouts.create: expected a duration such as "90s", "10m" or "1h30m"',
@@ -638,7 +638,7 @@ describe("the model's exact words and values", () => {
     expect(ms("45s")).toBe(45_000);
     expect(ms(" 7ms ")).toBe(7);
     expect(ms("soon")).toBe(600_000);
-    expect(DEFAULT_TIMEOUTS).toEqual({ create: "10m", update: "10m", delete: "10m" });
+    expect(DEFAULT_TIMEOUTS).toStrictEqual({ create: "10m", update: "10m", delete: "10m" });
     for (const kind of ["create", "update", "delete"] as const) {
       expect(timeoutMs({}, kind)).toBe(600_000);
       expect(timeoutMs({ timeouts: { [kind]: "3m" } }, kind)).toBe(180_000);
@@ -669,20 +669,20 @@ describe("the model's exact words and values", () => {
   });
 
   it("defaults the power state to running, except for a server adopted now or before", () => {
-    expect(withPowerStateDefault({ name: "web" }, {})).toEqual({
+    expect(withPowerStateDefault({ name: "web" }, {})).toStrictEqual({
       name: "web",
       powerState: "running",
     });
-    expect(withPowerStateDefault({ name: "web", powerState: "stopped" }, {})).toEqual({
+    expect(withPowerStateDefault({ name: "web", powerState: "stopped" }, {})).toStrictEqual({
       name: "web",
       powerState: "stopped",
     });
-    expect(withPowerStateDefault({ name: "web", adoptId: "42" }, {})).toEqual({
+    expect(withPowerStateDefault({ name: "web", adoptId: "42" }, {})).toStrictEqual({
       name: "web",
       adoptId: "42",
     });
-    expect(withPowerStateDefault({ name: "web" }, { name: "web" })).toEqual({ name: "web" });
-    expect(withPowerStateDefault({ name: "web" }, { name: "web", powerState: "stopped" })).toEqual({
+    expect(withPowerStateDefault({ name: "web" }, { name: "web" })).toStrictEqual({ name: "web" });
+    expect(withPowerStateDefault({ name: "web" }, { name: "web", powerState: "stopped" })).toStrictEqual({
       name: "web",
       powerState: "running",
     });
@@ -690,7 +690,7 @@ describe("the model's exact words and values", () => {
 
   it("maps each status to the power state it is at or heading to", () => {
     const states = ["running", "provisioning", "starting", "rebooting", "stopped", "stopping"];
-    expect(states.map(powerStateOf)).toEqual([
+    expect(states.map(powerStateOf)).toStrictEqual([
       "running",
       "running",
       "running",
@@ -725,7 +725,7 @@ describe("the model's exact words and values", () => {
         sshKeyIds: [5],
         timeouts: { create: "20m" },
       }),
-    ).toEqual({
+    ).toStrictEqual({
       name: "web",
       planId: 3,
       firewallEnabled: false,
@@ -734,12 +734,12 @@ describe("the model's exact words and values", () => {
       sshKeyIds: [5],
       timeouts: { create: "20m" },
     });
-    expect(liveInputs(server({ data: [], status: "deleting" }), {})).toEqual({
+    expect(liveInputs(server({ data: [], status: "deleting" }), {})).toStrictEqual({
       name: "web",
       planId: 3,
       firewallEnabled: false,
     });
-    expect(liveInputs(server(), { image: "debian-13", powerState: "stopped" })).toEqual({
+    expect(liveInputs(server(), { image: "debian-13", powerState: "stopped" })).toStrictEqual({
       name: "web",
       planId: 3,
       firewallEnabled: false,
@@ -753,16 +753,16 @@ describe("the model's exact words and values", () => {
     const live = { name: "web", planId: 3, firewallEnabled: false, powerState: "running" };
     expect(
       fromApi(server({ ip: "", vm_id: null, order_id: null, status_date: null, data: [] }), {}),
-    ).toEqual({ ...live, ...base });
+    ).toStrictEqual({ ...live, ...base });
     expect(
       fromApi(
         server({ ip: undefined, vm_id: undefined, order_id: undefined, status_date: undefined }),
         {},
       ),
-    ).toEqual({ ...live, image: "ubuntu-24.04", ...base, os: "ubuntu-24.04" });
+    ).toStrictEqual({ ...live, image: "ubuntu-24.04", ...base, os: "ubuntu-24.04" });
     expect(
       fromApi(server({ ip: "10.0.0.1", vm_id: null, order_id: 8, status_date: null }), {}),
-    ).toEqual({
+    ).toStrictEqual({
       ...live,
       image: "ubuntu-24.04",
       ...base,
@@ -770,7 +770,7 @@ describe("the model's exact words and values", () => {
       os: "ubuntu-24.04",
       orderId: 8,
     });
-    expect(fromApi(server({ ip: null, vm_id: 9, order_id: null }), {})).toEqual({
+    expect(fromApi(server({ ip: null, vm_id: 9, order_id: null }), {})).toStrictEqual({
       ...live,
       image: "ubuntu-24.04",
       ...base,
@@ -781,10 +781,10 @@ describe("the model's exact words and values", () => {
   });
 
   it("reads nothing from no stored state, and every input field of a stored one", () => {
-    expect(storedInputs(undefined)).toEqual({});
+    expect(storedInputs(undefined)).toStrictEqual({});
     const stored = { ...INPUTS, sshKeyIds: [5], securityGroupIds: [4], timeouts: { create: "2m" } };
-    expect(storedInputs({ ...stored, adoptId: "42", serverId: 42 })).toEqual(stored);
-    expect(INPUT_FIELDS).toEqual([
+    expect(storedInputs({ ...stored, adoptId: "42", serverId: 42 })).toStrictEqual(stored);
+    expect(INPUT_FIELDS).toStrictEqual([
       "name",
       "planId",
       "image",
@@ -797,7 +797,7 @@ describe("the model's exact words and values", () => {
   });
 
   it("sends the SSH keys only when given", () => {
-    expect(toApi({ ...INPUTS, sshKeyIds: [5, 12] })).toEqual({
+    expect(toApi({ ...INPUTS, sshKeyIds: [5, 12] })).toStrictEqual({
       plan_id: 3,
       image: "ubuntu-24.04",
       user_defined_name: "web",
@@ -805,7 +805,7 @@ describe("the model's exact words and values", () => {
       firewall_enabled: false,
       quantity: 1,
     });
-    expect(toApi(INPUTS)).toEqual({
+    expect(toApi(INPUTS)).toStrictEqual({
       plan_id: 3,
       image: "ubuntu-24.04",
       user_defined_name: "web",
@@ -816,13 +816,13 @@ describe("the model's exact words and values", () => {
 
   it("diffs to exactly these changes, replacements and stable fields", () => {
     const olds = fromApi(server(), { ...INPUTS, sshKeyIds: [5] });
-    expect(diffServer(olds, { ...INPUTS, sshKeyIds: [5] })).toEqual({
+    expect(diffServer(olds, { ...INPUTS, sshKeyIds: [5] })).toStrictEqual({
       changes: false,
       replaces: [],
       stables: INPUT_FIELDS,
       deleteBeforeReplace: false,
     });
-    expect(diffServer(olds, { ...INPUTS, sshKeyIds: [6], powerState: "stopped" })).toEqual({
+    expect(diffServer(olds, { ...INPUTS, sshKeyIds: [6], powerState: "stopped" })).toStrictEqual({
       changes: true,
       replaces: ["sshKeyIds"],
       stables: ["name", "planId", "image", "securityGroupIds", "firewallEnabled", "timeouts"],
@@ -830,7 +830,7 @@ describe("the model's exact words and values", () => {
     });
     expect(
       diffServer(fromApi(server({ status: "error" }), INPUTS), { ...INPUTS, planId: 4 }),
-    ).toEqual({
+    ).toStrictEqual({
       changes: true,
       replaces: ["planId", "status"],
       stables: [

@@ -48,11 +48,11 @@ describe("SshKey inputs", () => {
   it("stores the key line tidied with its comment, and generate as a boolean", () => {
     expect(
       checkOf("SshKey", { name: "laptop", publicKey: `  ${keyType}   ${keyData}   me@laptop\n` }),
-    ).toEqual({ inputs: { name: "laptop", publicKey: laptop, generate: false } });
-    expect(checkOf("SshKey", { name: "laptop", publicKey: `${bare}\n` })).toEqual({
+    ).toStrictEqual({ inputs: { name: "laptop", publicKey: laptop, generate: false } });
+    expect(checkOf("SshKey", { name: "laptop", publicKey: `${bare}\n` })).toStrictEqual({
       inputs: { name: "laptop", publicKey: bare, generate: false },
     });
-    expect(checkOf("SshKey", { name: "ci", generate: true })).toEqual({
+    expect(checkOf("SshKey", { name: "ci", generate: true })).toStrictEqual({
       inputs: { name: "ci", generate: true },
     });
   });
@@ -60,7 +60,7 @@ describe("SshKey inputs", () => {
   it("adds what a key may be to a parser message that does not say it", () => {
     expect(
       failuresOf("SshKey", { name: "k", publicKey: `${keyType} ${keyData.slice(0, 40)}` }),
-    ).toEqual([
+    ).toStrictEqual([
       {
         property: "publicKey",
         reason: `publicKey: key data is truncated: the Ed25519 public key claims 32 bytes, 11 remain; ${ALLOWED}`,
@@ -68,44 +68,44 @@ describe("SshKey inputs", () => {
     ]);
     expect(
       failuresOf("SshKey", { name: "k", publicKey: `${keyType} ${keyData.slice(0, 40)}!` }),
-    ).toEqual([
+    ).toStrictEqual([
       {
         property: "publicKey",
         reason: `publicKey: not an OpenSSH public key: the key data after 'ssh-ed25519' is not base64; ${ALLOWED}`,
       },
     ]);
-    expect(failuresOf("SshKey", { name: "k", publicKey: "hello" })).toEqual([
+    expect(failuresOf("SshKey", { name: "k", publicKey: "hello" })).toStrictEqual([
       {
         property: "publicKey",
         reason:
           "publicKey: not an OpenSSH public key: expected '<type> <base64> [comment]', e.g. 'ssh-ed25519 AAAAC3Nza... me@host'",
       },
     ]);
-    expect(failuresOf("SshKey", { name: "k", publicKey: 5 })).toEqual([
+    expect(failuresOf("SshKey", { name: "k", publicKey: 5 })).toStrictEqual([
       {
         property: "publicKey",
         reason: "publicKey: expected an OpenSSH public key (ssh-ed25519 AAAA... comment)",
       },
     ]);
-    expect(failuresOf("SshKey", { name: "k", publicKey: bare, generate: "yes" })).toEqual([
+    expect(failuresOf("SshKey", { name: "k", publicKey: bare, generate: "yes" })).toStrictEqual([
       { property: "generate", reason: "generate: expected true or false" },
     ]);
   });
 
   it("takes exactly one of publicKey and generate: true", () => {
-    expect(failuresOf("SshKey", { name: "k", publicKey: bare, generate: true })).toEqual([BOTH]);
-    expect(failuresOf("SshKey", { name: "k" })).toEqual([NEITHER]);
-    expect(failuresOf("SshKey", { name: "k", generate: false })).toEqual([NEITHER]);
-    expect(failuresOf("SshKey", { name: "k", publicKey: bare, generate: false })).toEqual([]);
+    expect(failuresOf("SshKey", { name: "k", publicKey: bare, generate: true })).toStrictEqual([BOTH]);
+    expect(failuresOf("SshKey", { name: "k" })).toStrictEqual([NEITHER]);
+    expect(failuresOf("SshKey", { name: "k", generate: false })).toStrictEqual([NEITHER]);
+    expect(failuresOf("SshKey", { name: "k", publicKey: bare, generate: false })).toStrictEqual([]);
   });
 
   it("checks the pair even when the schema refuses something else, and never on unknowns", () => {
-    expect(failuresOf("SshKey", { name: "", generate: false })).toEqual([
+    expect(failuresOf("SshKey", { name: "", generate: false })).toStrictEqual([
       { property: "name", reason: "name: must not be empty or blank" },
       NEITHER,
     ]);
-    expect(failuresOf("SshKey", { name: "k", publicKey: UNKNOWN, generate: true })).toEqual([]);
-    expect(failuresOf("SshKey", { name: "k", generate: UNKNOWN })).toEqual([]);
+    expect(failuresOf("SshKey", { name: "k", publicKey: UNKNOWN, generate: true })).toStrictEqual([]);
+    expect(failuresOf("SshKey", { name: "k", generate: UNKNOWN })).toStrictEqual([]);
   });
 });
 
@@ -119,7 +119,7 @@ describe("SshKey diff", () => {
         { name: "laptop", publicKey: ` ${bare} other\n`, generate: false },
         SSH_KEY_FIELDS,
       ),
-    ).toEqual({
+    ).toStrictEqual({
       changes: false,
       replaces: [],
       stables: ["name", "publicKey", "generate"],
@@ -131,7 +131,7 @@ describe("SshKey diff", () => {
   it("replaces the key for another key, name or source", () => {
     expect(
       diffInputs(olds, { name: "desk", publicKey: other, generate: true }, SSH_KEY_FIELDS),
-    ).toEqual({
+    ).toStrictEqual({
       changes: true,
       replaces: ["name", "publicKey", "generate"],
       stables: [],
@@ -152,12 +152,12 @@ describe("SshKey diff", () => {
 
 describe("SshKey wire mapping", () => {
   it("imports a given key and asks the service to generate one otherwise", () => {
-    expect(toApi({ name: "laptop", publicKey: laptop, generate: false })).toEqual({
+    expect(toApi({ name: "laptop", publicKey: laptop, generate: false })).toStrictEqual({
       name: "laptop",
       type: "import",
       public_key: laptop,
     });
-    expect(toApi({ name: "ci", generate: true })).toEqual({ name: "ci", type: "generate" });
+    expect(toApi({ name: "ci", generate: true })).toStrictEqual({ name: "ci", type: "generate" });
     expect(() => toApi({ name: "ci", generate: false })).toThrow(
       new Error("publicKey is required to import a key"),
     );
@@ -170,10 +170,10 @@ describe("SshKey wire mapping", () => {
       fingerprint: "SHA256:abc",
       createdAt: "2026-01-01T10:00:00Z",
     };
-    expect(fromApi(key(), laptop)).toEqual({ ...outputs, publicKey: laptop });
-    expect(fromApi(key(), other)).toEqual({ ...outputs, publicKey: bare });
-    expect(fromApi(key())).toEqual({ ...outputs, publicKey: bare });
-    expect(fromApi(key(), 5)).toEqual({ ...outputs, publicKey: bare });
+    expect(fromApi(key(), laptop)).toStrictEqual({ ...outputs, publicKey: laptop });
+    expect(fromApi(key(), other)).toStrictEqual({ ...outputs, publicKey: bare });
+    expect(fromApi(key())).toStrictEqual({ ...outputs, publicKey: bare });
+    expect(fromApi(key(), 5)).toStrictEqual({ ...outputs, publicKey: bare });
   });
 
   it("refreshes a generated key to generate: true, an imported one to its text", () => {
@@ -184,8 +184,8 @@ describe("SshKey wire mapping", () => {
       fingerprint: "SHA256:abc",
       createdAt: "2026-01-01T10:00:00Z",
     };
-    expect(liveInputs({ ...outputs, generate: true })).toEqual({ name: "laptop", generate: true });
-    expect(liveInputs({ ...outputs, generate: false })).toEqual({
+    expect(liveInputs({ ...outputs, generate: true })).toStrictEqual({ name: "laptop", generate: true });
+    expect(liveInputs({ ...outputs, generate: false })).toStrictEqual({
       name: "laptop",
       publicKey: laptop,
       generate: false,

@@ -28,8 +28,8 @@ describe("Tag inputs", () => {
   it("stores the colour in lower case and the server ids sorted, as numbers, once each", () => {
     expect(
       checkOf("Tag", { name: "prod", color: " #FF00aA ", data: "x", serverIds: ["12", 3, 12] }),
-    ).toEqual({ inputs: { name: "prod", color: "#ff00aa", data: "x", serverIds: [3, 12] } });
-    expect(checkOf("Tag", { name: "prod", color: "#000000" })).toEqual({
+    ).toStrictEqual({ inputs: { name: "prod", color: "#ff00aa", data: "x", serverIds: [3, 12] } });
+    expect(checkOf("Tag", { name: "prod", color: "#000000" })).toStrictEqual({
       inputs: { name: "prod", color: "#000000" },
     });
   });
@@ -39,15 +39,15 @@ describe("Tag inputs", () => {
     const form = [
       { property: "color", reason: "color: expected a colour of the form #RRGGBB, like #ff00aa" },
     ];
-    expect(colour("#ff00a")).toEqual(form);
-    expect(colour("#ff00aa0")).toEqual(form);
-    expect(colour("ff00aa")).toEqual(form);
-    expect(colour("#gg00aa")).toEqual(form);
-    expect(colour(0xff00aa)).toEqual([
+    expect(colour("#ff00a")).toStrictEqual(form);
+    expect(colour("#ff00aa0")).toStrictEqual(form);
+    expect(colour("ff00aa")).toStrictEqual(form);
+    expect(colour("#gg00aa")).toStrictEqual(form);
+    expect(colour(0xff00aa)).toStrictEqual([
       { property: "color", reason: "color: expected a colour of the form #RRGGBB" },
     ]);
-    expect(colour(undefined)).toEqual([{ property: "color", reason: "color: is required" }]);
-    expect(failuresOf("Tag", { name: "prod", color: "#ff00aa", serverIds: "3" })).toEqual([
+    expect(colour(undefined)).toStrictEqual([{ property: "color", reason: "color: is required" }]);
+    expect(failuresOf("Tag", { name: "prod", color: "#ff00aa", serverIds: "3" })).toStrictEqual([
       { property: "serverIds", reason: "serverIds: expected a list of server ids" },
     ]);
   });
@@ -58,7 +58,7 @@ describe("Tag diff", () => {
   const diff = (news: object) => diffInputs(olds, { ...news }, TAG_FIELDS);
 
   it("sees no change for another spelling of the same colour, data or membership", () => {
-    expect(diff({ name: "prod", color: "#FF00AA", serverIds: [12, 3, 3] })).toEqual({
+    expect(diff({ name: "prod", color: "#FF00AA", serverIds: [12, 3, 3] })).toStrictEqual({
       changes: false,
       replaces: [],
       stables: ["name", "color", "data", "serverIds"],
@@ -72,26 +72,26 @@ describe("Tag diff", () => {
   });
 
   it("changes colour, data and membership in place", () => {
-    expect(diff({ name: "prod", color: "#ff00ab", data: "x", serverIds: [3] })).toEqual({
+    expect(diff({ name: "prod", color: "#ff00ab", data: "x", serverIds: [3] })).toStrictEqual({
       changes: true,
       replaces: [],
       stables: ["name"],
       deleteBeforeReplace: false,
     });
-    expect(diff({ name: "prod", color: "#ff00aa", serverIds: [3, 13] }).stables).toEqual([
+    expect(diff({ name: "prod", color: "#ff00aa", serverIds: [3, 13] }).stables).toStrictEqual([
       "name",
       "color",
       "data",
     ]);
     expect(diff({ name: "prod", color: "#ff00aa", serverIds: [3, 12, 13] }).changes).toBe(true);
-    expect(diff({ name: "prod", color: 5 }).stables).toEqual(["name", "data", "serverIds"]);
+    expect(diff({ name: "prod", color: 5 }).stables).toStrictEqual(["name", "data", "serverIds"]);
   });
 
   it("compares the colour exactly when either side is not text", () => {
     expect(diffInputs({ color: 5 }, { color: 5 }, TAG_FIELDS).changes).toBe(false);
     expect(diffInputs({ color: 5 }, { color: "5" }, TAG_FIELDS).changes).toBe(true);
-    expect(diffInputs({ color: undefined }, { color: "#ff00aa" }, TAG_FIELDS).replaces).toEqual([]);
-    expect(diffInputs({ color: undefined }, { color: "#ff00aa" }, TAG_FIELDS).stables).toEqual([
+    expect(diffInputs({ color: undefined }, { color: "#ff00aa" }, TAG_FIELDS).replaces).toStrictEqual([]);
+    expect(diffInputs({ color: undefined }, { color: "#ff00aa" }, TAG_FIELDS).stables).toStrictEqual([
       "name",
       "data",
       "serverIds",
@@ -99,12 +99,12 @@ describe("Tag diff", () => {
   });
 
   it("counts a membership the state never listed as a change once the program lists one", () => {
-    expect(diffInputs({ ...olds, serverIds: undefined }, { ...olds }, TAG_FIELDS).stables).toEqual([
+    expect(diffInputs({ ...olds, serverIds: undefined }, { ...olds }, TAG_FIELDS).stables).toStrictEqual([
       "name",
       "color",
       "data",
     ]);
-    expect(diffInputs({ ...olds }, { ...olds, serverIds: "3,12" }, TAG_FIELDS).stables).toEqual([
+    expect(diffInputs({ ...olds }, { ...olds, serverIds: "3,12" }, TAG_FIELDS).stables).toStrictEqual([
       "name",
       "color",
       "data",
@@ -114,12 +114,12 @@ describe("Tag diff", () => {
 
 describe("Tag wire mapping", () => {
   it("always sends data, and the servers only when the program manages them", () => {
-    expect(toApi({ name: "prod", color: "#ff00aa" })).toEqual({
+    expect(toApi({ name: "prod", color: "#ff00aa" })).toStrictEqual({
       name: "prod",
       color: "#ff00aa",
       data: "",
     });
-    expect(toApi({ name: "prod", color: "#ff00aa", data: "x", serverIds: [3] })).toEqual({
+    expect(toApi({ name: "prod", color: "#ff00aa", data: "x", serverIds: [3] })).toStrictEqual({
       name: "prod",
       color: "#ff00aa",
       data: "x",
@@ -128,14 +128,14 @@ describe("Tag wire mapping", () => {
   });
 
   it("reads the colour in lower case, no data as empty, and the servers sorted when managed", () => {
-    expect(fromApi(tag(), true)).toEqual({
+    expect(fromApi(tag(), true)).toStrictEqual({
       tagId: 7,
       name: "prod",
       color: "#ff00aa",
       data: "team: web",
       serverIds: [3, 12],
     });
-    expect(fromApi(tag({ data: null }), false)).toEqual({
+    expect(fromApi(tag({ data: null }), false)).toStrictEqual({
       tagId: 7,
       name: "prod",
       color: "#ff00aa",
@@ -144,7 +144,7 @@ describe("Tag wire mapping", () => {
   });
 
   it("records what was sent after a create or update", () => {
-    expect(outputsFromInputs(7, { name: "prod", color: "#ff00aa" })).toEqual({
+    expect(outputsFromInputs(7, { name: "prod", color: "#ff00aa" })).toStrictEqual({
       tagId: 7,
       name: "prod",
       color: "#ff00aa",
@@ -152,20 +152,20 @@ describe("Tag wire mapping", () => {
     });
     expect(
       outputsFromInputs(7, { name: "prod", color: "#ff00aa", data: "x", serverIds: [3] }),
-    ).toEqual({ tagId: 7, name: "prod", color: "#ff00aa", data: "x", serverIds: [3] });
+    ).toStrictEqual({ tagId: 7, name: "prod", color: "#ff00aa", data: "x", serverIds: [3] });
   });
 
   it("refreshes to the inputs that would make the live tag, leaving out empty data", () => {
-    expect(liveInputs({ tagId: 7, name: "prod", color: "#ff00aa", data: "" })).toEqual({
+    expect(liveInputs({ tagId: 7, name: "prod", color: "#ff00aa", data: "" })).toStrictEqual({
       name: "prod",
       color: "#ff00aa",
     });
     expect(
       liveInputs({ tagId: 7, name: "prod", color: "#ff00aa", data: "x", serverIds: [3] }),
-    ).toEqual({ name: "prod", color: "#ff00aa", data: "x", serverIds: [3] });
+    ).toStrictEqual({ name: "prod", color: "#ff00aa", data: "x", serverIds: [3] });
   });
 
   it("normalises a membership list to ascending ids without repeats", () => {
-    expect(normaliseIds([12, 3, 12, 100, 20])).toEqual([3, 12, 20, 100]);
+    expect(normaliseIds([12, 3, 12, 100, 20])).toStrictEqual([3, 12, 20, 100]);
   });
 });

@@ -22,28 +22,28 @@ const DID_REFUSED = {
 
 describe("User inputs", () => {
   it("stores the type in lower case, the role id as a number and the DID trimmed", () => {
-    expect(checkOf("User", { name: "ci", type: " API ", roleId: "4" })).toEqual({
+    expect(checkOf("User", { name: "ci", type: " API ", roleId: "4" })).toStrictEqual({
       inputs: { name: "ci", type: "api", roleId: 4 },
     });
-    expect(checkOf("User", { name: "ann", type: "Did", roleId: 4, did: ` ${DID}\n` })).toEqual({
+    expect(checkOf("User", { name: "ann", type: "Did", roleId: 4, did: ` ${DID}\n` })).toStrictEqual({
       inputs: { name: "ann", type: "did", roleId: 4, did: DID },
     });
   });
 
   it("names what a type and a DID may be", () => {
-    expect(failuresOf("User", { name: "ci", type: "key", roleId: 4 })).toEqual([
+    expect(failuresOf("User", { name: "ci", type: "key", roleId: 4 })).toStrictEqual([
       { property: "type", reason: 'type: expected "api" or "did"' },
     ]);
-    expect(failuresOf("User", { name: "ci", type: 7, roleId: 4 })).toEqual([
+    expect(failuresOf("User", { name: "ci", type: 7, roleId: 4 })).toStrictEqual([
       { property: "type", reason: 'type: expected "api" or "did"' },
     ]);
-    expect(failuresOf("User", { name: "ci", roleId: 4 })).toEqual([
+    expect(failuresOf("User", { name: "ci", roleId: 4 })).toStrictEqual([
       { property: "type", reason: "type: is required" },
     ]);
-    expect(failuresOf("User", { name: "ann", type: "did", roleId: 4, did: 5 })).toEqual([
+    expect(failuresOf("User", { name: "ann", type: "did", roleId: 4, did: 5 })).toStrictEqual([
       { property: "did", reason: "did: expected a DID such as did:key:z6Mk..." },
     ]);
-    expect(failuresOf("User", { name: "ann", type: "did", roleId: 4, did: "key:z6Mk" })).toEqual([
+    expect(failuresOf("User", { name: "ann", type: "did", roleId: 4, did: "key:z6Mk" })).toStrictEqual([
       {
         property: "did",
         reason: "did: expected a DID of the form did:<method>:<id>, for example did:key:z6Mk...",
@@ -52,16 +52,16 @@ describe("User inputs", () => {
   });
 
   it("requires a DID for a did user and refuses one for an api user", () => {
-    expect(failuresOf("User", { name: "ann", type: "did", roleId: 4 })).toEqual([DID_REQUIRED]);
-    expect(failuresOf("User", { name: "ci", type: "api", roleId: 4, did: DID })).toEqual([
+    expect(failuresOf("User", { name: "ann", type: "did", roleId: 4 })).toStrictEqual([DID_REQUIRED]);
+    expect(failuresOf("User", { name: "ci", type: "api", roleId: 4, did: DID })).toStrictEqual([
       DID_REFUSED,
     ]);
   });
 
   it("leaves the pair rule to the known values, and out while the schema refuses", () => {
-    expect(failuresOf("User", { name: "ann", type: UNKNOWN, roleId: 4 })).toEqual([]);
-    expect(failuresOf("User", { name: "ci", type: "api", roleId: 4, did: UNKNOWN })).toEqual([]);
-    expect(failuresOf("User", { name: "ann", type: "did", roleId: 0 })).toEqual([
+    expect(failuresOf("User", { name: "ann", type: UNKNOWN, roleId: 4 })).toStrictEqual([]);
+    expect(failuresOf("User", { name: "ci", type: "api", roleId: 4, did: UNKNOWN })).toStrictEqual([]);
+    expect(failuresOf("User", { name: "ann", type: "did", roleId: 0 })).toStrictEqual([
       {
         property: "roleId",
         reason: "roleId: expected a role id (a positive integer, or its decimal text), got 0",
@@ -75,7 +75,7 @@ describe("User diff", () => {
 
   it("changes the role in place, whatever its spelling", () => {
     expect(diffInputs(olds, { ...olds, roleId: "4" }, USER_FIELDS).changes).toBe(false);
-    expect(diffInputs(olds, { ...olds, roleId: 5 }, USER_FIELDS)).toEqual({
+    expect(diffInputs(olds, { ...olds, roleId: 5 }, USER_FIELDS)).toStrictEqual({
       changes: true,
       replaces: [],
       stables: ["name", "type", "did"],
@@ -86,7 +86,7 @@ describe("User diff", () => {
   it("replaces the user for a new name, type or DID", () => {
     expect(
       diffInputs(olds, { ...olds, name: "bea", type: "api", did: undefined }, USER_FIELDS),
-    ).toEqual({
+    ).toStrictEqual({
       changes: true,
       replaces: ["name", "type", "did"],
       stables: ["roleId"],
@@ -110,9 +110,9 @@ describe("User wire mapping", () => {
   const did: UserInputs = { name: "ann", type: "did", roleId: 4, did: DID };
 
   it("sends the DID only for a did user", () => {
-    expect(toApi(api)).toEqual({ name: "ci", type: "api", role_id: 4 });
-    expect(toApi(did)).toEqual({ name: "ann", type: "did", role_id: 4, did: DID });
-    expect(toApi({ name: "ann", type: "did", roleId: 4 })).toEqual({
+    expect(toApi(api)).toStrictEqual({ name: "ci", type: "api", role_id: 4 });
+    expect(toApi(did)).toStrictEqual({ name: "ann", type: "did", role_id: 4, did: DID });
+    expect(toApi({ name: "ann", type: "did", roleId: 4 })).toStrictEqual({
       name: "ann",
       type: "did",
       role_id: 4,
@@ -121,26 +121,26 @@ describe("User wire mapping", () => {
   });
 
   it("keeps the API key of an api user's creation answer, never an empty one", () => {
-    expect(outputsFromInputs(9, api, "key-1")).toEqual({
+    expect(outputsFromInputs(9, api, "key-1")).toStrictEqual({
       userId: 9,
       name: "ci",
       type: "api",
       roleId: 4,
       apiKey: "key-1",
     });
-    expect(outputsFromInputs(9, api, "")).toEqual({
+    expect(outputsFromInputs(9, api, "")).toStrictEqual({
       userId: 9,
       name: "ci",
       type: "api",
       roleId: 4,
     });
-    expect(outputsFromInputs(9, api, undefined)).toEqual({
+    expect(outputsFromInputs(9, api, undefined)).toStrictEqual({
       userId: 9,
       name: "ci",
       type: "api",
       roleId: 4,
     });
-    expect(outputsFromInputs(9, did, "key-1")).toEqual({
+    expect(outputsFromInputs(9, did, "key-1")).toStrictEqual({
       userId: 9,
       name: "ann",
       type: "did",
