@@ -62,7 +62,9 @@ describe("Role inputs", () => {
     expect(failuresOf("Role", { name: "ops" })).toStrictEqual([
       { property: "permissions", reason: "permissions: is required" },
     ]);
-    expect(failuresOf("Role", { name: "ops", permissions: ["servers:read", " ", 3] })).toStrictEqual([
+    expect(
+      failuresOf("Role", { name: "ops", permissions: ["servers:read", " ", 3] }),
+    ).toStrictEqual([
       {
         property: "permissions",
         reason: 'permissions[1]: must not be empty: give a permission name such as "servers:read"',
@@ -139,7 +141,11 @@ describe("Role wire mapping", () => {
   const inputs: RoleInputs = { name: "ops", permissions: ["servers:read", "tags:read"] };
 
   it("always sends a description and the permission ids", () => {
-    expect(toApi(inputs, [1, 3])).toStrictEqual({ name: "ops", description: "", permission_ids: [1, 3] });
+    expect(toApi(inputs, [1, 3])).toStrictEqual({
+      name: "ops",
+      description: "",
+      permission_ids: [1, 3],
+    });
     expect(toApi({ ...inputs, description: "x" }, [3])).toStrictEqual({
       name: "ops",
       description: "x",
@@ -205,7 +211,11 @@ describe("permission names", () => {
   it("resolves names whatever their case or blanks to the catalogue's spelling and ids", () => {
     expect(
       resolvePermissions([" TAGS:read", "keys:read", "servers:read", "tags:read"], CATALOGUE),
-    ).toStrictEqual({ ok: true, names: ["Keys:Read", "servers:read", "tags:read"], ids: [1, 3, 10] });
+    ).toStrictEqual({
+      ok: true,
+      names: ["Keys:Read", "servers:read", "tags:read"],
+      ids: [1, 3, 10],
+    });
   });
 
   it("reports every unknown name with its position and the nearest names", () => {
@@ -227,6 +237,12 @@ describe("permission names", () => {
   });
 
   it("sorts names as text and keeps each once", () => {
-    expect(normaliseNames(["b", "a", "B", "a", "10", "9"])).toStrictEqual(["10", "9", "B", "a", "b"]);
+    expect(normaliseNames(["b", "a", "B", "a", "10", "9"])).toStrictEqual([
+      "10",
+      "9",
+      "B",
+      "a",
+      "b",
+    ]);
   });
 });

@@ -9,7 +9,9 @@ import { checkOf, failuresOf } from "../support/input-rules";
 
 describe("SecurityGroupAttachment inputs", () => {
   it("stores both ids as numbers", () => {
-    expect(checkOf("SecurityGroupAttachment", { securityGroupId: "12", serverId: 34 })).toStrictEqual({
+    expect(
+      checkOf("SecurityGroupAttachment", { securityGroupId: "12", serverId: 34 }),
+    ).toStrictEqual({
       inputs: { securityGroupId: 12, serverId: 34 },
     });
   });
@@ -19,7 +21,9 @@ describe("SecurityGroupAttachment inputs", () => {
       { property: "securityGroupId", reason: "securityGroupId: is required" },
       { property: "serverId", reason: "serverId: is required" },
     ]);
-    expect(failuresOf("SecurityGroupAttachment", { securityGroupId: 0, serverId: "x" })).toStrictEqual([
+    expect(
+      failuresOf("SecurityGroupAttachment", { securityGroupId: 0, serverId: "x" }),
+    ).toStrictEqual([
       {
         property: "securityGroupId",
         reason:

@@ -155,7 +155,9 @@ describe("SecurityGroup rules from the service", () => {
       ruleFromApi({ action: " accept", proto: "TCP ", dport: " 80-80", source: "10.0.0.5" }),
     ).toStrictEqual({ action: "ACCEPT", proto: "tcp", dport: "80", source: "10.0.0.5/32" });
     for (const empty of [null, undefined, ""]) {
-      expect(ruleFromApi({ action: "DROP", proto: "any", dport: empty, source: empty })).toStrictEqual({
+      expect(
+        ruleFromApi({ action: "DROP", proto: "any", dport: empty, source: empty }),
+      ).toStrictEqual({
         action: "DROP",
         proto: "any",
       });

@@ -562,7 +562,9 @@ describe("the model's exact words and values", () => {
           "securityGroupIds[0]: expected a security group id (a positive integer, or its decimal text), got 0",
       },
     ]);
-    expect(failuresOf("Server", { ...INPUTS, timeouts: { create: "1m", read: "1m" } })).toStrictEqual([
+    expect(
+      failuresOf("Server", { ...INPUTS, timeouts: { create: "1m", read: "1m" } }),
+    ).toStrictEqual([
       {
         property: "timeouts",
         reason: "timeouts: expected an object with create, update and delete durations",
@@ -682,7 +684,9 @@ describe("the model's exact words and values", () => {
       adoptId: "42",
     });
     expect(withPowerStateDefault({ name: "web" }, { name: "web" })).toStrictEqual({ name: "web" });
-    expect(withPowerStateDefault({ name: "web" }, { name: "web", powerState: "stopped" })).toStrictEqual({
+    expect(
+      withPowerStateDefault({ name: "web" }, { name: "web", powerState: "stopped" }),
+    ).toStrictEqual({
       name: "web",
       powerState: "running",
     });

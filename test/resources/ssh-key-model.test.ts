@@ -93,7 +93,9 @@ describe("SshKey inputs", () => {
   });
 
   it("takes exactly one of publicKey and generate: true", () => {
-    expect(failuresOf("SshKey", { name: "k", publicKey: bare, generate: true })).toStrictEqual([BOTH]);
+    expect(failuresOf("SshKey", { name: "k", publicKey: bare, generate: true })).toStrictEqual([
+      BOTH,
+    ]);
     expect(failuresOf("SshKey", { name: "k" })).toStrictEqual([NEITHER]);
     expect(failuresOf("SshKey", { name: "k", generate: false })).toStrictEqual([NEITHER]);
     expect(failuresOf("SshKey", { name: "k", publicKey: bare, generate: false })).toStrictEqual([]);
@@ -104,7 +106,9 @@ describe("SshKey inputs", () => {
       { property: "name", reason: "name: must not be empty or blank" },
       NEITHER,
     ]);
-    expect(failuresOf("SshKey", { name: "k", publicKey: UNKNOWN, generate: true })).toStrictEqual([]);
+    expect(failuresOf("SshKey", { name: "k", publicKey: UNKNOWN, generate: true })).toStrictEqual(
+      [],
+    );
     expect(failuresOf("SshKey", { name: "k", generate: UNKNOWN })).toStrictEqual([]);
   });
 });
@@ -184,7 +188,10 @@ describe("SshKey wire mapping", () => {
       fingerprint: "SHA256:abc",
       createdAt: "2026-01-01T10:00:00Z",
     };
-    expect(liveInputs({ ...outputs, generate: true })).toStrictEqual({ name: "laptop", generate: true });
+    expect(liveInputs({ ...outputs, generate: true })).toStrictEqual({
+      name: "laptop",
+      generate: true,
+    });
     expect(liveInputs({ ...outputs, generate: false })).toStrictEqual({
       name: "laptop",
       publicKey: laptop,

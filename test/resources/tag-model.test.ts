@@ -90,25 +90,21 @@ describe("Tag diff", () => {
   it("compares the colour exactly when either side is not text", () => {
     expect(diffInputs({ color: 5 }, { color: 5 }, TAG_FIELDS).changes).toBe(false);
     expect(diffInputs({ color: 5 }, { color: "5" }, TAG_FIELDS).changes).toBe(true);
-    expect(diffInputs({ color: undefined }, { color: "#ff00aa" }, TAG_FIELDS).replaces).toStrictEqual([]);
-    expect(diffInputs({ color: undefined }, { color: "#ff00aa" }, TAG_FIELDS).stables).toStrictEqual([
-      "name",
-      "data",
-      "serverIds",
-    ]);
+    expect(
+      diffInputs({ color: undefined }, { color: "#ff00aa" }, TAG_FIELDS).replaces,
+    ).toStrictEqual([]);
+    expect(
+      diffInputs({ color: undefined }, { color: "#ff00aa" }, TAG_FIELDS).stables,
+    ).toStrictEqual(["name", "data", "serverIds"]);
   });
 
   it("counts a membership the state never listed as a change once the program lists one", () => {
-    expect(diffInputs({ ...olds, serverIds: undefined }, { ...olds }, TAG_FIELDS).stables).toStrictEqual([
-      "name",
-      "color",
-      "data",
-    ]);
-    expect(diffInputs({ ...olds }, { ...olds, serverIds: "3,12" }, TAG_FIELDS).stables).toStrictEqual([
-      "name",
-      "color",
-      "data",
-    ]);
+    expect(
+      diffInputs({ ...olds, serverIds: undefined }, { ...olds }, TAG_FIELDS).stables,
+    ).toStrictEqual(["name", "color", "data"]);
+    expect(
+      diffInputs({ ...olds }, { ...olds, serverIds: "3,12" }, TAG_FIELDS).stables,
+    ).toStrictEqual(["name", "color", "data"]);
   });
 });
 

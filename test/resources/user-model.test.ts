@@ -25,7 +25,9 @@ describe("User inputs", () => {
     expect(checkOf("User", { name: "ci", type: " API ", roleId: "4" })).toStrictEqual({
       inputs: { name: "ci", type: "api", roleId: 4 },
     });
-    expect(checkOf("User", { name: "ann", type: "Did", roleId: 4, did: ` ${DID}\n` })).toStrictEqual({
+    expect(
+      checkOf("User", { name: "ann", type: "Did", roleId: 4, did: ` ${DID}\n` }),
+    ).toStrictEqual({
       inputs: { name: "ann", type: "did", roleId: 4, did: DID },
     });
   });
@@ -43,7 +45,9 @@ describe("User inputs", () => {
     expect(failuresOf("User", { name: "ann", type: "did", roleId: 4, did: 5 })).toStrictEqual([
       { property: "did", reason: "did: expected a DID such as did:key:z6Mk..." },
     ]);
-    expect(failuresOf("User", { name: "ann", type: "did", roleId: 4, did: "key:z6Mk" })).toStrictEqual([
+    expect(
+      failuresOf("User", { name: "ann", type: "did", roleId: 4, did: "key:z6Mk" }),
+    ).toStrictEqual([
       {
         property: "did",
         reason: "did: expected a DID of the form did:<method>:<id>, for example did:key:z6Mk...",
@@ -52,7 +56,9 @@ describe("User inputs", () => {
   });
 
   it("requires a DID for a did user and refuses one for an api user", () => {
-    expect(failuresOf("User", { name: "ann", type: "did", roleId: 4 })).toStrictEqual([DID_REQUIRED]);
+    expect(failuresOf("User", { name: "ann", type: "did", roleId: 4 })).toStrictEqual([
+      DID_REQUIRED,
+    ]);
     expect(failuresOf("User", { name: "ci", type: "api", roleId: 4, did: DID })).toStrictEqual([
       DID_REFUSED,
     ]);
@@ -60,7 +66,9 @@ describe("User inputs", () => {
 
   it("leaves the pair rule to the known values, and out while the schema refuses", () => {
     expect(failuresOf("User", { name: "ann", type: UNKNOWN, roleId: 4 })).toStrictEqual([]);
-    expect(failuresOf("User", { name: "ci", type: "api", roleId: 4, did: UNKNOWN })).toStrictEqual([]);
+    expect(failuresOf("User", { name: "ci", type: "api", roleId: 4, did: UNKNOWN })).toStrictEqual(
+      [],
+    );
     expect(failuresOf("User", { name: "ann", type: "did", roleId: 0 })).toStrictEqual([
       {
         property: "roleId",
