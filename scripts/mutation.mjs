@@ -46,6 +46,15 @@ export const MODULES = {
   "src/lib/references.ts": ["test/unit/references.test.ts"],
   "src/lib/sshkeys.ts": ["test/unit/sshkeys.test.ts"],
   "src/lib/yaml-document.ts": ["test/manifest/yaml-document.test.ts", "test/manifest/load.test.ts"],
+  "src/resources/input-rules.ts": [
+    ...modelTests("user"),
+    ...modelTests("ssh-key"),
+    ...modelTests("server"),
+    ...modelTests("tag"),
+    ...modelTests("role"),
+    ...modelTests("security-group"),
+    ...modelTests("security-group-attachment"),
+  ],
   "src/resources/role/model.ts": modelTests("role"),
   "src/resources/role/permissions.ts": modelTests("role"),
   "src/resources/security-group/cidr.ts": [
