@@ -236,6 +236,14 @@ describe("permission names", () => {
     });
   });
 
+  it("matches a catalogue name the service sends with blanks around it", () => {
+    expect(resolvePermissions(["tags:write"], [{ id: 4, name: " Tags:Write\t" }])).toStrictEqual({
+      ok: true,
+      names: [" Tags:Write\t"],
+      ids: [4],
+    });
+  });
+
   it("sorts names as text and keeps each once", () => {
     expect(normaliseNames(["b", "a", "B", "a", "10", "9"])).toStrictEqual([
       "10",
