@@ -104,6 +104,21 @@ describe("Role diff", () => {
     ).toBe(false);
   });
 
+  it("sees no change for the same description, and folds case letter by letter", () => {
+    const described = { ...olds, description: "ops team" };
+    expect(
+      diffInputs(described, { ...described, description: "ops team" }, ROLE_FIELDS).changes,
+    ).toBe(false);
+    // Upper-casing would fold "ß" into "SS" and miss this rename.
+    expect(
+      diffInputs(
+        { ...olds, permissions: ["straße:read"] },
+        { ...olds, permissions: ["strasse:read"] },
+        ROLE_FIELDS,
+      ).stables,
+    ).toStrictEqual(["name", "description"]);
+  });
+
   it("changes the description and the permissions in place", () => {
     expect(
       diffInputs(
