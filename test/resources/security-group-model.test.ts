@@ -211,6 +211,18 @@ describe("SecurityGroup diff", () => {
     expect(sameRules(rules, [{ ...rules[0], source: 10 }, rules[1]])).toBe(false);
   });
 
+  it("sees another port as another rule, and the same description as no change", () => {
+    expect(sameRules(rules, [{ ...rules[0], dport: "23" }, rules[1]])).toBe(false);
+    expect(
+      sameRules(
+        [{ action: "ACCEPT", proto: "tcp" }],
+        [{ action: "ACCEPT", proto: "tcp", dport: 22 }],
+      ),
+    ).toBe(false);
+    const described = { ...olds, description: "web servers" };
+    expect(diffInputs(described, { ...described }, SECURITY_GROUP_FIELDS).changes).toBe(false);
+  });
+
   it("counts rules it cannot read as different, even from the same value", () => {
     expect(sameRules(rules, rules)).toBe(true);
     expect(sameRules([], [])).toBe(true);
