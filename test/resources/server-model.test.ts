@@ -555,6 +555,12 @@ describe("the model's exact words and values", () => {
           'sshKeyIds[0]: expected an SSH key id (a positive integer, or its decimal text), got "x"',
       },
     ]);
+    expect(failuresOf("Server", { ...INPUTS, planId: "abc" })).toStrictEqual([
+      {
+        property: "planId",
+        reason: 'planId: expected a plan id (a positive integer, or its decimal text), got "abc"',
+      },
+    ]);
     expect(failuresOf("Server", { ...INPUTS, securityGroupIds: [0] })).toStrictEqual([
       {
         property: "securityGroupIds",
