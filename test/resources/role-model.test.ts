@@ -104,6 +104,13 @@ describe("Role diff", () => {
     ).toBe(false);
   });
 
+  it("sees no change when neither the state nor the program has a description", () => {
+    const { description: _, ...withoutDescription } = olds;
+    expect(diffInputs(withoutDescription, { ...withoutDescription }, ROLE_FIELDS).changes).toBe(
+      false,
+    );
+  });
+
   it("sees no change for the same description, and folds case letter by letter", () => {
     const described = { ...olds, description: "ops team" };
     expect(

@@ -211,6 +211,13 @@ describe("SecurityGroup diff", () => {
     expect(sameRules(rules, [{ ...rules[0], source: 10 }, rules[1]])).toBe(false);
   });
 
+  it("sees no change when neither the state nor the program has a description", () => {
+    const { description: _, ...withoutDescription } = olds;
+    expect(
+      diffInputs(withoutDescription, { ...withoutDescription }, SECURITY_GROUP_FIELDS).changes,
+    ).toBe(false);
+  });
+
   it("sees another port as another rule, and the same description as no change", () => {
     expect(sameRules(rules, [{ ...rules[0], dport: "23" }, rules[1]])).toBe(false);
     expect(

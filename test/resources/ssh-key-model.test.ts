@@ -132,6 +132,17 @@ describe("SshKey diff", () => {
     expect(diffInputs({ ...olds, generate: undefined }, olds, SSH_KEY_FIELDS).changes).toBe(false);
   });
 
+  it("sees no change in generate: true, and a change from true to false", () => {
+    const generated = { keyId: 4, name: "ci", publicKey: laptop, generate: true };
+    expect(diffInputs(generated, { ...generated }, SSH_KEY_FIELDS).changes).toBe(false);
+    expect(diffInputs(generated, { ...generated, generate: false }, SSH_KEY_FIELDS)).toStrictEqual({
+      changes: true,
+      replaces: ["generate"],
+      stables: ["name", "publicKey"],
+      deleteBeforeReplace: false,
+    });
+  });
+
   it("replaces the key for another key, name or source", () => {
     expect(
       diffInputs(olds, { name: "desk", publicKey: other, generate: true }, SSH_KEY_FIELDS),

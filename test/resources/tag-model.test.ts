@@ -53,6 +53,18 @@ describe("Tag inputs", () => {
   });
 });
 
+describe("Tag inputs, server ids", () => {
+  it("says which server id is bad and what an id is", () => {
+    expect(failuresOf("Tag", { name: "prod", color: "#ff00aa", serverIds: [3, 0] })).toStrictEqual([
+      {
+        property: "serverIds",
+        reason:
+          "serverIds[1]: expected a server id (a positive integer, or its decimal text), got 0",
+      },
+    ]);
+  });
+});
+
 describe("Tag diff", () => {
   const olds = { tagId: 7, name: "prod", color: "#ff00aa", data: "", serverIds: [3, 12] };
   const diff = (news: object) => diffInputs(olds, { ...news }, TAG_FIELDS);
