@@ -843,15 +843,7 @@ describe("the model's exact words and values", () => {
     ).toStrictEqual({
       changes: true,
       replaces: ["planId", "status"],
-      stables: [
-        "name",
-        "image",
-        "sshKeyIds",
-        "securityGroupIds",
-        "firewallEnabled",
-        "powerState",
-        "timeouts",
-      ],
+      stables: INPUT_FIELDS.filter((field) => field !== "planId"),
       deleteBeforeReplace: false,
     });
   });
