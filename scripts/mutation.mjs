@@ -16,7 +16,8 @@ import { join } from "node:path";
 const root = join(import.meta.dirname, "..");
 const reportDir = join(root, "reports", "mutation");
 
-const resourceTests = (kind) => [`test/resources/${kind}.test.ts`];
+/** A kind's model tests: pure, no emulator (test/resources/<kind>-model.test.ts). */
+const modelTests = (kind) => [`test/resources/${kind}-model.test.ts`];
 
 /** Each pure module and the fast tests that exercise it. */
 export const MODULES = {
@@ -45,18 +46,27 @@ export const MODULES = {
   "src/lib/references.ts": ["test/unit/references.test.ts"],
   "src/lib/sshkeys.ts": ["test/unit/sshkeys.test.ts"],
   "src/lib/yaml-document.ts": ["test/manifest/yaml-document.test.ts", "test/manifest/load.test.ts"],
-  "src/resources/role/model.ts": resourceTests("role"),
-  "src/resources/role/permissions.ts": resourceTests("role"),
+  "src/resources/input-rules.ts": [
+    ...modelTests("user"),
+    ...modelTests("ssh-key"),
+    ...modelTests("server"),
+    ...modelTests("tag"),
+    ...modelTests("role"),
+    ...modelTests("security-group"),
+    ...modelTests("security-group-attachment"),
+  ],
+  "src/resources/role/model.ts": modelTests("role"),
+  "src/resources/role/permissions.ts": modelTests("role"),
   "src/resources/security-group/cidr.ts": [
     "test/resources/security-group.test.ts",
     "test/resources/cidr-boundaries.test.ts",
   ],
-  "src/resources/security-group/model.ts": resourceTests("security-group"),
-  "src/resources/security-group-attachment/model.ts": resourceTests("security-group-attachment"),
-  "src/resources/server/model.ts": ["test/resources/server-model.test.ts"],
-  "src/resources/ssh-key/model.ts": resourceTests("ssh-key"),
-  "src/resources/tag/model.ts": resourceTests("tag"),
-  "src/resources/user/model.ts": resourceTests("user"),
+  "src/resources/security-group/model.ts": modelTests("security-group"),
+  "src/resources/security-group-attachment/model.ts": modelTests("security-group-attachment"),
+  "src/resources/server/model.ts": modelTests("server"),
+  "src/resources/ssh-key/model.ts": modelTests("ssh-key"),
+  "src/resources/tag/model.ts": modelTests("tag"),
+  "src/resources/user/model.ts": modelTests("user"),
   "src/manifest/load.ts": ["test/manifest/load.test.ts", "test/manifest/load-pinned.test.ts"],
   "src/drift-report/report.ts": [
     "test/drift-report/report.test.ts",

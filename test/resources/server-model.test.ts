@@ -3,18 +3,27 @@ import { ConnectionError, NotFoundError, UnauthorizedError } from "../../src/api
 import { onHost } from "../../src/provider";
 import { UNKNOWN } from "../../src/resources/common";
 import {
+  DEFAULT_TIMEOUTS,
   diffServer,
+  FIELDS,
   formatDuration,
   fromApi,
+  INPUT_FIELDS,
   inputsOf,
+  liveInputs,
+  osOf,
+  powerStateOf,
   type ServerInputs,
   storedInputs,
   timeoutMs,
+  timeoutSetting,
   toApi,
+  withPowerStateDefault,
 } from "../../src/resources/server/model";
 import { operations as serverOperations } from "../../src/resources/server/provider";
 import { ServerWaitError, waitForServerStatus } from "../../src/resources/server/wait";
 import { pollIntervalMs, ServerWatch } from "../../src/resources/server/watch";
+import { checkOf, failuresOf } from "../support/input-rules";
 import { wireServer } from "../support/wire-objects";
 
 const implementation = onHost(serverOperations);
@@ -187,7 +196,7 @@ describe("fromApi and the live inputs", () => {
       vmId: 5042,
       createdAt: "2026-01-01T10:00:00Z",
     });
-    expect(inputsOf(outs)).toEqual({
+    expect(inputsOf(outs)).toStrictEqual({
       name: "web",
       planId: 3,
       image: "ubuntu-24.04",
@@ -241,7 +250,7 @@ describe("fromApi and the live inputs", () => {
   it("reads stored inputs field by field, skipping what no longer validates", () => {
     expect(
       storedInputs({ name: "web", planId: "x", powerState: "stopped", status: "running" }),
-    ).toEqual({
+    ).toStrictEqual({
       name: "web",
       powerState: "stopped",
     });
@@ -482,5 +491,352 @@ describe("waitForServerStatus", () => {
     const err = await caught;
     expect((err as ServerWaitError).reason).toBe("aborted");
     expect(polls.length).toBe(before);
+  });
+});
+
+describe("the model's exact words and values", () => {
+  const DURATION_FORM = 'expected a duration such as "90s", "10m" or "1h30m" (units h, m, s, ms)';
+  const timeoutFailures = (timeouts: unknown) => failuresOf("Server", { ...INPUTS, timeouts });
+
+  it("says what each input may be", () => {
+    expect(
+      failuresOf("Server", {
+        name: "web",
+        planId: 3,
+        image: " ",
+        sshKeyIds: [5, 5],
+        securityGroupIds: "4",
+        firewallEnabled: "yes",
+        powerState: "paused",
+        timeouts: "10m",
+      }),
+    ).toStrictEqual([
+      {
+        property: "image",
+        reason: 'image: must not be empty: give an image name such as "ubuntu-24.04"',
+      },
+      { property: "sshKeyIds", reason: "sshKeyIds: must not contain duplicates" },
+      {
+        property: "securityGroupIds",
+        reason: "securityGroupIds: expected a list of security group ids",
+      },
+      { property: "firewallEnabled", reason: "firewallEnabled: expected true or false" },
+      { property: "powerState", reason: 'powerState: expected "running" or "stopped"' },
+      {
+        property: "timeouts",
+        reason: "timeouts: expected an object with create, update and delete durations",
+      },
+    ]);
+    expect(failuresOf("Server", { ...INPUTS, image: 5, sshKeyIds: ["x"] })).toStrictEqual([
+      { property: "image", reason: 'image: expected an image name such as "ubuntu-24.04"' },
+      {
+        property: "sshKeyIds",
+        reason:
+          'sshKeyIds[0]: expected an SSH key id (a positive integer, or its decimal text), got "x"',
+      },
+    ]);
+    expect(failuresOf("Server", { ...INPUTS, planId: "abc" })).toStrictEqual([
+      {
+        property: "planId",
+        reason: 'planId: expected a plan id (a positive integer, or its decimal text), got "abc"',
+      },
+    ]);
+    expect(failuresOf("Server", { ...INPUTS, securityGroupIds: [0] })).toStrictEqual([
+      {
+        property: "securityGroupIds",
+        reason:
+          "securityGroupIds[0]: expected a security group id (a positive integer, or its decimal text), got 0",
+      },
+    ]);
+    expect(
+      failuresOf("Server", { ...INPUTS, timeouts: { create: "1m", read: "1m" } }),
+    ).toStrictEqual([
+      {
+        property: "timeouts",
+        reason: "timeouts: expected an object with create, update and delete durations",
+      },
+    ]);
+  });
+
+  it("stores the image trimmed and both id lists ascending", () => {
+    expect(
+      checkOf("Server", {
+        name: "web",
+        planId: 3,
+        image: " debian-13 ",
+        sshKeyIds: [12, 5, 100],
+        securityGroupIds: ["9", 10],
+      }),
+    ).toStrictEqual({
+      inputs: {
+        name: "web",
+        planId: 3,
+        image: "debian-13",
+        sshKeyIds: [5, 12, 100],
+        securityGroupIds: [9, 10],
+        firewallEnabled: false,
+      },
+    });
+  });
+
+  it("takes durations from 1ms to 24h, in h, m, s and ms, and says which rule one breaks", () => {
+    for (const ok of ["24h", "1ms", "1h0m0s0ms", "23h59m59s999ms", " 10m "]) {
+      expect(timeoutFailures({ create: ok }), ok).toStrictEqual([]);
+    }
+    expect(timeoutFailures({ create: "24h0m0s1ms" })).toStrictEqual([
+      { property: "timeouts", reason: "timeouts.create: must be at most 24h" },
+    ]);
+    expect(timeoutFailures({ update: "1441m" })).toStrictEqual([
+      { property: "timeouts", reason: "timeouts.update: must be at most 24h" },
+    ]);
+    expect(timeoutFailures({ delete: "0ms" })).toStrictEqual([
+      { property: "timeouts", reason: "timeouts.delete: must be longer than zero" },
+    ]);
+    for (const bad of [
+      "",
+      " ",
+      "10",
+      "1d",
+      "m",
+      "10ms5s",
+      "5s10m",
+      "1h 30m",
+      "x10m",
+      "10mx",
+      "10msec",
+      "-5m",
+      "1.5h",
+    ]) {
+      expect(timeoutFailures({ create: bad }), bad).toStrictEqual([
+        { property: "timeouts", reason: `timeouts.create: ${DURATION_FORM}` },
+      ]);
+    }
+    expect(timeoutFailures({ create: 600 })).toStrictEqual([
+      {
+        property: "timeouts",
+        reason: 'timeouts.create: expected a duration such as "90s", "10m" or "1h30m"',
+      },
+    ]);
+  });
+
+  it("reads each unit of a duration, and uses the default of each operation", () => {
+    const ms = (create: string) => timeoutMs({ timeouts: { create } }, "create");
+    expect(ms("2h")).toBe(7_200_000);
+    expect(ms("1h1m1s1ms")).toBe(3_661_001);
+    expect(ms("45s")).toBe(45_000);
+    expect(ms(" 7ms ")).toBe(7);
+    expect(ms("soon")).toBe(600_000);
+    expect(DEFAULT_TIMEOUTS).toStrictEqual({ create: "10m", update: "10m", delete: "10m" });
+    for (const kind of ["create", "update", "delete"] as const) {
+      expect(timeoutMs({}, kind)).toBe(600_000);
+      expect(timeoutMs({ timeouts: { [kind]: "3m" } }, kind)).toBe(180_000);
+    }
+    expect(timeoutMs({ timeouts: { create: "3m" } }, "delete")).toBe(600_000);
+  });
+
+  it("names the setting that limits a wait, and whether it is the default", () => {
+    expect(timeoutSetting({}, "create")).toBe("timeouts.create (now 10m, the default)");
+    expect(timeoutSetting({ timeouts: { update: "2m" } }, "update")).toBe(
+      "timeouts.update (now 2m)",
+    );
+    expect(timeoutSetting({ timeouts: { update: "2m" } }, "delete")).toBe(
+      "timeouts.delete (now 10m, the default)",
+    );
+  });
+
+  it("formats elapsed times at each unit's edges", () => {
+    expect(formatDuration(0)).toBe("0ms");
+    expect(formatDuration(-5)).toBe("0ms");
+    expect(formatDuration(999.4)).toBe("999ms");
+    expect(formatDuration(1000)).toBe("1.0s");
+    expect(formatDuration(59_949)).toBe("59.9s");
+    expect(formatDuration(60_000)).toBe("1m00s");
+    expect(formatDuration(3_599_999)).toBe("59m59s");
+    expect(formatDuration(3_600_000)).toBe("1h00m00s");
+    expect(formatDuration(36_610_000)).toBe("10h10m10s");
+  });
+
+  it("defaults the power state to running, except for a server adopted now or before", () => {
+    expect(withPowerStateDefault({ name: "web" }, {})).toStrictEqual({
+      name: "web",
+      powerState: "running",
+    });
+    expect(withPowerStateDefault({ name: "web", powerState: "stopped" }, {})).toStrictEqual({
+      name: "web",
+      powerState: "stopped",
+    });
+    expect(withPowerStateDefault({ name: "web", adoptId: "42" }, {})).toStrictEqual({
+      name: "web",
+      adoptId: "42",
+    });
+    expect(withPowerStateDefault({ name: "web" }, { name: "web" })).toStrictEqual({ name: "web" });
+    expect(
+      withPowerStateDefault({ name: "web" }, { name: "web", powerState: "stopped" }),
+    ).toStrictEqual({
+      name: "web",
+      powerState: "running",
+    });
+  });
+
+  it("maps each status to the power state it is at or heading to", () => {
+    const states = ["running", "provisioning", "starting", "rebooting", "stopped", "stopping"];
+    expect(states.map(powerStateOf)).toStrictEqual([
+      "running",
+      "running",
+      "running",
+      "running",
+      "stopped",
+      "stopped",
+    ]);
+    for (const status of ["error", "deleting", "paused", ""]) {
+      expect(powerStateOf(status), status).toBeUndefined();
+    }
+  });
+
+  it("reads the image from the os entry only", () => {
+    expect(
+      osOf(
+        server({
+          data: [
+            { name: "region", value: "x" },
+            { name: "os", value: "alma-9" },
+          ],
+        }),
+      ),
+    ).toBe("alma-9");
+    expect(osOf(server({ data: [{ name: "region", value: "x" }] }))).toBeUndefined();
+  });
+
+  it("keeps the stored image, power state, SSH keys and timeouts where the live server has none", () => {
+    expect(
+      liveInputs(server({ data: [], status: "error" }), {
+        image: "debian-13",
+        powerState: "stopped",
+        sshKeyIds: [5],
+        timeouts: { create: "20m" },
+      }),
+    ).toStrictEqual({
+      name: "web",
+      planId: 3,
+      firewallEnabled: false,
+      image: "debian-13",
+      powerState: "stopped",
+      sshKeyIds: [5],
+      timeouts: { create: "20m" },
+    });
+    expect(liveInputs(server({ data: [], status: "deleting" }), {})).toStrictEqual({
+      name: "web",
+      planId: 3,
+      firewallEnabled: false,
+    });
+    expect(liveInputs(server(), { image: "debian-13", powerState: "stopped" })).toStrictEqual({
+      name: "web",
+      planId: 3,
+      firewallEnabled: false,
+      image: "ubuntu-24.04",
+      powerState: "running",
+    });
+  });
+
+  it("leaves out an empty IP and reads each optional field on its own", () => {
+    const base = { serverId: 42, status: "running", createdAt: "2026-01-01T10:00:00Z" };
+    const live = { name: "web", planId: 3, firewallEnabled: false, powerState: "running" };
+    expect(
+      fromApi(server({ ip: "", vm_id: null, order_id: null, status_date: null, data: [] }), {}),
+    ).toStrictEqual({ ...live, ...base });
+    expect(
+      fromApi(
+        server({ ip: undefined, vm_id: undefined, order_id: undefined, status_date: undefined }),
+        {},
+      ),
+    ).toStrictEqual({ ...live, image: "ubuntu-24.04", ...base, os: "ubuntu-24.04" });
+    expect(
+      fromApi(server({ ip: "10.0.0.1", vm_id: null, order_id: 8, status_date: null }), {}),
+    ).toStrictEqual({
+      ...live,
+      image: "ubuntu-24.04",
+      ...base,
+      ip: "10.0.0.1",
+      os: "ubuntu-24.04",
+      orderId: 8,
+    });
+    expect(fromApi(server({ ip: null, vm_id: 9, order_id: null }), {})).toStrictEqual({
+      ...live,
+      image: "ubuntu-24.04",
+      ...base,
+      statusDate: "2026-01-01T10:00:03Z",
+      os: "ubuntu-24.04",
+      vmId: 9,
+    });
+  });
+
+  it("reads nothing from no stored state, and every input field of a stored one", () => {
+    expect(storedInputs(undefined)).toStrictEqual({});
+    const stored = { ...INPUTS, sshKeyIds: [5], securityGroupIds: [4], timeouts: { create: "2m" } };
+    expect(storedInputs({ ...stored, adoptId: "42", serverId: 42 })).toStrictEqual(stored);
+    expect(INPUT_FIELDS).toStrictEqual([
+      "name",
+      "planId",
+      "image",
+      "sshKeyIds",
+      "securityGroupIds",
+      "firewallEnabled",
+      "powerState",
+      "timeouts",
+    ]);
+  });
+
+  it("sends the SSH keys only when given", () => {
+    expect(toApi({ ...INPUTS, sshKeyIds: [5, 12] })).toStrictEqual({
+      plan_id: 3,
+      image: "ubuntu-24.04",
+      user_defined_name: "web",
+      ssh_key_ids: [5, 12],
+      firewall_enabled: false,
+      quantity: 1,
+    });
+    expect(toApi(INPUTS)).toStrictEqual({
+      plan_id: 3,
+      image: "ubuntu-24.04",
+      user_defined_name: "web",
+      firewall_enabled: false,
+      quantity: 1,
+    });
+  });
+
+  it("diffs to exactly these changes, replacements and stable fields", () => {
+    const olds = fromApi(server(), { ...INPUTS, sshKeyIds: [5] });
+    expect(diffServer(olds, { ...INPUTS, sshKeyIds: [5] })).toStrictEqual({
+      changes: false,
+      replaces: [],
+      stables: INPUT_FIELDS,
+      deleteBeforeReplace: false,
+    });
+    expect(diffServer(olds, { ...INPUTS, sshKeyIds: [6], powerState: "stopped" })).toStrictEqual({
+      changes: true,
+      replaces: ["sshKeyIds"],
+      stables: ["name", "planId", "image", "securityGroupIds", "firewallEnabled", "timeouts"],
+      deleteBeforeReplace: false,
+    });
+    expect(
+      diffServer(fromApi(server({ status: "error" }), INPUTS), { ...INPUTS, planId: 4 }),
+    ).toStrictEqual({
+      changes: true,
+      replaces: ["planId", "status"],
+      stables: INPUT_FIELDS.filter((field) => field !== "planId"),
+      deleteBeforeReplace: false,
+    });
+  });
+
+  it("compares id sets with null as empty, and leaves an unset power state alone", () => {
+    const equals = (field: "sshKeyIds" | "securityGroupIds" | "powerState") =>
+      FIELDS[field].equals as (a: unknown, b: unknown) => boolean;
+    expect(equals("sshKeyIds")(null, [])).toBe(true);
+    expect(equals("securityGroupIds")([], undefined)).toBe(true);
+    expect(equals("securityGroupIds")([1], undefined)).toBe(false);
+    expect(equals("sshKeyIds")([1, 2], [2, 1])).toBe(false);
+    expect(equals("powerState")("stopped", undefined)).toBe(true);
+    expect(equals("powerState")("stopped", "running")).toBe(false);
+    expect(equals("powerState")(undefined, "running")).toBe(false);
   });
 });
