@@ -19,22 +19,11 @@
 import { createHash, randomBytes } from "node:crypto";
 import type * as pulumi from "@pulumi/pulumi";
 import type { KindOperations, Props } from "./common";
-import type { ResourceKind } from "./kinds";
-
-/** Whether a kind has a `name` the provider may choose: a compile error for a kind left out. */
-const NAMED: Readonly<Record<ResourceKind, boolean>> = {
-  Server: true,
-  SshKey: true,
-  Tag: true,
-  Role: true,
-  User: true,
-  SecurityGroup: true,
-  SecurityGroupAttachment: false,
-};
+import { KINDS, type ResourceKind } from "./kinds";
 
 /** Whether `kind` names its objects with a `name` input that autonaming fills in. */
 export function isAutonamed(kind: ResourceKind): boolean {
-  return NAMED[kind];
+  return KINDS[kind].named;
 }
 
 /** The hidden input by which a dynamic resource class tells `check` its logical name. */

@@ -15,13 +15,13 @@
  * Serialized shims in users' state name these kinds: never rename one or change what it means.
  */
 export const KINDS = {
-  Server: { folder: "server", section: "servers" },
-  SshKey: { folder: "ssh-key", section: "sshKeys", secrets: ["privateKey"] },
-  Tag: { folder: "tag", section: "tags" },
-  Role: { folder: "role", section: "roles" },
-  User: { folder: "user", section: "users", secrets: ["apiKey"] },
-  SecurityGroup: { folder: "security-group", section: "securityGroups" },
-  SecurityGroupAttachment: { folder: "security-group-attachment" },
+  Server: { folder: "server", section: "servers", named: true },
+  SshKey: { folder: "ssh-key", section: "sshKeys", secrets: ["privateKey"], named: true },
+  Tag: { folder: "tag", section: "tags", named: true },
+  Role: { folder: "role", section: "roles", named: true },
+  User: { folder: "user", section: "users", secrets: ["apiKey"], named: true },
+  SecurityGroup: { folder: "security-group", section: "securityGroups", named: true },
+  SecurityGroupAttachment: { folder: "security-group-attachment", named: false },
 } as const satisfies Readonly<Record<string, KindEntry>>;
 
 /** One kind of {@link KINDS}. */
@@ -35,6 +35,8 @@ interface KindEntry {
    * `additionalSecretOutputs`, the native plugin returns them as secrets.
    */
   readonly secrets?: readonly string[];
+  /** The kind has a `name` input, which autonaming (autoname.ts) fills in when it is left out. */
+  readonly named: boolean;
 }
 
 export type ResourceKind = keyof typeof KINDS;
