@@ -33,6 +33,8 @@ export const MODULES = {
     "test/unit/http-client.test.ts",
   ],
   "src/lib/cli-output.ts": ["test/unit/cli-output.test.ts"],
+  "src/lib/defined.ts": ["test/unit/defined-pinned.test.ts"],
+  "src/lib/json-bounds.ts": ["test/unit/json-bounds-boundaries.test.ts"],
   "src/lib/money.ts": ["test/unit/money.test.ts", "test/unit/money-boundaries.test.ts"],
   "src/lib/names.ts": [
     "test/unit/names-pinned.test.ts",
@@ -44,6 +46,7 @@ export const MODULES = {
   "src/lib/read-failure.ts": ["test/unit/read-failure.test.ts"],
   "src/lib/references.ts": ["test/unit/references.test.ts"],
   "src/lib/sshkeys.ts": ["test/unit/sshkeys.test.ts"],
+  "src/lib/text.ts": ["test/unit/text-rules.test.ts"],
   "src/lib/yaml-document.ts": ["test/manifest/yaml-document.test.ts", "test/manifest/load.test.ts"],
   "src/resources/role/model.ts": resourceTests("role"),
   "src/resources/role/permissions.ts": resourceTests("role"),
