@@ -29,6 +29,7 @@ export const MODULES = {
   ],
   "src/api/errors.ts": [
     "test/unit/errors.test.ts",
+    "test/unit/errors-pinned.test.ts",
     "test/unit/error-hierarchy.test.ts",
     "test/unit/http-client.test.ts",
   ],
