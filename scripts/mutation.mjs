@@ -21,7 +21,11 @@ const resourceTests = (kind) => [`test/resources/${kind}.test.ts`];
 /** Each pure module and the fast tests that exercise it. */
 export const MODULES = {
   "src/api/retry.ts": ["test/unit/http-retry.test.ts", "test/unit/retry-boundaries.test.ts"],
-  "src/api/rate-budget.ts": ["test/unit/rate-budget.test.ts", "test/unit/http-retry.test.ts"],
+  "src/api/rate-budget.ts": [
+    "test/unit/rate-budget.test.ts",
+    "test/unit/rate-budget-boundaries.test.ts",
+    "test/unit/http-retry.test.ts",
+  ],
   "src/api/http-options.ts": [
     "test/unit/http-options-pinned.test.ts",
     "test/unit/http-client.test.ts",
