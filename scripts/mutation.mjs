@@ -54,7 +54,7 @@ export const MODULES = {
     "test/unit/references-boundaries.test.ts",
   ],
   "src/lib/sshkeys.ts": ["test/unit/sshkeys.test.ts"],
-  "src/lib/text.ts": ["test/unit/text-rules.test.ts"],
+  "src/lib/text.ts": ["test/unit/text-rules.test.ts", "test/unit/text-boundaries.test.ts"],
   "src/lib/yaml-document.ts": ["test/manifest/yaml-document.test.ts", "test/manifest/load.test.ts"],
   "src/resources/role/model.ts": resourceTests("role"),
   "src/resources/role/permissions.ts": resourceTests("role"),
