@@ -7,7 +7,9 @@
 import { describe, expect, it } from "vitest";
 import {
   AbortedError,
+  CloudInfraError,
   ConfigurationError,
+  type ConflictError,
   ConnectionError,
   createApiError,
   RequestValidationError,
@@ -95,6 +97,33 @@ describe("ApiError messages, whole", () => {
     );
   });
 
+  it("drop only a '; and N more' that ends the sum, whatever N", () => {
+    const fieldErrors = Array.from({ length: 15 }, (_, i) => ({ field: `f${i}`, message: "x" }));
+    const fields = fieldErrors.map((fe) => `field ${fe.field}: x`).join("; ");
+    expect(
+      createApiError({
+        ...base,
+        status: 400,
+        serviceMessage: "Invalid request (f0: x; f1: x; f2: x; and 12 more)",
+        fieldErrors,
+      }).message,
+    ).toBe(`POST /v1/servers failed: 400 http_400: Invalid request (${fields})`);
+    const two = [
+      { field: "a", message: "x" },
+      { field: "b", message: "y" },
+    ];
+    expect(
+      createApiError({
+        ...base,
+        status: 400,
+        serviceMessage: "Invalid request (a: x; and 1 more; b: y)",
+        fieldErrors: two,
+      }).message,
+    ).toBe(
+      "POST /v1/servers failed: 400 http_400: Invalid request (a: x; and 1 more; b: y) (field a: x; field b: y)",
+    );
+  });
+
   it("keep a service text whose parenthesis says something else, or that does not end with it", () => {
     const fieldErrors = [{ field: "a", message: "x" }];
     const at = (serviceMessage: string) =>
@@ -108,9 +137,49 @@ describe("ApiError messages, whole", () => {
     expect(at("Invalid request(a: x)")).toBe(
       "POST /v1/servers failed: 400 http_400: Invalid request(a: x) (field a: x)",
     );
+    expect(at("(a: x)")).toBe("POST /v1/servers failed: 400 http_400: (a: x) (field a: x)");
+    expect(at("Invalid request (a: x.")).toBe(
+      "POST /v1/servers failed: 400 http_400: Invalid request (a: x. (field a: x)",
+    );
     expect(
       createApiError({ ...base, status: 400, serviceMessage: "Invalid request (a: x)" }).message,
     ).toBe("POST /v1/servers failed: 400 http_400: Invalid request (a: x)");
+  });
+});
+
+describe("the error classes", () => {
+  it("answer instanceof CloudInfraError for null, undefined and plain values with false, never a TypeError", () => {
+    for (const value of [null, undefined, "text", 5, {}]) {
+      expect(value instanceof CloudInfraError).toBe(false);
+    }
+  });
+
+  it("let a caller rename an error, and keep the name out of a for-in over its fields", () => {
+    const err = createApiError({ ...base, status: 404 });
+    err.name = "LookupFailed";
+    expect(String(err)).toBe("LookupFailed: POST /v1/servers failed: 404 http_404");
+    const fields: string[] = [];
+    for (const key in createApiError({ ...base, status: 404 })) fields.push(key);
+    expect(fields).toEqual([
+      "status",
+      "code",
+      "requestId",
+      "method",
+      "path",
+      "fieldErrors",
+      "body",
+      "mayHaveBeenApplied",
+      "summary",
+      "serviceClockAheadMs",
+    ]);
+  });
+
+  it("ConflictError names no holder when the body is missing, null or text", () => {
+    for (const body of [undefined, null, "conflict"]) {
+      const err = createApiError({ ...base, status: 409, body, serviceClockAheadMs: 0 });
+      expect((err as ConflictError).existingId).toBeUndefined();
+      expect((err as ConflictError).existingCreatedAtHere).toBeUndefined();
+    }
   });
 });
 
