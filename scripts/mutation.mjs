@@ -68,7 +68,12 @@ export const MODULES = {
   "src/resources/ssh-key/model.ts": resourceTests("ssh-key"),
   "src/resources/tag/model.ts": resourceTests("tag"),
   "src/resources/user/model.ts": resourceTests("user"),
-  "src/manifest/load.ts": ["test/manifest/load.test.ts", "test/manifest/load-pinned.test.ts"],
+  "src/manifest/load.ts": [
+    "test/manifest/load.test.ts",
+    "test/manifest/load-pinned.test.ts",
+    "test/manifest/load-boundaries.test.ts",
+    "test/manifest/hostile-files.test.ts",
+  ],
   "src/drift-report/report.ts": [
     "test/drift-report/report.test.ts",
     "test/drift-report/report-pinned.test.ts",
