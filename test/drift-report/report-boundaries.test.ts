@@ -1,0 +1,239 @@
+/*
+ * The drift report's reading of paths, lists, URNs and verdicts at their edges (issue 27: mutation
+ * testing of src/drift-report/report.ts): what the report names a field, which items of two
+ * lists it shows, which side is which in a preview, and what it concludes.
+ */
+import { describe, expect, it } from "vitest";
+import { analyse, type PulumiRun, type Step, verdictOf } from "../../src/drift-report";
+import { parsePath } from "../../src/drift-report/report";
+
+const URN = (type: string, name: string) =>
+  `urn:pulumi:prod::gitops::cloudinfra:index:Manifest$pulumi-nodejs:dynamic/cloudinfra:${type}::${name}`;
+
+function step(fields: Partial<Step> & { op: string }): Step {
+  return {
+    urn: URN("Server", "web-1"),
+    diffReasons: [],
+    replaceReasons: [],
+    detailedPaths: [],
+    phase: "refresh",
+    ...fields,
+  };
+}
+function run(steps: Step[], fields: Partial<PulumiRun> = {}): PulumiRun {
+  return {
+    format: "events",
+    kind: "refresh",
+    refreshed: false,
+    steps,
+    changeSummary: {},
+    errors: [],
+    applied: false,
+    ...fields,
+  };
+}
+const state = (inputs: Record<string, unknown>, outputs = inputs) => ({ id: "7", inputs, outputs });
+const value = (v: unknown) => ({ kind: "value", value: v });
+
+/** The fields of the one row of a refresh from `old` to `live`, as [field, expected, actual]. */
+function drift(
+  old: Record<string, unknown>,
+  live: Record<string, unknown>,
+  extra: Partial<Step> = {},
+) {
+  const report = analyse(
+    run([step({ op: "update", old: state(old), new: state(live), ...extra })]),
+  );
+  return report.rows[0]?.fields.map((f) => [f.field, f.expected, f.actual, f.replaces]);
+}
+
+describe("parsePath", () => {
+  it("reads indexes, quoted keys with escapes, and dotted names", () => {
+    expect(parsePath("rules[0].dport")).toEqual(["rules", 0, "dport"]);
+    expect(parsePath('tags["a.b"]["c\\"d"][12]')).toEqual(["tags", "a.b", 'c"d', 12]);
+    expect(parsePath("a.b-c.$d")).toEqual(["a", "b-c", "$d"]);
+    expect(parsePath("")).toEqual([]);
+  });
+});
+
+describe("the fields of a drifted resource", () => {
+  it("are named as Pulumi writes paths: quoted when a key is not a plain name, indexes in brackets", () => {
+    expect(
+      drift(
+        { "a b": 1, "0x": 1, ok_1: { "k-2": 1, $v: 1 }, list: [[1]] },
+        { "a b": 2, "0x": 2, ok_1: { "k-2": 2, $v: 2 }, list: [[2]] },
+      ),
+    ).toEqual([
+      ['["a b"]', value(1), value(2), false],
+      ['["0x"]', value(1), value(2), false],
+      ["ok_1.k-2", value(1), value(2), false],
+      ["ok_1.$v", value(1), value(2), false],
+      ["list[0][0]", value(1), value(2), false],
+    ]);
+  });
+
+  it("are found in maps and in lists of one length, a key on one side only shown as absent", () => {
+    expect(
+      drift({ a: { b: 1, gone: true }, ports: [1, 2] }, { a: { b: 1, added: "x" }, ports: [1, 3] }),
+    ).toEqual([
+      ["a.gone", value(true), { kind: "absent" }, false],
+      ["a.added", { kind: "absent" }, value("x"), false],
+      ["ports[1]", value(2), value(3), false],
+    ]);
+  });
+
+  it("take a number and its decimal text for one value, but not other texts", () => {
+    expect(drift({ id: 7, plan: "7.0", n: 1 }, { id: "7", plan: 7, n: true })).toEqual([
+      ["plan", value("7.0"), value(7), false],
+      ["n", value(1), value(true), false],
+    ]);
+  });
+
+  it("show two lists of different lengths as the items each side lacks, counting repeats, whatever the key order", () => {
+    expect(
+      drift(
+        { rules: [{ port: 22, cidr: "a" }, 80, 80, 443] },
+        { rules: [80, { cidr: "a", port: 22 }, 8080] },
+      ),
+    ).toEqual([
+      [
+        "rules",
+        { kind: "list", length: 4, only: [80, 443] },
+        { kind: "list", length: 3, only: [8080] },
+        false,
+      ],
+    ]);
+  });
+
+  it("show a list against a value that is not a list as two values", () => {
+    expect(drift({ ports: [1] }, { ports: "1" })).toEqual([
+      ["ports", value([1]), value("1"), false],
+    ]);
+  });
+
+  it("mark the fields whose top-level property the engine says replaces the resource", () => {
+    expect(
+      drift(
+        { plan: { size: 1 }, name: "a" },
+        { plan: { size: 2 }, name: "b" },
+        { replaceReasons: ["plan"], diffReasons: ["plan.size", "name"] },
+      ),
+    ).toEqual([
+      ["plan.size", value(1), value(2), true],
+      ["name", value("a"), value("b"), false],
+    ]);
+  });
+
+  it("come from the engine's changed properties when it gives no detailed diff", () => {
+    expect(drift({ a: 1, b: 1 }, { a: 2, b: 2 }, { diffReasons: ["b"] })).toEqual([
+      ["b", value(1), value(2), false],
+    ]);
+    expect(
+      drift({ a: 1, b: 1 }, { a: 2, b: 2 }, { diffReasons: ["b"], detailedPaths: ["a"] }),
+    ).toEqual([["a", value(1), value(2), false]]);
+  });
+});
+
+describe("a preview's sides", () => {
+  it("are what the code asks for against the state, and a changed output of a preview is no field", () => {
+    const preview = (old: Step["old"], planned: Step["new"]) =>
+      analyse(run([step({ op: "update", phase: "plan", old, new: planned })]), "preview").rows[0]
+        ?.fields;
+    expect(preview(state({ plan: "a" }), state({ plan: "b" }))).toEqual([
+      { field: "plan", expected: value("b"), actual: value("a"), replaces: false },
+    ]);
+    expect(
+      preview(state({ plan: "a" }, { status: "on" }), state({ plan: "a" }, { status: "off" })),
+    ).toEqual([
+      { field: "", expected: { kind: "changed" }, actual: { kind: "unsaid" }, replaces: false },
+    ]);
+  });
+
+  it("read a missing state as empty", () => {
+    expect(
+      analyse(run([step({ op: "update", phase: "plan", new: state({ plan: "b" }) })]), "preview")
+        .rows[0]?.fields,
+    ).toEqual([
+      { field: "plan", expected: value("b"), actual: { kind: "absent" }, replaces: false },
+    ]);
+  });
+});
+
+describe("which resources are counted", () => {
+  it("counts an explicit provider and a component apart, and leaves the default provider out", () => {
+    const report = analyse(
+      run([
+        step({ op: "same", urn: "urn:pulumi:prod::gitops::pulumi:providers:cloudinfra::eu" }),
+        step({
+          op: "same",
+          urn: "urn:pulumi:prod::gitops::pulumi:providers:cloudinfra::default_1_2",
+        }),
+        step({
+          op: "same",
+          urn: "urn:pulumi:prod::gitops::cloudinfra:index:Manifest::infra",
+          new: { inputs: {}, outputs: {}, custom: false },
+        }),
+        step({ op: "same", urn: "urn:pulumi:prod::gitops::pulumi:pulumi:Stack::gitops-prod" }),
+        step({ op: "same", new: { id: "1", inputs: {}, outputs: {}, custom: true } }),
+      ]),
+    );
+    expect(report.resources).toBe(1);
+    expect(report.alsoCounted).toEqual({ stack: 1, components: 1, providers: 1 });
+  });
+
+  it("names the type after the last `$` and the resource after the third `::`, and reads the stack and project", () => {
+    const report = analyse(
+      run([
+        step({
+          op: "update",
+          urn: "urn:pulumi:dev::shop::a:b:Parent$cloudinfra:index:Tag::blue::x",
+          old: state({ a: 1 }),
+          new: state({ a: 2 }),
+        }),
+      ]),
+    );
+    expect([report.stack, report.project]).toEqual(["dev", "shop"]);
+    expect(report.rows.map((r) => [r.type, r.name])).toEqual([["Tag", "blue::x"]]);
+  });
+
+  it("reads the stack of a run whose only steps are left out", () => {
+    const report = analyse(
+      run([step({ op: "same", urn: "urn:pulumi:dev::shop::pulumi:pulumi:Stack::shop-dev" })]),
+    );
+    expect([report.stack, report.project, report.resources]).toEqual(["dev", "shop", 0]);
+  });
+
+  it("names a resource whose URN does not start with urn:pulumi: by the whole text", () => {
+    const report = analyse(
+      run([
+        step({ op: "update", urn: "x:a::b::c::d", old: state({ a: 1 }), new: state({ a: 2 }) }),
+      ]),
+    );
+    expect(report.rows.map((r) => [r.type, r.name])).toEqual([["?", "x:a::b::c::d"]]);
+    expect(report.stack).toBeUndefined();
+  });
+});
+
+describe("verdictOf", () => {
+  const changed = step({ op: "update", old: state({ a: 1 }), new: state({ a: 2 }) });
+  it("concludes each verdict from the rows, the unexplained changes and the errors", () => {
+    expect(verdictOf(analyse(run([changed])))).toBe("drift");
+    expect(verdictOf(analyse(run([step({ op: "same" })])))).toBe("clean");
+    expect(verdictOf(analyse(run([step({ op: "same" })], { changeSummary: { delete: 1 } })))).toBe(
+      "drift",
+    );
+    expect(
+      verdictOf(
+        analyse(run([step({ op: "refresh" })], { refreshed: true, format: "digest" }), "refresh"),
+      ),
+    ).toBe("unknown");
+    expect(verdictOf(analyse(run([step({ op: "refresh" })], { refreshed: true }), "refresh"))).toBe(
+      "clean",
+    );
+    expect(verdictOf(analyse(run([{ ...changed, phase: "plan" }]), "preview"))).toBe("changes");
+    expect(verdictOf(analyse(run([step({ op: "same", phase: "plan" })]), "preview"))).toBe(
+      "no-changes",
+    );
+    expect(verdictOf(analyse(run([changed], { errors: ["boom"] })))).toBe("failed");
+  });
+});
