@@ -77,6 +77,7 @@ export const MODULES = {
   "src/drift-report/report.ts": [
     "test/drift-report/report.test.ts",
     "test/drift-report/report-pinned.test.ts",
+    "test/drift-report/report-boundaries.test.ts",
   ],
 };
 

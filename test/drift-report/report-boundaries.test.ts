@@ -82,6 +82,65 @@ describe("the fields of a drifted resource", () => {
     ]);
   });
 
+  it("show null as a value, and a map against a scalar as two values", () => {
+    expect(drift({ a: null, b: { x: 1 } }, { a: 1, b: 5 })).toEqual([
+      ["a", value(null), value(1), false],
+      ["b", value({ x: 1 }), value(5), false],
+    ]);
+  });
+
+  it("read an engine's path into a list only within its length, and never as a map's key", () => {
+    expect(
+      drift(
+        { ports: [1, 2], tags: { "0": "a" } },
+        { ports: [1, 2, 3], tags: { "0": "b" } },
+        { detailedPaths: ["ports[2]", "tags[0]", "ports.0", "ports.length"] },
+      ),
+    ).toEqual([
+      ["ports[2]", { kind: "absent" }, value(3), false],
+      ["tags[0]", { kind: "absent" }, { kind: "absent" }, false],
+      ['ports["0"]', { kind: "absent" }, { kind: "absent" }, false],
+      ["ports.length", { kind: "absent" }, { kind: "absent" }, false],
+    ]);
+  });
+
+  it("show a list the engine names whole, of one length on both sides, as two values", () => {
+    expect(drift({ ports: [1, 2] }, { ports: [1, 3] }, { detailedPaths: ["ports"] })).toEqual([
+      ["ports", value([1, 2]), value([1, 3]), false],
+    ]);
+  });
+
+  it("read a field the engine names from the inputs when one side has it there", () => {
+    const report = analyse(
+      run([
+        step({
+          op: "update",
+          old: state({}, {}),
+          new: state({ name: "web" }, { name: "WEB" }),
+          detailedPaths: ["name"],
+        }),
+      ]),
+    );
+    expect(report.rows[0]?.fields).toEqual([
+      { field: "name", expected: { kind: "absent" }, actual: value("web"), replaces: false },
+    ]);
+  });
+
+  it("show a refresh that changed only an output held as an input too, from the outputs, without the provider", () => {
+    const report = analyse(
+      run([
+        step({
+          op: "update",
+          old: state({ size: 1 }, { size: 1, __provider: "a" }),
+          new: state({ size: 1 }, { size: 2, __provider: "b" }),
+        }),
+      ]),
+    );
+    expect(report.rows[0]?.fields).toEqual([
+      { field: "size", expected: value(1), actual: value(2), replaces: false },
+    ]);
+  });
+
   it("take a number and its decimal text for one value, but not other texts", () => {
     expect(drift({ id: 7, plan: "7.0", n: 1 }, { id: "7", plan: 7, n: true })).toEqual([
       ["plan", value("7.0"), value(7), false],
@@ -92,14 +151,14 @@ describe("the fields of a drifted resource", () => {
   it("show two lists of different lengths as the items each side lacks, counting repeats, whatever the key order", () => {
     expect(
       drift(
-        { rules: [{ port: 22, cidr: "a" }, 80, 80, 443] },
-        { rules: [80, { cidr: "a", port: 22 }, 8080] },
+        { rules: [{ port: 22, cidr: "a" }, 80, 80, 443, [{ a: 1, b: 2 }]] },
+        { rules: [80, { cidr: "a", port: 22 }, 8080, [{ b: 2, a: 1 }]] },
       ),
     ).toEqual([
       [
         "rules",
-        { kind: "list", length: 4, only: [80, 443] },
-        { kind: "list", length: 3, only: [8080] },
+        { kind: "list", length: 5, only: [80, 443] },
+        { kind: "list", length: 4, only: [8080] },
         false,
       ],
     ]);
@@ -181,6 +240,54 @@ describe("which resources are counted", () => {
     expect(report.alsoCounted).toEqual({ stack: 1, components: 1, providers: 1 });
   });
 
+  it("counts a provider made inside a component as a provider, by the type after the last `$`", () => {
+    const report = analyse(
+      run([
+        step({
+          op: "same",
+          urn: "urn:pulumi:prod::gitops::cloudinfra:index:Manifest$pulumi:providers:cloudinfra::eu",
+        }),
+      ]),
+    );
+    expect([report.resources, report.alsoCounted.providers]).toEqual([0, 1]);
+  });
+
+  it("shows no row for a step that changes nothing, whatever paths it carries, but one for a lone deletion half", () => {
+    const report = analyse(
+      run(
+        [
+          step({
+            op: "same",
+            phase: "plan",
+            old: state({ a: 1 }),
+            new: state({ a: 2 }),
+            detailedPaths: ["a"],
+          }),
+          step({
+            op: "delete-replaced",
+            phase: "plan",
+            urn: URN("Tag", "t"),
+            old: state({ a: 1 }),
+          }),
+        ],
+        { kind: "preview" },
+      ),
+    );
+    expect(report.rows.map((r) => [r.name, r.fields])).toEqual([
+      [
+        "t",
+        [
+          {
+            field: "",
+            expected: { kind: "absent" },
+            actual: { kind: "exists", id: "7" },
+            replaces: false,
+          },
+        ],
+      ],
+    ]);
+  });
+
   it("names the type after the last `$` and the resource after the third `::`, and reads the stack and project", () => {
     const report = analyse(
       run([
@@ -230,10 +337,30 @@ describe("verdictOf", () => {
     expect(verdictOf(analyse(run([step({ op: "refresh" })], { refreshed: true }), "refresh"))).toBe(
       "clean",
     );
+    expect(
+      verdictOf(analyse(run([step({ op: "refresh" })], { format: "digest" }), "refresh")),
+    ).toBe("clean");
     expect(verdictOf(analyse(run([{ ...changed, phase: "plan" }]), "preview"))).toBe("changes");
     expect(verdictOf(analyse(run([step({ op: "same", phase: "plan" })]), "preview"))).toBe(
       "no-changes",
     );
     expect(verdictOf(analyse(run([changed], { errors: ["boom"] })))).toBe("failed");
+  });
+});
+
+describe("a refreshed digest", () => {
+  it("counts as undetermined only its refresh steps", () => {
+    const report = analyse(
+      run(
+        [
+          step({ op: "refresh" }),
+          step({ op: "refresh", urn: URN("Tag", "a") }),
+          step({ op: "same", urn: URN("Tag", "b") }),
+        ],
+        { refreshed: true, format: "digest" },
+      ),
+      "refresh",
+    );
+    expect([report.undetermined, report.resources]).toEqual([2, 3]);
   });
 });
