@@ -45,6 +45,11 @@ describe("ApiError messages, whole", () => {
     expect(err.message).toBe("POST /v1/servers failed: 403 http_403; not retried: a create");
   });
 
+  it("make a status above 599 a plain ApiError, not a ServerError", () => {
+    const err = createApiError({ ...base, status: 600 });
+    expect([err.name, err.message]).toEqual(["ApiError", "POST /v1/servers failed: 600 http_600"]);
+  });
+
   it("derive the code from the status when the body's code is empty", () => {
     const err = createApiError({ ...base, status: 500, code: "" });
     expect(err.code).toBe("http_500");
@@ -57,6 +62,8 @@ describe("ApiError messages, whole", () => {
     expect(err.message).toBe(`POST /v1/servers failed: 502 http_502: ${"a".repeat(299)} …`);
     const exact = createApiError({ ...base, status: 502, serviceMessage: "x".repeat(300) });
     expect(exact.message).toBe(`POST /v1/servers failed: 502 http_502: ${"x".repeat(300)}`);
+    const runs = createApiError({ ...base, status: 502, serviceMessage: "no  plan\n\t 99" });
+    expect(runs.message).toBe("POST /v1/servers failed: 502 http_502: no plan 99");
     const blank = createApiError({ ...base, status: 502, serviceMessage: " \n " });
     expect(blank.message).toBe("POST /v1/servers failed: 502 http_502");
   });
@@ -144,6 +151,9 @@ describe("ApiError messages, whole", () => {
     expect(
       createApiError({ ...base, status: 400, serviceMessage: "Invalid request (a: x)" }).message,
     ).toBe("POST /v1/servers failed: 400 http_400: Invalid request (a: x)");
+    expect(
+      createApiError({ ...base, status: 400, serviceMessage: "Invalid request ()" }).message,
+    ).toBe("POST /v1/servers failed: 400 http_400: Invalid request ()");
   });
 });
 
