@@ -164,6 +164,19 @@ describe("the fields of a drifted resource", () => {
     ]);
   });
 
+  it("tell apart items of two lists that differ inside, lists and maps alike", () => {
+    expect(
+      drift({ rules: [[1], [1, 23], { a: 1 }, 0] }, { rules: [[3], [12, 3], { a: 2 }] }),
+    ).toEqual([
+      [
+        "rules",
+        { kind: "list", length: 4, only: [[1], [1, 23], { a: 1 }, 0] },
+        { kind: "list", length: 3, only: [[3], [12, 3], { a: 2 }] },
+        false,
+      ],
+    ]);
+  });
+
   it("show a list against a value that is not a list as two values", () => {
     expect(drift({ ports: [1] }, { ports: "1" })).toEqual([
       ["ports", value([1]), value("1"), false],
@@ -205,6 +218,14 @@ describe("a preview's sides", () => {
       preview(state({ plan: "a" }, { status: "on" }), state({ plan: "a" }, { status: "off" })),
     ).toEqual([
       { field: "", expected: { kind: "changed" }, actual: { kind: "unsaid" }, replaces: false },
+    ]);
+  });
+
+  it("read a refresh step without its old state as one whose fields were all absent", () => {
+    expect(
+      analyse(run([step({ op: "update", new: state({ plan: "b" }) })])).rows[0]?.fields,
+    ).toEqual([
+      { field: "plan", expected: { kind: "absent" }, actual: value("b"), replaces: false },
     ]);
   });
 
