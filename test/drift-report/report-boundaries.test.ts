@@ -208,7 +208,7 @@ describe("the fields of a drifted resource", () => {
 
 describe("a preview's sides", () => {
   it("are what the code asks for against the state, and a changed output of a preview is no field", () => {
-    const preview = (old: Step["old"], planned: Step["new"]) =>
+    const preview = (old: ReturnType<typeof state>, planned: ReturnType<typeof state>) =>
       analyse(run([step({ op: "update", phase: "plan", old, new: planned })]), "preview").rows[0]
         ?.fields;
     expect(preview(state({ plan: "a" }), state({ plan: "b" }))).toEqual([
