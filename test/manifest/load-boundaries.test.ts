@@ -34,4 +34,15 @@ describe("loadManifest", () => {
       'infra.yaml:3:8: tags.Web: expected a map (got "red")',
     ]);
   });
+
+  it("refuses the manifest's folder and its parent as a key file, before reading either", () => {
+    const keep =
+      "name a .pub file in the manifest's folder or below (public keys are safe to commit), or paste the key as publicKey";
+    for (const keyFile of [".", "..", "keys/.."]) {
+      const { messages } = load(["sshKeys:", `  laptop: {publicKeyFile: "${keyFile}"}`]);
+      expect(messages).toEqual([
+        `infra.yaml:2:27: sshKeys.laptop.publicKeyFile: cannot read "${keyFile}": it leads out of the manifest's folder; ${keep}`,
+      ]);
+    }
+  });
 });
