@@ -52,7 +52,7 @@ describe("reportError's lines", () => {
   it("give the message, then only the stack's frames, with CLOUDINFRA_LOG=debug", () => {
     const error = new Error("bad\nsecond line");
     error.stack =
-      "Error: bad\nsecond line\n    at one (a.js:1:2)\n\tat two (b.js:3:4)\nnot a frame";
+      "Error: bad\nsecond line\n    at one (a.js:1:2)\n\tat two (b.js:3:4)\nnot a frame\nmeet at noon";
     expect(reported(error, "debug")).toBe(
       "tool: bad\nsecond line\n    at one (a.js:1:2)\n\tat two (b.js:3:4)\n",
     );
