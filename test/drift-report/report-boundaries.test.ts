@@ -385,3 +385,52 @@ describe("a refreshed digest", () => {
     expect([report.undetermined, report.resources]).toEqual([2, 3]);
   });
 });
+
+describe("edges the first boundary tests left", () => {
+  it("reads a field only the state holds in its inputs from the inputs", () => {
+    const report = analyse(
+      run([
+        step({
+          op: "update",
+          old: state({ name: "web" }, { name: "WEB" }),
+          new: state({}, {}),
+          detailedPaths: ["name"],
+        }),
+      ]),
+    );
+    expect(report.rows[0]?.fields).toEqual([
+      { field: "name", expected: value("web"), actual: { kind: "absent" }, replaces: false },
+    ]);
+  });
+
+  it("names a URN cut short by its whole text, and keeps a resource whose name starts with default", () => {
+    const report = analyse(
+      run([
+        step({
+          op: "update",
+          urn: "urn:pulumi:prod::gitops",
+          old: state({ a: 1 }),
+          new: state({ a: 2 }),
+        }),
+        step({
+          op: "update",
+          urn: URN("Tag", "default-web"),
+          old: state({ a: 1 }),
+          new: state({ a: 2 }),
+        }),
+      ]),
+    );
+    expect(report.rows.map((r) => [r.type, r.name])).toEqual([
+      ["?", "urn:pulumi:prod::gitops"],
+      ["Tag", "default-web"],
+    ]);
+  });
+
+  it("counts nothing undetermined in a preview, even of a refreshed digest", () => {
+    const report = analyse(
+      run([step({ op: "refresh" })], { refreshed: true, format: "digest" }),
+      "preview",
+    );
+    expect(report.undetermined).toBe(0);
+  });
+});
