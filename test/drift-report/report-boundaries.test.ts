@@ -4,36 +4,9 @@
  * lists it shows, which side is which in a preview, and what it concludes.
  */
 import { describe, expect, it } from "vitest";
-import { analyse, type PulumiRun, type Step, verdictOf } from "../../src/drift-report";
+import { analyse, verdictOf } from "../../src/drift-report";
 import { parsePath } from "../../src/drift-report/report";
-
-const URN = (type: string, name: string) =>
-  `urn:pulumi:prod::gitops::cloudinfra:index:Manifest$pulumi-nodejs:dynamic/cloudinfra:${type}::${name}`;
-
-function step(fields: Partial<Step> & { op: string }): Step {
-  return {
-    urn: URN("Server", "web-1"),
-    diffReasons: [],
-    replaceReasons: [],
-    detailedPaths: [],
-    phase: "refresh",
-    ...fields,
-  };
-}
-function run(steps: Step[], fields: Partial<PulumiRun> = {}): PulumiRun {
-  return {
-    format: "events",
-    kind: "refresh",
-    refreshed: false,
-    steps,
-    changeSummary: {},
-    errors: [],
-    applied: false,
-    ...fields,
-  };
-}
-const state = (inputs: Record<string, unknown>, outputs = inputs) => ({ id: "7", inputs, outputs });
-const value = (v: unknown) => ({ kind: "value", value: v });
+import { run, state, step, URN, value } from "./report-fixture";
 
 /** The fields of the one row of a refresh from `old` to `live`, as [field, expected, actual]. */
 function drift(

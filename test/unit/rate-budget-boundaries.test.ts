@@ -5,21 +5,8 @@
  * are vitest's fake clock, as in rate-budget.test.ts.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { type BudgetTicket, RateBudget } from "../../src/api/rate-budget";
-
-function budget(): RateBudget {
-  return new RateBudget({
-    now: () => Date.now(),
-    sleep: (ms, signal) =>
-      new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, ms);
-        signal?.addEventListener("abort", () => {
-          clearTimeout(timer);
-          resolve();
-        });
-      }),
-  });
-}
+import type { BudgetTicket, RateBudget } from "../../src/api/rate-budget";
+import { budget } from "./rate-budget-fixture";
 
 const headers = (limit: string, remaining: string, reset?: string) => ({
   "ratelimit-limit": limit,
