@@ -4,7 +4,7 @@
  * lists it shows, which side is which in a preview, and what it concludes.
  */
 import { describe, expect, it } from "vitest";
-import { analyse, verdictOf } from "../../src/drift-report";
+import { analyse, type Step, verdictOf } from "../../src/drift-report";
 import { parsePath } from "../../src/drift-report/report";
 import { run, state, step, URN, value } from "./report-fixture";
 
