@@ -154,6 +154,9 @@ describe("the fields of a drifted resource", () => {
     expect(drift({ ports: [1] }, { ports: "1" })).toEqual([
       ["ports", value([1]), value("1"), false],
     ]);
+    expect(drift({ ports: [1, 2] }, { ports: "abc" })).toEqual([
+      ["ports", value([1, 2]), value("abc"), false],
+    ]);
   });
 
   it("mark the fields whose top-level property the engine says replaces the resource", () => {
