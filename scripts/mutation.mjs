@@ -22,7 +22,11 @@ const modelTests = (kind) => [`test/resources/${kind}-model.test.ts`];
 /** Each pure module and the fast tests that exercise it. */
 export const MODULES = {
   "src/api/retry.ts": ["test/unit/http-retry.test.ts", "test/unit/retry-boundaries.test.ts"],
-  "src/api/rate-budget.ts": ["test/unit/rate-budget.test.ts", "test/unit/http-retry.test.ts"],
+  "src/api/rate-budget.ts": [
+    "test/unit/rate-budget.test.ts",
+    "test/unit/rate-budget-boundaries.test.ts",
+    "test/unit/http-retry.test.ts",
+  ],
   "src/api/http-options.ts": [
     "test/unit/http-options-pinned.test.ts",
     "test/unit/http-client.test.ts",
@@ -30,10 +34,13 @@ export const MODULES = {
   ],
   "src/api/errors.ts": [
     "test/unit/errors.test.ts",
+    "test/unit/errors-pinned.test.ts",
     "test/unit/error-hierarchy.test.ts",
     "test/unit/http-client.test.ts",
   ],
-  "src/lib/cli-output.ts": ["test/unit/cli-output.test.ts"],
+  "src/lib/cli-output.ts": ["test/unit/cli-output.test.ts", "test/unit/cli-output-pinned.test.ts"],
+  "src/lib/defined.ts": ["test/unit/defined-pinned.test.ts"],
+  "src/lib/json-bounds.ts": ["test/unit/json-bounds-boundaries.test.ts"],
   "src/lib/money.ts": ["test/unit/money.test.ts", "test/unit/money-boundaries.test.ts"],
   "src/lib/names.ts": [
     "test/unit/names-pinned.test.ts",
@@ -43,8 +50,12 @@ export const MODULES = {
     "test/resources/role.test.ts",
   ],
   "src/lib/read-failure.ts": ["test/unit/read-failure.test.ts"],
-  "src/lib/references.ts": ["test/unit/references.test.ts"],
+  "src/lib/references.ts": [
+    "test/unit/references.test.ts",
+    "test/unit/references-boundaries.test.ts",
+  ],
   "src/lib/sshkeys.ts": ["test/unit/sshkeys.test.ts"],
+  "src/lib/text.ts": ["test/unit/text-rules.test.ts", "test/unit/text-boundaries.test.ts"],
   "src/lib/yaml-document.ts": ["test/manifest/yaml-document.test.ts", "test/manifest/load.test.ts"],
   "src/resources/input-rules.ts": [
     ...modelTests("user"),
@@ -67,10 +78,16 @@ export const MODULES = {
   "src/resources/ssh-key/model.ts": modelTests("ssh-key"),
   "src/resources/tag/model.ts": modelTests("tag"),
   "src/resources/user/model.ts": modelTests("user"),
-  "src/manifest/load.ts": ["test/manifest/load.test.ts", "test/manifest/load-pinned.test.ts"],
+  "src/manifest/load.ts": [
+    "test/manifest/load.test.ts",
+    "test/manifest/load-pinned.test.ts",
+    "test/manifest/load-boundaries.test.ts",
+    "test/manifest/hostile-files.test.ts",
+  ],
   "src/drift-report/report.ts": [
     "test/drift-report/report.test.ts",
     "test/drift-report/report-pinned.test.ts",
+    "test/drift-report/report-boundaries.test.ts",
   ],
 };
 

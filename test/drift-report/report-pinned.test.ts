@@ -6,38 +6,12 @@
  * Markdown a reader sees of them.
  */
 import { describe, expect, it } from "vitest";
-import { analyse, type PulumiRun, renderMarkdown, type Step } from "../../src/drift-report";
+import { analyse, renderMarkdown, type Step } from "../../src/drift-report";
 import { cells } from "../../src/drift-report/markdown";
 import { displayable, type FieldRow } from "../../src/drift-report/report";
+import { run, state, step, URN, value } from "./report-fixture";
 
 const SIG = "4dabf18193072939515e22adb298388d";
-const URN = (type: string, name: string) =>
-  `urn:pulumi:prod::gitops::cloudinfra:index:Manifest$pulumi-nodejs:dynamic/cloudinfra:${type}::${name}`;
-
-function step(fields: Partial<Step> & { op: string }): Step {
-  return {
-    urn: URN("Server", "web-1"),
-    diffReasons: [],
-    replaceReasons: [],
-    detailedPaths: [],
-    phase: "refresh",
-    ...fields,
-  };
-}
-function run(steps: Step[], fields: Partial<PulumiRun> = {}): PulumiRun {
-  return {
-    format: "events",
-    kind: "refresh",
-    refreshed: false,
-    steps,
-    changeSummary: {},
-    errors: [],
-    applied: false,
-    ...fields,
-  };
-}
-const state = (inputs: Record<string, unknown>, outputs = inputs) => ({ id: "7", inputs, outputs });
-const value = (v: unknown) => ({ kind: "value", value: v });
 /** The two Markdown cells of each field, as a reader sees them. */
 const shownCells = (fields: FieldRow[] | undefined) => fields?.map((f) => cells(f));
 

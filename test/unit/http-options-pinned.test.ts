@@ -94,6 +94,10 @@ describe("parseEndpoint", () => {
       "InsecureEndpointError: refusing endpoint with no scheme: the API key must only travel over HTTPS; use an https:// endpoint (cloudinfra:endpoint or CLOUDINFRA_ENDPOINT)",
     ],
     [
+      "1http://api.test",
+      "InsecureEndpointError: refusing endpoint with no scheme: the API key must only travel over HTTPS; use an https:// endpoint (cloudinfra:endpoint or CLOUDINFRA_ENDPOINT)",
+    ],
+    [
       "xhttps://api.test",
       'InsecureEndpointError: refusing endpoint with scheme "xhttps:": the API key must only travel over HTTPS; use an https:// endpoint (cloudinfra:endpoint or CLOUDINFRA_ENDPOINT)',
     ],

@@ -8,22 +8,8 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { z } from "zod";
 import { RateLimitedError } from "../../src/api/errors";
 import { HttpClient, type HttpClientOptions, type HttpRequest } from "../../src/api/http";
-import { type BudgetTicket, RateBudget, type RequestPriority } from "../../src/api/rate-budget";
-
-/** A budget on vitest's fake clock. */
-function budget(): RateBudget {
-  return new RateBudget({
-    now: () => Date.now(),
-    sleep: (ms, signal) =>
-      new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, ms);
-        signal?.addEventListener("abort", () => {
-          clearTimeout(timer);
-          resolve();
-        });
-      }),
-  });
-}
+import type { BudgetTicket, RateBudget, RequestPriority } from "../../src/api/rate-budget";
+import { budget } from "./rate-budget-fixture";
 
 /** Headers of a service whose bucket holds `limit` and refills `perSecond` a second. */
 function limitHeaders(limit: number, remaining: number, perSecond: number) {
