@@ -461,13 +461,16 @@ async function takeOver<Answer, Live>(
     );
   }
   const claimed = journal.claimedIds();
-  const taken = (id: number) => claimed.has(id) || record.claimed.has(id);
   for (const orphan of orphans) {
-    const { id } = orphan;
     const made =
-      id === undefined
-        ? newMatching(live, lookup, new Set(orphan.before), taken)
-        : live.filter((item) => lookup.idOf(item) === id && !taken(id) && lookup.matches(item));
+      orphan.id === undefined
+        ? newMatching(
+            live,
+            lookup,
+            new Set(orphan.before),
+            (id) => claimed.has(id) || record.claimed.has(id),
+          )
+        : live.filter((item) => lookup.idOf(item) === orphan.id && lookup.matches(item));
     if (made.length > 1) throw cannotTell(run, lookup, made, cause, undefined);
     journal.forget(orphan);
     const [one] = made;

@@ -355,18 +355,6 @@ describe("createExactlyOnce with a journal (a host killed mid-create)", () => {
     expect(journal.orphans(digest)).toEqual([]);
   });
 
-  it("never takes over the id a dead host's answer named once another create handed it to the engine", async () => {
-    const svc = service([{ id: 7, name: "a" }]);
-    const { journal } = journalWith([
-      { digest, id: 7, before: [] },
-      { digest: "other", id: 7, closedAt: Date.now() },
-    ]);
-    const made = await createExactlyOnce(svc.recipe("a", ["ok"], svc.journaled(journal)));
-    expect(made.id).toBe(100);
-    expect(svc.calls.sends).toBe(1);
-    expect(journal.orphans(digest)).toEqual([]);
-  });
-
   it("leaves the entry open until the caller closes it, when the create goes on after it", async () => {
     const svc = service();
     const { journal } = journalWith([]);
