@@ -11,7 +11,7 @@
  */
 import type { z } from "zod";
 import type { CloudInfraClient } from "../api/client";
-import { ConflictError, NotFoundError } from "../api/errors";
+import { ConfigurationError, ConflictError, NotFoundError } from "../api/errors";
 import type { RequestOptions } from "../api/http";
 import { type Adoption, adopt, guardAdoptedReplacement, type Mismatch } from "./adopt";
 import {
@@ -349,7 +349,8 @@ export function kindTools<
       try {
         return await createNew(session, await resolve(session, inputs));
       } catch (err) {
-        throw operationError(operation, err);
+        // A provider with no endpoint or key: the configuration's problem, said as it is.
+        throw err instanceof ConfigurationError ? err : operationError(operation, err);
       }
     },
 

@@ -189,10 +189,11 @@ describe("SshKey through the Pulumi dynamic-provider host", () => {
     });
 
     // A failing call with the private key in its state: the error (the host also prints it to
-    // stderr) carries what failed, never the state.
+    // stderr) carries what failed, never the state. It names the key by its stored name, as a
+    // read of every kind does.
     const failed = await fx.failure(host.read(created.urn, "0", second.properties, second.inputs));
     expect(failed.message).toMatch(
-      /reading SshKey "0" failed: expected an SSH key id \(a positive integer, or its decimal text\), got "0"/,
+      /reading SshKey "deploy" failed: expected an SSH key id \(a positive integer, or its decimal text\), got "0"/,
     );
     await host.delete(created.urn, created.id, second.properties);
   });
