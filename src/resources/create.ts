@@ -28,8 +28,8 @@
  *    before a look, looks of a kind run one at a time. [none]
  * 6. No orphan across hosts: each create is written in the journal (journal.ts) until it returned
  *    to the engine; an entry a dead host left open is taken over by the next create of the same
- *    request: the id its answer named, or the one new matching object since its ids before; never
- *    an id another create claimed (handed to the engine, or made by a live host). [as 1 and 2]
+ *    request: the id its answer named, or else the one new matching object since its ids before
+ *    that no other create claimed (handed to the engine, or made by a live host). [as 1 and 2]
  * 7. An object useless without its lost answer (a generated key, a user's API key) is deleted
  *    (`discard`) and the request sent again; a delete that fails fails naming the id. [spec: DELETE]
  * 8. A kind the API cannot list (a user) with `unique` names: after an ambiguous failure the
