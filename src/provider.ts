@@ -11,7 +11,7 @@
  * calls `operationsOf(kind)` with them.
  */
 import type * as pulumi from "@pulumi/pulumi";
-import { type ConfigSource, resolveSettings } from "./config";
+import { type ConfigSource, resolveSettings, SETTINGS } from "./config";
 import { withDynamicAutonaming } from "./resources/autoname";
 import type { KindOperations, ResourceImplementation } from "./resources/common";
 import { isResourceKind, providerModule, type ResourceKind } from "./resources/kinds";
@@ -26,10 +26,10 @@ export {
   sessionFor,
 } from "./resources/session";
 
-/** The stack configuration keys a host's `configure()` keeps. */
-const KEYS = ["cloudinfra:endpoint", "cloudinfra:apiKey", "cloudinfra:caCert"] as const;
-/** The variables the settings fall back to (config.ts). */
-const VARIABLES = ["CLOUDINFRA_ENDPOINT", "CLOUDINFRA_API_KEY", "CLOUDINFRA_CA_CERT"] as const;
+/** The stack configuration keys a host's `configure()` keeps: those of the settings (config.ts). */
+const KEYS = Object.values(SETTINGS).map((s) => s.configKey);
+/** The variables the settings fall back to. */
+const VARIABLES = Object.values(SETTINGS).map((s) => s.envVar);
 
 /**
  * The host's side of this process: the configuration `configure()` handed over and the sessions
@@ -150,9 +150,16 @@ export function resource(kind: string): ResourceImplementation {
  * autonamed from the logical name the class passes as a hidden input (resources/autoname.ts).
  */
 function dynamicOperationsOf(kind: string): KindOperations {
-  const operations = operationsOf(kind);
-  return withDynamicAutonaming(kind as ResourceKind, operations);
+  let operations = dynamicLoaded.get(kind);
+  if (operations === undefined) {
+    operations = withDynamicAutonaming(kind as ResourceKind, operationsOf(kind));
+    dynamicLoaded.set(kind, operations);
+  }
+  return operations;
 }
+
+/** {@link dynamicOperationsOf} of each kind, made once: every shim call goes through it. */
+const dynamicLoaded = new Map<string, KindOperations>();
 
 const METHODS = new Set(["check", "diff", "create", "read", "update", "delete"]);
 
