@@ -25,9 +25,11 @@ import {
   type KindNames,
   type KindOperations,
   labelOf,
+  OperationError,
   type OperationLimits,
   operationError,
   type Props,
+  partialCreateError,
   unlessNotFound,
 } from "./common";
 import { type NamedObject, nameTakenError } from "./conflict";
@@ -53,7 +55,8 @@ export interface KindApi<Live, Request, Answer> {
   list?(client: CloudInfraClient): KindList<Live>;
   /** One live object (adoption reads it); without it, the object is found in the list. */
   get?(client: CloudInfraClient, id: number): Promise<Live>;
-  create(client: CloudInfraClient, request: Request): Promise<Answer>;
+  /** `options`: the create's deadline, when it has one ({@link KindDefinition.createDeadline}). */
+  create(client: CloudInfraClient, request: Request, options?: RequestOptions): Promise<Answer>;
   /** The id the creation answer names, or `undefined` when it names none (then it is found). */
   idInAnswer(answer: Answer): number | undefined;
   /** The change of an existing object to `request`; left out when every change replaces. */
@@ -108,12 +111,25 @@ export interface KindDefinition<
   liveInputs?(outputs: Outputs): Props;
   /** Outputs of a live object as a read reports them, when more than `fromApi` (a role's catalogue). */
   readOutputs?(session: ProviderSession, live: Live, stored: Props | undefined): Promise<Outputs>;
-  /** The outputs of a create from its outcome, when not {@link outputsFromInputs} (a generated key). */
+  /**
+   * The outputs of a create from its outcome, when not {@link outputsFromInputs} (a generated key,
+   * a server once it runs); `ongoing` when the kind has a {@link createDeadline}.
+   */
   created?(
     session: ProviderSession,
     made: CreateOutcome<Answer, Live>,
     r: Resolved,
+    ongoing?: Ongoing,
   ): Promise<Outputs>;
+  /**
+   * The deadline of a create that goes on after its request (a server waits until it runs), from
+   * the inputs and the engine's limits. The request's retries stop there, and the journal entry
+   * stays open until `created` ends, so a host killed meanwhile leaves the object to the next
+   * create (create.ts `closesLater`).
+   */
+  createDeadline?(inputs: Inputs, limits?: OperationLimits): Deadline;
+  /** What a failed create's error adds (the plan ids after a refused `plan_id`); default nothing. */
+  failureDetail?(session: ProviderSession, err: unknown): Promise<string>;
   /** Objects no create of ours can have made (a system role); never matched. */
   foreign?(live: Live): boolean;
   /** Create recovery beyond the default (../create.ts). */
@@ -146,6 +162,20 @@ export interface KindDefinition<
     /** Default: an update when the live object does not match, then {@link outputsFromInputs}. */
     converge?(session: ProviderSession, live: Live, inputs: Inputs): Promise<Props>;
   };
+}
+
+/** When an operation's waits give up, and the setting to name when they do. */
+export interface Deadline {
+  deadlineAt: number;
+  /** `timeouts.create (now 10m, the default)`. */
+  timeoutSetting: string;
+}
+
+/** What `created` gets for a create that goes on after its request. */
+export interface Ongoing {
+  deadline: Deadline;
+  /** The error that keeps the object made in the stack, with these outputs, for the next `up`. */
+  kept(outputs: Props, err: unknown): Error;
 }
 
 /** The `name` of a property bag or of inputs, when it has one. */
@@ -219,18 +249,18 @@ export function nameTaken<Live extends NamedObject>(
   });
 }
 
-/**
- * The tools of one kind: what its overrides reuse (Server's create parses, adopts and matches the
- * same way) and the operations {@link kindOperations} serves.
- */
-export function kindTools<
+/** The operations of a kind: the builder's, with the kind's own overrides. */
+export function kindOperations<
   Inputs extends object,
   Live,
   Request,
   Answer,
   Outputs extends object,
   Resolved extends Inputs,
->(def: KindDefinition<Inputs, Live, Request, Answer, Outputs, Resolved>) {
+>(
+  def: KindDefinition<Inputs, Live, Request, Answer, Outputs, Resolved>,
+  overrides: Partial<KindOperations> = {},
+): KindOperations {
   const { what, api } = def;
   const resolve = (session: ProviderSession, inputs: Inputs): Promise<Resolved> =>
     def.resolve === undefined ? Promise.resolve(inputs as Resolved) : def.resolve(session, inputs);
@@ -246,15 +276,14 @@ export function kindTools<
   /** `write`, with a 409 explained by {@link taken}. */
   const explained = async <T>(
     session: ProviderSession,
-    r: Resolved | undefined,
+    r: Resolved,
     write: () => Promise<T>,
     self?: string,
   ): Promise<T> => {
     try {
       return await write();
     } catch (err) {
-      if (err instanceof ConflictError && r !== undefined) throw await taken(session, r, err, self);
-      throw err;
+      throw err instanceof ConflictError ? await taken(session, r, err, self) : err;
     }
   };
   const outputs = (id: number, r: Resolved, answer?: Answer): Outputs => {
@@ -294,8 +323,17 @@ export function kindTools<
     };
   };
 
-  /** Creates the object exactly once (./create.ts), then its outputs. */
-  const createNew = async (session: ProviderSession, r: Resolved) => {
+  /**
+   * Creates the object exactly once (./create.ts), then its outputs. With a `deadline` the create
+   * goes on after its request: the journal entry stays open until `created` ends (`closesLater`),
+   * and a failure of `created` after the object exists keeps it in the stack (`kept`).
+   */
+  const createNew = async (
+    session: ProviderSession,
+    r: Resolved,
+    deadline: Deadline | undefined,
+    kept: (id: number) => Ongoing["kept"],
+  ) => {
     const { client } = session;
     const list = api.list?.(client);
     const request = def.toApi(r);
@@ -310,21 +348,25 @@ export function kindTools<
         lookup:
           list === undefined
             ? undefined
-            : {
-                ...list,
-                idOf: api.idOf,
-                matches: (l) => matchesRequest(def, l, r),
-              },
+            : { ...list, idOf: api.idOf, matches: (l) => matchesRequest(def, l, r) },
         ...(unlistable === undefined ? {} : { unlistable }),
         ...(discard === undefined ? {} : { discard }),
         ...(recovery.unique === true ? { unique: true } : {}),
-        send: () => api.create(client, request),
+        // A 429 is waited out within the create's own deadline.
+        send: () => api.create(client, request, deadline && { deadlineAt: deadline.deadlineAt }),
         idInAnswer: api.idInAnswer,
         request: recovery.journalRequest?.(r) ?? request,
+        ...(deadline === undefined ? {} : { closesLater: true }),
       }),
     );
-    const outs = await (def.created?.(session, made, r) ?? outputs(made.id, r, made.answer));
-    return { id: String(made.id), outs: { ...outs } };
+    const ongoing = deadline && { deadline, kept: kept(made.id) };
+    try {
+      const outs = def.created?.(session, made, r, ongoing) ?? outputs(made.id, r, made.answer);
+      return { id: String(made.id), outs: bag(await outs) };
+    } finally {
+      // Returned to the engine either way, with the id: no later create may take it over.
+      if (ongoing !== undefined) made.close();
+    }
   };
 
   const operations: KindOperations = {
@@ -339,21 +381,25 @@ export function kindTools<
       return guardAdoptedReplacement(what, id, news, { ...result, deleteBeforeReplace: first });
     },
 
-    async create(session, props) {
+    async create(session, props, limits) {
       const operation = describeOperation("creating", what.kind, nameIn(props));
       const inputs = parseInputs(def.schema, props, operation);
       const adoptId = (inputs as { adoptId?: number }).adoptId;
       if (adoptId !== undefined && def.adoption !== undefined) {
         return adopt(adoption(session), inputs, adoptId);
       }
+      const deadline = def.createDeadline?.(inputs, limits);
+      const kept = (id: number) => (outs: Props, err: unknown) =>
+        partialCreateError(operation, String(id), outs, props, err);
       try {
-        return await createNew(session, await resolve(session, inputs));
+        return await createNew(session, await resolve(session, inputs), deadline, kept);
       } catch (err) {
-        // A provider with no endpoint or key: the configuration's problem, said as it is.
-        throw err instanceof ConfigurationError ? err : operationError(operation, err);
+        // A provider with no endpoint or key: the configuration's problem, said as it is; a
+        // partial create says its operation already.
+        if (err instanceof ConfigurationError || err instanceof OperationError) throw err;
+        throw operationError(operation, err, (await def.failureDetail?.(session, err)) ?? "");
       }
     },
-
     async read(session, id, props) {
       const operation = describeOperation("reading", what.kind, labelOf(props, id));
       const { fromApi, liveInputs } = def;
@@ -406,20 +452,5 @@ export function kindTools<
     },
   };
 
-  return { operations, adoption };
-}
-
-/** The operations of a kind: the builder's, with the kind's own overrides. */
-export function kindOperations<
-  Inputs extends object,
-  Live,
-  Request,
-  Answer,
-  Outputs extends object,
-  Resolved extends Inputs,
->(
-  def: KindDefinition<Inputs, Live, Request, Answer, Outputs, Resolved>,
-  overrides: Partial<KindOperations> = {},
-): KindOperations {
-  return { ...kindTools(def).operations, ...overrides };
+  return { ...operations, ...overrides };
 }
