@@ -1,13 +1,7 @@
 /**
  * A kind is one definition ({@link KindDefinition}); one builder ({@link kindOperations}) turns it
- * into the check, diff, create, read, update and delete that both flavours serve (the dynamic
- * provider through shim.ts, the native plugin through `operations`). A kind overrides only what
- * its API forces: a server waits for states, a user cannot be read, an attachment has no name.
- *
- * How a live object is matched to a request (after a lost create answer, before an adoption
- * changes anything) is derived from the definition: the live object mapped with `fromApi` must
- * equal the request's inputs field by field, through the field table's `equals` rules. A field
- * added to the inputs is in the table (the compiler insists), so it is in the match too.
+ * into the operations both flavours serve, and a kind overrides only what its API forces. What
+ * each operation does is in ./README.md ("The implementation: one definition per kind").
  */
 import type { z } from "zod";
 import type { CloudInfraClient } from "../api/client";
@@ -49,7 +43,6 @@ export interface KindList<Live> {
 
 /** The calls a kind makes to the service. */
 export interface KindApi<Live, Request, Answer> {
-  /** The id of a live object. */
   idOf(live: Live): number;
   /** Every live object, for reads and create lookups; left out when the API cannot list the kind. */
   list?(client: CloudInfraClient): KindList<Live>;
@@ -178,20 +171,17 @@ export interface Ongoing {
   kept(outputs: Props, err: unknown): Error;
 }
 
-/** The `name` of a property bag or of inputs, when it has one. */
-export function nameIn(props: object): string | undefined {
-  return "name" in props && typeof props.name === "string" ? props.name : undefined;
-}
-
 /** Inputs or outputs as the property bag the host sees. */
 function bag(value: object): Props {
   return { ...value };
 }
 
-/**
- * The inputs of a create or update, which `check` has normalised already; parsed again so their
- * types hold. Inputs that do not parse (a host that skipped `check`) fail naming each field.
- */
+/** The `name` of a property bag or of inputs, when it has one. */
+export function nameIn(props: object): string | undefined {
+  return "name" in props && typeof props.name === "string" ? props.name : undefined;
+}
+
+/** The inputs of a create or update, parsed again; a host that skipped `check` fails naming each field. */
 export function parseInputs<Inputs>(schema: z.ZodType<Inputs>, props: Props, operation: string) {
   const { __provider: _provider, ...rest } = props;
   const parsed = schema.safeParse(rest);
@@ -200,7 +190,7 @@ export function parseInputs<Inputs>(schema: z.ZodType<Inputs>, props: Props, ope
   throw new Error(`cloudinfra: ${operation} failed: invalid inputs: ${reasons.join("; ")}`);
 }
 
-/** The live object of `def` that `match` accepts, from the session's shared list. */
+/** The live object that `match` accepts, from the session's shared list. */
 export function findListed<Live>(
   session: ProviderSession,
   list: KindList<Live>,
@@ -210,8 +200,9 @@ export function findListed<Live>(
 }
 
 /**
- * Whether a live object is what a request asks for, derived from the definition: `fromApi` of it
- * equals the request's inputs in every field of the table, by the table's rules.
+ * Whether a live object is what a request asks for (after a lost create answer, before an
+ * adoption changes anything): `fromApi` of it equals the request's inputs in every field of the
+ * table, by its rules, so a field added to the inputs is in the match too.
  */
 export function matchesRequest<Inputs extends object, Live, Resolved extends Inputs>(
   def: KindDefinition<Inputs, Live, unknown, unknown, object, Resolved>,

@@ -1,15 +1,18 @@
-/**
- * The Server resource's model: the Pulumi-facing input schema, which fields force a replacement,
- * and the pure mappings between the wire (`Server`, `CreateServerRequest`) and Pulumi properties.
- */
+/** The Server's model: input schema, field table, statuses, and the wire ⇄ Pulumi mappings. */
 import { isDeepStrictEqual } from "node:util";
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { NameInputSchema } from "../../api/schemas/common";
-import type { CreateServerRequest, Server } from "../../api/schemas/servers";
+import {
+  type CreateServerRequest,
+  MANAGEMENT_TRANSITIONS,
+  type Server,
+} from "../../api/schemas/servers";
+import { definedOnly } from "../../lib/defined";
 import { AdoptIdSchema } from "../adopt";
-import { diffInputs, type FieldRule, type Props } from "../common";
+import { diffInputs, type Props } from "../common";
 import { idReference } from "../ids";
+import type { FieldTable } from "../kind";
 
 /** The power states a program can ask for. */
 export const POWER_STATES = ["running", "stopped"] as const;
@@ -22,10 +25,7 @@ export type TimeoutKind = keyof typeof DEFAULT_TIMEOUTS;
 const MAX_TIMEOUT_MS = 24 * 60 * 60 * 1000;
 const DURATION = /^(?:(\d+)h)?(?:(\d+)m(?!s))?(?:(\d+)s)?(?:(\d+)ms)?$/;
 
-/**
- * Milliseconds of a duration written as Go and Terraform write them (`90s`, `10m`, `1h30m`,
- * `500ms`), or `undefined` when the text is not one.
- */
+/** Milliseconds of a duration as Go and Terraform write them (`1h30m`, `500ms`), else `undefined`. */
 function parseDuration(text: string): number | undefined {
   const match = DURATION.exec(text.trim());
   if (match === null || text.trim() === "") return undefined;
@@ -94,23 +94,9 @@ export const ServerInputsSchema = z.object({
 export type ServerInputs = z.output<typeof ServerInputsSchema>;
 
 /** The inputs that describe the server; `adoptId` only says where `create` starts from. */
-export type ServerFields = Exclude<keyof ServerInputs, "adoptId">;
-
-/** Everything a Server resource exposes: its inputs as they are live, and what the service reports. */
-export interface ServerOutputs extends Omit<ServerInputs, "adoptId"> {
-  serverId: number;
-  ip?: string;
-  status: string;
-  statusDate?: string;
-  os?: string;
-  orderId?: number;
-  vmId?: number;
-  createdAt: string;
-}
-
 export const INPUT_FIELDS = Object.keys(ServerInputsSchema.shape).filter(
   (field) => field !== "adoptId",
-) as ServerFields[];
+) as Exclude<keyof ServerInputs, "adoptId">[];
 
 function sameIdSet(a: unknown, b: unknown): boolean {
   const norm = (v: unknown) => (v === undefined || v === null ? [] : v);
@@ -140,7 +126,7 @@ function samePowerState(a: unknown, b: unknown): boolean {
  * resource manages only the groups it lists, so SecurityGroupAttachment resources on the same
  * server do not fight with it.
  */
-export const FIELDS: Record<ServerFields, FieldRule> = {
+export const FIELDS: FieldTable<ServerInputs> = {
   name: {},
   planId: { replaceOnChange: true },
   image: { replaceOnChange: true },
@@ -185,23 +171,30 @@ export function osOf(server: Server): string | undefined {
   return entry?.value ?? undefined;
 }
 
+/** Where a wait ends: a settled status, or `gone` (the server answers 404). */
+export type WaitTarget = PowerState | "gone";
+
+/** Transient statuses that settle by themselves in `target`, from the transition table. */
+export function statusesOnTheWay(target: WaitTarget): Set<string> {
+  const on = new Set<string>(target === "running" ? ["provisioning"] : []);
+  for (const t of Object.values(MANAGEMENT_TRANSITIONS)) {
+    if ((t.to ?? "gone") === target) on.add(t.via);
+  }
+  return on;
+}
+
+/** Where a status that is on its way somewhere settles by itself (`stopping` → `stopped`). */
+export function settlesIn(status: string): WaitTarget | undefined {
+  return (["running", "stopped", "gone"] as const).find((t) => statusesOnTheWay(t).has(status));
+}
+
 /**
  * The power state a status is at or heading to; `undefined` for `error`, `deleting` and
  * statuses this version does not know, where neither answer would be true.
  */
 export function powerStateOf(status: string): PowerState | undefined {
-  switch (status) {
-    case "running":
-    case "provisioning":
-    case "starting":
-    case "rebooting":
-      return "running";
-    case "stopped":
-    case "stopping":
-      return "stopped";
-    default:
-      return undefined;
-  }
+  const to = status === "running" || status === "stopped" ? status : settlesIn(status);
+  return to === "gone" ? undefined : to;
 }
 
 /**
@@ -228,21 +221,16 @@ export function storedInputs(props: Props | undefined): Partial<ServerInputs> {
  */
 export function liveInputs(server: Server, stored: Partial<ServerInputs>): Partial<ServerInputs> {
   const attached = new Set(server.security_groups.map((g) => g.id));
-  const image = osOf(server) ?? stored.image;
-  const powerState = powerStateOf(server.status) ?? stored.powerState;
-  const out: Partial<ServerInputs> = {
+  return definedOnly({
     name: server.user_defined_name,
     planId: server.plan_id,
     firewallEnabled: server.firewall_enabled,
-  };
-  if (image !== undefined) out.image = image;
-  if (stored.sshKeyIds !== undefined) out.sshKeyIds = stored.sshKeyIds;
-  if (stored.securityGroupIds !== undefined) {
-    out.securityGroupIds = stored.securityGroupIds.filter((id) => attached.has(id));
-  }
-  if (powerState !== undefined) out.powerState = powerState;
-  if (stored.timeouts !== undefined) out.timeouts = stored.timeouts;
-  return out;
+    image: osOf(server) ?? stored.image,
+    sshKeyIds: stored.sshKeyIds,
+    securityGroupIds: stored.securityGroupIds?.filter((id) => attached.has(id)),
+    powerState: powerStateOf(server.status) ?? stored.powerState,
+    timeouts: stored.timeouts,
+  });
 }
 
 /**
@@ -254,19 +242,20 @@ export function liveInputs(server: Server, stored: Partial<ServerInputs>): Parti
  * engine's legacy refresh diff (`PULUMI_ENABLE_LEGACY_REFRESH_DIFF`) reports as a change.
  */
 export function fromApi(server: Server, stored: Partial<ServerInputs>): Props {
+  const reported = {
+    ip: server.ip === "" ? undefined : server.ip,
+    statusDate: server.status_date,
+    os: osOf(server),
+    orderId: server.order_id,
+    vmId: server.vm_id,
+  };
   const out: Props = {
     ...liveInputs(server, stored),
     serverId: server.id,
     status: server.status,
     createdAt: server.created_at,
   };
-  if (server.ip !== undefined && server.ip !== null && server.ip !== "") out["ip"] = server.ip;
-  if (server.status_date !== undefined && server.status_date !== null)
-    out["statusDate"] = server.status_date;
-  const os = osOf(server);
-  if (os !== undefined) out["os"] = os;
-  if (server.order_id !== undefined && server.order_id !== null) out["orderId"] = server.order_id;
-  if (server.vm_id !== undefined && server.vm_id !== null) out["vmId"] = server.vm_id;
+  for (const [key, value] of Object.entries(reported)) if (value != null) out[key] = value;
   return out;
 }
 

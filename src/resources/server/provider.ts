@@ -36,14 +36,16 @@ import {
   type PowerState,
   type ServerInputs,
   ServerInputsSchema,
+  settlesIn,
   storedInputs,
   type TimeoutKind,
   timeoutMs,
   timeoutSetting,
   toApi,
+  type WaitTarget,
   withPowerStateDefault,
 } from "./model";
-import { ServerWaitError, settlesIn, waitForServerStatus } from "./wait";
+import { ServerWaitError, waitForServerStatus } from "./wait";
 import { serverWatch } from "./watch";
 
 /** The deadline of one operation: the `timeouts` input, else the engine's `customTimeouts`. */
@@ -110,6 +112,20 @@ async function sendAction(
   );
 }
 
+/** Sends `action` to the server last seen as `initial`, and waits until it reaches `target`. */
+async function perform<T extends WaitTarget>(
+  session: ProviderSession,
+  initial: Server,
+  action: ManagementAction,
+  target: T,
+  deadline: Deadline,
+): Promise<T extends "gone" ? undefined : Server> {
+  const sentAt = Date.now();
+  const actionId = await sendAction(session, initial.id, action, deadline);
+  const waiting = { action, actionId, target, ...deadline, initial, sentAt };
+  return (await waitForServerStatus(serverWatch(session), initial.id, waiting)) as never;
+}
+
 /**
  * Brings a server to the wanted power state: first lets a transition under way finish (an
  * action would be refused meanwhile), then starts or stops it if needed. Returns its last state.
@@ -125,18 +141,13 @@ async function ensurePowerState(
   if (server === undefined) {
     throw new NotFoundError({ status: 404, method: "GET", path: `/v1/servers/${id}` });
   }
-  const settling = settlesIn(server.status);
-  if (settling === "gone") {
+  const target = settlesIn(server.status);
+  if (target === "gone") {
     throw new Error(`server ${id} is being deleted (status "deleting"): it cannot be ${wanted}`);
   }
-  if (settling !== undefined) {
-    const initial = server;
-    server = await waitForServerStatus(watch, id, {
-      action: "settle",
-      target: settling,
-      ...deadline,
-      initial,
-    });
+  if (target !== undefined) {
+    const settling = { action: "settle", target, ...deadline, initial: server } as const;
+    server = await waitForServerStatus(watch, id, settling);
   }
   if (server.status === "error") {
     throw new Error(
@@ -144,18 +155,8 @@ async function ensurePowerState(
     );
   }
   const action = wanted === "running" ? "start" : "stop";
-  const initial = server;
-  if (!MANAGEMENT_TRANSITIONS[action].from.some((s) => s === initial.status)) return server;
-  const sentAt = Date.now();
-  const actionId = await sendAction(session, id, action, deadline);
-  return waitForServerStatus(watch, id, {
-    action,
-    actionId,
-    target: wanted,
-    ...deadline,
-    initial,
-    sentAt,
-  });
+  const from: readonly string[] = MANAGEMENT_TRANSITIONS[action].from;
+  return from.includes(server.status) ? perform(session, server, action, wanted, deadline) : server;
 }
 
 /**
@@ -198,43 +199,25 @@ async function deleteServer(session: ProviderSession, id: number, deadline: Dead
   const watch = serverWatch(session);
   const initial = await watch.read(id);
   if (initial === undefined) return;
-  const settling = settlesIn(initial.status);
-  if (settling === "gone") {
-    await waitForServerStatus(watch, id, {
-      action: "settle",
-      target: "gone",
-      ...deadline,
-      initial,
-    });
+  const target = settlesIn(initial.status);
+  const settling = { action: "settle", ...deadline, initial } as const;
+  if (target === "gone") {
+    await waitForServerStatus(watch, id, { ...settling, target });
     return;
   }
-  if (settling !== undefined) {
+  if (target !== undefined) {
     // The delete action is refused during a transition; one that ends in `error` is fine
     // (an errored server can be deleted), one that ends with the server gone is done.
     try {
-      await waitForServerStatus(watch, id, {
-        action: "settle",
-        target: settling,
-        ...deadline,
-        initial,
-      });
+      await waitForServerStatus(watch, id, { ...settling, target });
     } catch (err) {
       if (!(err instanceof ServerWaitError)) throw err;
       if (err.reason === "disappeared") return;
       if (err.reason !== "error") throw err;
     }
   }
-  const sentAt = Date.now();
-  const actionId = await unlessNotFound(sendAction(session, id, "delete", deadline));
-  if (actionId === undefined) return;
-  await waitForServerStatus(watch, id, {
-    action: "delete",
-    actionId,
-    target: "gone",
-    ...deadline,
-    initial,
-    sentAt,
-  });
+  // A 404 to the action: gone already.
+  await unlessNotFound(perform(session, initial, "delete", "gone", deadline));
 }
 
 /**
@@ -271,20 +254,15 @@ export const definition: KindDefinition<
   /** The server exists from here on: a failure keeps it in the stack, or Pulumi forgets it. */
   async created(session, made, inputs, ongoing) {
     const server = made.answer === undefined ? made.found : made.answer[0];
-    if (server === undefined)
+    if (server === undefined) {
       throw new Error(`POST /v1/servers answered no server for id ${made.id}`);
+    }
     if (ongoing === undefined) throw new Error("a server create has a deadline (createDeadline)");
     const { deadline, kept } = ongoing;
+    const waiting = { action: "create", target: "running", ...deadline, initial: server } as const;
     let last = server;
     try {
-      const watch = serverWatch(session);
-      const initial = server;
-      last = await waitForServerStatus(watch, server.id, {
-        action: "create",
-        target: "running",
-        ...deadline,
-        initial,
-      });
+      last = await waitForServerStatus(serverWatch(session), server.id, waiting);
       if (inputs.powerState === "stopped") {
         last = await ensurePowerState(session, server.id, "stopped", deadline);
       }
@@ -293,15 +271,8 @@ export const definition: KindDefinition<
       if (err instanceof ServerWaitError && err.lastServer !== undefined) last = err.lastServer;
       const message = err instanceof Error ? err.message : String(err);
       const next = last.status === "error" ? "replaces it" : "resumes from it";
-      throw kept(
-        fromApi(last, inputs),
-        new Error(
-          `${message}; server ${server.id} exists and is kept in the stack: the next pulumi up ${next}`,
-          {
-            cause: err,
-          },
-        ),
-      );
+      const why = `${message}; server ${server.id} exists and is kept in the stack: the next pulumi up ${next}`;
+      throw kept(fromApi(last, inputs), new Error(why, { cause: err }));
     }
   },
   /** A refused `plan_id` lists the plan ids (ids are not names: the whole list, no "did you mean"). */

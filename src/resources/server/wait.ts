@@ -1,12 +1,8 @@
 /**
  * Waiting for a server's status. The API has no endpoint to read an action, so "waiting for an
- * action" means polling the server until its status reaches the action's target, and failing as
- * soon as it is clear the target will not come: status `error`, a status from which the target
- * is no longer reachable, the server gone, the deadline passed, or the caller aborting.
- *
- * The polls are the process's shared ones, and so is their rule: see watch.ts.
+ * action" means polling the server (through the process's shared polls, watch.ts) until its
+ * status reaches the action's target, and failing as soon as it is clear the target will not come.
  */
-
 import type { Id } from "../../api/endpoints/base";
 import {
   ApiError,
@@ -20,39 +16,27 @@ import {
   type ManagementAction,
   type Server,
 } from "../../api/schemas/servers";
-import { formatDuration } from "./model";
+import { formatDuration, statusesOnTheWay, type WaitTarget } from "./model";
 import type { ServerWatch, WatchAnswer, WatchQuestion } from "./watch";
 
-/** Where a wait ends: a settled status, or `gone` (the server answers 404). */
-export type WaitTarget = "running" | "stopped" | "gone";
-
-/** What is being waited for: a management action, the provisioning of a new server, or a transition already under way. */
-export type WaitAction = ManagementAction | "create" | "settle";
+/** What started the wait: a management action, a create, or a transition already under way. */
+type WaitAction = ManagementAction | "create" | "settle";
 
 export interface WaitForServerStatusOptions {
-  /** What started the transition; named in errors. */
+  /** What started the transition, and the action id its call answered; named in errors. */
   action: WaitAction;
-  /** The action id the management call answered, when there was one. */
   actionId?: string | undefined;
-  /** The status to reach. */
   target: WaitTarget;
-  /** Give up at this time (`Date.now()` milliseconds). */
+  /** Give up at this time (`Date.now()` ms), naming `timeoutSetting` (`timeouts.update (now 10m)`). */
   deadlineAt: number;
-  /** Where the time limit comes from (`timeouts.update = 10m`), said in the timeout error. */
   timeoutSetting?: string | undefined;
-  /** Stops the wait with a `ServerWaitError` of reason `aborted`. */
+  /** Ends the wait with reason `aborted`, as the session's cancellation (the watch's signal) does. */
   signal?: AbortSignal | undefined;
-  /**
-   * The server as last seen before the wait: the create's answer, or the read before an action.
-   * Its status and timestamp tell the watch when the transition began.
-   */
+  /** The server as last seen before the wait: its status and timestamp say when the transition began. */
   initial?: Server | undefined;
   /** When the request that started the transition was sent (ms since the epoch); default now. */
   sentAt?: number | undefined;
 }
-
-/** Why a wait failed. */
-export type WaitFailure = "error" | "unreachable" | "disappeared" | "timeout" | "aborted";
 
 /** A wait that did not reach its target; the message names action, server, target, last status and time. */
 export class ServerWaitError extends CloudInfraError {
@@ -61,11 +45,7 @@ export class ServerWaitError extends CloudInfraError {
   }
   constructor(
     message: string,
-    readonly reason: WaitFailure,
-    readonly serverId: Id,
-    readonly target: WaitTarget,
-    readonly lastStatus: string | undefined,
-    readonly elapsedMs: number,
+    readonly reason: "error" | "unreachable" | "disappeared" | "timeout" | "aborted",
     /** The last answer about the server, for recording what exists. */
     readonly lastServer: Server | undefined,
     options?: ErrorOptions,
@@ -74,52 +54,10 @@ export class ServerWaitError extends CloudInfraError {
   }
 }
 
-/** Transient statuses that settle by themselves in each target, from the transition table. */
-function statusesOnTheWay(target: WaitTarget): Set<string> {
-  const on = new Set<string>(target === "running" ? ["provisioning"] : []);
-  for (const t of Object.values(MANAGEMENT_TRANSITIONS)) {
-    if ((t.to ?? "gone") === target) on.add(t.via);
-  }
-  return on;
-}
-
-/** Where a status that is on its way somewhere settles by itself (`stopping` → `stopped`). */
-export function settlesIn(status: string): WaitTarget | undefined {
-  for (const target of ["running", "stopped", "gone"] as const) {
-    if (statusesOnTheWay(target).has(status)) return target;
-  }
-  return undefined;
-}
-
-/**
- * Statuses in which the action may simply not show yet (a service is allowed to move a moment
- * after answering): the statuses the action is accepted from.
- */
-function notYetApplied(action: WaitAction): readonly string[] {
-  return action === "create" || action === "settle" ? [] : MANAGEMENT_TRANSITIONS[action].from;
-}
-
 /** Poll failures that say nothing about the server and may pass: keep polling until the deadline. */
 function isTransient(err: unknown): boolean {
   if (err instanceof ConnectionError || err instanceof TimeoutError) return true;
   return err instanceof ApiError && (err.status === 429 || err.status >= 500);
-}
-
-/** The transient status a wait waits out, for its expected duration. */
-function transitionOf(action: WaitAction, initial: Server | undefined): string | undefined {
-  if (action === "create") return "provisioning";
-  if (action === "settle") return initial?.status;
-  return MANAGEMENT_TRANSITIONS[action].via;
-}
-
-function describeAction(options: WaitForServerStatusOptions): string {
-  const what =
-    options.action === "create"
-      ? "create"
-      : options.action === "settle"
-        ? "a transition already under way"
-        : `${options.action} action`;
-  return options.actionId === undefined ? what : `${what} ${options.actionId}`;
 }
 
 /**
@@ -148,9 +86,20 @@ export async function waitForServerStatus(
   // The caller's signal, and the session's cancellation (the engine's Cancel) through the watch.
   const signals = [options.signal, watch.signal].filter((s) => s !== undefined);
   const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
+  const { action } = options;
   const onTheWay = statusesOnTheWay(options.target);
-  const pending = notYetApplied(options.action);
-  const transition = transitionOf(options.action, options.initial);
+  // The transient status waited out (for its expected duration), and the statuses an action may
+  // still show a moment after its answer (those it is accepted from).
+  const { via: transition, from: pending }: { via: string | undefined; from: readonly string[] } =
+    action === "create"
+      ? { via: "provisioning", from: [] }
+      : action === "settle"
+        ? { via: options.initial?.status, from: [] }
+        : MANAGEMENT_TRANSITIONS[action];
+  const described =
+    action === "create" || action === "settle"
+      ? { create: "create", settle: "a transition already under way" }[action]
+      : `${action} action`;
   let last: Server | undefined = options.initial;
   /** The last answer in the transient status, whose timestamp says when the transition began. */
   let transient = last?.status === transition ? last : undefined;
@@ -158,25 +107,19 @@ export async function waitForServerStatus(
   let lastPolledAt = startedAt;
 
   const fail = (
-    reason: WaitFailure,
+    reason: ServerWaitError["reason"],
     headline: string,
     cause?: unknown,
     advice?: string,
   ): ServerWaitError => {
-    const elapsed = Date.now() - startedAt;
-    const status = last?.status;
     const context = [
-      describeAction(options),
-      `last status ${status === undefined ? "unknown" : JSON.stringify(status)}`,
-      `${formatDuration(elapsed)} elapsed`,
+      options.actionId === undefined ? described : `${described} ${options.actionId}`,
+      `last status ${last === undefined ? "unknown" : JSON.stringify(last.status)}`,
+      `${formatDuration(Date.now() - startedAt)} elapsed`,
     ].join("; ");
     return new ServerWaitError(
       `${headline} (${context})${advice === undefined ? "" : `; ${advice}`}`,
       reason,
-      serverId,
-      options.target,
-      status,
-      elapsed,
       last,
       cause === undefined ? undefined : { cause },
     );

@@ -1,29 +1,14 @@
 /**
- * The servers that one provider process waits for share their polls: {@link ServerWatch}.
+ * The servers that one provider process waits for share their polls (docs/resources.md, "Waiting
+ * for servers"): one request per interval answers them all, `GET /v1/servers/:id` when one waits,
+ * the list when several do. An answer counts only for the waits that began before it was
+ * requested, so a wait never takes an older list for the truth (a server absent from it is gone).
  *
- * A fleet's `up` waits for dozens of servers at once. Polled one by one, each costs a request per
- * interval (9 for a 2 s provisioning); shared, one request per interval answers them all: the
- * server itself (`GET /v1/servers/:id`) when one server waits, the list (`GET /v1/servers`) when
- * several do. An answer only counts for the waits that began before it was requested, so a wait
- * never takes a list older than its question for the truth (a server absent from such a list is
- * gone).
- *
- * Polling rule, for each wait (the next poll is the earliest of every wait's):
- *
- *     interval = clamp(elapsed × 0.1, 250 ms, 10 s)  after the last poll that answered it
- *
- * where `elapsed` is the time since the wait began: a change is noticed within about 10% of the
- * time already spent, and a long wait costs at most one request every 10 s. No poll is sent at
- * once: the answer that started the wait (a create's) said where the server was.
- *
- * Expected durations: once this process has seen a transition end (provisioning, deleting...),
- * the next wait for the same transition is polled at the moment it is expected to end, in place
- * of the interval's poll around that moment: a change is seen within a round trip instead of an
- * interval, for no more requests. The duration comes from the service's own timestamps where the
- * end is a status (`status_date` of the new status minus that of the transient one); a deletion
- * leaves no timestamp, so its duration is bounded from our clock (from the moment the action was
- * sent to the answer that showed the server gone). Either way it can only be late, never early,
- * for transitions that last as long as the last one; the shortest seen is kept.
+ * Each wait's next poll is due `clamp(elapsed × 0.1, 250 ms, 10 s)` after its last answered poll,
+ * never at once (the answer that started the wait said where the server was). Once this process
+ * has seen a transition end, the next wait for it is polled at the moment it is expected to end
+ * instead of around it: the shortest duration seen, from the service's `status_date`s where the
+ * end is a status, from our clock (action sent → 404 seen) for a deletion. It can only be late.
  */
 import type { Id } from "../../api/endpoints/base";
 import { NotFoundError } from "../../api/errors";
@@ -32,16 +17,9 @@ import type { Server } from "../../api/schemas/servers";
 import type { ProviderSession, SessionSlot } from "../session";
 import type { SharedLists } from "../shared-list";
 
-export const MIN_POLL_INTERVAL_MS = 250;
-export const MAX_POLL_INTERVAL_MS = 10_000;
-export const POLL_INTERVAL_FRACTION = 0.1;
-
 /** How long to wait before the next poll, `elapsedMs` after the wait began. */
 export function pollIntervalMs(elapsedMs: number): number {
-  return Math.min(
-    MAX_POLL_INTERVAL_MS,
-    Math.max(MIN_POLL_INTERVAL_MS, Math.round(elapsedMs * POLL_INTERVAL_FRACTION)),
-  );
+  return Math.min(10_000, Math.max(250, Math.round(elapsedMs * 0.1)));
 }
 
 /** The two calls the watch needs, so tests can hand in a scripted service. */
@@ -50,28 +28,26 @@ export interface ServerSource {
   get(id: Id, options?: RequestOptions): Promise<Server>;
 }
 
-/** One wait's question to the watch: where it is, and what it waits out. */
+/**
+ * One wait's question to the watch (ms since the epoch): the transient status it waits out
+ * (`"provisioning"`, for its expected duration), when the action was sent, when the wait began
+ * (the action had been answered), when its last answered poll was sent (`startedAt` before the
+ * first), and the deadline (no poll later).
+ */
 export interface WatchQuestion {
   serverId: number;
-  /** The transient status being waited out (`"provisioning"`), for its expected duration. */
   transition: string | undefined;
-  /** When the action that started the transition was sent (our clock, ms since the epoch). */
   sentAt: number;
-  /** When the wait began: the action had been answered. */
   startedAt: number;
-  /** When the last poll that answered this wait was sent; `startedAt` before the first. */
   lastPolledAt: number;
-  /** No poll later than this. */
   deadlineAt: number;
   signal?: AbortSignal | undefined;
 }
 
-/** An answer: the server as a poll requested after the question showed it (undefined: gone). */
+/** The server as a poll sent after the question showed it (`undefined`: gone), and when. */
 export interface WatchAnswer {
   server: Server | undefined;
-  /** When the poll was sent. */
   polledAt: number;
-  /** When its answer came. */
   answeredAt: number;
 }
 
@@ -79,13 +55,6 @@ interface Pending {
   question: WatchQuestion;
   resolve(answer: WatchAnswer): void;
   reject(err: unknown): void;
-}
-
-export interface ServerWatchOptions {
-  /** Current time, ms since the epoch; tests pass their own. */
-  now?: () => number;
-  /** Ends every wait on this watch when aborted: its session's cancellation (the engine's Cancel). */
-  signal?: AbortSignal | undefined;
 }
 
 /** Shared polls of the servers one process waits for; see the rule at the top of this module. */
@@ -105,10 +74,11 @@ export class ServerWatch {
   #polling = false;
   /** Polls sent, for tests and benchmarks. */
   polls = 0;
-  /** Aborted when the session is cancelled: every wait ends (wait.ts). */
+  /** Aborted when the session is cancelled (the engine's Cancel): every wait ends (wait.ts). */
   readonly signal: AbortSignal | undefined;
 
-  constructor(source: ServerSource, options: ServerWatchOptions = {}) {
+  /** `now`: the time in ms since the epoch; tests pass their own. */
+  constructor(source: ServerSource, options: { now?: () => number; signal?: AbortSignal } = {}) {
     this.#source = source;
     this.#now = options.now ?? Date.now;
     this.signal = options.signal;
@@ -153,16 +123,8 @@ export class ServerWatch {
    */
   async read(serverId: number, signal?: AbortSignal): Promise<Server | undefined> {
     const now = this.#now();
-    const question: WatchQuestion = {
-      serverId,
-      transition: undefined,
-      sentAt: now,
-      startedAt: now,
-      lastPolledAt: now,
-      deadlineAt: now,
-      signal,
-    };
-    return (await this.next(question)).server;
+    const at = { sentAt: now, startedAt: now, lastPolledAt: now, deadlineAt: now };
+    return (await this.next({ serverId, transition: undefined, ...at, signal })).server;
   }
 
   /**
@@ -254,36 +216,27 @@ export class ServerWatch {
 }
 
 /**
- * The watch shared by every wait of one provider session (one account). Its list polls go
- * through the session's list cache (always as new requests), where a server create of the moment
- * takes them as its look at the servers before it (../shared-list.ts).
+ * The watch of one provider session (one account). Its list polls go through the session's list
+ * cache (always as new requests), where a server create of the moment takes them as its look at
+ * the servers before it (../shared-list.ts); polls spend what the rate budget leaves after the
+ * work a user waits for (`background`).
  */
 export function sessionWatch(
-  client: { servers: ServerSource },
+  { servers }: { servers: ServerSource },
   lists: SharedLists,
   signal?: AbortSignal,
 ): ServerWatch {
-  const { servers } = client;
-  // Polls spend what the rate budget has left after the work a user waits for.
   const background = { priority: "background" } as const;
-  return new ServerWatch(
-    {
-      // A server seen through its own poll is newer than any list of servers finished before: a
-      // read after a create must not show the state the create waited past (lists.observed).
-      get: async (id) => {
-        try {
-          return await servers.get(id, background);
-        } finally {
-          lists.observed();
-        }
-      },
-      list: () => lists.since("servers", () => servers.list(background), lists.mark()),
-    },
-    { signal },
-  );
+  const source: ServerSource = {
+    // A server seen through its own poll is newer than any list finished before: a read after a
+    // create must not show the state the create waited past (lists.observed).
+    get: (id) => servers.get(id, background).finally(() => lists.observed()),
+    list: () => lists.since("servers", () => servers.list(background), lists.mark()),
+  };
+  return new ServerWatch(source, signal === undefined ? {} : { signal });
 }
 
-/** The watch of a session: a slot of the session the server kind owns (../session.ts). */
+/** The watch: a slot of the session that the server kind owns (../session.ts). */
 const WATCH: SessionSlot<ServerWatch> = {
   make: (session) => sessionWatch(session.client, session.lists, session.cancelled),
 };
