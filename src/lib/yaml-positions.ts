@@ -22,9 +22,9 @@ interface Place {
   /** The plain value; `null` for an empty or null node (located at its key, as the library does). */
   value: unknown;
   /** A map's entries by key: where the key starts and the value's place. */
-  entries?: Map<string, Entry>;
+  entries: Map<string, Entry> | undefined;
   /** A list's items. */
-  items?: Place[];
+  items: Place[] | undefined;
   /** Neither text nor an explicit null: the library's place for it is not known here. */
   empty: boolean;
 }
@@ -38,8 +38,11 @@ interface Entry {
 /** A node js-yaml is reading: where it opened, and the nodes it closed inside it, in order. */
 interface Frame {
   open: number;
+  /** {@link NO_CHILDREN} until the first (most nodes are scalars, which have none). */
   children: Place[];
 }
+
+const NO_CHILDREN: Place[] = [];
 
 /** Thrown out of the listener when the text has a shape the index does not handle. */
 class Unsupported extends Error {}
@@ -81,11 +84,13 @@ function mapEntries(
       value = next;
       i++;
     } else {
-      value = { start: key.start, value: null, empty: true };
+      value = leaf(key.start, null, true);
     }
     entries.set(name, { key: key.start, value });
   }
-  if (entries.size !== Object.keys(result).length) throw new Unsupported();
+  let keys = 0;
+  for (const name in result) if (Object.hasOwn(result, name)) keys++;
+  if (entries.size !== keys) throw new Unsupported();
   return entries;
 }
 
@@ -109,12 +114,13 @@ export class YamlPositions {
     const stack: Frame[] = [{ open: 0, children: [] }];
     const listener = (event: "open" | "close", state: LoadState) => {
       if (event === "open") {
-        stack.push({ open: state.position, children: [] });
+        stack.push({ open: state.position, children: NO_CHILDREN });
         return;
       }
       const frame = stack.pop();
       const parent = stack[stack.length - 1];
       if (frame === undefined || parent === undefined) throw new Unsupported();
+      if (parent.children === NO_CHILDREN) parent.children = [];
       parent.children.push(place(text, frame, state, work));
     };
     try {
@@ -178,6 +184,11 @@ export class YamlPositions {
   }
 }
 
+/** A scalar's or an empty node's place (every place has the same fields: one shape for V8). */
+function leaf(start: number, value: unknown, empty: boolean): Place {
+  return { start, value, entries: undefined, items: undefined, empty };
+}
+
 /** The place of the node js-yaml just closed, from its frame and its state. */
 function place(text: string, frame: Frame, state: LoadState, work: { lookups: number }): Place {
   const { result, kind } = state;
@@ -185,19 +196,19 @@ function place(text: string, frame: Frame, state: LoadState, work: { lookups: nu
   // then the one inside it.
   const only = frame.children.length === 1 ? frame.children[0] : undefined;
   if (only !== undefined && only.value === result && kind !== "scalar") return only;
-  if (kind === null) return { start: frame.open, value: null, empty: true };
+  if (kind === null) return leaf(frame.open, null, true);
   const start = contentStart(text, frame.open);
-  if (kind === "scalar") return { start, value: result, empty: false };
+  if (kind === "scalar") return leaf(start, result, false);
   if (kind === "sequence" && Array.isArray(result)) {
     if (frame.children.length !== result.length) throw new Unsupported();
     frame.children.forEach((child, i) => {
       if (!Object.is(child.value, result[i])) throw new Unsupported();
     });
-    return { start, value: result, items: frame.children, empty: false };
+    return { start, value: result, entries: undefined, items: frame.children, empty: false };
   }
   if (kind === "mapping" && result !== null && typeof result === "object") {
     const entries = mapEntries(result as Record<string, unknown>, frame.children, work);
-    return { start, value: result, entries, empty: false };
+    return { start, value: result, entries, items: undefined, empty: false };
   }
   throw new Unsupported();
 }
