@@ -26,6 +26,7 @@ import type { z } from "zod";
 import { formatPath } from "../api/schemas/common";
 import { didYouMean } from "./names";
 import { readTextFile } from "./text-file";
+import { YamlPositions } from "./yaml-positions";
 
 /** The largest YAML file read (a manifest, a seed file): 8 MiB, some 200,000 short entries. */
 export const YAML_FILE_MAX_BYTES = 8 * 1024 * 1024;
@@ -56,6 +57,8 @@ interface Located {
 export class YamlSource {
   /** The entries of each map located in, by key: made on first use, so locating is linear. */
   private readonly keyIndex = new WeakMap<YAMLMap, Map<string, Pair>>();
+  /** A fast-read text's places (yaml-positions.ts), on first use; null where only the library knows. */
+  private positions: YamlPositions | null | undefined;
 
   private constructor(
     /** The file as the caller named it, for messages. */
@@ -158,6 +161,11 @@ export class YamlSource {
    * entry that does: a missing field is reported at the entry that lacks it.
    */
   locate(path: Path, at: "value" | "key" = "value"): { line: number; column: number } {
+    if (typeof this.located === "string") {
+      this.positions ??= YamlPositions.of(this.located, CORE_SCALARS, this.work) ?? null;
+      const found = this.positions?.locate(path, at);
+      if (found !== undefined) return found;
+    }
     const { root, lines } = this.nodes();
     let node: Node | null = root;
     let keyOffset = node?.range?.[0] ?? 0;

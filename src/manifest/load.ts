@@ -155,9 +155,10 @@ function checkUniqueNames(source: YamlSource, value: unknown): LocatedIssue[] {
     const owner = new Map<string, string>();
     for (const [key, entry] of Object.entries(entriesOf(value, section))) {
       const name = typeof entry["name"] === "string" ? entry["name"] : key;
-      const first = owner.get(nameKey(name));
+      const compared = nameKey(name);
+      const first = owner.get(compared);
       if (first === undefined) {
-        owner.set(nameKey(name), key);
+        owner.set(compared, key);
         continue;
       }
       const path = entry["name"] === undefined ? [section, key] : [section, key, "name"];

@@ -162,17 +162,33 @@ function ancestors(path: string): string[] {
 
 /**
  * The places the loader already reported, for {@link alreadyReported}: each path, and every path
- * above one. Built once, so checking an issue costs the length of its path, not the number of
- * issues (a manifest with a mistake in each of 40,000 entries stays linear).
+ * above one. Each set is made once, the second only when first asked (most issues of a rule are
+ * at a reported path itself), so checking an issue costs the length of its path, not the number
+ * of issues (a manifest with a mistake in each of 40,000 entries stays linear).
  */
-function reportedPlaces(reported: readonly LocatedIssue[]) {
-  const exact = new Set<string>();
-  const above = new Set<string>();
-  for (const { path } of reported) {
-    exact.add(path);
-    for (const a of ancestors(path)) above.add(a);
+class ReportedPlaces {
+  readonly exact: ReadonlySet<string>;
+  private aboveSet: Set<string> | undefined;
+
+  constructor(private readonly reported: readonly LocatedIssue[]) {
+    this.exact = new Set(reported.map((issue) => issue.path));
   }
-  return { exact, above };
+
+  /** Every path above a reported one. */
+  get above(): ReadonlySet<string> {
+    if (this.aboveSet === undefined) {
+      const above = new Set<string>();
+      for (const { path } of this.reported) {
+        // Nearest first: once one is known, so are those above it.
+        for (const a of ancestors(path)) {
+          if (above.has(a)) break;
+          above.add(a);
+        }
+      }
+      this.aboveSet = above;
+    }
+    return this.aboveSet;
+  }
 }
 
 /**
@@ -180,11 +196,7 @@ function reportedPlaces(reported: readonly LocatedIssue[]) {
  * inside the other, below the entry itself (a rule about a whole entry never hides one about a
  * field of it).
  */
-function alreadyReported(
-  places: ReturnType<typeof reportedPlaces>,
-  path: string,
-  entry: string,
-): boolean {
+function alreadyReported(places: ReportedPlaces, path: string, entry: string): boolean {
   if (places.exact.has(path)) return true;
   if (path !== entry && places.above.has(path)) return true;
   return ancestors(path).some((a) => a !== entry && places.exact.has(a));
@@ -201,23 +213,24 @@ export function checkResourceRules(
   reported: readonly LocatedIssue[],
 ): LocatedIssue[] {
   const out: LocatedIssue[] = [];
-  const places = reportedPlaces(reported);
+  const places = new ReportedPlaces(reported);
   for (const section of Object.keys(SECTION_RULES) as Section[]) {
     for (const [key, entry] of Object.entries(entriesOf(section))) {
       for (const issue of entryIssues(section, key, entry, publicKeyFiles)) {
+        const path = [section, key, ...issue.path];
+        // Asked before the issue is worded and located: most are already said.
+        if (alreadyReported(places, formatPath(path), formatPath([section, key]))) continue;
+        if (issue.path.length === 0) {
+          out.push(source.issue(path, `the name ${issue.message}`, "key"));
+          continue;
+        }
         // What was given helps with a wrong value, as the schema's messages say it.
         const given = valueAt(entry, issue.path);
         const shown =
           given === undefined || issue.message.includes("got ")
             ? issue.message
             : `${issue.message} (got ${describe(given)})`;
-        const located =
-          issue.path.length === 0
-            ? source.issue([section, key], `the name ${issue.message}`, "key")
-            : source.issue([section, key, ...issue.path], shown);
-        const at = formatPath([section, key]);
-        if (alreadyReported(places, located.path, at)) continue;
-        out.push(located);
+        out.push(source.issue(path, shown));
       }
     }
   }

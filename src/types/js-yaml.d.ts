@@ -14,8 +14,14 @@ declare module "js-yaml" {
     extend(types: { implicit: Type[] }): Schema;
   }
   export const FAILSAFE_SCHEMA: Schema;
+  /** What the loader passes to a listener: where it is, and the node it just read (on "close"). */
+  export interface LoadState {
+    position: number;
+    result: unknown;
+    kind: "scalar" | "sequence" | "mapping" | null;
+  }
   export function load(
     text: string,
-    options: { schema: Schema; listener?: (event: "open" | "close") => void },
+    options: { schema: Schema; listener?: (event: "open" | "close", state: LoadState) => void },
   ): unknown;
 }

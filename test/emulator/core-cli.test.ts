@@ -166,6 +166,51 @@ describe("cloudinfra-emulator", () => {
     expect(existsSync(join(dir, "emulator.lock"))).toBe(false);
   });
 
+  describe("on Linux with glibc", () => {
+    const glibc = (process.report.getReport() as { header?: { glibcVersionRuntime?: unknown } })
+      .header?.glibcVersionRuntime;
+    const skip =
+      process.platform !== "linux" || glibc === undefined
+        ? "not Linux with glibc"
+        : process.env["MALLOC_MMAP_THRESHOLD_"] !== undefined
+          ? "MALLOC_MMAP_THRESHOLD_ is set in this test's environment"
+          : undefined;
+    if (skip !== undefined) console.log(`skipping the allocator tests: ${skip}`);
+    const environ = (pid: number) =>
+      readFileSync(`/proc/${pid}/environ`, "utf8")
+        .split("\0")
+        .filter((entry) => entry.startsWith("MALLOC_MMAP_THRESHOLD_="));
+
+    it.skipIf(skip !== undefined)(
+      "runs under a fixed mmap threshold in the process it was started as (same pid, same arguments)",
+      async () => {
+        const dir = tempDir();
+        const args = ["--data-dir", dir, "--port", "0", "--quiet"];
+        const cli = spawnCli(args);
+        await ready(cli);
+        const pid = cli.child.pid ?? -1;
+        expect(readInfo(dir).pid).toBe(pid);
+        expect(environ(pid)).toEqual(["MALLOC_MMAP_THRESHOLD_=131072"]);
+        expect(readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").slice(1, -1)).toEqual([
+          cliPath,
+          ...args,
+        ]);
+        cli.child.kill("SIGTERM");
+        expect(await cli.exited, cli.stderr()).toEqual({ code: 0, signal: null });
+      },
+    );
+
+    it.skipIf(skip !== undefined)("keeps a threshold the user set", async () => {
+      const cli = spawnCli(["--memory", "--port", "0", "--quiet"], {
+        MALLOC_MMAP_THRESHOLD_: "65536",
+      });
+      await ready(cli);
+      expect(environ(cli.child.pid ?? -1)).toEqual(["MALLOC_MMAP_THRESHOLD_=65536"]);
+      cli.child.kill("SIGTERM");
+      expect(await cli.exited, cli.stderr()).toEqual({ code: 0, signal: null });
+    });
+  });
+
   it("refuses a bootstrap key of one character before starting, exit code 2", async () => {
     const cli = spawnCli(["--memory", "--port", "0"], { CLOUDINFRA_EMULATOR_API_KEY: "a" });
     expect(await cli.exited).toEqual({ code: 2, signal: null });

@@ -10,6 +10,8 @@
  */
 // First, before anything that needs a newer Node than the one running it.
 import "./node-check";
+// Then, before anything is opened: the allocator setting, which re-executes the CLI once (same pid).
+import "./allocator-check";
 import { rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
