@@ -7,9 +7,9 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { CloudInfraClient } from "../../src/api/client";
 import type { TestEmulator } from "../support/emulator";
-import { Empty, grpc, provproto, provrpc } from "../support/local-engine/proto.ts";
+import { Empty, provproto } from "../support/local-engine/proto.ts";
 import { type ProviderHost, struct } from "../support/local-engine/provider-host.ts";
-import { type PluginFixture, startPluginFixture } from "../support/native-plugin";
+import { type PluginFixture, startPluginFixture, unary } from "../support/native-plugin";
 
 let fx: PluginFixture;
 let emulator: TestEmulator;
@@ -27,18 +27,7 @@ beforeAll(async () => {
 afterAll(async () => fx?.close());
 
 function call<Req>(method: "create" | "cancel", req: Req): Promise<unknown> {
-  const c = new provrpc.ResourceProviderClient(host.address, grpc.credentials.createInsecure());
-  return new Promise((ok, fail) => {
-    (c[method] as unknown as (r: Req, cb: (e: Error | null, res: unknown) => void) => void).call(
-      c,
-      req,
-      (err, res) => {
-        c.close();
-        if (err) fail(err);
-        else ok(res);
-      },
-    );
-  });
+  return unary(host, method, req);
 }
 
 function createTag(name: string, timeoutSeconds = 0): Promise<string> {
@@ -58,7 +47,7 @@ describe("stopping the client's waits to retry", () => {
     const details = await createTag("limited", 1);
     const elapsed = Date.now() - startedAt;
     expect(details).toBe(
-      'cloudinfra: creating Tag "limited" failed: POST /v1/tags aborted by the caller: the create ran out of time, customTimeouts.create (now 1.0s), while waiting to retry; raise customTimeouts.create if the service needs longer',
+      'cloudinfra: creating Tag "limited" failed: POST /v1/tags aborted by the caller: the create ran out of time, customTimeouts.create (now 1.0s); raise customTimeouts.create if the service needs longer',
     );
     expect(elapsed).toBeGreaterThanOrEqual(1_000);
     expect(elapsed).toBeLessThan(3_000);
