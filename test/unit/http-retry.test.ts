@@ -503,6 +503,19 @@ describe("the operation signal (withOperationSignal)", () => {
     },
   );
 
+  it("leaves alone work run outside the operation (withOperationSignal(undefined)): a shared poll", async () => {
+    const scope = nock(ORIGIN).get("/v1/servers").delay(300).reply(200, { servers: [] });
+    const operation = new AbortController();
+    scope.on("request", () => operation.abort(new CloudInfraError("the create ran out of time")));
+    const { client } = makeClient();
+    await expect(
+      withOperationSignal(operation.signal, () =>
+        withOperationSignal(undefined, () => client.request(listServers)),
+      ),
+    ).resolves.toEqual({ servers: [] });
+    expect(operation.signal.aborted).toBe(true);
+  });
+
   it("lets a first attempt go even when the operation has ended: only waits are cut short", async () => {
     nock(ORIGIN).get("/v1/servers").reply(200, { servers: [] });
     const { client } = sleepingClient();
