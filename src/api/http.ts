@@ -67,15 +67,24 @@ export interface HttpResponse<T> {
 /**
  * The signal of the operation a request is made for (a provider's create cut short by its time
  * limit or by Cancel), which no request passes by hand: every call the operation makes, at any
- * depth, sees it. It ends the client's waits to retry (back-off sleeps, a 429's wait for the
- * rate budget) at once: a stopped operation never sleeps on. A request in flight and a first
- * attempt still run, bounded by their own `timeoutMs`: the caller's own waits (a server's status)
- * keep their deadlines and their messages.
+ * depth, sees it. It ends at once the client's waits to retry (back-off sleeps, a 429's wait for
+ * the rate budget) and a request in flight: a stopped operation neither sleeps on nor waits for
+ * an answer. A write stopped in flight (any method but GET) may have been applied: its
+ * {@link AbortedError} says so (`mayHaveBeenApplied`), for create recovery to keep the create
+ * open for the next run. A first attempt sent after the operation ended still runs, bounded by
+ * its own `timeoutMs`: the caller's own waits (a server's status) keep their deadlines and their
+ * messages.
  */
-const operationSignal = new AsyncLocalStorage<AbortSignal>();
+const operationSignal = new AsyncLocalStorage<AbortSignal | undefined>();
 
-/** Runs `work` with `signal` as the operation signal of every request it makes (see above). */
-export function withOperationSignal<T>(signal: AbortSignal, work: () => Promise<T>): Promise<T> {
+/**
+ * Runs `work` with `signal` as the operation signal of every request it makes (see above);
+ * `undefined` runs it outside any operation (work shared by several, such as a server poll).
+ */
+export function withOperationSignal<T>(
+  signal: AbortSignal | undefined,
+  work: () => Promise<T>,
+): Promise<T> {
   return operationSignal.run(signal, work);
 }
 
@@ -218,7 +227,8 @@ export class HttpClient {
 
     if (signal?.aborted) throw new AbortedError(method, path, signal.reason);
     // What ends a wait to retry: the caller's signal or the operation's (withOperationSignal).
-    const retryWaits = eitherSignal(signal, operationSignal.getStore());
+    const operation = operationSignal.getStore();
+    const retryWaits = eitherSignal(signal, operation);
     const url = this.#url(req);
     const body = encodeBody(req);
     const priority = options.priority ?? (method === "GET" ? "read" : "write");
@@ -235,15 +245,19 @@ export class HttpClient {
         throw new AbortedError(method, path, waits?.reason);
       }
       const started = performance.now();
+      // An operation that ended before this attempt lets it go (see operationSignal).
+      const stops = operation?.aborted === false ? operation : undefined;
       let answer: RawAnswer;
       try {
-        answer = await this.#send(req, url, body, timeoutMs, signal);
+        answer = await this.#send(req, url, body, timeoutMs, eitherSignal(signal, stops));
       } catch (err) {
         this.#budget.failed(ticket);
         // The caller's abort wins over everything: they no longer want an answer or a retry.
         if (signal?.aborted) {
           throw new AbortedError(method, path, signal.reason, req.retry === "non-idempotent");
         }
+        // The operation ended with the request in flight: a write may have been applied.
+        if (stops?.aborted) throw new AbortedError(method, path, stops.reason, method !== "GET");
         const failure = failureFromThrown(err, req, timeoutMs, attempt, this.#secrets);
         const delay = retryDelay(req.retry, failure, attempt, maxAttempts, this.#backoff);
         this.#logAttempt(req, body, attempt, maxAttempts, started, {

@@ -48,7 +48,13 @@
  * ambiguous failure, with the kind's `unlistable` advice.
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import { CloudInfraError, ConflictError, isAmbiguousFailure, nameErrorClass } from "../api/errors";
+import {
+  AbortedError,
+  CloudInfraError,
+  ConflictError,
+  isAmbiguousFailure,
+  nameErrorClass,
+} from "../api/errors";
 import type { RequestOptions } from "../api/http";
 import { aNoun, type KindNames } from "./common";
 import { type CreateJournal, type JournalTicket, requestDigest } from "./journal";
@@ -292,6 +298,19 @@ async function sendAndFind<Answer, Live>(run: Run<Answer, Live>): Promise<Made<A
         await settleHolder(run, err, since);
         return RESEND;
       }
+      if (
+        err instanceof AbortedError &&
+        err.mayHaveBeenApplied &&
+        (lookup !== undefined || recipe.unique === true)
+      ) {
+        // Stopped in flight (Cancel, customTimeouts): nobody looks now, the next run takes over.
+        run.unresolvedSince ??= sentAt;
+        throw new CreateFailedError(
+          `${err.message}: the next pulumi up of this project takes over what it made ${journalNote(recipe)}`,
+          [],
+          { cause: err },
+        );
+      }
       if (!isAmbiguousFailure(err)) throw err;
       run.lastFailure = err;
       if (recipe.unique === true) {
@@ -330,13 +349,18 @@ async function sendAndFind<Answer, Live>(run: Run<Answer, Live>): Promise<Made<A
   return { id: lookup.idOf(made), found: made };
 }
 
+/** Where the next run finds a create left open. */
+function journalNote(recipe: { session: { journal: CreateJournal } }): string {
+  return `from the create journal in ${recipe.session.journal.dir} (on this machine; a CI runner keeps it only if CLOUDINFRA_JOURNAL_DIR is kept between runs)`;
+}
+
 /** Every send failed: what was found, and what the next run does. */
 function exhausted<Answer, Live>(run: Run<Answer, Live>): CreateFailedError {
   const { recipe, lastFailure } = run;
   const { noun } = recipe.what;
   if (run.unresolvedSince !== undefined) {
     return new CreateFailedError(
-      `${summaryOf(lastFailure)}; the request was sent ${DEFAULT_MAX_SENDS} times and the last one may have made the ${noun}, which the API cannot list: the next pulumi up of this project takes it over (deletes it, if the service says it was made after the first of these sends, and creates the ${noun} again) from the create journal in ${recipe.session.journal.dir} (on this machine; a CI runner keeps it only if CLOUDINFRA_JOURNAL_DIR is kept between runs)${recipe.unlistable === undefined ? "" : `; where that journal is not kept: ${recipe.unlistable}`}`,
+      `${summaryOf(lastFailure)}; the request was sent ${DEFAULT_MAX_SENDS} times and the last one may have made the ${noun}, which the API cannot list: the next pulumi up of this project takes it over (deletes it, if the service says it was made after the first of these sends, and creates the ${noun} again) ${journalNote(recipe)}${recipe.unlistable === undefined ? "" : `; where that journal is not kept: ${recipe.unlistable}`}`,
       [],
       { cause: lastFailure },
     );

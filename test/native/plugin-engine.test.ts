@@ -15,11 +15,11 @@ import {
   enginerpc,
   grpc,
   provproto,
-  provrpc,
   require,
 } from "../support/local-engine/proto.ts";
 import { HostError, ProviderHost, struct } from "../support/local-engine/provider-host.ts";
 import { makeSecret } from "../support/local-engine/values.ts";
+import { unary } from "../support/native-plugin";
 import { programEnv, ROOT } from "../support/programs";
 
 const MAIN = join(ROOT, "dist", "native", "plugin", "main.js");
@@ -110,29 +110,6 @@ async function plugin(argv: string[], env: NodeJS.ProcessEnv = {}): Promise<Prov
   });
   hosts.push(host);
   return host;
-}
-
-function providerClient(host: ProviderHost): InstanceType<typeof provrpc.ResourceProviderClient> {
-  return new provrpc.ResourceProviderClient(host.address, grpc.credentials.createInsecure());
-}
-
-function unary<Req, Res>(
-  host: ProviderHost,
-  method: "handshake" | "attach" | "configure" | "cancel" | "create",
-  req: Req,
-): Promise<Res> {
-  const c = providerClient(host);
-  return new Promise<Res>((ok, fail) => {
-    (c[method] as unknown as (r: Req, cb: (e: Error | null, res: Res) => void) => void).call(
-      c,
-      req,
-      (err, res) => {
-        c.close();
-        if (err) fail(err);
-        else ok(res);
-      },
-    );
-  });
 }
 
 /** Handshake as provider_plugin.go sends it for a plugin the CLI started. */

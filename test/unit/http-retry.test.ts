@@ -2,7 +2,9 @@ import nock from "nock";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import {
+  AbortedError,
   ApiError,
+  CloudInfraError,
   ConnectionError,
   isAmbiguousFailure,
   RateLimitedError,
@@ -455,6 +457,63 @@ describe("the operation signal (withOperationSignal)", () => {
     expect(String((await pending) as Error)).toBe(
       "AbortedError: GET /v1/servers aborted by the caller",
     );
+  });
+
+  /** A request the service holds for a minute; the operation ends once it has arrived. */
+  async function endedInFlight(req: HttpRequest<unknown>): Promise<unknown> {
+    const scope = nock(ORIGIN)
+      .intercept(req.path, req.method)
+      .delay(60_000)
+      .reply(200, { ok: true });
+    const operation = new AbortController();
+    scope.on("request", () => operation.abort(new CloudInfraError("the create ran out of time")));
+    // The real sleep: only the operation's end can cut a wait short.
+    const { client } = makeClient({ timeoutMs: 120_000 });
+    const startedAt = Date.now();
+    const err = await failure(withOperationSignal(operation.signal, () => client.request(req)));
+    expect(Date.now() - startedAt).toBeLessThan(5_000);
+    // One attempt: a stopped operation sends nothing again.
+    expect(scope.isDone()).toBe(true);
+    return err;
+  }
+
+  it("ends a read in flight: it simply fails", async () => {
+    const err = await endedInFlight(listServers);
+    expect(err).toBeInstanceOf(AbortedError);
+    expect(err).toMatchObject({ mayHaveBeenApplied: false });
+    expect((err as Error).message).toBe(
+      "GET /v1/servers aborted by the caller: the create ran out of time",
+    );
+  });
+
+  it.each([
+    ["POST", createServer],
+    ["DELETE", { ...listServers, method: "DELETE", path: "/v1/servers/7" }],
+  ] satisfies [string, HttpRequest<unknown>][])(
+    "ends a %s in flight as maybe applied, for create recovery to keep it open",
+    async (method, req) => {
+      const err = await endedInFlight(req);
+      expect(err).toBeInstanceOf(AbortedError);
+      expect(err).toMatchObject({ mayHaveBeenApplied: true });
+      // Nobody looks on the caller's behalf: the operation asked to stop.
+      expect(isAmbiguousFailure(err)).toBe(false);
+      expect((err as Error).message).toBe(
+        `${method} ${req.path} aborted by the caller: the create ran out of time; the request may have been applied`,
+      );
+    },
+  );
+
+  it("leaves alone work run outside the operation (withOperationSignal(undefined)): a shared poll", async () => {
+    const scope = nock(ORIGIN).get("/v1/servers").delay(300).reply(200, { servers: [] });
+    const operation = new AbortController();
+    scope.on("request", () => operation.abort(new CloudInfraError("the create ran out of time")));
+    const { client } = makeClient();
+    await expect(
+      withOperationSignal(operation.signal, () =>
+        withOperationSignal(undefined, () => client.request(listServers)),
+      ),
+    ).resolves.toEqual({ servers: [] });
+    expect(operation.signal.aborted).toBe(true);
   });
 
   it("lets a first attempt go even when the operation has ended: only waits are cut short", async () => {

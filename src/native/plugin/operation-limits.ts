@@ -35,7 +35,7 @@ export async function stoppable<T>(
     () =>
       deadline.abort(
         new TimeLimitError(
-          `the ${operation} ran out of time, ${setting}, while waiting to retry; raise customTimeouts.${operation} if the service needs longer`,
+          `the ${operation} ran out of time, ${setting}; raise customTimeouts.${operation} if the service needs longer`,
         ),
       ),
     ms,

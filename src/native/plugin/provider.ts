@@ -366,12 +366,14 @@ export class NativeProvider {
   /**
    * Read: a refresh (the state and inputs are given) or an import (neither is): then the inputs
    * returned are those a program would have written, so the `up` after an import is a no-op.
+   * `limits`: the request's `timeout` (the user's `customTimeouts.read`), as for a create.
    */
   async read(
     urn: string,
     id: string,
     state: Props,
     inputs: Props,
+    limits: OperationLimits = {},
   ): Promise<{ id: string; outputs: Props; inputs: Props | undefined }> {
     const { kind, ops, session } = this.implementation(urn);
     this.requireKnownConfig("read");
@@ -383,7 +385,7 @@ export class NativeProvider {
     }
     const stored = unwrap(state);
     const given = unwrap(inputs);
-    const answer = await stoppable(session, "read", {}, () =>
+    const answer = await stoppable(session, "read", limits, () =>
       ops.read(session, id, importing ? undefined : stored.plain),
     );
     if (answer.id === undefined || answer.id === "")

@@ -295,6 +295,7 @@ export class PluginServer {
             req.getId(),
             props(req.getProperties()),
             props(req.getInputs()),
+            limitsOf(req.getTimeout()),
           );
           const res = new provproto.ReadResponse();
           res.setId(read.id);

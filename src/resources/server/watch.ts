@@ -12,7 +12,7 @@
  */
 import type { Id } from "../../api/endpoints/base";
 import { NotFoundError } from "../../api/errors";
-import type { RequestOptions } from "../../api/http";
+import { type RequestOptions, withOperationSignal } from "../../api/http";
 import type { Server } from "../../api/schemas/servers";
 import type { ProviderSession, SessionSlot } from "../session";
 import type { SharedLists } from "../shared-list";
@@ -176,7 +176,12 @@ export class ServerWatch {
     this.#timer = undefined;
     this.#timerDue = due;
     if (due === Number.POSITIVE_INFINITY) return;
-    this.#timer = setTimeout(() => void this.#poll(), Math.max(0, due - this.#now()));
+    // A poll serves every wait: only the session's Cancel ends it, not the operation that armed
+    // the timer (its customTimeouts would end the request in flight for all, http.ts).
+    this.#timer = setTimeout(
+      () => void withOperationSignal(this.signal, () => this.#poll()),
+      Math.max(0, due - this.#now()),
+    );
   }
 
   async #poll(): Promise<void> {
