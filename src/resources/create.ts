@@ -28,8 +28,9 @@
  *    before a look, looks of a kind run one at a time. [none]
  * 6. No orphan across hosts: each create is written in the journal (journal.ts) until it returned
  *    to the engine; an entry a dead host left open is taken over by the next create of the same
- *    request: the id its answer named, or else the one new matching object since its ids before
- *    that no other create claimed (handed to the engine, or made by a live host). [as 1 and 2]
+ *    request: the id its answer named, or else the one new matching object since its ids before,
+ *    unless another create of the kind claimed it (handed it to the engine, or a live host made
+ *    it). [as 1 and 2]
  * 7. An object useless without its lost answer (a generated key, a user's API key) is deleted
  *    (`discard`) and the request sent again; a delete that fails fails naming the id. [spec: DELETE]
  * 8. A kind the API cannot list (a user) with `unique` names: after an ambiguous failure the
@@ -250,7 +251,7 @@ export async function createExactlyOnce<Answer, Live>(
       const left = await record.exclusive(() => takeOver(run, lookup, digest));
       if (left !== undefined) {
         const id = lookup.idOf(left);
-        ticket = journal.open(digest, before ?? []);
+        ticket = journal.open(what.kind, digest, before ?? []);
         if (recipe.discard === undefined) return done({ id, found: left });
         ticket.made(id);
         await discard(run, id, undefined);
@@ -264,7 +265,7 @@ export async function createExactlyOnce<Answer, Live>(
         journal.forget(orphan);
       }
     }
-    ticket = journal.open(digest, before ?? []);
+    ticket = journal.open(what.kind, digest, before ?? []);
     if (run.unresolvedSince !== undefined) ticket.unresolvedSince(run.unresolvedSince);
     return done(await sendAndFind(run));
   } catch (err) {
@@ -370,7 +371,7 @@ async function settleHolder<Answer, Live>(
   if (
     made < since - HOLDER_CLOCK_MARGIN_MS ||
     run.record.claimed.has(holder) ||
-    recipe.session.journal.claimedIds().has(holder)
+    recipe.session.journal.claimedIds(recipe.what.kind).has(holder)
   ) {
     run.unresolvedSince = undefined;
     throw err;
@@ -460,17 +461,15 @@ async function takeOver<Answer, Live>(
       { cause: err },
     );
   }
-  const claimed = journal.claimedIds();
+  // Another create's claims: the orphan's own entry is not among them (its host is gone).
+  const claimed = journal.claimedIds(recipe.what.kind);
+  const taken = (id: number) => claimed.has(id) || record.claimed.has(id);
   for (const orphan of orphans) {
+    const { id } = orphan;
     const made =
-      orphan.id === undefined
-        ? newMatching(
-            live,
-            lookup,
-            new Set(orphan.before),
-            (id) => claimed.has(id) || record.claimed.has(id),
-          )
-        : live.filter((item) => lookup.idOf(item) === orphan.id && lookup.matches(item));
+      id === undefined
+        ? newMatching(live, lookup, new Set(orphan.before), taken)
+        : live.filter((item) => lookup.idOf(item) === id && !taken(id) && lookup.matches(item));
     if (made.length > 1) throw cannotTell(run, lookup, made, cause, undefined);
     journal.forget(orphan);
     const [one] = made;

@@ -66,6 +66,8 @@ export interface JournalEntry {
   name: string;
   /** The request's identity: the kind and what was sent. */
   digest: string;
+  /** The kind, whose ids the entry's id is among; none in an older version's entries. */
+  kind?: string;
   /** The process that sent it. */
   pid: number;
   /** That process's token: a pid can be reused. */
@@ -236,30 +238,36 @@ export class CreateJournal {
     });
   }
 
-  /** Ids that creates handed to the engine (closed entries), or that live processes made. */
-  claimedIds(): Set<number> {
-    const ids = new Set<number>();
+  /**
+   * Ids of `kind` that creates handed to the engine (closed entries), or that live processes
+   * made. Ids are numbered per kind; an older version's entry, which names no kind, counts for
+   * every kind.
+   */
+  claimedIds(kind: string): Set<number> {
     const folder = this.#folder();
-    for (const e of folder) {
-      if (e.id === undefined) continue;
-      if (e.closedAt !== undefined || !this.#gone(e)) ids.add(e.id);
-    }
-    for (const e of this.#closed(folder)) {
-      if (e.id !== undefined && !this.#expired(e)) ids.add(e.id);
-    }
-    return ids;
+    const ofKind = (e: JournalEntry) => e.id !== undefined && (e.kind ?? kind) === kind;
+    const claimed = [
+      ...folder.filter((e) => ofKind(e) && (e.closedAt !== undefined || !this.#gone(e))),
+      ...this.#closed(folder).filter((e) => ofKind(e) && !this.#expired(e)),
+    ];
+    return new Set(claimed.flatMap((e) => e.id ?? []));
   }
 
   /**
    * Writes an open entry before a request is sent. `before` must not change afterwards: it is
    * serialized once, and shared by the creates that pass the same set.
    */
-  open(digest: string, before: ReadonlySet<number> | readonly number[]): JournalTicket {
+  open(
+    kind: string,
+    digest: string,
+    before: ReadonlySet<number> | readonly number[],
+  ): JournalTicket {
     this.#trust();
     const { ids, json } = this.#beforeOf(before);
     const entry: JournalEntry = {
       name: randomUUID(),
       digest,
+      kind,
       pid: process.pid,
       process: PROCESS,
       at: Date.now(),
