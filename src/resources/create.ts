@@ -354,21 +354,28 @@ function newMatching<L>(
   });
 }
 
-/** Several new objects match and nothing tells which the request made: fails naming them all. */
-function cannotTell<A, L>(
+/**
+ * The one object of `made`, claimed; several fail naming them all, since nothing tells which the
+ * request made.
+ */
+function claimOne<A, L>(
   run: Run<A, L>,
   lookup: Lookup<L>,
   made: readonly L[],
   cause: string,
   failure: unknown,
-): CreateFailedError {
+): L | undefined {
   const { what, describe } = run.recipe;
   const ids = made.map((item) => lookup.idOf(item));
-  return new CreateFailedError(
-    `${cause}; ${made.length} new ${what.noun}s ${describe} appeared meanwhile (ids ${ids.join(", ")}) and the provider cannot tell which this request made: delete the ones you do not want, or adopt one with adoptId, then run pulumi up again`,
-    ids,
-    failure === undefined ? undefined : { cause: failure },
-  );
+  if (ids.length > 1) {
+    throw new CreateFailedError(
+      `${cause}; ${made.length} new ${what.noun}s ${describe} appeared meanwhile (ids ${ids.join(", ")}) and the provider cannot tell which this request made: delete the ones you do not want, or adopt one with adoptId, then run pulumi up again`,
+      ids,
+      failure === undefined ? undefined : { cause: failure },
+    );
+  }
+  if (ids[0] !== undefined) run.record.claimed.add(ids[0]);
+  return made[0];
 }
 
 /** Rule 6: the object a dead host's create of the same request made; orphans that made nothing are forgotten. */
@@ -402,13 +409,9 @@ async function takeOver<A, L>(
       id === undefined
         ? newMatching(live, lookup, new Set(orphan.before), taken)
         : live.filter((item) => lookup.idOf(item) === id && !taken(id) && lookup.matches(item));
-    if (made.length > 1) throw cannotTell(run, lookup, made, cause, undefined);
+    const one = claimOne(run, lookup, made, cause, undefined);
     journal.forget(orphan);
-    const [one] = made;
-    if (one !== undefined) {
-      record.claimed.add(lookup.idOf(one));
-      return one;
-    }
+    if (one !== undefined) return one;
   }
   return undefined;
 }
@@ -495,11 +498,8 @@ async function findMade<A, L>(
   return record.exclusive(async () => {
     await Promise.allSettled([...record.inFlight]);
     for (let look = 1; look <= 2; look++) {
-      let mark = settled;
-      if (look > 1) {
-        await sleep(recipe.settleMs ?? DEFAULT_SETTLE_MS);
-        mark = lists.mark();
-      }
+      if (look > 1) await sleep(recipe.settleMs ?? DEFAULT_SETTLE_MS);
+      const mark = look > 1 ? lists.mark() : settled;
       const live = await listOf(
         recipe,
         lookup,
@@ -512,16 +512,10 @@ async function findMade<A, L>(
           ),
       );
       const made = newMatching(live, lookup, before, (id) => record.claimed.has(id));
-      if (made.length > 1) {
-        const cause =
-          failure === undefined ? "the create's answer named no id" : causeOf(recipe.what, failure);
-        throw cannotTell(run, lookup, made, cause, failure);
-      }
-      const [one] = made;
-      if (one !== undefined) {
-        record.claimed.add(lookup.idOf(one));
-        return one;
-      }
+      const cause =
+        failure === undefined ? "the create's answer named no id" : causeOf(recipe.what, failure);
+      const one = claimOne(run, lookup, made, cause, failure);
+      if (one !== undefined) return one;
     }
     return undefined;
   });

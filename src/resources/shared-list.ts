@@ -27,18 +27,6 @@ interface Entry {
   latest?: { sent: number; requestedAt: number; promise: Promise<readonly unknown[]> };
 }
 
-/** What tells the cache that a write settled: the API client. */
-export interface WriteEvents {
-  onWriteSettled(listener: () => void): () => void;
-}
-
-export interface SharedListOptions {
-  /** How long a finished list is reused, in milliseconds. */
-  reuseMs?: number;
-  /** Monotonic clock in milliseconds; tests pass their own. */
-  now?: () => number;
-}
-
 /** The list reads of one provider session (one client, one account), by kind (`"tags"`). */
 export class SharedLists {
   readonly #entries = new Map<string, Entry>();
@@ -47,7 +35,11 @@ export class SharedLists {
   #sent = 0;
   #writes = 0;
 
-  constructor(writes: WriteEvents | undefined, options: SharedListOptions = {}) {
+  /** `writes` is the API client; tests pass their own `now` (a monotonic clock, ms). */
+  constructor(
+    writes: { onWriteSettled(listener: () => void): () => void } | undefined,
+    options: { reuseMs?: number; now?: () => number } = {},
+  ) {
     this.#reuseMs = options.reuseMs ?? DEFAULT_REUSE_MS;
     this.#now = options.now ?? (() => performance.now());
     writes?.onWriteSettled(() => {
