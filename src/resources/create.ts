@@ -1,45 +1,43 @@
 /**
  * The one way a resource sends a create: {@link createExactlyOnce}. A create whose answer is lost
- * (a 502 or a reset after the service acted, a timeout) must neither make a duplicate by sending
- * again nor leak what it made by giving up. The rules, each with what it rests on: [spec] the API
- * spec, [HTTP], or [project] the project's wire contract (docs/wire-contract.md), which a service
- * that keeps only the spec may not offer.
+ * (a 502 or a reset after the service acted, a timeout) must neither send again into a duplicate
+ * nor give up and leak what it made. Each rule says what it rests on: [spec] the API spec, [HTTP],
+ * or [project] the project's wire contract (docs/wire-contract.md), which a service may lack.
  *
- * 1. Ids before: the ids of the kind's live objects, from a list requested before the first send
- *    (shared by the creates of a moment). An object that existed before is never taken for one
- *    the create made. [spec: the list endpoint; the security groups' `page` parameter is
- *    project: a list that shows an object twice, as from a service that ignores it, fails the
- *    create]
+ * 1. Ids before: the kind's live ids from a list requested before the first send (shared by the
+ *    creates of a moment); an object that existed before is never taken for one the create made.
+ *    [spec: the list endpoint; the security groups' `page` parameter is project, and a list that
+ *    shows an object twice (a service ignoring it) fails the create]
  * 2. A look after an ambiguous failure (`mayHaveBeenApplied`: a 5xx, a reset or a timeout after
- *    the body was sent): the list is read again ({@link LOOKUP_MAX_RETRIES}); the new objects that
- *    match the request and that no other create claimed are what it made. One is the result;
- *    several fail naming every id; none, after a second look ({@link DEFAULT_SETTLE_MS}), proves
- *    nothing was made and the request is sent again, at most {@link DEFAULT_MAX_SENDS} times. A
- *    look that fails fails the create saying what to look for. [spec: the list's fields]
- * 3. Any other failure (a 400, a 409) proves nothing was applied: it is thrown as the client threw
- *    it, for the caller to explain (but see 8). [HTTP: a 4xx refuses the request]
+ *    the body was sent): the new objects in a fresh list ({@link LOOKUP_MAX_RETRIES}) that match
+ *    the request and no other create claimed are what it made. One is the result; several fail
+ *    naming every id; none, after a second look ({@link DEFAULT_SETTLE_MS}), means nothing was
+ *    made: the request is sent again, at most {@link DEFAULT_MAX_SENDS} times. A look that fails
+ *    fails the create saying what to look for. [spec: the list's fields]
+ * 3. Any other failure (a 400, a 409) proves nothing was applied and is thrown as the client
+ *    threw it, for the caller to explain (but see 8). [HTTP: a 4xx refuses the request]
  * 4. An answer without an id (a security group) is found as in 2. [spec: GenericResponse]
  * 5. No duplicate within a host: ids answered or found are claimed, sends in flight are awaited
  *    before a look, and a kind's looks run one at a time. [none]
- * 6. No orphan across hosts: each create stays open in the journal (journal.ts) until it returned
- *    to the engine; the next create of the same request takes over an entry a dead host left
- *    open: the id its answer named, or else the one new matching object since its ids before,
- *    unless another create of the kind claimed it (handed it to the engine, or a live host made
- *    it). [as 1 and 2]
+ * 6. No orphan across hosts: a create stays open in the journal (journal.ts) until it returned to
+ *    the engine; the next create of the same request takes over an entry a dead host left open:
+ *    the id its answer named, or else the one new matching object since its ids before, unless
+ *    another create of the kind claimed it (handed it to the engine, or a live host made it).
+ *    [as 1 and 2]
  * 7. An object useless without its lost answer (a generated key, a user's API key) is deleted
  *    (`discard`) and the request sent again; a delete that fails fails naming the id. [spec]
  * 8. A kind the API cannot list, with `unique` names (a user): after an ambiguous failure the
  *    request is sent again; a success proves the lost send made nothing; a 409's holder is ours
- *    (deleted as in 7, then sent again) only when made no earlier than the first unresolved send
+ *    (deleted as in 7, then sent again) only if made no earlier than the first unresolved send
  *    less {@link HOLDER_CLOCK_MARGIN_MS} and claimed by no other create. A create that gives up
  *    unresolved stays open in the journal with that time, for the next run. [project: unique
  *    user names, the 409's `existing_id` and `existing_created_at`; HTTP's `Date` header]
  *
  * Without the [project] fields rule 8 fails safe: a 409 that does not name or date its holder
  * deletes nothing and fails naming the holder when it can (the entry stays open); a holder made
- * before the first unresolved send, or claimed, fails the create with the 409. Rules 1–7 need only
- * the spec and HTTP. A kind the API cannot list without `unique` names fails after an ambiguous
- * failure, with the kind's `unlistable` advice.
+ * before the first unresolved send, or claimed, fails the create with the 409. Rules 1–7 need
+ * only the spec and HTTP. A kind the API cannot list without `unique` names fails after an
+ * ambiguous failure, with its `unlistable` advice.
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { CloudInfraError, ConflictError, isAmbiguousFailure, nameErrorClass } from "../api/errors";
