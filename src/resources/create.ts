@@ -1,51 +1,43 @@
 /**
- * The one way a resource sends a create: {@link createExactlyOnce}. Pulumi's contract is that a
- * resource is in the state or does not exist; a create whose answer is lost (a 502 or a reset
- * after the service acted, a timeout) breaks it twice over: sending again makes a duplicate,
- * giving up leaks what the first request made. Every recovery rule is here, once.
+ * The one way a resource sends a create: {@link createExactlyOnce}. A create whose answer is lost
+ * (a 502 or a reset after the service acted, a timeout) must neither send again into a duplicate
+ * nor give up and leak what it made. Each rule says what it rests on: [spec] the API spec, [HTTP],
+ * or [project] the project's wire contract (docs/wire-contract.md), which a service may lack.
  *
- * The rules, and the wire facts each rests on: [spec] is the API spec (its endpoints and
- * fields), [project] the project's wire contract (docs/wire-contract.md), which a service that
- * keeps only the spec may not offer.
- *
- * 1. Ids noted before the send: the ids of the kind's live objects, from a list requested before
- *    the first send (shared by the creates of a moment). An object that existed before the send
- *    is never taken for one it made, however alike. [spec: the kind's list endpoint; for the paged
- *    security groups, the `page` query parameter is project: a service that ignores it answers
- *    its first page for every page, and a list that shows an object twice fails the create]
- * 2. A look after an ambiguous failure (the client's `mayHaveBeenApplied`: a 5xx, a reset or a
- *    timeout after the body was sent): the list is read again (patiently,
- *    {@link LOOKUP_MAX_RETRIES}), and the new objects that match the request and that no other
- *    create claimed are what it made. One is the result; several fail naming every id; none,
- *    after a second look ({@link DEFAULT_SETTLE_MS}), proves nothing was made and the request is
- *    sent again, at most {@link DEFAULT_MAX_SENDS} times. A look that fails fails the create
- *    saying what to look for. [spec: list fields that show what the request asked for]
- * 3. A failure the client does not call ambiguous (a 400, a 409) proves nothing was applied: it
- *    is thrown as the client threw it, for the caller to explain (but see rule 8).
- *    [HTTP: a 4xx means the request was refused; the spec lists no status codes]
+ * 1. Ids before: the kind's live ids from a list requested before the first send (shared by the
+ *    creates of a moment); an object that existed before is never taken for one the create made.
+ *    [spec: the list endpoint; the security groups' `page` parameter is project, and a list that
+ *    shows an object twice (a service ignoring it) fails the create]
+ * 2. A look after an ambiguous failure (`mayHaveBeenApplied`: a 5xx, a reset or a timeout after
+ *    the body was sent): the new objects in a fresh list ({@link LOOKUP_MAX_RETRIES}) that match
+ *    the request and no other create claimed are what it made. One is the result; several fail
+ *    naming every id; none, after a second look ({@link DEFAULT_SETTLE_MS}), means nothing was
+ *    made: the request is sent again, at most {@link DEFAULT_MAX_SENDS} times. A look that fails
+ *    fails the create saying what to look for. [spec: the list's fields]
+ * 3. Any other failure (a 400, a 409) proves nothing was applied and is thrown as the client
+ *    threw it, for the caller to explain (but see 8). [HTTP: a 4xx refuses the request]
  * 4. An answer without an id (a security group) is found as in 2. [spec: GenericResponse]
  * 5. No duplicate within a host: ids answered or found are claimed, sends in flight are awaited
- *    before a look, looks of a kind run one at a time. [none]
- * 6. No orphan across hosts: each create is written in the journal (journal.ts) until it returned
- *    to the engine; an entry a dead host left open is taken over by the next create of the same
- *    request: the id its answer named, or else the one new matching object since its ids before
- *    that no other create claimed (handed to the engine, or made by a live host). [as 1 and 2]
+ *    before a look, and a kind's looks run one at a time. [none]
+ * 6. No orphan across hosts: a create stays open in the journal (journal.ts) until it returned to
+ *    the engine; the next create of the same request takes over an entry a dead host left open:
+ *    the id its answer named, or else the one new matching object since its ids before, unless
+ *    another create of the kind claimed it (handed it to the engine, or a live host made it).
+ *    [as 1 and 2]
  * 7. An object useless without its lost answer (a generated key, a user's API key) is deleted
- *    (`discard`) and the request sent again; a delete that fails fails naming the id. [spec: DELETE]
- * 8. A kind the API cannot list (a user) with `unique` names: after an ambiguous failure the
- *    request is sent again; a success proves the lost one made nothing; a 409 names the holder,
- *    which is ours (deleted as in 7, then sent again) only when it was made no earlier than the
- *    first unresolved send less {@link HOLDER_CLOCK_MARGIN_MS} and no other create claimed it. A
- *    create that gives up unresolved stays open in the journal with that time, for the next run.
- *    [project: unique user names, the 409's `existing_id` and `existing_created_at`; HTTP's `Date`
- *    header, which moves the holder's time onto this machine's clock]
+ *    (`discard`) and the request sent again; a delete that fails fails naming the id. [spec]
+ * 8. A kind the API cannot list, with `unique` names (a user): after an ambiguous failure the
+ *    request is sent again; a success proves the lost send made nothing; a 409's holder is ours
+ *    (deleted as in 7, then sent again) only if made no earlier than the first unresolved send
+ *    less {@link HOLDER_CLOCK_MARGIN_MS} and claimed by no other create. A create that gives up
+ *    unresolved stays open in the journal with that time, for the next run. [project: unique
+ *    user names, the 409's `existing_id` and `existing_created_at`; HTTP's `Date` header]
  *
- * Against a service without the [project] fields, rule 8 fails safe: a 409 that does not name its
- * holder, or does not date it (no `existing_created_at`, no `Date` header), deletes nothing and
- * fails naming the holder's id when it has one (the journal entry stays open); a holder made
- * before the first unresolved send, or claimed by another create, fails the create with the 409.
- * Rules 1–7 need only the spec and HTTP (and fail safe without paging, rule 1). A kind the API cannot list without `unique` names fails after an
- * ambiguous failure, with the kind's `unlistable` advice.
+ * Without the [project] fields rule 8 fails safe: a 409 that does not name or date its holder
+ * deletes nothing and fails naming the holder when it can (the entry stays open); a holder made
+ * before the first unresolved send, or claimed, fails the create with the 409. Rules 1–7 need
+ * only the spec and HTTP. A kind the API cannot list without `unique` names fails after an
+ * ambiguous failure, with its `unlistable` advice.
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import {
@@ -63,80 +55,65 @@ import type { SharedLists } from "./shared-list";
 
 /** Retries of each list read of a create, beyond the client's: a look that gives up leaks. */
 export const LOOKUP_MAX_RETRIES = 8;
-/** How long to wait before looking a second time when a look found nothing. */
+/** The wait before a second look when the first found nothing (rule 2). */
 export const DEFAULT_SETTLE_MS = 500;
 /**
- * How much earlier than the first unresolved send a 409's holder may seem to be made and still
- * be taken for what that send made (rule 8). Its creation time is moved onto this machine's clock
- * through the 409's `Date` header (ConflictError.existingCreatedAtHere), which never dates an
- * object made after the send before it when the header is cut to the second; the margin covers a
- * header rounded instead, a creation time kept to the second, and clock drift between the send
- * and the 409. A stranger's user made less than this before the first send is taken for ours.
+ * Rule 8: how much earlier than the first unresolved send a holder may seem made and still be
+ * ours. Its creation time is moved onto this machine's clock by the 409's `Date` header
+ * (ConflictError.existingCreatedAtHere); the margin covers a rounded header, a creation time kept
+ * to the second and clock drift. A stranger's user made less than this before is taken for ours.
  */
 export const HOLDER_CLOCK_MARGIN_MS = 2000;
 
-/** How to find what a create made, in the kind's list of live objects. */
+/** How to find what a create made in the kind's list. */
 export interface Lookup<Live> {
-  /** The kind's name in the shared-list cache (`"servers"`, `"tags"`): one per API list. */
+  /** The list's key in the session's SharedLists (`"servers"`): one per API list. */
   key: string;
-  /** Reads every live object of the kind (every page). */
+  /** Every live object of the kind (every page). */
   read(options?: RequestOptions): Promise<readonly Live[]>;
-  /** The id of a live object. */
   idOf(live: Live): number;
-  /** Whether a live object is what this request asks for (name, plan, rules, ...). */
+  /** Whether a live object is what the request asks for. */
   matches(live: Live): boolean;
 }
 
-/** What {@link createExactlyOnce} needs to know of one create. */
 interface CreateRecipe<Answer, Live> {
-  /** The kind, for messages. */
   what: KindNames;
-  /** What the request asks for, as messages say it after the noun: `named "web"`. */
+  /** The request as messages say it after the noun: `named "web"`. */
   describe: string;
-  /** The provider session's list cache, create ledger and journal: sessions share no record. */
   session: { lists: SharedLists; creates: CreateLedger; journal: CreateJournal };
-  /** What identifies the request in the journal (its body): a dead host's create of it is taken over. */
+  /** The request's identity in the journal (its body). */
   request: unknown;
-  /** Sends the create request, once. */
+  /** Sends the create, once. */
   send(): Promise<Answer>;
-  /** The id the answer names, or `undefined` when it names none (then the object is found). */
+  /** The id the answer names; `undefined` when none (rule 4). */
   idInAnswer(answer: Answer): number | undefined;
-  /** How to find what a request made; `undefined` when the API cannot list the kind (a user). */
+  /** `undefined` when the API cannot list the kind (a user). */
   lookup: Lookup<Live> | undefined;
   /** Advice when the outcome cannot be looked up. */
   unlistable?: string;
-  /** Deletes an object a lost answer made that is useless without it (rule 7); else it is the result. */
+  /** Deletes an object useless without its lost answer (rule 7). */
   discard?(id: number): Promise<void>;
-  /** The kind cannot be listed, but the service keeps its names unique (rule 8, with `discard`): a user. */
+  /** Names are unique though the kind cannot be listed (rule 8). */
   unique?: boolean;
-  /**
-   * The create goes on after this returns (a server waits until it runs): the caller calls the
-   * outcome's `close()` once it returns to the engine, so a host killed meanwhile leaves the
-   * journal entry open for the next one to take over.
-   */
+  /** The create goes on after this returns (a server's wait): the caller calls `close()`. */
   closesLater?: boolean;
-  /** Wait before the second look; default {@link DEFAULT_SETTLE_MS}. */
+  /** Default {@link DEFAULT_SETTLE_MS}. */
   settleMs?: number;
 }
 
-/**
- * What a create made: from the answer, or found (after a lost answer, an answer without id, or
- * left by a dead host). `close()` records that the create returned to the engine; it is done
- * already unless the recipe `closesLater`.
- */
+/** What a create made, answered or found; `close()` says it returned to the engine. */
 export type CreateOutcome<Answer, Live> = Made<Answer, Live> & { close(): void };
 type Made<Answer, Live> =
   | { id: number; answer: Answer; found?: undefined }
   | { id: number; found: Live; answer?: undefined };
 
-/** What this process knows of the creates of one kind through one client. */
+/** This process's creates of one kind (rule 5): claimed ids, sends in flight, the look lock. */
 class CreateRecord {
-  /** Ids that a create in this process answered or found: never another create's. */
   readonly claimed = new Set<number>();
   readonly inFlight = new Set<Promise<unknown>>();
   #lookups: Promise<unknown> = Promise.resolve();
 
-  /** Runs `lookup` after every lookup started before it has finished. */
+  /** Runs `lookup` once every lookup started before it has finished. */
   exclusive<T>(lookup: () => Promise<T>): Promise<T> {
     const run = this.#lookups.then(lookup, lookup);
     this.#lookups = run.catch(() => undefined);
@@ -144,33 +121,20 @@ class CreateRecord {
   }
 }
 
-/**
- * What one provider session knows of its creates: a record per kind (claims, sends in flight,
- * the lookup lock) and the ids of each list read, by list, so that the creates that share a
- * list share one set (and the journal serializes it once), instead of each paying for the size
- * of the kind.
- */
+/** A session's create records by kind, and the ids of each list read, computed once per list. */
 export class CreateLedger {
   readonly #records = new Map<string, CreateRecord>();
   readonly #idsOfList = new WeakMap<readonly unknown[], ReadonlySet<number>>();
 
-  /** The record of the creates of `key` (a list's key, or a kind that cannot be listed). */
   record(key: string): CreateRecord {
-    let record = this.#records.get(key);
-    if (record === undefined) {
-      record = new CreateRecord();
-      this.#records.set(key, record);
-    }
+    const record = this.#records.get(key) ?? new CreateRecord();
+    this.#records.set(key, record);
     return record;
   }
 
-  /** The ids of the objects of `list`, computed once per list. */
   idsOf<Live>(list: readonly Live[], idOf: (live: Live) => number): ReadonlySet<number> {
-    let ids = this.#idsOfList.get(list);
-    if (ids === undefined) {
-      ids = new Set(list.map(idOf));
-      this.#idsOfList.set(list, ids);
-    }
+    const ids = this.#idsOfList.get(list) ?? new Set(list.map(idOf));
+    this.#idsOfList.set(list, ids);
     return ids;
   }
 }
@@ -179,18 +143,12 @@ function messageOf(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-/** An ambiguous failure in words, without the client's advice to go and look: we looked. */
-function summaryOf(err: unknown): string {
-  if (isAmbiguousFailure(err)) return err.summary;
-  return messageOf(err);
-}
-
-/** What a message starts with: the failure being resolved, or a dead host's create (rule 6). */
-function firstCause(what: KindNames, failure: unknown): string {
+/** What a message starts with: the failure resolved (without the client's advice to look: we looked), or a dead host's create. */
+function causeOf(what: KindNames, failure: unknown): string {
   if (failure === undefined) {
     return `a create of this ${what.noun} was cut short (its provider process died)`;
   }
-  return summaryOf(failure);
+  return isAmbiguousFailure(failure) ? failure.summary : messageOf(failure);
 }
 
 /** A create that failed after the toolkit acted on it; the message says what it found. */
@@ -200,7 +158,7 @@ export class CreateFailedError extends CloudInfraError {
   }
   constructor(
     message: string,
-    /** Ids of objects the request may have made, when there are any: for the user to check. */
+    /** Ids of objects the request may have made, for the user to check. */
     readonly ids: readonly number[] = [],
     options?: ErrorOptions,
   ) {
@@ -208,25 +166,24 @@ export class CreateFailedError extends CloudInfraError {
   }
 }
 
-/** One create under way: what its sends and looks found so far. */
+/** One create under way. */
 interface Run<Answer, Live> {
   recipe: CreateRecipe<Answer, Live>;
   record: CreateRecord;
-  /** Ids of the kind's objects before the first send (rule 1); none when it cannot be listed. */
+  /** Rule 1; `undefined` when the kind cannot be listed. */
   before: ReadonlySet<number> | undefined;
-  /** The first send that may have made an object nobody found (rule 8), this machine's clock. */
-  unresolvedSince: number | undefined;
-  /** The last send's failure that may have been applied. */
-  lastFailure: unknown;
-  /** Ids deleted as useless without their lost answer (rule 7). */
+  /** Rule 8: the first send that may have made an object nobody found (this machine's clock). */
+  unresolvedSince?: number | undefined;
+  /** The last failure that may have been applied. */
+  lastFailure?: unknown;
+  /** Ids deleted by rule 7. */
   discarded: number[];
 }
 
 /**
- * Sends a create and returns what it made, never a second object and never one that existed
- * before it or that another create claimed (the rules at the top of this module). A failure that
- * proves nothing was applied (a 409, a 400) is thrown as the client threw it, for the caller to
- * explain; everything this function decides is a {@link CreateFailedError} saying what it found.
+ * Sends a create and returns what it made, by the rules above. A failure that proves nothing was
+ * applied is thrown as the client threw it; everything this function decides is a
+ * {@link CreateFailedError} saying what it found.
  */
 export async function createExactlyOnce<Answer, Live>(
   recipe: CreateRecipe<Answer, Live>,
@@ -236,14 +193,7 @@ export async function createExactlyOnce<Answer, Live>(
   const digest = requestDigest(what.kind, recipe.request);
   const record = session.creates.record(lookup?.key ?? what.kind);
   const before = lookup === undefined ? undefined : await idsBefore(recipe, lookup);
-  const run: Run<Answer, Live> = {
-    recipe,
-    record,
-    before,
-    unresolvedSince: undefined,
-    lastFailure: undefined,
-    discarded: [],
-  };
+  const run: Run<Answer, Live> = { recipe, record, before, discarded: [] };
   let ticket: JournalTicket | undefined;
   const done = (made: Made<Answer, Live>): CreateOutcome<Answer, Live> => {
     // Made and closed at once when the create ends here: one write instead of two.
@@ -256,7 +206,7 @@ export async function createExactlyOnce<Answer, Live>(
       const left = await record.exclusive(() => takeOver(run, lookup, digest));
       if (left !== undefined) {
         const id = lookup.idOf(left);
-        ticket = journal.open(digest, before ?? []);
+        ticket = journal.open(what.kind, digest, before ?? []);
         if (recipe.discard === undefined) return done({ id, found: left });
         ticket.made(id);
         await discard(run, id, undefined);
@@ -270,12 +220,11 @@ export async function createExactlyOnce<Answer, Live>(
         journal.forget(orphan);
       }
     }
-    ticket = journal.open(digest, before ?? []);
+    ticket = journal.open(what.kind, digest, before ?? []);
     if (run.unresolvedSince !== undefined) ticket.unresolvedSince(run.unresolvedSince);
     return done(await sendAndFind(run));
   } catch (err) {
-    // Left open, the entry tells the next run that a 409 for this request names its object, if
-    // made after the first unresolved send.
+    // Left open, the entry tells the next run when the unresolved sends began (rule 8).
     if (run.unresolvedSince === undefined) ticket?.close();
     else ticket?.unresolvedSince(run.unresolvedSince);
     throw err;
@@ -283,7 +232,7 @@ export async function createExactlyOnce<Answer, Live>(
 }
 
 /** Sends until the request made something (rules 2, 7, 8), and finds it when the answer does not say (rule 4). */
-async function sendAndFind<Answer, Live>(run: Run<Answer, Live>): Promise<Made<Answer, Live>> {
+async function sendAndFind<A, L>(run: Run<A, L>): Promise<Made<A, L>> {
   const { recipe, record, before } = run;
   const { what, lookup } = recipe;
   let sentAt = Date.now();
@@ -292,7 +241,7 @@ async function sendAndFind<Answer, Live>(run: Run<Answer, Live>): Promise<Made<A
       sentAt = Date.now();
       return track(recipe, record);
     },
-    afterFailure: async (err): Promise<{ found: Live } | typeof RESEND> => {
+    afterFailure: async (err): Promise<{ found: L } | typeof RESEND> => {
       const since = run.unresolvedSince;
       if (recipe.unique === true && err instanceof ConflictError && since !== undefined) {
         await settleHolder(run, err, since);
@@ -319,7 +268,7 @@ async function sendAndFind<Answer, Live>(run: Run<Answer, Live>): Promise<Made<A
       }
       if (lookup === undefined || before === undefined) {
         throw new CreateFailedError(
-          `${summaryOf(err)}; the service may have made the ${what.noun}, and the API cannot list ${what.noun}s to find it${recipe.unlistable === undefined ? "" : `: ${recipe.unlistable}`}`,
+          `${causeOf(what, err)}; the service may have made the ${what.noun}, and the API cannot list ${what.noun}s to find it${recipe.unlistable === undefined ? "" : `: ${recipe.unlistable}`}`,
           [],
           { cause: err },
         );
@@ -355,12 +304,13 @@ function journalNote(recipe: { session: { journal: CreateJournal } }): string {
 }
 
 /** Every send failed: what was found, and what the next run does. */
-function exhausted<Answer, Live>(run: Run<Answer, Live>): CreateFailedError {
+function exhausted<A, L>(run: Run<A, L>): CreateFailedError {
   const { recipe, lastFailure } = run;
   const { noun } = recipe.what;
+  const cause = causeOf(recipe.what, lastFailure);
   if (run.unresolvedSince !== undefined) {
     return new CreateFailedError(
-      `${summaryOf(lastFailure)}; the request was sent ${DEFAULT_MAX_SENDS} times and the last one may have made the ${noun}, which the API cannot list: the next pulumi up of this project takes it over (deletes it, if the service says it was made after the first of these sends, and creates the ${noun} again) ${journalNote(recipe)}${recipe.unlistable === undefined ? "" : `; where that journal is not kept: ${recipe.unlistable}`}`,
+      `${cause}; the request was sent ${DEFAULT_MAX_SENDS} times and the last one may have made the ${noun}, which the API cannot list: the next pulumi up of this project takes it over (deletes it, if the service says it was made after the first of these sends, and creates the ${noun} again) ${journalNote(recipe)}${recipe.unlistable === undefined ? "" : `; where that journal is not kept: ${recipe.unlistable}`}`,
       [],
       { cause: lastFailure },
     );
@@ -370,31 +320,40 @@ function exhausted<Answer, Live>(run: Run<Answer, Live>): CreateFailedError {
       ? "not found: nothing was made"
       : `found useless without the lost answer and deleted (${noun} ${run.discarded.join(", ")}): nothing is left`;
   return new CreateFailedError(
-    `${summaryOf(lastFailure)}; the request was sent ${DEFAULT_MAX_SENDS} times and each time it failed, the ${noun} was looked for and ${cleaned}; run pulumi up again`,
+    `${cause}; the request was sent ${DEFAULT_MAX_SENDS} times and each time it failed, the ${noun} was looked for and ${cleaned}; run pulumi up again`,
     [],
     { cause: lastFailure },
   );
 }
 
-/**
- * Rule 8: the holder a 409 names while a send is unresolved is deleted when it is provably what
- * that send made; otherwise the create fails and nothing is deleted.
- */
-async function settleHolder<Answer, Live>(
-  run: Run<Answer, Live>,
+/** Rule 8: deletes the 409's holder when it is provably what an unresolved send made; else fails. */
+async function settleHolder<A, L>(
+  run: Run<A, L>,
   err: ConflictError,
   since: number,
 ): Promise<void> {
-  const { recipe } = run;
+  const { what, describe, session } = run.recipe;
+  const { noun } = what;
   const holder = err.existingId;
   const made = err.existingCreatedAtHere;
-  if (holder === undefined || made === undefined) throw unprovenHolder(run, holder, err);
-  // Made before every send that may have made it, it held the name all along and those sends
-  // were refused too; an object another create claimed is never ours.
+  if (holder === undefined || made === undefined) {
+    // A service without the project's fields: the holder may be someone else's.
+    const which =
+      holder === undefined
+        ? `as a duplicate, and the service did not say which ${noun} holds what must be unique (existing_id, which the API spec does not promise)`
+        : `because ${noun} ${holder} holds what must be unique, and the service did not say when ${noun} ${holder} was made (existing_created_at and a Date header, which the API spec does not promise)`;
+    const it = holder === undefined ? `a ${noun} ${describe}` : `${noun} ${holder}`;
+    throw new CreateFailedError(
+      `${causeOf(what, run.lastFailure)}; sent again, the request was refused ${which}, so the provider cannot tell whether the lost answer made it: nothing was deleted. If ${it} is the ${noun} ${holder === undefined ? "" : `${describe} `}this create made, delete it and run pulumi up again; if it is someone else's, choose another name`,
+      holder === undefined ? [] : [holder],
+      { cause: err },
+    );
+  }
+  // Made before every send that may have made it, it held the name all along.
   if (
     made < since - HOLDER_CLOCK_MARGIN_MS ||
     run.record.claimed.has(holder) ||
-    recipe.session.journal.claimedIds().has(holder)
+    session.journal.claimedIds(what.kind).has(holder)
   ) {
     run.unresolvedSince = undefined;
     throw err;
@@ -404,160 +363,133 @@ async function settleHolder<Answer, Live>(
   run.unresolvedSince = undefined;
 }
 
-/**
- * A 409 that does not name its holder, or does not date it (a service without the project's
- * `existing_id`, `existing_created_at` or `Date` header): the holder may be someone else's, so
- * nothing is deleted and the create fails naming what it can.
- */
-function unprovenHolder<Answer, Live>(
-  run: Run<Answer, Live>,
-  holder: number | undefined,
-  conflict: ConflictError,
-): CreateFailedError {
-  const { what, describe } = run.recipe;
-  const { noun } = what;
-  const which =
-    holder === undefined
-      ? `as a duplicate, and the service did not say which ${noun} holds what must be unique (existing_id, which the API spec does not promise)`
-      : `because ${noun} ${holder} holds what must be unique, and the service did not say when ${noun} ${holder} was made (existing_created_at and a Date header, which the API spec does not promise)`;
-  const it = holder === undefined ? `a ${noun} ${describe}` : `${noun} ${holder}`;
-  return new CreateFailedError(
-    `${firstCause(what, run.lastFailure)}; sent again, the request was refused ${which}, so the provider cannot tell whether the lost answer made it: nothing was deleted. If ${it} is the ${noun} ${holder === undefined ? "" : `${describe} `}this create made, delete it and run pulumi up again; if it is someone else's, choose another name`,
-    holder === undefined ? [] : [holder],
-    { cause: conflict },
-  );
-}
-
 /** The objects of `live` new since `before`, matching the request, and claimed by nobody. */
-function newMatching<Live>(
-  live: readonly Live[],
-  lookup: Lookup<Live>,
+function newMatching<L>(
+  live: readonly L[],
+  lookup: Lookup<L>,
   before: ReadonlySet<number>,
   claimed: (id: number) => boolean,
-): Live[] {
+): L[] {
   return live.filter((item) => {
     const id = lookup.idOf(item);
     return !before.has(id) && !claimed(id) && lookup.matches(item);
   });
 }
 
-/** Several new objects match and nothing tells which the request made: fails naming them all. */
-function cannotTell<Answer, Live>(
-  run: Run<Answer, Live>,
-  lookup: Lookup<Live>,
-  made: readonly Live[],
+/**
+ * The one object of `made`, claimed; several fail naming them all, since nothing tells which the
+ * request made.
+ */
+function claimOne<A, L>(
+  run: Run<A, L>,
+  lookup: Lookup<L>,
+  made: readonly L[],
   cause: string,
   failure: unknown,
-): CreateFailedError {
+): L | undefined {
   const { what, describe } = run.recipe;
   const ids = made.map((item) => lookup.idOf(item));
-  return new CreateFailedError(
-    `${cause}; ${made.length} new ${what.noun}s ${describe} appeared meanwhile (ids ${ids.join(", ")}) and the provider cannot tell which this request made: delete the ones you do not want, or adopt one with adoptId, then run pulumi up again`,
-    ids,
-    failure === undefined ? undefined : { cause: failure },
-  );
+  if (ids.length > 1) {
+    throw new CreateFailedError(
+      `${cause}; ${made.length} new ${what.noun}s ${describe} appeared meanwhile (ids ${ids.join(", ")}) and the provider cannot tell which this request made: delete the ones you do not want, or adopt one with adoptId, then run pulumi up again`,
+      ids,
+      failure === undefined ? undefined : { cause: failure },
+    );
+  }
+  if (ids[0] !== undefined) run.record.claimed.add(ids[0]);
+  return made[0];
 }
 
-/**
- * Rule 6: the object a create of the same request made in a host that died before it returned
- * to the engine: the id its answer named, or else the one new matching object since its ids
- * before that no other create claimed. Orphans that made nothing are forgotten.
- */
-async function takeOver<Answer, Live>(
-  run: Run<Answer, Live>,
-  lookup: Lookup<Live>,
+/** Rule 6: the object a dead host's create of the same request made; orphans that made nothing are forgotten. */
+async function takeOver<A, L>(
+  run: Run<A, L>,
+  lookup: Lookup<L>,
   digest: string,
-): Promise<Live | undefined> {
+): Promise<L | undefined> {
   const { recipe, record } = run;
   const { journal } = recipe.session;
   const orphans = journal.orphans(digest);
   if (orphans.length === 0) return undefined;
-  const cause = firstCause(recipe.what, undefined);
-  let live: readonly Live[];
-  try {
-    live = await lookup.read({ maxRetries: LOOKUP_MAX_RETRIES });
-    idsOfList(recipe, lookup, live);
-  } catch (err) {
-    throw new CreateFailedError(
-      `${cause}, and looking for what it made failed (${messageOf(err)}); nothing was sent: run pulumi up again`,
-      [],
-      { cause: err },
-    );
-  }
-  const claimed = journal.claimedIds();
+  const cause = causeOf(recipe.what, undefined);
+  const live = await listOf(
+    recipe,
+    lookup,
+    () => lookup.read({ maxRetries: LOOKUP_MAX_RETRIES }),
+    (err) =>
+      new CreateFailedError(
+        `${cause}, and looking for what it made failed (${messageOf(err)}); nothing was sent: run pulumi up again`,
+        [],
+        { cause: err },
+      ),
+  );
+  // Another create's claims: the orphan's own entry is not among them (its host is gone).
+  const claimed = journal.claimedIds(recipe.what.kind);
+  const taken = (id: number) => claimed.has(id) || record.claimed.has(id);
   for (const orphan of orphans) {
+    const { id } = orphan;
     const made =
-      orphan.id === undefined
-        ? newMatching(
-            live,
-            lookup,
-            new Set(orphan.before),
-            (id) => claimed.has(id) || record.claimed.has(id),
-          )
-        : live.filter((item) => lookup.idOf(item) === orphan.id && lookup.matches(item));
-    if (made.length > 1) throw cannotTell(run, lookup, made, cause, undefined);
+      id === undefined
+        ? newMatching(live, lookup, new Set(orphan.before), taken)
+        : live.filter((item) => lookup.idOf(item) === id && !taken(id) && lookup.matches(item));
+    const one = claimOne(run, lookup, made, cause, undefined);
     journal.forget(orphan);
-    const [one] = made;
-    if (one !== undefined) {
-      record.claimed.add(lookup.idOf(one));
-      return one;
-    }
+    if (one !== undefined) return one;
   }
   return undefined;
 }
 
 /**
- * Rule 1: ids of the kind's live objects before the first send, from any list requested before
- * it (shared with the other creates of the moment, SharedLists.recent), since what this process's
- * creates made meanwhile is claimed by them.
+ * Rule 1: the ids before the first send, from any list requested shortly before it
+ * (SharedLists.recent): what this process's creates made meanwhile is claimed by them.
  */
-async function idsBefore<Answer, Live>(
-  recipe: CreateRecipe<Answer, Live>,
-  lookup: Lookup<Live>,
+async function idsBefore<A, L>(
+  recipe: CreateRecipe<A, L>,
+  lookup: Lookup<L>,
 ): Promise<ReadonlySet<number>> {
-  try {
-    const live = await recipe.session.lists.recent(lookup.key, () =>
-      lookup.read({ maxRetries: LOOKUP_MAX_RETRIES }),
-    );
-    return idsOfList(recipe, lookup, live);
-  } catch (err) {
-    throw new CreateFailedError(
-      `reading the ${recipe.what.noun}s before sending the create failed (${messageOf(err)}); nothing was sent`,
-      [],
-      { cause: err },
-    );
-  }
+  const live = await listOf(
+    recipe,
+    lookup,
+    () =>
+      recipe.session.lists.recent(lookup.key, () =>
+        lookup.read({ maxRetries: LOOKUP_MAX_RETRIES }),
+      ),
+    (err) =>
+      new CreateFailedError(
+        `reading the ${recipe.what.noun}s before sending the create failed (${messageOf(err)}); nothing was sent`,
+        [],
+        { cause: err },
+      ),
+  );
+  return recipe.session.creates.idsOf(live, (item) => lookup.idOf(item));
 }
 
 /**
- * The ids of a list of the kind (once per list, CreateLedger.idsOf). A list that shows an object
- * twice is refused, whoever read it: a service that ignores the `page` parameter (rule 1) answers
- * its first page for every page, and such a list may hide what a create made.
+ * A list of the kind from `read`, or the error `failed` makes of why not. A list that shows an
+ * object twice is refused (rule 1: a service that ignores `page` repeats its first page).
  */
-function idsOfList<Answer, Live>(
-  recipe: CreateRecipe<Answer, Live>,
-  lookup: Lookup<Live>,
-  live: readonly Live[],
-): ReadonlySet<number> {
-  const ids = recipe.session.creates.idsOf(live, (item) => lookup.idOf(item));
-  if (ids.size === live.length) return ids;
-  const seen = new Set<number>();
-  let twice: number | undefined;
-  for (const item of live) {
-    twice = lookup.idOf(item);
-    if (seen.has(twice)) break;
-    seen.add(twice);
+async function listOf<A, L>(
+  recipe: CreateRecipe<A, L>,
+  lookup: Lookup<L>,
+  read: () => Promise<readonly L[]>,
+  failed: (err: unknown) => CreateFailedError,
+): Promise<readonly L[]> {
+  try {
+    const live = await read();
+    if (recipe.session.creates.idsOf(live, (item) => lookup.idOf(item)).size === live.length) {
+      return live;
+    }
+    const ids = live.map((item) => lookup.idOf(item));
+    const twice = ids.find((id, i) => ids.indexOf(id) !== i);
+    throw new Error(
+      `the list shows ${recipe.what.noun} ${twice} twice, as a service does that ignores the page parameter`,
+    );
+  } catch (err) {
+    throw failed(err);
   }
-  throw new Error(
-    `the list shows ${recipe.what.noun} ${twice} twice, as a service does that ignores the page parameter`,
-  );
 }
 
 /** Rule 5: sends once, recording the request while it is in flight and the id its answer names. */
-function track<Answer, Live>(
-  recipe: CreateRecipe<Answer, Live>,
-  record: CreateRecord,
-): Promise<Answer> {
+function track<A, L>(recipe: CreateRecipe<A, L>, record: CreateRecord): Promise<A> {
   const tracked = recipe.send().then((answer) => {
     const id = recipe.idInAnswer(answer);
     if (id !== undefined) record.claimed.add(id);
@@ -570,75 +502,55 @@ function track<Answer, Live>(
 }
 
 /**
- * Rule 2: the object this request made: new since `before`, matching, claimed by no other create
- * (sends of the kind still in flight are awaited first: they claim their ids when they answer).
- * Runs in the record's lock and claims what it returns. `failure` is the ambiguous failure being
- * resolved (`undefined` for a success whose answer named no id). Looks a second time before
- * concluding that nothing was made: the service may still be working on a timed-out request.
+ * Rule 2: the object this request made, in the record's lock once sends in flight have answered
+ * (they claim their ids), claimed. `failure` is the ambiguous failure resolved (`undefined` for
+ * an answer that named no id). Looks twice before concluding nothing was made: the service may
+ * still be working on a timed-out request.
  */
-async function findMade<Answer, Live>(
-  run: Run<Answer, Live>,
-  lookup: Lookup<Live>,
+async function findMade<A, L>(
+  run: Run<A, L>,
+  lookup: Lookup<L>,
   before: ReadonlySet<number>,
   failure: unknown,
-): Promise<Live | undefined> {
+): Promise<L | undefined> {
   const { recipe, record } = run;
   const { lists } = recipe.session;
-  // Any list asked for after the request settled shows what it made: the creates of a wave that
-  // settled together share one.
+  // Any list asked for after the request settled shows what it made: a wave shares one.
   const settled = lists.mark();
   return record.exclusive(async () => {
     await Promise.allSettled([...record.inFlight]);
     for (let look = 1; look <= 2; look++) {
-      let mark = settled;
-      if (look > 1) {
-        await sleep(recipe.settleMs ?? DEFAULT_SETTLE_MS);
-        mark = lists.mark();
-      }
-      let live: readonly Live[];
-      try {
-        live = await lists.since(
-          lookup.key,
-          () => lookup.read({ maxRetries: LOOKUP_MAX_RETRIES }),
-          mark,
-        );
-        idsOfList(recipe, lookup, live);
-      } catch (err) {
-        const first = failure === undefined ? "the create succeeded" : summaryOf(failure);
-        throw new CreateFailedError(
-          `${first}; looking for the ${recipe.what.noun} it ${failure === undefined ? "made" : "may have made"} failed too (${messageOf(err)}): look for ${aNoun(recipe.what)} ${recipe.describe}, then delete it or adopt it with adoptId before running pulumi up again`,
-          [],
-          { cause: failure ?? err },
-        );
-      }
+      if (look > 1) await sleep(recipe.settleMs ?? DEFAULT_SETTLE_MS);
+      const mark = look > 1 ? lists.mark() : settled;
+      const live = await listOf(
+        recipe,
+        lookup,
+        () => lists.since(lookup.key, () => lookup.read({ maxRetries: LOOKUP_MAX_RETRIES }), mark),
+        (err) =>
+          new CreateFailedError(
+            `${failure === undefined ? "the create succeeded" : causeOf(recipe.what, failure)}; looking for the ${recipe.what.noun} it ${failure === undefined ? "made" : "may have made"} failed too (${messageOf(err)}): look for ${aNoun(recipe.what)} ${recipe.describe}, then delete it or adopt it with adoptId before running pulumi up again`,
+            [],
+            { cause: failure ?? err },
+          ),
+      );
       const made = newMatching(live, lookup, before, (id) => record.claimed.has(id));
-      if (made.length > 1) {
-        const cause =
-          failure === undefined ? "the create's answer named no id" : summaryOf(failure);
-        throw cannotTell(run, lookup, made, cause, failure);
-      }
-      const [one] = made;
-      if (one !== undefined) {
-        record.claimed.add(lookup.idOf(one));
-        return one;
-      }
+      const cause =
+        failure === undefined ? "the create's answer named no id" : causeOf(recipe.what, failure);
+      const one = claimOne(run, lookup, made, cause, failure);
+      if (one !== undefined) return one;
     }
     return undefined;
   });
 }
 
 /** Rule 7: deletes an object useless without its lost answer, failing with its id when that fails. */
-async function discard<Answer, Live>(
-  run: Run<Answer, Live>,
-  id: number,
-  failure: unknown,
-): Promise<void> {
+async function discard<A, L>(run: Run<A, L>, id: number, failure: unknown): Promise<void> {
   const { what } = run.recipe;
   try {
     await run.recipe.discard?.(id);
   } catch (err) {
     throw new CreateFailedError(
-      `${firstCause(what, failure)}; the request made ${what.noun} ${id}, which is useless without the lost answer, and deleting it failed (${messageOf(err)}): delete ${what.noun} ${id}, then run pulumi up again`,
+      `${causeOf(what, failure)}; the request made ${what.noun} ${id}, which is useless without the lost answer, and deleting it failed (${messageOf(err)}): delete ${what.noun} ${id}, then run pulumi up again`,
       [id],
       { cause: err },
     );

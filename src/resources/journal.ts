@@ -1,31 +1,21 @@
 /**
- * What a provider host remembers of its creates after it dies: {@link CreateJournal}, for rules 6
- * and 8 of create.ts. A host killed mid-create (kill -9, an OOM kill, a crash while a server
- * provisions) never tells the engine what it made, and the next `up` creates the resource again.
- * So each create is written down before it is sent (the request's identity, the ids of the kind's
- * objects before it), again when its answer names the object, and closed once it returned to the
- * engine. An entry left open by a process that is gone is a create nobody finished: the next
- * create of the same request takes over what it made instead of making another.
+ * What a provider host remembers of its creates after it dies, for rules 6 and 8 of create.ts. A
+ * host killed mid-create never tells the engine what it made, so each create is written down
+ * before it is sent (the request's identity, the kind's ids before it), again when its answer
+ * names the object, and closed once it returned to the engine. An entry left open by a process
+ * that is gone is taken over by the next create of the same request.
  *
- * Where the promise holds: entries live under `CLOUDINFRA_JOURNAL_DIR`, by default the user's own
- * folder in the OS temporary directory (`pulumi-cloudinfra-<uid>/journal`), one folder per project
- * directory, endpoint and API key (never the key itself). Those folders follow the rule of
- * lib/private-dir.ts: a folder another user made, or one others can write, is refused (the create
- * fails, naming it) rather than trusted, since an entry planted there would make a create take
- * over an object it never made. The next `up` of the same project on the same machine finds them; a CI runner made new
- * for each run does not, unless the workflow keeps `CLOUDINFRA_JOURNAL_DIR` between runs (a
- * cache). Without the journal only the service's own rules remain: names unique per account
- * (tags, roles, security groups, users) and keys held once fail the second create with a 409
- * naming the first object; servers and generated keys can be made twice (docs/resources.md).
- * The engine's own record of an interrupted create (a pending operation in the state) carries
- * the inputs but no id, and a dynamic provider never sees it, so it cannot serve instead.
+ * Entries live under `CLOUDINFRA_JOURNAL_DIR` (default: the user's own folder in the OS temporary
+ * directory), one folder per project directory, endpoint and API key (hashed). A folder another
+ * user made, or others can write, is refused (lib/private-dir.ts): an entry planted there would
+ * make a create take over an object it never made. Where the journal is not kept (a fresh CI
+ * runner) see docs/resources.md.
  *
- * An open entry is a small file of its own in that folder, written atomically; closing it
- * appends it to this process's log in `closed/`, then removes the file. So the folder holds only
- * creates in flight and creates nobody finished, and the look before each create lists just
- * that, however many creates were made before. Closed entries are kept for a day: the ids they
- * name were handed to the engine and are never taken over. When the log cannot be written, an
- * entry is closed in place (`closedAt` in its file) and moved to `closed/` when next found.
+ * An open entry is a file of its own, written atomically; closing it appends it to this process's
+ * log in `closed/` and removes the file, so the folder lists only creates in flight or unfinished.
+ * Closed entries are kept a day: their ids were handed to the engine and are never taken over.
+ * When the log cannot be written, an entry is closed in place (`closedAt` in its file) and moved
+ * to the log when next found.
  */
 import { createHash, randomUUID } from "node:crypto";
 import { openSync, readdirSync, readFileSync, rmSync, statSync, writeSync } from "node:fs";
@@ -33,18 +23,6 @@ import { join } from "node:path";
 import { type FolderUse, privateDir, userDir, writePrivateFile } from "../lib/private-dir";
 import { processRunning } from "../lib/process";
 
-/**
- * Where journals live unless `CLOUDINFRA_JOURNAL_DIR` says otherwise: the user's own folder in
- * the OS temporary directory, which lasts as long as the machine (a developer's; not a CI runner
- * made new for each run, which must keep `CLOUDINFRA_JOURNAL_DIR` between runs for take-overs to
- * work there).
- */
-function journalRoot(): string {
-  const dir = process.env["CLOUDINFRA_JOURNAL_DIR"];
-  return dir !== undefined && dir !== "" ? dir : join(userDir(), "journal");
-}
-
-/** What a refusal of a journal's folder says (lib/private-dir.ts). */
 const JOURNAL_FOLDER: FolderUse = {
   what: "the create journal's folder",
   remedy:
@@ -55,7 +33,6 @@ const JOURNAL_FOLDER: FolderUse = {
 const CLOSED_ENTRY_TTL_MS = 24 * 60 * 60 * 1000;
 /** Entries older than this are forgotten, open or not. */
 const ENTRY_TTL_MS = 7 * 24 * 60 * 60 * 1000;
-
 /** The subfolder of closed entries: one log per journal of a process, `<pid>.<uuid>.jsonl`. */
 const CLOSED = "closed";
 const LOG_SUFFIX = ".jsonl";
@@ -66,9 +43,10 @@ export interface JournalEntry {
   name: string;
   /** The request's identity: the kind and what was sent. */
   digest: string;
-  /** The process that sent it. */
+  /** The kind, whose ids the entry's id is among; none in an older version's entries. */
+  kind?: string;
   pid: number;
-  /** That process's token: a pid can be reused. */
+  /** The writing process's token: a pid can be reused. */
   process: string;
   /** When it was written (ms since the epoch). */
   at: number;
@@ -76,11 +54,7 @@ export interface JournalEntry {
   before: readonly number[];
   /** The id the answer named, once known. */
   id?: number;
-  /**
-   * When the first send that may have made an object nobody found was sent (ms, this machine's
-   * clock), written when the create gave up on it; `at` (just before the first send) until then.
-   * A 409 naming an object made before it names someone else's (create.ts, recipe.unique).
-   */
+  /** Rule 8: the first unresolved send, written when the create gave up on it; `at` until then. */
   sentAt?: number;
   /** Set once the create returned to the engine. */
   closedAt?: number;
@@ -90,15 +64,9 @@ export interface JournalEntry {
 export interface JournalTicket {
   /** The answer named this object. */
   made(id: number): void;
-  /**
-   * The create gives up with sends unresolved since `sentAt` (see {@link JournalEntry.sentAt}):
-   * the entry stays open for the next run.
-   */
+  /** The create gives up with sends unresolved since `sentAt`: the entry stays open. */
   unresolvedSince(sentAt: number): void;
-  /**
-   * The create returned to the engine (with an id, or failing without one); `id`, when given,
-   * is the object it made (as {@link JournalTicket.made} would record it).
-   */
+  /** The create returned to the engine; `id`, when given, is what it made. */
   close(id?: number): void;
 }
 
@@ -118,25 +86,20 @@ function logWriter(file: string): number | undefined {
   return Number.isSafeInteger(pid) && pid > 0 ? pid : undefined;
 }
 
-/** A closed log's entries; a line cut short by a kill, or not one of ours, is skipped. */
+/** A closed log's entries; a line cut short by a kill (its file is still open), or not one of ours, is skipped. */
 function parseLog(text: string): JournalEntry[] {
-  const out: JournalEntry[] = [];
-  for (const line of text.split("\n")) {
-    if (line === "") continue;
+  return text.split("\n").flatMap((line) => {
     try {
       const entry = JSON.parse(line) as Partial<JournalEntry> | null;
-      if (
+      const whole =
         typeof entry?.name === "string" &&
         typeof entry.id === "number" &&
-        typeof entry.closedAt === "number"
-      ) {
-        out.push(entry as JournalEntry);
-      }
+        typeof entry.closedAt === "number";
+      return whole ? [entry as JournalEntry] : [];
     } catch {
-      // Cut short: its create's file is still in the folder, and still open.
+      return [];
     }
-  }
-  return out;
+  });
 }
 
 /** An entry as a file or a log line holds it, with its ids before serialized already. */
@@ -145,37 +108,27 @@ function serialize(entry: JournalEntry, before: string): string {
 }
 
 /**
- * The creates of one project against one account, on disk.
- *
- * A create reads only the folder's listing, which holds the creates in flight and those nobody
- * finished: this process's own entries are known from memory, entries of a process found dead
- * are read once (nothing changes them any more), and closed entries are read only when a dead
- * process left one of the same request open. One journal per folder and process
- * ({@link CreateJournal.forProject}).
+ * The creates of one project against one account, on disk. A create reads only the folder's
+ * listing: this process's entries are known from memory, a dead process's entries and logs are
+ * read once, and closed logs only when a dead process left an entry of the same request open.
  */
 export class CreateJournal {
   readonly #dir: string;
   readonly #closedDir: string;
-  /** This journal's log in `closed/`. */
   readonly #logName = `${process.pid}.${randomUUID()}${LOG_SUFFIX}`;
-  /** Its file descriptor, once opened. */
   #log: number | undefined;
   /** Open entries this process wrote, as last written, by name. */
   readonly #mine = new Map<string, JournalEntry>();
-  /** What this journal appended to its log. */
   readonly #closedMine: JournalEntry[] = [];
-  /** Open entries of processes found dead, by name: read once. */
+  /** Open entries of processes found dead, by name. */
   readonly #settled = new Map<string, JournalEntry>();
-  /** Closed logs of processes found dead, by file name: read once. */
+  /** Closed logs of processes found dead, by file name. */
   readonly #settledLogs = new Map<string, JournalEntry[]>();
-  /** Whether expired closed logs were removed: once, when this process first uses the journal. */
+  /** Whether expired logs were removed (once per process). */
   #swept = false;
-  /** Whether the folders passed the rule of lib/private-dir.ts (checked on first use). */
+  /** Whether the folders passed lib/private-dir.ts (once). */
   #trusted = false;
-  /**
-   * Ids before, serialized once per set: the creates that share one list of the kind (create.ts)
-   * share its set, so a create does not pay for the size of the kind.
-   */
+  /** Ids before, serialized once per set: the creates that share a list share its set. */
   readonly #serializedBefore = new WeakMap<object, { ids: readonly number[]; json: string }>();
 
   constructor(dir: string) {
@@ -183,33 +136,16 @@ export class CreateJournal {
     this.#closedDir = join(dir, CLOSED);
   }
 
-  /**
-   * The journal of the project in `cwd` for these settings (the key is only hashed), under
-   * `CLOUDINFRA_JOURNAL_DIR` or the user's own folder. One per provider session (session.ts): a
-   * second journal of the same folder in one process would not know the first one's entries are
-   * alive.
-   */
+  /** The journal of the project in `cwd` for these settings: one per provider session. */
   static forProject(cwd: string, endpoint: string, apiKey: string): CreateJournal {
     const scope = createHash("sha256").update(`${cwd}\n${endpoint}\n${apiKey}`).digest("hex");
-    return new CreateJournal(join(journalRoot(), scope.slice(0, 24)));
+    const root = process.env["CLOUDINFRA_JOURNAL_DIR"] || join(userDir(), "journal");
+    return new CreateJournal(join(root, scope.slice(0, 24)));
   }
 
-  /** The folder of this journal's entries: for messages that send a user to it. */
+  /** The folder of this journal's entries, for messages. */
   get dir(): string {
     return this.#dir;
-  }
-
-  #beforeOf(before: ReadonlySet<number> | readonly number[]): {
-    ids: readonly number[];
-    json: string;
-  } {
-    let known = this.#serializedBefore.get(before);
-    if (known === undefined) {
-      const ids = [...before];
-      known = { ids, json: JSON.stringify(ids) };
-      this.#serializedBefore.set(before, known);
-    }
-    return known;
   }
 
   /** Every entry, open and closed; unreadable files and expired entries are dropped. */
@@ -236,54 +172,60 @@ export class CreateJournal {
     });
   }
 
-  /** Ids that creates handed to the engine (closed entries), or that live processes made. */
-  claimedIds(): Set<number> {
-    const ids = new Set<number>();
+  /**
+   * Ids of `kind` that creates handed to the engine (closed entries), or that live processes
+   * made. Ids are numbered per kind; an older version's entry names no kind and counts for all.
+   */
+  claimedIds(kind: string): Set<number> {
     const folder = this.#folder();
-    for (const e of folder) {
-      if (e.id === undefined) continue;
-      if (e.closedAt !== undefined || !this.#gone(e)) ids.add(e.id);
-    }
-    for (const e of this.#closed(folder)) {
-      if (e.id !== undefined && !this.#expired(e)) ids.add(e.id);
-    }
-    return ids;
+    const ofKind = (e: JournalEntry) => e.id !== undefined && (e.kind ?? kind) === kind;
+    const claimed = [
+      ...folder.filter((e) => ofKind(e) && (e.closedAt !== undefined || !this.#gone(e))),
+      ...this.#closed(folder).filter((e) => ofKind(e) && !this.#expired(e)),
+    ];
+    return new Set(claimed.flatMap((e) => e.id ?? []));
   }
 
-  /**
-   * Writes an open entry before a request is sent. `before` must not change afterwards: it is
-   * serialized once, and shared by the creates that pass the same set.
-   */
-  open(digest: string, before: ReadonlySet<number> | readonly number[]): JournalTicket {
+  /** Writes an open entry before a request is sent. `before` must not change afterwards. */
+  open(
+    kind: string,
+    digest: string,
+    before: ReadonlySet<number> | readonly number[],
+  ): JournalTicket {
     this.#trust();
-    const { ids, json } = this.#beforeOf(before);
+    const known = this.#serializedBefore.get(before) ?? {
+      ids: [...before],
+      json: JSON.stringify([...before]),
+    };
+    this.#serializedBefore.set(before, known);
     const entry: JournalEntry = {
       name: randomUUID(),
       digest,
+      kind,
       pid: process.pid,
       process: PROCESS,
       at: Date.now(),
-      before: ids,
+      before: known.ids,
     };
-    this.#write(entry, json);
+    this.#write(entry, known.json);
+    // Once the answer named the object, a take-over needs no ids before.
+    const named = (id: number) => {
+      entry.id = id;
+      entry.before = [];
+    };
     return {
       made: (id) => {
-        entry.id = id;
-        // A take-over of an entry with an id needs nothing else: the ids before are dropped.
-        entry.before = [];
+        named(id);
         this.#write(entry, "[]");
       },
       unresolvedSince: (sentAt) => {
         if (sentAt === entry.at) return;
         entry.sentAt = sentAt;
-        this.#write(entry, entry.id === undefined ? json : "[]");
+        this.#write(entry, entry.id === undefined ? known.json : "[]");
       },
       close: (id) => {
         if (entry.closedAt !== undefined) return;
-        if (id !== undefined) {
-          entry.id = id;
-          entry.before = [];
-        }
+        if (id !== undefined) named(id);
         entry.closedAt = Date.now();
         // The closed entry first, then the open file goes: a kill in between leaves an open file
         // that its closed entry shadows, never an orphan.
@@ -300,56 +242,38 @@ export class CreateJournal {
     rmSync(join(this.#dir, `${entry.name}.json`), { force: true });
   }
 
-  /**
-   * The folder's entries: open ones, and ones closed in place (moved to `closed/` now). Expired
-   * entries are removed.
-   */
+  /** The folder's entries: open ones, and ones closed in place (moved to the log now). */
   #folder(): JournalEntry[] {
     this.#trust();
-    let files: string[];
-    try {
-      files = readdirSync(this.#dir);
-    } catch {
-      return [];
-    }
+    const files = this.#list(this.#dir).filter((file) => file.endsWith(".json"));
+    const names = new Set(files.map((file) => file.slice(0, -".json".length)));
     const out: JournalEntry[] = [];
-    const listed = new Set<string>();
-    for (const file of files) {
-      if (!file.endsWith(".json")) continue;
-      const name = file.slice(0, -".json".length);
-      listed.add(name);
+    for (const name of names) {
       const entry = this.#mine.get(name) ?? this.#settled.get(name) ?? this.#read(name);
       if (entry === undefined) continue;
       if (this.#expired(entry)) {
         this.forget(entry);
         continue;
       }
-      // Closed in place (when the log could not be written): it keeps its id from take-overs
-      // wherever it is, and leaves the folder once the log has it.
+      // Closed in place, it keeps its id from take-overs until the log has it.
       if (entry.closedAt !== undefined && this.#append(entry)) this.forget(entry);
       out.push(entry);
     }
-    for (const name of this.#settled.keys()) if (!listed.has(name)) this.#settled.delete(name);
+    for (const name of this.#settled.keys()) if (!names.has(name)) this.#settled.delete(name);
     return out;
   }
 
   /**
    * Every closed entry in `closed/`, expired ones included (an entry left open beside its closed
-   * one stays closed); with `read` false, only the mine. A log is removed once its writer is
-   * dead, its last entry expired and no entry of its writer is left open in `folder`.
+   * one stays closed); with `read` false, only this journal's. A log is removed once its writer
+   * is dead, its last entry expired and no entry of its writer is left open in `folder`.
    */
   #closed(folder: readonly JournalEntry[], read = true): JournalEntry[] {
     this.#swept = true;
     const out = [...this.#closedMine];
-    let files: string[];
-    try {
-      files = readdirSync(this.#closedDir);
-    } catch {
-      return out;
-    }
-    const listed = new Set(files);
+    const files = new Set(this.#list(this.#closedDir));
     for (const file of this.#settledLogs.keys())
-      if (!listed.has(file)) this.#settledLogs.delete(file);
+      if (!files.has(file)) this.#settledLogs.delete(file);
     for (const file of files) {
       const pid = logWriter(file);
       if (pid === undefined || file === this.#logName) continue;
@@ -375,6 +299,14 @@ export class CreateJournal {
     return out;
   }
 
+  #list(dir: string): string[] {
+    try {
+      return readdirSync(dir);
+    } catch {
+      return [];
+    }
+  }
+
   /** Whether a log's last write is older than closed entries are kept. */
   #expiredLog(path: string): boolean {
     try {
@@ -385,20 +317,16 @@ export class CreateJournal {
   }
 
   #expired(entry: JournalEntry): boolean {
-    const now = Date.now();
-    return (
-      now - entry.at > ENTRY_TTL_MS ||
-      (entry.closedAt !== undefined && now - entry.closedAt > CLOSED_ENTRY_TTL_MS)
-    );
+    const age = (since: number | undefined) => (since === undefined ? 0 : Date.now() - since);
+    return age(entry.at) > ENTRY_TTL_MS || age(entry.closedAt) > CLOSED_ENTRY_TTL_MS;
   }
 
-  /** An entry of another process, remembered once that process is gone. */
+  /** An entry of another process (remembered once that process is gone), or `undefined` when unreadable. */
   #read(name: string): JournalEntry | undefined {
     let entry: JournalEntry;
     try {
       entry = JSON.parse(readFileSync(join(this.#dir, `${name}.json`), "utf8")) as JournalEntry;
     } catch {
-      // Written by a newer version: skip.
       return undefined;
     }
     if (entry.process !== PROCESS && !processRunning(entry.pid)) this.#settled.set(name, entry);
@@ -415,10 +343,8 @@ export class CreateJournal {
   /** Appends a closed entry to this journal's log; `false` when it could not be written. */
   #append(entry: JournalEntry): boolean {
     try {
-      if (this.#log === undefined) {
-        const path = join(this.#closedDir, this.#logName);
-        this.#log = this.#inFolders(() => openSync(path, "a", 0o600));
-      }
+      const path = join(this.#closedDir, this.#logName);
+      this.#log ??= this.#inFolders(() => openSync(path, "a", 0o600));
       writeSync(this.#log, `${serialize(entry, "[]")}\n`);
     } catch {
       return false;
@@ -434,22 +360,18 @@ export class CreateJournal {
       const path = join(this.#dir, `${entry.name}.json`);
       this.#inFolders(() => writePrivateFile(path, serialize(entry, before)));
     } catch {
-      // A journal that cannot be written only loses the take-over after a crash; the create
-      // itself must not fail for it.
+      // A journal that cannot be written only loses the take-over after a crash.
     }
   }
 
-  /**
-   * Makes the journal's folders, or checks those found, once: a folder the rule refuses fails
-   * the create that asked (UnsafeFolderError), before anything is read or written there.
-   */
+  /** Makes the folders, or checks those found, once: a refused folder fails the create (UnsafeFolderError). */
   #trust(): void {
     if (this.#trusted) return;
     privateDir(this.#closedDir, JOURNAL_FOLDER);
     this.#trusted = true;
   }
 
-  /** Runs `write`, making the journal's folders again when they went missing meanwhile. */
+  /** Runs `write`, making the folders again when they went missing meanwhile. */
   #inFolders<T>(write: () => T): T {
     try {
       return write();

@@ -1,71 +1,45 @@
 /**
- * Shared reads of a whole list, for resources the API can only read through a list endpoint (a
- * tag, a role). A refresh of a stack with 100 tags calls `read` 100 times, concurrently or in
- * waves as wide as the engine's parallelism; without sharing that is 100 full list downloads
- * (and rate-limit budget) for data that one download holds.
+ * Shared reads of a whole list, for kinds the API reads only through a list endpoint (a tag, a
+ * role): a refresh of 100 tags calls `read` 100 times, concurrently or in waves, and one download
+ * holds them all. Concurrent reads of a list join the request in flight, and a list finished less
+ * than {@link DEFAULT_REUSE_MS} ago is reused (the next waves of a refresh).
  *
- * Two rules make that one download:
- * - Concurrent reads of the same list (same client, same kind) join the one request in flight.
- * - A list that finished less than {@link DEFAULT_REUSE_MS} ago is reused, which covers the next
- *   waves of a refresh.
+ * Freshness: each Pulumi operation starts a new host, so a list is never reused across
+ * operations; and a list requested before a write through the session's client settled
+ * (`onWriteSettled`), or before this process saw a newer object otherwise
+ * ({@link SharedLists.observed}), is never served after it: a resource never reads back a list
+ * older than its own last write.
  *
- * Freshness: a reused list can miss a change made elsewhere in that short window. Each Pulumi
- * operation starts a new provider host, so this never spans two operations; and a list read
- * before a write through the session's client settled (the client says so: `onWriteSettled`),
- * or before this process saw an object newer than the list by other means ({@link
- * SharedLists.observed}: a server's own poll), is never served after it, so a resource never
- * reads back a list older than its own last write or what its create last saw.
- *
- * Absence is a verdict, and a costly one: a refresh that reads "gone" drops the resource from the
- * state, and an adoption or lookup that finds nothing fails. So {@link SharedLists.find} only
- * concludes that something is missing from a list requested after the lookup began; a shared or
- * reused list can only confirm presence. A refresh of many objects that all exist still costs one
- * request; each wave of missing ones costs one more.
- *
- * A create's look at what existed before it (create.ts) needs less: any list requested before
- * the create is sent will do, whatever this process wrote since, because the objects this
- * process's own creates made since are known by their claims. {@link SharedLists.recent} serves it
- * from the latest list requested less than {@link DEFAULT_REUSE_MS} ago, so a thousand creates do
- * not each invalidate the next one's list.
+ * Absence is a costly verdict (a refresh drops the resource, an adoption fails), so
+ * {@link SharedLists.find} concludes that something is missing only from a list requested after
+ * the lookup began. A create's ids before (create.ts, rule 1) need only a list requested before
+ * the send: {@link SharedLists.recent}.
  */
 
 /** How long a finished list is reused: longer than the gap between two waves of a refresh. */
 export const DEFAULT_REUSE_MS = 1500;
 
 interface Entry {
-  /** `sent` is the request's number in the order this cache sent them. */
+  /** `sent` numbers the requests of this cache, oldest first; `writes` counts settled writes. */
   inFlight?: { writes: number; sent: number; promise: Promise<readonly unknown[]> };
   finished?: { writes: number; sent: number; at: number; items: readonly unknown[] };
-  /** The last request sent, whatever was written since: for {@link SharedLists.recent}. */
+  /** The last request sent, whatever was written since. */
   latest?: { sent: number; requestedAt: number; promise: Promise<readonly unknown[]> };
 }
 
-/** What tells the cache that a write settled: the API client (`CloudInfraClient`). */
-export interface WriteEvents {
-  onWriteSettled(listener: () => void): () => void;
-}
-
-export interface SharedListOptions {
-  /** How long a finished list is reused, in milliseconds. */
-  reuseMs?: number;
-  /** Monotonic clock in milliseconds; tests pass their own. */
-  now?: () => number;
-}
-
-/**
- * The list reads of one provider session (one client, one account), by kind (`"tags"`,
- * `"roles"`): a session built for other settings never sees another's data.
- */
+/** The list reads of one provider session (one client, one account), by kind (`"tags"`). */
 export class SharedLists {
   readonly #entries = new Map<string, Entry>();
   readonly #reuseMs: number;
   readonly #now: () => number;
-  /** How many requests this cache has sent: numbers them, oldest first. */
   #sent = 0;
-  /** How many writes of the client settled: a list requested before one is not reused after. */
   #writes = 0;
 
-  constructor(writes: WriteEvents | undefined, options: SharedListOptions = {}) {
+  /** `writes` is the API client; tests pass their own `now` (a monotonic clock, ms). */
+  constructor(
+    writes: { onWriteSettled(listener: () => void): () => void } | undefined,
+    options: { reuseMs?: number; now?: () => number } = {},
+  ) {
     this.#reuseMs = options.reuseMs ?? DEFAULT_REUSE_MS;
     this.#now = options.now ?? (() => performance.now());
     writes?.onWriteSettled(() => {
@@ -74,18 +48,14 @@ export class SharedLists {
   }
 
   #entry(kind: string): Entry {
-    let entry = this.#entries.get(kind);
-    if (entry === undefined) {
-      entry = {};
-      this.#entries.set(kind, entry);
-    }
+    const entry = this.#entries.get(kind) ?? {};
+    this.#entries.set(kind, entry);
     return entry;
   }
 
   /**
-   * The list of `kind`: the request in flight, a list finished moments ago, or a new request
-   * made with `fetch`. Callers share the array: they must not change it. A failed request is
-   * never reused; every caller that joined it sees its error.
+   * The list of `kind`: the request in flight, a list finished moments ago, or a new request by
+   * `fetch`. Callers share the array and must not change it; a failed request is never reused.
    */
   read<T>(kind: string, fetch: () => Promise<readonly T[]>): Promise<readonly T[]> {
     return this.#read(kind, fetch, 0);
@@ -123,12 +93,9 @@ export class SharedLists {
     promise.then(
       (items) => {
         settle();
-        // A write through this session while the request was out may not be in its answer; and
-        // an older request that finishes late must not replace a newer list.
-        if (
-          this.#writes === writes &&
-          (entry.finished === undefined || entry.finished.sent < sent)
-        ) {
+        // A write while the request was out may be missing from it; an older request that
+        // finishes late must not replace a newer list.
+        if (this.#writes === writes && (entry.finished?.sent ?? 0) < sent) {
           entry.finished = { writes, sent, at: this.#now(), items };
         }
       },
@@ -142,23 +109,20 @@ export class SharedLists {
 
   /**
    * This process has just seen an object as it is now other than through a list (a server's
-   * status from its own poll): lists finished or in flight before now are not served again, as
-   * after a write, so a read never shows the object older than its create or update saw it.
+   * poll): lists finished or in flight before now are not served again, as after a write.
    */
   observed(): void {
     this.#writes++;
   }
 
-  /** A mark of this moment: {@link SharedLists.since} serves lists requested after it. */
+  /** A mark of this moment, for {@link SharedLists.since}. */
   mark(): number {
     return this.#sent;
   }
 
   /**
-   * A list of `kind` requested after `mark` (from {@link SharedLists.mark}), in flight or
-   * finished, whatever was written since; else a new request. For a caller that needs to see
-   * what existed at the time of the mark, such as the object its create just made: the creates
-   * of a wave that finished together find theirs in one list.
+   * A list of `kind` requested after `mark`, in flight or finished, whatever was written since;
+   * else a new request: the creates of a wave that finished together find theirs in one list.
    */
   since<T>(kind: string, fetch: () => Promise<readonly T[]>, mark: number): Promise<readonly T[]> {
     const { latest } = this.#entry(kind);
@@ -166,11 +130,7 @@ export class SharedLists {
     return this.#read(kind, fetch, this.#sent);
   }
 
-  /**
-   * The latest list of `kind` requested less than the reuse window ago, in flight or finished,
-   * even if this session wrote since; else a new request. Only for a caller that needs a list
-   * requested before now, not one that reflects its own writes (see the top of this module).
-   */
+  /** The latest list of `kind` requested less than the reuse window ago, even if this session wrote since; else a new request. */
   recent<T>(kind: string, fetch: () => Promise<readonly T[]>): Promise<readonly T[]> {
     const { latest } = this.#entry(kind);
     if (latest !== undefined && this.#now() - latest.requestedAt < this.#reuseMs) {
@@ -179,11 +139,7 @@ export class SharedLists {
     return this.#read(kind, fetch, this.#sent);
   }
 
-  /**
-   * The first item of the list that `match` accepts. A shared or reused list can show that the
-   * item exists; only a list requested after this call began can show that it does not, so a
-   * miss in an older list asks again (joining any request sent since).
-   */
+  /** The first item `match` accepts; a miss in a list requested before this call asks again. */
   async find<T>(
     kind: string,
     fetch: () => Promise<readonly T[]>,

@@ -1,14 +1,12 @@
 /**
  * The objects a provider session knows its deployment manages: every id the engine hands it as a
  * resource of the stack (diff, update, delete, a refresh's read) and every id it creates or
- * adopts. A provider process serves one deployment, so these are the stack's own objects; the
- * conflict errors (conflict.ts) use them never to advise adopting one of them, which would put one
- * object under two resources (and removing either later would delete the other's object).
- *
- * What the session has not seen yet (a resource whose diff comes later) is not known: the advice
- * is then worded so it holds either way.
+ * adopts. The conflict errors (conflict.ts) never advise adopting one of them, which would put
+ * one object under two resources. What the session has not seen yet is not known: the advice is
+ * then worded to hold either way.
  */
-import type { KindOperations, Props } from "./common";
+import type { KindOperations } from "./common";
+import type { ProviderSession } from "./session";
 
 /** Ids of objects of the stack, by kind. */
 export class StackObjects {
@@ -25,38 +23,28 @@ export class StackObjects {
   }
 }
 
-/** A read with stored state is a refresh of a resource of the stack; `X.get` reads with none. */
-function isRefresh(props: Props | undefined): boolean {
-  return props !== undefined && Object.keys(props).some((k) => k !== "__provider");
-}
-
-/**
- * `operations` of `kind`, noting in each call's session the ids the engine and creates name;
- * every argument (the request's limits included) passes through.
- */
+/** `operations` of `kind`, noting in each call's session the ids the engine and creates name. */
 export function noteStackObjects(kind: string, operations: KindOperations): KindOperations {
-  return {
-    check: operations.check,
-    async diff(session, id, olds, news) {
+  const noting =
+    <Rest extends unknown[], R>(op: (session: ProviderSession, id: string, ...rest: Rest) => R) =>
+    async (session: ProviderSession, id: string, ...rest: Rest): Promise<Awaited<R>> => {
       session.stack.note(kind, id);
-      return operations.diff(session, id, olds, news);
-    },
+      return await op(session, id, ...rest);
+    };
+  return {
+    ...operations,
+    diff: noting(operations.diff),
+    update: noting(operations.update),
+    delete: noting(operations.delete),
     async create(session, inputs, limits) {
       const made = await operations.create(session, inputs, limits);
       session.stack.note(kind, made.id);
       return made;
     },
     async read(session, id, props) {
-      if (isRefresh(props)) session.stack.note(kind, id);
+      // With stored state it is a refresh of the stack's resource; `X.get` reads with none.
+      if (Object.keys(props ?? {}).some((k) => k !== "__provider")) session.stack.note(kind, id);
       return operations.read(session, id, props);
-    },
-    async update(session, id, olds, news, limits) {
-      session.stack.note(kind, id);
-      return operations.update(session, id, olds, news, limits);
-    },
-    async delete(session, id, props, limits) {
-      session.stack.note(kind, id);
-      return operations.delete(session, id, props, limits);
     },
   };
 }

@@ -325,7 +325,7 @@ describe("createExactlyOnce with a journal (a host killed mid-create)", () => {
     // The orphan is gone; this create's closed entry keeps the id from any later take-over.
     expect(readdirSync(dir)).toEqual(["closed"]);
     expect(journal.orphans(digest)).toEqual([]);
-    expect(journal.claimedIds()).toEqual(new Set([7]));
+    expect(journal.claimedIds("Thing")).toEqual(new Set([7]));
   });
 
   it("takes over the one new matching object when the dead host never heard the answer", async () => {
@@ -353,6 +353,31 @@ describe("createExactlyOnce with a journal (a host killed mid-create)", () => {
     expect(made.id).toBe(100);
     expect(svc.calls.sends).toBe(1);
     expect(journal.orphans(digest)).toEqual([]);
+  });
+
+  it("never takes over the id a dead host's answer named once another create handed it to the engine", async () => {
+    const svc = service([{ id: 7, name: "a" }]);
+    const { journal } = journalWith([
+      { digest, kind: "Thing", id: 7, before: [] },
+      { digest: "other", kind: "Thing", id: 7, closedAt: Date.now() },
+    ]);
+    const made = await createExactlyOnce(svc.recipe("a", ["ok"], svc.journaled(journal)));
+    expect(made.id).toBe(100);
+    expect(svc.calls.sends).toBe(1);
+    expect(journal.orphans(digest)).toEqual([]);
+  });
+
+  it("takes over the id a dead host's answer named when only another kind's create holds that number", async () => {
+    // The same dead host made SSH key 7 (handed to the engine), then thing 7, and died.
+    const svc = service([{ id: 7, name: "a" }]);
+    const { journal } = journalWith([
+      { digest: "its key", kind: "SshKey", id: 7, closedAt: Date.now() },
+      { digest, kind: "Thing", id: 7, before: [] },
+    ]);
+    const made = await createExactlyOnce(svc.recipe("a", [], svc.journaled(journal)));
+    expect(made).toMatchObject({ id: 7, found: { id: 7, name: "a" } });
+    expect(svc.calls.sends).toBe(0);
+    expect(svc.things).toHaveLength(1);
   });
 
   it("leaves the entry open until the caller closes it, when the create goes on after it", async () => {
@@ -517,6 +542,6 @@ describe("createExactlyOnce with a journal (a host killed mid-create)", () => {
     const made = await createExactlyOnce(svc.recipe("a", ["ok"], svc.journaled(journal)));
     expect(made.id).toBe(100);
     expect(readdirSync(dir)).toEqual(["closed"]);
-    expect(journal.claimedIds()).toEqual(new Set([100]));
+    expect(journal.claimedIds("Thing")).toEqual(new Set([100]));
   });
 });

@@ -68,12 +68,12 @@ describe("CreateJournal's reads", () => {
     }
     const journal = new CreateJournal(dir);
     for (let i = 0; i < 100; i++) {
-      const ticket = journal.open(requestDigest("Tag", { name: `t${i}` }), [1, 2, 3]);
+      const ticket = journal.open("Tag", requestDigest("Tag", { name: `t${i}` }), [1, 2, 3]);
       expect(journal.orphans(requestDigest("Tag", { name: `t${i}` }))).toEqual([]);
       ticket.made(1000 + i);
       ticket.close();
     }
-    expect(journal.claimedIds().size).toBe(120);
+    expect(journal.claimedIds("Tag").size).toBe(120);
     expect(journalReads(dir)).toBe(20);
   });
 
@@ -88,16 +88,16 @@ describe("CreateJournal's reads", () => {
     };
     fs.writeFileSync(join(dir, "live.json"), JSON.stringify({ ...entry, before: [] }));
     const journal = new CreateJournal(dir);
-    expect(journal.claimedIds()).toEqual(new Set());
+    expect(journal.claimedIds("Tag")).toEqual(new Set());
     fs.writeFileSync(join(dir, "live.json"), JSON.stringify({ ...entry, before: [], id: 9 }));
-    expect(journal.claimedIds()).toEqual(new Set([9]));
+    expect(journal.claimedIds("Tag")).toEqual(new Set([9]));
     expect(journalReads(dir)).toBe(2);
   });
 
   it("keeps no ids before once the answer named the object", () => {
     const dir = fs.mkdtempSync(join(tmpdir(), "journal-reads-"));
     const journal = new CreateJournal(dir);
-    const ticket = journal.open("d", [1, 2, 3]);
+    const ticket = journal.open("Tag", "d", [1, 2, 3]);
     ticket.made(4);
     // The folder holds closed/ too, listed in no set order.
     const [file] = fs.readdirSync(dir).filter((name) => name.endsWith(".json"));
@@ -131,7 +131,7 @@ describe("CreateJournal's reads", () => {
       cost(dir, () => {
         const digest = requestDigest("Tag", { name: `t${i}` });
         expect(journal.orphans(digest)).toEqual([]);
-        journal.open(digest, new Set([1, 2, 3])).close(5000 + i);
+        journal.open("Tag", digest, new Set([1, 2, 3])).close(5000 + i);
       }),
     );
     // The first create moves the older version's closed entries out of the folder, once.
@@ -141,7 +141,7 @@ describe("CreateJournal's reads", () => {
       new Set([JSON.stringify({ reads: 0, listings: 1, listed: 1 })]),
     );
     // Nothing was forgotten: every id handed to the engine stays claimed.
-    expect(journal.claimedIds().size).toBe(300 + 500 + 400);
+    expect(journal.claimedIds("Tag").size).toBe(300 + 500 + 400);
   });
 
   it("takes no entry for an orphan when its host closed it and was killed before removing its file", () => {
@@ -152,7 +152,7 @@ describe("CreateJournal's reads", () => {
     writeLog(dir, `${dead}.x.jsonl`, [{ ...entry, before: [], id: 7, closedAt: Date.now() }]);
     const journal = new CreateJournal(dir);
     expect(journal.orphans("d")).toEqual([]);
-    expect(journal.claimedIds()).toEqual(new Set([7]));
+    expect(journal.claimedIds("Tag")).toEqual(new Set([7]));
     expect(fs.readdirSync(dir)).toEqual(["closed"]);
   });
 
@@ -166,7 +166,7 @@ describe("CreateJournal's reads", () => {
     fs.writeFileSync(join(dir, "closed", `${dead}.x.jsonl`), line.slice(0, 30));
     const journal = new CreateJournal(dir);
     expect(journal.orphans("d").map((e) => e.id)).toEqual([7]);
-    expect(journal.claimedIds()).toEqual(new Set());
+    expect(journal.claimedIds("Tag")).toEqual(new Set());
   });
 
   it("removes a dead host's closed log once a day old, when a process first uses the journal", () => {
@@ -192,6 +192,6 @@ describe("CreateJournal's reads", () => {
     expect(new Set(fs.readdirSync(join(dir, "closed")))).toEqual(
       new Set([`${dead}.recent.jsonl`, `${process.pid}.live.jsonl`]),
     );
-    expect(journal.claimedIds()).toEqual(new Set([2]));
+    expect(journal.claimedIds("Tag")).toEqual(new Set([2]));
   });
 });
