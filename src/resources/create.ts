@@ -23,7 +23,8 @@
  *    the engine; the next create of the same request takes over an entry a dead host left open:
  *    the id its answer named, or else the one new matching object since its ids before, unless
  *    another create of the kind claimed it (handed it to the engine, or a live host made it).
- *    [as 1 and 2]
+ *    A create stopped with its request in flight (Cancel, `customTimeouts`) does not look: it
+ *    fails and leaves its entry open, for the next run to take over. [as 1 and 2]
  * 7. An object useless without its lost answer (a generated key, a user's API key) is deleted
  *    (`discard`) and the request sent again; a delete that fails fails naming the id. [spec]
  * 8. A kind the API cannot list, with `unique` names (a user): after an ambiguous failure the
