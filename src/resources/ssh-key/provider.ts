@@ -63,7 +63,6 @@ export const definition: KindDefinition<
   schema: SshKeyInputsSchema,
   rules: INPUT_RULES.SshKey,
   fields: SSH_KEY_FIELDS,
-  secrets: ["privateKey"],
   api: {
     idOf: (key) => key.id,
     list: (client) => ({ key: "keys", read: (options) => client.keys.list(options) }),

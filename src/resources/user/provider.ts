@@ -60,7 +60,6 @@ export const definition: KindDefinition<
   schema: UserInputsSchema,
   rules: INPUT_RULES.User,
   fields: USER_FIELDS,
-  secrets: ["apiKey"],
   api: {
     idOf: (live) => live,
     create: (client, request) => client.iam.createUser(request),
