@@ -1,9 +1,7 @@
 /**
- * The Role kind. There is no endpoint to read one role, so `read` finds it in the list, which
- * every read in this process shares (see ../shared-list.ts); every write invalidates it.
- * Permission names are resolved against the catalogue in `check`, so a typo fails the preview;
- * a write sends their ids. A system role is the service's own: it is never created, adopted,
- * changed or deleted, and a 409 about one says so.
+ * The Role kind. Permission names are resolved against the catalogue in `check`, so a typo fails
+ * the preview; a write sends their ids. A system role is the service's own: never created,
+ * adopted, changed or deleted, and a 409 about one says so.
  */
 import type { ConflictError } from "../../api/errors";
 import type { CreateRoleRequest, Permission, Role } from "../../api/schemas/iam";
