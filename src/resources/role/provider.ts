@@ -14,7 +14,7 @@ import {
   type Props,
 } from "../common";
 import { INPUT_RULES } from "../input-rules";
-import { type KindDefinition, kindOperations, nameTaken } from "../kind";
+import { type KindDefinition, kindOperations, nameIn, nameTaken } from "../kind";
 import type { ProviderSession } from "../session";
 import {
   fromApi,
@@ -128,21 +128,17 @@ async function check(session: ProviderSession, _olds: Props, news: Props) {
   if ((result.failures?.length ?? 0) > 0 || containsUnknown(names) || !Array.isArray(names)) {
     return result;
   }
-  let catalogue: readonly Permission[];
-  try {
-    catalogue = await listPermissions(session);
-  } catch (err) {
+  const catalogue = await listPermissions(session).catch((err: unknown) => {
     // Not a failure of the inputs: an operation error, so Pulumi does not call them invalid.
-    const label = typeof news["name"] === "string" ? news["name"] : undefined;
     const message = err instanceof Error ? err.message : String(err);
     throw operationError(
-      describeOperation("checking", "Role", label),
+      describeOperation("checking", "Role", nameIn(news)),
       new Error(
         `the permission names could not be checked: reading the permission catalogue failed (${message}); nothing was changed`,
         { cause: err },
       ),
     );
-  }
+  });
   // Resolved in the program's order, so a failure names the position the user wrote.
   const resolution = resolvePermissions(names.map(String), catalogue);
   if (!resolution.ok) {
