@@ -27,15 +27,19 @@ export interface ImportFile {
   resources: ImportEntry[];
 }
 
-/** The order of kinds in an import file: referenced kinds first. */
-export const IMPORT_ORDER: readonly ResourceKind[] = [
-  "SshKey",
-  "SecurityGroup",
-  "Role",
-  "Server",
-  "Tag",
-  "SecurityGroupAttachment",
-];
+/**
+ * Each kind's place in an import file, referenced kinds first; every kind has one, or this fails to
+ * compile. Users are never in the file (no call lists them); their place is first, as before.
+ */
+export const IMPORT_ORDER = {
+  User: -1,
+  SshKey: 0,
+  SecurityGroup: 1,
+  Role: 2,
+  Server: 3,
+  Tag: 4,
+  SecurityGroupAttachment: 5,
+} as const satisfies Readonly<Record<ResourceKind, number>>;
 
 const MAX_NAME = 60;
 
@@ -66,7 +70,7 @@ export const objectKey = (o: { kind: ResourceKind; id: string }) => `${o.kind} $
 export function logicalNames(objects: readonly LiveObject[]): Map<string, string> {
   const sorted = [...objects].sort(
     (a, b) =>
-      IMPORT_ORDER.indexOf(a.kind) - IMPORT_ORDER.indexOf(b.kind) ||
+      IMPORT_ORDER[a.kind] - IMPORT_ORDER[b.kind] ||
       Number(a.id.split("/")[0]) - Number(b.id.split("/")[0]) ||
       a.id.localeCompare(b.id),
   );
@@ -104,7 +108,7 @@ export function importFileOf(
   const resources = [...objects]
     .sort(
       (a, b) =>
-        IMPORT_ORDER.indexOf(a.kind) - IMPORT_ORDER.indexOf(b.kind) ||
+        IMPORT_ORDER[a.kind] - IMPORT_ORDER[b.kind] ||
         (names.get(objectKey(a)) ?? "").localeCompare(names.get(objectKey(b)) ?? ""),
     )
     .map((o): ImportEntry => {

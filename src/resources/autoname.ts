@@ -1,27 +1,21 @@
 /**
- * Autonaming, the one rule for every named kind and both flavours: a resource without a `name`
- * gets `<logical name>-<7 random lowercase alphanumerics>` (what Pulumi users know from other
- * providers), and keeps it on every later run. The native plugin hands this rule the engine's
- * request (URN, random seed, the user's autonaming configuration); the dynamic flavour, whose
- * host passes only the inputs, the logical name its class adds as a hidden input
- * ({@link LOGICAL_NAME_INPUT}). docs/native-provider.md says what each flavour honours.
- *
- * The order, first match wins:
- * 1. a `name` the program gives (even an unknown one, in a preview) is the name;
+ * Autonaming, one rule for every named kind and both flavours (docs/native-provider.md says what
+ * each honours). The native plugin passes the engine's request (URN, random seed, the user's
+ * autonaming configuration); the dynamic flavour only the logical name, which its class adds as a
+ * hidden input. First match wins:
+ * 1. a `name` the program gives (even an unknown one, in a preview);
  * 2. the `disable` mode refuses a missing name;
- * 3. an autoname of the old inputs (marked by `__defaults: ["name"]`, the marker Pulumi's bridged
- *    providers store, or of the form of step 5, which is all a dynamic refresh leaves) is kept:
- *    a run never renames what an earlier run named;
+ * 3. an autoname of the old inputs (marked by `__defaults: ["name"]`, as Pulumi's bridged
+ *    providers store it, or of the form of step 5, all a dynamic refresh leaves) is kept;
  * 4. the engine's proposed name (`propose` and `enforce` modes);
- * 5. `<logical name>-<7 characters>`, drawn from the engine's random seed when it gives one (the
- *    same seed, the same name: a preview and its `up` agree), else at random.
+ * 5. `<logical name>-<7 random lowercase alphanumerics>`, drawn from the engine's seed when it
+ *    gives one (the same seed, the same name: a preview and its `up` agree).
  */
 import { createHash, randomBytes } from "node:crypto";
 import type * as pulumi from "@pulumi/pulumi";
 import type { KindOperations, Props } from "./common";
 import { KINDS, type ResourceKind } from "./kinds";
 
-/** Whether `kind` names its objects with a `name` input that autonaming fills in. */
 export function isAutonamed(kind: ResourceKind): boolean {
   return KINDS[kind].named;
 }
@@ -32,7 +26,6 @@ export const LOGICAL_NAME_INPUT = "__logicalName";
 /** The input that lists the properties the provider chose, as Pulumi's bridged providers store it. */
 export const DEFAULTS_INPUT = "__defaults";
 
-/** The random part: 7 characters of this alphabet. */
 const SUFFIX_LENGTH = 7;
 const ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";
 /** The longest name the API takes (NameInputSchema). */
@@ -45,13 +38,11 @@ export interface AutonamingOptions {
   proposedName: string;
 }
 
-/** What one `check` knows about naming the resource. */
+/** What one `check` knows about naming the resource; the seed and configuration are native only. */
 export interface NamingRequest {
   /** The resource's name in the program (the URN's last part). */
   logicalName: string;
-  /** The engine's seed for this resource (native only): names drawn from it are reproducible. */
   randomSeed?: Uint8Array;
-  /** The user's autonaming configuration (native only, when the engine sends one). */
   autonaming?: AutonamingOptions;
 }
 
@@ -67,15 +58,7 @@ export function uniqueName(prefix: string, seed?: Uint8Array): string {
   return `${prefix}-${suffix}`;
 }
 
-function hasName(news: Props): boolean {
-  return news["name"] !== undefined && news["name"] !== null;
-}
-
-/**
- * The autoname of the old inputs: marked so, or (inputs a refresh rewrote from what the API
- * shows, where the dynamic host cannot keep the marker) of this rule's own form for this
- * logical name.
- */
+/** The autoname of the old inputs: marked so, or (a dynamic refresh drops the marker) of step 5's form. */
 function autonamedBefore(olds: Props, logicalName: string): string | undefined {
   const defaults = olds[DEFAULTS_INPUT];
   const name = olds["name"];
@@ -97,39 +80,27 @@ export function keepAutonameMarker(stored: Props, inputs: Props): Props {
 }
 
 /** The name this rule chooses for inputs without one, or why there is none. */
-function chooseName(
-  olds: Props,
-  naming: NamingRequest,
-): { name: string } | { failure: pulumi.dynamic.CheckFailure } {
-  const mode = naming.autonaming?.mode;
-  if (mode === "disable") {
+function chooseName(olds: Props, naming: NamingRequest): { name: string } | { failure: string } {
+  if (naming.autonaming?.mode === "disable") {
     return {
-      failure: {
-        property: "name",
-        reason:
-          "a name is required: autonaming is disabled by the stack's autonaming configuration (`pulumi:autonaming` mode `disable`); set `name`, or allow autonaming",
-      },
+      failure:
+        "a name is required: autonaming is disabled by the stack's autonaming configuration (`pulumi:autonaming` mode `disable`); set `name`, or allow autonaming",
     };
   }
   const kept = autonamedBefore(olds, naming.logicalName);
   if (kept !== undefined) return { name: kept };
   const proposed = naming.autonaming?.proposedName ?? "";
   const name = proposed !== "" ? proposed : uniqueName(naming.logicalName, naming.randomSeed);
-  if (name.length > MAX_NAME_LENGTH) {
-    return {
-      failure: {
-        property: "name",
-        reason: `the automatic name ${JSON.stringify(name.slice(0, 40))}... would be ${name.length} characters, over the limit of ${MAX_NAME_LENGTH}: set \`name\`, or give the resource a shorter logical name`,
-      },
-    };
-  }
-  return { name };
+  return name.length <= MAX_NAME_LENGTH
+    ? { name }
+    : {
+        failure: `the automatic name ${JSON.stringify(name.slice(0, 40))}... would be ${name.length} characters, over the limit of ${MAX_NAME_LENGTH}: set \`name\`, or give the resource a shorter logical name`,
+      };
 }
 
 /**
- * `check` of a named kind with autonaming: a missing name is chosen by the rule at the top of
- * this module before `check` runs, and the checked inputs record it in {@link DEFAULTS_INPUT} so
- * the next run keeps it. Kinds without a name are checked unchanged.
+ * `check` with a missing name chosen by the rule above, recorded in {@link DEFAULTS_INPUT} so the
+ * next run keeps it. Kinds without a name are checked unchanged.
  */
 export async function checkWithAutonaming(
   kind: ResourceKind,
@@ -139,9 +110,13 @@ export async function checkWithAutonaming(
   check: (news: Props) => Promise<pulumi.dynamic.CheckResult>,
 ): Promise<pulumi.dynamic.CheckResult> {
   const { [LOGICAL_NAME_INPUT]: _hidden, [DEFAULTS_INPUT]: _defaults, ...given } = news;
-  if (!isAutonamed(kind) || naming === undefined || hasName(given)) return check(given);
+  if (!isAutonamed(kind) || naming === undefined || (given["name"] ?? null) !== null) {
+    return check(given);
+  }
   const chosen = chooseName(olds, naming);
-  if ("failure" in chosen) return { inputs: given, failures: [chosen.failure] };
+  if ("failure" in chosen) {
+    return { inputs: given, failures: [{ property: "name", reason: chosen.failure }] };
+  }
   const result = await check({ ...given, name: chosen.name });
   const inputs: Props = { ...(result.inputs ?? { ...given, name: chosen.name }) };
   inputs[DEFAULTS_INPUT] = ["name"];
@@ -149,9 +124,8 @@ export async function checkWithAutonaming(
 }
 
 /**
- * `operations` whose `check` autonames from the hidden logical-name input of the dynamic
- * resource classes (registration.ts). A resource registered without it (a class of an older
- * version, a hand-written `dynamic.Resource`) is checked as before: a name is then required.
+ * `operations` whose `check` autonames from the dynamic classes' hidden logical-name input; a
+ * resource registered without it (an older class, a hand-written `dynamic.Resource`) needs a name.
  */
 export function withDynamicAutonaming(
   kind: ResourceKind,

@@ -1,12 +1,10 @@
 /**
- * The dynamic class of each kind of kinds.ts, as classes.ts exports it under the kind's name: a
- * kind without one there fails to compile here. The native classes (../native/sdk/resources.ts)
- * are typed from the same table, so they have the dynamic classes' arguments and outputs.
+ * The dynamic class of each kind, as classes.ts exports it under the kind's name: a kind without
+ * one fails to compile here. The native classes (../native/sdk/resources.ts) are typed from it.
  */
 import type * as classes from "./classes";
 import type { ResourceKind } from "./kinds";
 
-/** The class of each kind, as classes.ts exports it under the kind's name. */
 export type ResourceClasses = { [K in ResourceKind]: (typeof classes)[K] };
 
 /** The instances of `kind`'s class: its declared outputs. */

@@ -1,7 +1,4 @@
-/**
- * The dynamic resource classes, one per kind of kinds.ts, with their arguments: what the
- * package's main entry exports. A kind without its class here is a compile error (class-types.ts).
- */
+/** The dynamic class of every kind of kinds.ts (checked by class-types.ts), with its arguments. */
 
 export { Role, type RoleArgs } from "./role";
 export {

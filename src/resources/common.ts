@@ -25,20 +25,16 @@ export interface ResourceImplementation {
 }
 
 /**
- * The implementation of one resource kind for an explicit session: each method of
- * {@link ResourceImplementation} with the {@link ProviderSession} it runs in as first argument.
- * A native plugin calls these with the session of each configured provider instance.
+ * Each method of {@link ResourceImplementation} with the {@link ProviderSession} it runs in first
+ * (and the engine's limits last for a write): what both flavours call.
  */
 export type KindOperations = {
-  [M in keyof ResourceImplementation]: M extends "create" | "update" | "delete"
-    ? (
-        session: ProviderSession,
-        ...args: [...Parameters<ResourceImplementation[M]>, limits?: OperationLimits]
-      ) => ReturnType<ResourceImplementation[M]>
-    : (
-        session: ProviderSession,
-        ...args: Parameters<ResourceImplementation[M]>
-      ) => ReturnType<ResourceImplementation[M]>;
+  [M in keyof ResourceImplementation]: (
+    session: ProviderSession,
+    ...args: M extends "create" | "update" | "delete"
+      ? [...Parameters<ResourceImplementation[M]>, limits?: OperationLimits]
+      : Parameters<ResourceImplementation[M]>
+  ) => ReturnType<ResourceImplementation[M]>;
 };
 
 /** What the engine limits one Create, Update or Delete to (a native plugin's request). */
@@ -62,8 +58,8 @@ export function containsUnknown(value: unknown): boolean {
 }
 
 /**
- * One input a kind's rules refuse: where (`["rules", 0, "source"]`) and why. The one form every
- * layer reads: `check` shows it as a `{property, reason}` failure, the manifest at its line:col.
+ * One input a kind's rules refuse: where (`["rules", 0, "source"]`) and why. `check` shows it as
+ * a `{property, reason}` failure, the manifest at its line:col.
  */
 export interface InputIssue {
   path: readonly PropertyKey[];
@@ -87,12 +83,10 @@ export function failuresOf(issues: readonly InputIssue[]): pulumi.dynamic.CheckF
   });
 }
 
-/** Reads the `{property, reason}` failures Pulumi shows from a zod error. */
 export function failuresFromZod(error: z.ZodError): pulumi.dynamic.CheckFailure[] {
   return failuresOf(error.issues);
 }
 
-/** `check`'s answer for the outcome of a kind's input rules. */
 export function checkResultOf(check: InputCheck): pulumi.dynamic.CheckResult {
   return check.issues.length === 0
     ? { inputs: check.inputs }
@@ -102,11 +96,10 @@ export function checkResultOf(check: InputCheck): pulumi.dynamic.CheckResult {
 /**
  * Argument names the program passed that `schema` does not take, each refused with the nearest
  * valid names: JavaScript programs are not type-checked, and a misspelt `firewallEnable: true`
- * would otherwise be dropped silently. Names starting with `__` are the engine's and the SDK's
- * (`__provider`, `__defaults`), never the program's; an `undefined` value is an output the
- * class declares, not an argument.
+ * would otherwise be dropped silently. Names starting with `__` are the engine's and the SDK's,
+ * and an `undefined` value is an output the class declares, not an argument.
  */
-export function unknownArgumentIssues(schema: z.ZodObject, news: Props): InputIssue[] {
+function unknownArgumentIssues(schema: z.ZodObject, news: Props): InputIssue[] {
   const allowed = Object.keys(schema.shape);
   return Object.keys(news)
     .filter((k) => !k.startsWith("__") && news[k] !== undefined && !Object.hasOwn(schema.shape, k))
@@ -117,22 +110,18 @@ export function unknownArgumentIssues(schema: z.ZodObject, news: Props): InputIs
 }
 
 /**
- * Each schema's variants with some properties optional (those still unknown), made once per set
- * of names: a new zod schema compiles its parser on first use, which per call cost more than the
- * check itself (a manifest of 40,000 tags checks its entries against one variant).
+ * Each schema's variants with the properties still unknown optional, made once per set of names:
+ * a new zod schema compiles its parser on first use, which per call cost more than the check
+ * itself (a manifest of 40,000 tags checks its entries against one variant).
  */
 const relaxedSchemas = new WeakMap<z.ZodObject, Map<string, z.ZodObject>>();
 
-/** `schema` with the properties named in `unknownKeys` optional, made once per set of names. */
 function relaxedSchema(schema: z.ZodObject, unknownKeys: readonly string[]): z.ZodObject {
-  const names = unknownKeys.filter((k) => Object.hasOwn(schema.shape, k));
+  const names = unknownKeys.filter((k) => Object.hasOwn(schema.shape, k)).sort();
   if (names.length === 0) return schema;
-  let variants = relaxedSchemas.get(schema);
-  if (variants === undefined) {
-    variants = new Map();
-    relaxedSchemas.set(schema, variants);
-  }
-  const id = JSON.stringify(names.sort());
+  const variants = relaxedSchemas.get(schema) ?? new Map<string, z.ZodObject>();
+  relaxedSchemas.set(schema, variants);
+  const id = JSON.stringify(names);
   let relaxed = variants.get(id);
   if (relaxed === undefined) {
     const mask: Record<string, true> = {};
@@ -145,22 +134,16 @@ function relaxedSchema(schema: z.ZodObject, unknownKeys: readonly string[]): z.Z
 
 /**
  * Validates and normalises new inputs with a resource's input schema, refusing unknown argument
- * names. Properties that are still unknown (preview) are passed through untouched and not
- * validated; the normalised form of the rest is what Pulumi stores, so equivalent spellings never
- * cause a perpetual diff.
+ * names. Properties still unknown (preview) pass through unvalidated; the normalised form of the
+ * rest is what Pulumi stores, so equivalent spellings never cause a perpetual diff.
  */
-export function inputIssues<S extends z.ZodObject>(schema: S, news: Props): InputCheck {
-  const unknownArguments = unknownArgumentIssues(schema, news);
-  const rest: Props = {};
-  for (const [k, v] of Object.entries(news)) if (k !== "__provider") rest[k] = v;
+export function inputIssues(schema: z.ZodObject, news: Props): InputCheck {
+  const { __provider: _provider, ...rest } = news;
   const unknownKeys = Object.keys(rest).filter((k) => containsUnknown(rest[k]));
-  const known: Props = {};
-  for (const [k, v] of Object.entries(rest)) if (!unknownKeys.includes(k)) known[k] = v;
+  const known = Object.fromEntries(Object.entries(rest).filter(([k]) => !unknownKeys.includes(k)));
   const parsed = relaxedSchema(schema, unknownKeys).safeParse(known);
-  if (!parsed.success) {
-    return { inputs: news, issues: [...parsed.error.issues, ...unknownArguments] };
-  }
-  if (unknownArguments.length > 0) return { inputs: news, issues: unknownArguments };
+  const issues = [...(parsed.error?.issues ?? []), ...unknownArgumentIssues(schema, news)];
+  if (!parsed.success || issues.length > 0) return { inputs: news, issues };
   const inputs: Props = { ...(parsed.data as Props) };
   for (const k of unknownKeys) inputs[k] = rest[k];
   return { inputs, issues: [] };
@@ -171,14 +154,12 @@ export function labelOf(props: Props | undefined, id: string): string {
   return typeof props?.["name"] === "string" ? props["name"] : id;
 }
 
-/** The name and description of an object that has both (a role, a security group). */
+/** The name and description of a role or a security group; `""` for none, as the service says. */
 export interface Described {
   name: string;
-  /** `""` when there is none: the service answers an absent description as empty. */
   description: string;
 }
 
-/** `name` and `description` of inputs or of a live object, `""` for a missing description. */
 export function described(from: {
   name: string;
   description?: string | null | undefined;
@@ -204,36 +185,28 @@ export interface FieldRule {
   replaceOnChange?: boolean;
   /** Semantic equality, for values with several spellings; default: deep equality. */
   equals?: (oldValue: unknown, newValue: unknown) => boolean;
-  /**
-   * A state the object reaches after its create (a power state), not what the create request
-   * makes: never compared when a live object is matched to a request (kind.ts).
-   */
+  /** Reached after the create (a power state): never compared when matching a request (kind.ts). */
   afterCreate?: boolean;
 }
 
 /**
- * Compares new inputs with the old state, field by field; `__provider` and output-only
- * properties are never compared. An unknown new value counts as a change (and as a replacement
- * when the field forces one), as the engine expects during preview.
+ * Compares new inputs with the old state, field by field; other properties are never compared.
+ * An unknown new value counts as a change (and a replacement when the field forces one), as the
+ * engine expects during preview.
  */
 export function diffInputs(
   olds: Props,
   news: Props,
   fields: Record<string, FieldRule>,
 ): pulumi.dynamic.DiffResult {
-  const changed: string[] = [];
-  const replaces: string[] = [];
-  for (const [name, rule] of Object.entries(fields)) {
-    const before = olds[name];
+  const changed = Object.keys(fields).filter((name) => {
     const after = news[name];
-    const same = !containsUnknown(after) && (rule.equals ?? isDeepStrictEqual)(before, after);
-    if (same) continue;
-    changed.push(name);
-    if (rule.replaceOnChange === true) replaces.push(name);
-  }
+    const equals = fields[name]?.equals ?? isDeepStrictEqual;
+    return containsUnknown(after) || !equals(olds[name], after);
+  });
   return {
     changes: changed.length > 0,
-    replaces,
+    replaces: changed.filter((name) => fields[name]?.replaceOnChange === true),
     stables: Object.keys(fields).filter((f) => !changed.includes(f)),
     deleteBeforeReplace: false,
   };
@@ -249,11 +222,9 @@ export async function unlessNotFound<T>(request: Promise<T>): Promise<T | undefi
   }
 }
 
-/** How a resource kind is named in messages. */
+/** How a resource kind is named in messages: its class (`"Server"`) and in prose (`"SSH key"`). */
 export interface KindNames {
-  /** The class name: `"Server"`. */
   kind: string;
-  /** The object in prose: `"server"`, `"SSH key"`. */
   noun: string;
 }
 
@@ -269,10 +240,6 @@ export function describeOperation(verb: string, kind: string, label: string | un
     : `${verb} ${kind} ${JSON.stringify(label)}`;
 }
 
-/**
- * One readable line for the user: the operation and resource first, then the API's own message
- * (status, code, request id, field at fault). The cause is kept for debugging.
- */
 /** A resource operation that failed: `cloudinfra: creating Tag "web" failed: ...`. */
 export class OperationError extends CloudInfraError {
   static {
@@ -280,17 +247,16 @@ export class OperationError extends CloudInfraError {
   }
 }
 
-/** `more`: what the operation knows that the cause does not say (the choices it had). */
+/**
+ * One line for the user: the operation first, then the cause's own message (status, code, request
+ * id, field), then `more`, what the operation knows that the cause does not say.
+ */
 export function operationError(operation: string, err: unknown, more = ""): OperationError {
   const message = err instanceof Error ? err.message : String(err);
   return new OperationError(`cloudinfra: ${operation} failed: ${message}${more}`, { cause: err });
 }
 
-/**
- * An update that found its object gone (the service answered 404 `err`): the object, `noun` `id`
- * (`"role 12"`), was deleted outside Pulumi. Says how to recover: `pulumi refresh` drops it from
- * the state, then `pulumi up` creates it again.
- */
+/** An update that found its object, `noun` `id`, gone (404 `err`): how to recover. */
 export function deletedOutsidePulumiError(
   operation: string,
   noun: string,
@@ -307,11 +273,10 @@ export function deletedOutsidePulumiError(
 }
 
 /**
- * An error for a create that the service accepted but that did not finish (waiting for the
- * server failed, a follow-up call failed). The host turns `id` and `properties` into a partially
- * created resource, so Pulumi records it instead of orphaning it; the next `up` resumes from it.
- * The host does not add `__provider` to these properties itself: without it, later operations on
- * the recorded resource could not find their provider.
+ * A create the service accepted that did not finish (a wait or a follow-up call failed). The host
+ * records `id` and `properties` as a partially created resource instead of orphaning it, and the
+ * next `up` resumes from it; it does not add `__provider` itself, without which later operations
+ * could not find their provider.
  */
 export function partialCreateError(
   operation: string,
@@ -320,13 +285,7 @@ export function partialCreateError(
   inputs: Props,
   err: unknown,
 ): Error {
-  const error = operationError(operation, err) as Error & {
-    id: string;
-    properties: Props;
-    reasons: string[];
-  };
-  error.id = id;
-  error.properties = { ...definedOnly(outputs), __provider: inputs["__provider"] };
-  error.reasons = [error.message];
-  return error;
+  const error = operationError(operation, err);
+  const properties = { ...definedOnly(outputs), __provider: inputs["__provider"] };
+  return Object.assign(error, { id, properties, reasons: [error.message] });
 }

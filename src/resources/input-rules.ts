@@ -1,9 +1,7 @@
 /**
- * The input rules of every kind, in one table: what a kind's `check` refuses without asking the
- * service. The dynamic resources' `check`, the native plugin's `Check` (which calls the same
- * operations) and the manifest's load-time check (../manifest/resource-rules.ts) all call these,
- * so a value one of them refuses, the others refuse too, with the same words. What only the
- * service can tell (the permission catalogue) is checked apart, by each layer that can reach it.
+ * The input rules of every kind: what `check` refuses without asking the service. Both flavours'
+ * `check` and the manifest's load-time check (../manifest/resource-rules.ts) call these, so they
+ * refuse the same values with the same words; the permission catalogue is checked apart.
  */
 import { type InputCheck, inputIssues, type Props } from "./common";
 import type { ResourceKind } from "./kinds";
@@ -15,7 +13,6 @@ import { keySourceFailures, SshKeyInputsSchema } from "./ssh-key/model";
 import { TagInputsSchema } from "./tag/model";
 import { typeFailures, UserInputsSchema } from "./user/model";
 
-/** `check`'s rules of one kind, pure and synchronous. */
 export type InputRules = (news: Props) => InputCheck;
 
 /**

@@ -83,8 +83,6 @@ export interface KindDefinition<
   rules: InputRules;
   /** How each input changes: which fields replace, what counts as equal. */
   fields: FieldTable<Inputs>;
-  /** Outputs the service generates that are secrets (marked so by both flavours). */
-  secrets?: readonly string[];
   api: KindApi<Live, Request, Answer>;
   /** What must be asked of the service before a write (role permission ids). */
   resolve?(session: ProviderSession, inputs: Inputs): Promise<Resolved>;

@@ -1,10 +1,3 @@
-/**
- * The property bag a resource class hands to `super()`. The SDK gives a resource an output only
- * for the properties present in that bag, so an output the program's arguments leave out (any
- * output of `X.get(name, id)`, which passes no arguments) would stay `undefined` at run time
- * although the class declares it. Each class therefore lists its declared outputs once, checked
- * against the class by the compiler, and passes `withEveryOutput(...)`.
- */
 import type { OutputInstance } from "@pulumi/pulumi";
 
 /** The outputs a resource class declares (`declare readonly x: Output<...>`), without `id` and `urn`. */
@@ -14,17 +7,13 @@ export type OutputNames<R> = Exclude<
 >;
 
 /**
- * Every declared output of a class, as an object literal so that the compiler refuses a missing
- * or a misspelt one: `const TAG_OUTPUTS: EveryOutput<Tag> = { name: true, ... }`.
+ * Every declared output of a class, checked by the compiler: `const TAG_OUTPUTS: EveryOutput<Tag>
+ * = { name: true, ... }`. The SDK gives a resource an output only for the properties in the bag
+ * passed to `super()`, so one left out (every output of `X.get(name, id)`) would stay `undefined`.
  */
 export type EveryOutput<R> = Record<OutputNames<R>, true>;
 
-/** `args` with every output of `outputs` present, as `undefined` where `args` does not set it. */
-export function withEveryOutput(
-  outputs: Readonly<Record<string, true>>,
-  args: object,
-): Record<string, unknown> {
-  const props: Record<string, unknown> = {};
-  for (const name of Object.keys(outputs)) props[name] = undefined;
-  return { ...props, ...args };
+/** `args` with every output of `names` present, as `undefined` where `args` does not set it. */
+export function withEveryOutput(names: readonly string[], args: object): Record<string, unknown> {
+  return { ...Object.fromEntries(names.map((name) => [name, undefined])), ...args };
 }

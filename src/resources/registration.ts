@@ -1,22 +1,13 @@
 /**
- * Keeping a resource's registration cheap at fleet scale: {@link CloudInfraResource}, the base of
- * every resource class, and {@link quietRegistration}, which the native flavour's classes
- * (../native/sdk/resource.ts) use the same way.
- *
- * While a resource registers, the SDK wraps each of its properties in four promises and records a
- * stack trace for every one (`debuggablePromise`), only to print them when a program runs with
- * `PULUMI_DEBUG_PROMISE_LEAKS` set. Programs run under `source-map-support`, which maps every frame
- * of every trace: ~90 µs a trace, ~2.5 ms of CPU per Tag and ~7 ms per Server, which was most of a
- * fleet program's CPU once providers were serialized once per kind, and delayed its first
- * registration (the SDK registers nothing until the program's synchronous part has run) by a
- * second for 140 resources. So the classes register with `Error.stackTraceLimit` at 0, unless that
- * variable asks for the traces.
- *
- * Nothing a user sees changes: the SDK takes the resource's source position with a limit of its
- * own (`Resource.callsites`), and an error thrown while registering gets its stack again, from the
- * constructor of the class, so it still points at the program's line.
+ * {@link CloudInfraResource}, the base of every resource class, and {@link quietRegistration},
+ * which keeps registering a fleet cheap for both flavours: while a resource registers, the SDK
+ * records a stack trace for every property promise (printed only under
+ * `PULUMI_DEBUG_PROMISE_LEAKS`), and under `source-map-support` each costs ~90 µs: ~2.5 ms of CPU
+ * per Tag, ~7 ms per Server, most of a fleet program's CPU. So the classes register with
+ * `Error.stackTraceLimit` at 0 unless that variable is set. Nothing a user sees changes: the SDK
+ * takes the source position with its own limit, and an error thrown while registering gets its
+ * stack again, pointing at the program's line.
  */
-
 import * as pulumi from "@pulumi/pulumi";
 import { isAutonamed, LOGICAL_NAME_INPUT } from "./autoname";
 import { generatedSecrets, type ResourceKind } from "./kinds";
@@ -24,19 +15,13 @@ import { withEveryOutput } from "./outputs";
 import { serializedShim } from "./shim";
 
 /**
- * A resource of this package, registered as `pulumi.dynamic.Resource` registers one: type
- * `pulumi-nodejs:dynamic/cloudinfra:<kind>`, the properties with `__provider` (the kind's shim,
- * see ../shim.ts), served by the engine's dynamic-provider host. What differs is only how the
- * `__provider` text is made: `pulumi.dynamic.Resource` runs the SDK's closure serializer in the
- * program, this class takes the same text pinned ({@link serializedShim}). Instances still pass
+ * A resource of this package, registered as `pulumi.dynamic.Resource` registers one (type
+ * `pulumi-nodejs:dynamic/cloudinfra:<kind>`, `__provider` the kind's shim) but with the shim's
+ * text pinned ({@link serializedShim}) instead of serialized in the program. Instances still pass
  * `instanceof pulumi.dynamic.Resource`.
  */
 export abstract class CloudInfraResource extends pulumi.CustomResource {
-  /**
-   * @param kind The resource kind (and class name): `"Tag"`.
-   * @param outputs Every declared output of the class (`EveryOutput<X>`, ../outputs.ts): each is
-   *   in the property bag, `undefined` where `args` does not set it.
-   */
+  /** @param outputs Every declared output of the class (`EveryOutput<X>`, ../outputs.ts). */
   protected constructor(
     kind: ResourceKind,
     name: string,
@@ -44,18 +29,22 @@ export abstract class CloudInfraResource extends pulumi.CustomResource {
     args: object,
     opts: pulumi.CustomResourceOptions | undefined,
   ) {
+    const secrets = generatedSecrets(kind);
     const quiet = quietRegistration();
     try {
       super(
         `pulumi-nodejs:dynamic/cloudinfra:${kind}`,
         name,
         {
-          ...withEveryOutput(outputs, args),
+          ...withEveryOutput(Object.keys(outputs), args),
           __provider: serializedShim(kind),
           // The host's `check` gets no URN: the logical name autonaming needs (../autoname.ts).
           ...(isAutonamed(kind) ? { [LOGICAL_NAME_INPUT]: name } : {}),
         },
-        withGeneratedSecrets(kind, opts),
+        // The host cannot return secrets: the engine marks the generated ones.
+        secrets.length === 0
+          ? opts
+          : pulumi.mergeOptions(opts, { additionalSecretOutputs: [...secrets] }),
       );
     } catch (err) {
       throw quiet.failed(err);
@@ -64,10 +53,7 @@ export abstract class CloudInfraResource extends pulumi.CustomResource {
     }
   }
 }
-/**
- * A resource that can also be read by id without being managed (`X.get`): every kind the API can
- * read, so every kind but User.
- */
+/** A resource that can also be read by id without being managed (`X.get`): every kind but User. */
 export abstract class ReadableResource extends CloudInfraResource {
   /**
    * Reads an existing object by id without managing it: nothing is created, changed or deleted,
@@ -92,45 +78,19 @@ export abstract class ReadableResource extends CloudInfraResource {
   }
 }
 
-/**
- * `X.get(name, id, opts?)`, {@link ReadableResource.get} as a class declares it again to document
- * what its outputs hold: `declare static get: ReadById;` under the kind's own TSDoc.
- */
+/** {@link ReadableResource.get} as a class declares it again under its own TSDoc. */
 export type ReadById = typeof ReadableResource.get;
 
-/**
- * The options with the kind's generated secrets (a user's API key, a generated private key) as
- * `additionalSecretOutputs`: the engine stores and shows them as secrets; the provider host
- * cannot return secrets itself.
- */
-function withGeneratedSecrets(
-  kind: ResourceKind,
-  opts: pulumi.CustomResourceOptions | undefined,
-): pulumi.CustomResourceOptions | undefined {
-  const secrets = generatedSecrets(kind);
-  if (secrets.length === 0) return opts;
-  return pulumi.mergeOptions(opts, { additionalSecretOutputs: [...secrets] });
-}
-
-// `super()` above calls CustomResource's constructor (the class's own prototype), so the SDK's
-// serializer never runs; instances keep `pulumi.dynamic.Resource` in their prototype chain for
-// programs that test for it.
+// `super()` calls CustomResource's constructor, so the SDK's serializer never runs; instances keep
+// `pulumi.dynamic.Resource` in their prototype chain for programs that test for it.
 Object.setPrototypeOf(CloudInfraResource.prototype, pulumi.dynamic.Resource.prototype);
 
-/** One registration: `failed(err)` when `super()` threw, then `done()` in any case. */
-export interface QuietRegistration {
-  /** Restores the limit and gives `err` the stack of the caller. */
-  failed(err: unknown): unknown;
-  /** Restores the limit. */
-  done(): void;
-}
-
 /**
- * Lowers `Error.stackTraceLimit` to 0 for the `super()` call of a resource class (see the top of
- * this module), unless `PULUMI_DEBUG_PROMISE_LEAKS` is set. Use it as {@link CloudInfraResource}
- * does: `failed(err)` in a catch around `super()`, `done()` in its finally.
+ * Lowers `Error.stackTraceLimit` to 0 for a class's `super()` call (see the top of this module).
+ * Use it as {@link CloudInfraResource} does: `failed(err)` (restores the limit, gives `err` the
+ * caller's stack) in a catch around `super()`, `done()` in its finally.
  */
-export function quietRegistration(): QuietRegistration {
+export function quietRegistration(): { failed(err: unknown): unknown; done(): void } {
   const limit = Error.stackTraceLimit;
   const debugging = (process.env["PULUMI_DEBUG_PROMISE_LEAKS"] ?? "") !== "";
   if (!debugging) Error.stackTraceLimit = 0;

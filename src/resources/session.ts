@@ -1,22 +1,12 @@
 /**
- * One provider session per configured provider: {@link ProviderSession}.
- *
- * Everything a provider keeps between calls belongs to the account it was configured for, never
- * to the process: the API client (its keep-alive connections and rate budget), the list cache
- * (shared-list.ts), the create ledger (ids before, claims: create.ts), the create journal
- * (journal.ts), the objects of the stack (stack-objects.ts) and what a kind keeps per session in
- * a {@link SessionSlot} (the server watch: server/watch.ts). A session is made from one
- * configuration by whoever configures a provider, and handed to every operation as its first
- * argument; nothing here knows a "current" session:
- * - the dynamic entry point (`pulumi-cloudinfra/provider`, src/provider.ts) makes its host's
- *   session when `configure()` hands over the stack configuration ({@link lazySession}: its
- *   settings are resolved at first use, so a preview's `check` runs before any are set);
- * - a native plugin's provider instance takes {@link sessionFor}`(config)` of its Configure, and
- *   the data sources the client of the program's settings' session; the same configuration gives
- *   the same session, two accounts in one process never see each other's state.
- *
- * The registry of {@link sessionFor} is the one piece of process-wide mutable state of
- * `src/resources`.
+ * One provider session per configured provider: everything a provider keeps between calls belongs
+ * to the account it was configured for, never to the process. A session is made from one
+ * configuration by whoever configures a provider and handed to every operation as its first
+ * argument; nothing here knows a "current" session. The dynamic entry point (src/provider.ts) makes
+ * its host's in `configure()` ({@link lazySession}); a native plugin's provider instance takes
+ * {@link sessionFor}`(config)`, whose registry is the one process-wide mutable state of
+ * `src/resources`: the same configuration gives the same session, and two accounts in one process
+ * never see each other's state.
  */
 import { CloudInfraClient } from "../api/client";
 import type { HttpClientOptions } from "../api/http";
@@ -34,9 +24,9 @@ export type SessionTimeouts = Pick<
 >;
 
 /**
- * One configured provider: where the API is, the key (secret: never logged, never in an error),
- * the CA to trust, the HTTP timeouts, and the project directory whose journal records its
- * creates (default: the working directory, which is the Pulumi project's in a provider host).
+ * One configured provider: the settings (the key is never logged, never in an error), the HTTP
+ * timeouts, and the project directory whose journal records its creates (default: the working
+ * directory, the Pulumi project's in a provider host).
  */
 export type SessionConfig = Settings &
   SessionTimeouts & {
@@ -45,35 +35,28 @@ export type SessionConfig = Settings &
     logger?: Logger;
   };
 
-/**
- * What a kind keeps per session, made on first use from the session (the server watch:
- * server/watch.ts): the kind owns the value and its type, the session only holds it.
- */
+/** What a kind keeps per session, made on first use (the server watch): the kind owns its type. */
 export interface SessionSlot<T> {
   make(session: ProviderSession): T;
 }
 
-/** The state one configured provider keeps between calls; see the top of this module. */
 export interface ProviderSession {
-  /** The client every call of this session goes through. */
   readonly client: CloudInfraClient;
-  /** Shared reads of whole lists, refreshed by the client's write events. */
+  /** Shared reads of whole lists (shared-list.ts), refreshed by the client's write events. */
   readonly lists: SharedLists;
-  /** Claims and ids before of this session's creates. */
+  /** Claims and ids before of this session's creates (create.ts). */
   readonly creates: CreateLedger;
-  /** Where this session's creates are written down (journal.ts). */
   readonly journal: CreateJournal;
   /** The objects this session knows its deployment manages (stack-objects.ts). */
   readonly stack: StackObjects;
-  /** The endpoint this session talks to (for messages; the key is never exposed). */
+  /** For messages; the key is never exposed. */
   readonly endpoint: string;
   /** Aborted by {@link cancel}: every wait of the session ends at once. */
   readonly cancelled: AbortSignal;
-  /** The value of `slot` in this session, made on first use. */
   slot<T>(slot: SessionSlot<T>): T;
   /** The engine's Cancel: ends the session's waits now; those still to come end at their start. */
   cancel(): void;
-  /** Closes the client's connections (nothing to close when none was made). */
+  /** Closes the client's connections, if any were made. */
   close(): Promise<void>;
 }
 
@@ -104,12 +87,9 @@ class ConfiguredSession implements ProviderSession {
 
   get client(): CloudInfraClient {
     if (this.#client === undefined) {
-      const { projectDir: _dir, logger, ...http } = this.#settings;
-      this.#client = new CloudInfraClient({
-        ...clientOptions(http),
-        ...timeoutsOf(http),
-        ...(logger === undefined ? {} : { logger }),
-      });
+      // The rest is the timeouts and the logger, each left to the client's default when unset.
+      const { endpoint: _e, apiKey: _k, caCert: _ca, projectDir: _dir, ...rest } = this.#settings;
+      this.#client = new CloudInfraClient({ ...clientOptions(this.#settings), ...rest });
     }
     return this.#client;
   }
@@ -147,15 +127,6 @@ class ConfiguredSession implements ProviderSession {
   }
 }
 
-function timeoutsOf(config: SessionTimeouts): SessionTimeouts {
-  const out: SessionTimeouts = {};
-  if (config.timeoutMs !== undefined) out.timeoutMs = config.timeoutMs;
-  if (config.maxRetries !== undefined) out.maxRetries = config.maxRetries;
-  if (config.retryBaseDelayMs !== undefined) out.retryBaseDelayMs = config.retryBaseDelayMs;
-  if (config.retryMaxDelayMs !== undefined) out.retryMaxDelayMs = config.retryMaxDelayMs;
-  return out;
-}
-
 /**
  * A session whose configuration `resolve` gives when the session first needs it (and again after
  * it threw): what a provider that may be called before its settings exist is handed.
@@ -171,7 +142,6 @@ function keyOf(config: SessionConfig): string {
   return `${settingsFingerprint(settings)}\n${projectDir ?? ""}\n${JSON.stringify(timeouts)}`;
 }
 
-/** The sessions of explicit configurations, by {@link keyOf}. */
 const sessions = new Map<string, ProviderSession>();
 
 /**

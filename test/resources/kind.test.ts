@@ -7,14 +7,9 @@ import type { Role } from "../../src/api/schemas/iam";
 import type { Server } from "../../src/api/schemas/servers";
 import type { Tag } from "../../src/api/schemas/tags";
 import { matchesRequest } from "../../src/resources/kind";
-import { generatedSecrets, RESOURCE_KINDS, type ResourceKind } from "../../src/resources/kinds";
 import { definition as role } from "../../src/resources/role/provider";
-import { definition as securityGroup } from "../../src/resources/security-group/provider";
-import { definition as attachment } from "../../src/resources/security-group-attachment/provider";
 import { definition as server } from "../../src/resources/server/provider";
-import { definition as sshKey } from "../../src/resources/ssh-key/provider";
 import { definition as tag } from "../../src/resources/tag/provider";
-import { definition as user } from "../../src/resources/user/provider";
 import { wireServer } from "../support/wire-objects";
 
 function liveTag(overrides: Partial<Tag> = {}): Tag {
@@ -76,29 +71,5 @@ describe("matching a live object to a create request", () => {
     expect(matchesRequest(role, live, inputs)).toBe(true);
     expect(matchesRequest(role, { ...live, system_role: true }, inputs)).toBe(false);
     expect(matchesRequest(role, live, { ...inputs, permissionIds: [6] })).toBe(false);
-  });
-});
-
-describe("the secrets a kind's definition declares", () => {
-  it("are the ones both flavours mark secret (kinds.ts)", () => {
-    const definitions = [tag, securityGroup, role, sshKey, user, attachment, server];
-    const declared = Object.fromEntries(
-      definitions.flatMap((d) => (d.secrets === undefined ? [] : [[d.what.kind, d.secrets]])),
-    );
-    const registered = Object.fromEntries(
-      RESOURCE_KINDS.flatMap((k) =>
-        generatedSecrets(k).length === 0 ? [] : [[k, generatedSecrets(k)]],
-      ),
-    );
-    expect(declared).toEqual(registered);
-    expect(definitions.map((d) => d.what.kind as ResourceKind).sort()).toEqual([
-      "Role",
-      "SecurityGroup",
-      "SecurityGroupAttachment",
-      "Server",
-      "SshKey",
-      "Tag",
-      "User",
-    ]);
   });
 });

@@ -1,8 +1,8 @@
 /**
- * Where the package schema's facts come from: for each resource kind, the zod schema its `check`
- * validates inputs with and the field table its `diff` decides replacements with; for each data
- * source, the zod schema its arguments are parsed with. The schema generator reads nothing else
- * for input types and replacements, so they cannot drift from what the provider does.
+ * Where the package schema's facts come from: for each resource kind, its definition (the input
+ * schema and the field table its operations use); for each data source, the zod schema its
+ * arguments are parsed with. The schema generator reads nothing else for input types and
+ * replacements, so they cannot drift from what the provider does.
  */
 import { z } from "zod";
 import { AccountSchema, MembershipSchema, UserSchema } from "../../api/schemas/account";
@@ -26,20 +26,15 @@ import { GetServerArgsSchema, GetServersArgsSchema } from "../../functions/serve
 import { GetSshKeysArgsSchema } from "../../functions/ssh-keys";
 import { GetTagsArgsSchema } from "../../functions/tags";
 import type { FieldRule } from "../../resources/common";
+import type { KindDefinition } from "../../resources/kind";
 import { RESOURCE_KINDS, type ResourceKind } from "../../resources/kinds";
-import { ROLE_FIELDS, RoleInputsSchema } from "../../resources/role/model";
-import {
-  SECURITY_GROUP_FIELDS,
-  SecurityGroupInputsSchema,
-} from "../../resources/security-group/model";
-import {
-  ATTACHMENT_FIELDS,
-  AttachmentInputsSchema,
-} from "../../resources/security-group-attachment/model";
-import { FIELDS as SERVER_FIELDS, ServerInputsSchema } from "../../resources/server/model";
-import { SSH_KEY_FIELDS, SshKeyInputsSchema } from "../../resources/ssh-key/model";
-import { TAG_FIELDS, TagInputsSchema } from "../../resources/tag/model";
-import { USER_FIELDS, UserInputsSchema } from "../../resources/user/model";
+import { definition as role } from "../../resources/role/provider";
+import { definition as securityGroup } from "../../resources/security-group/provider";
+import { definition as attachment } from "../../resources/security-group-attachment/provider";
+import { definition as server } from "../../resources/server/provider";
+import { definition as sshKey } from "../../resources/ssh-key/provider";
+import { definition as tag } from "../../resources/tag/provider";
+import { definition as user } from "../../resources/user/provider";
 
 /**
  * Where the numbers of an output object come from (./integers.ts): the wire `schema` its values
@@ -47,67 +42,63 @@ import { USER_FIELDS, UserInputsSchema } from "../../resources/user/model";
  * (`orderId` → `order_id`), and `renames` for outputs named otherwise (`tagId` is the tag's `id`).
  */
 export interface OutputSource {
-  schema?: z.ZodObject;
+  schema?: z.ZodType;
   renames?: Readonly<Record<string, z.ZodType>>;
 }
 
-/** What the provider itself knows of a resource kind's inputs and outputs. */
+/** What the provider itself knows of a resource kind's inputs and outputs: its definition's. */
 export interface KindSource {
-  /** The input schema `check` validates with. */
-  inputs: z.ZodObject;
+  /** The input schema `create` and `update` parse with. */
+  inputs: z.ZodType;
   /** The field table `diff` compares with (`replaceOnChange` marks fields that force a replacement). */
   fields: Readonly<Record<string, FieldRule>>;
   /** Where the numbers of its outputs that are not inputs come from (./integers.ts). */
   outputs: OutputSource;
 }
 
+/**
+ * A kind's source, taken from its definition; the wire schema must parse to the definition's live
+ * object (its creation answer for a kind the API cannot read), and renames name its outputs.
+ */
+function kindSource<
+  Inputs extends object,
+  Live,
+  Request,
+  Answer,
+  Outputs extends object,
+  R extends Inputs,
+>(
+  def: KindDefinition<Inputs, Live, Request, Answer, Outputs, R>,
+  outputs: {
+    schema?: z.ZodType<[Live] extends [never] ? Answer : Live>;
+    renames?: Partial<Record<keyof Outputs, z.ZodType>>;
+  } = {},
+): KindSource {
+  return { inputs: def.schema, fields: def.fields, outputs: outputs as OutputSource };
+}
+
 /** By kind: every kind of ../../resources/kinds.ts, or this fails to compile. */
 export const KIND_SOURCES: Readonly<Record<ResourceKind, KindSource>> = {
-  Server: {
-    inputs: ServerInputsSchema,
-    fields: SERVER_FIELDS,
-    outputs: { schema: ServerSchema, renames: { serverId: ServerSchema.shape.id } },
-  },
-  SshKey: {
-    inputs: SshKeyInputsSchema,
-    fields: SSH_KEY_FIELDS,
-    outputs: { schema: KeySchema, renames: { keyId: KeySchema.shape.id } },
-  },
-  Tag: {
-    inputs: TagInputsSchema,
-    fields: TAG_FIELDS,
-    outputs: { schema: TagSchema, renames: { tagId: TagSchema.shape.id } },
-  },
-  Role: {
-    inputs: RoleInputsSchema,
-    fields: ROLE_FIELDS,
-    outputs: {
-      schema: RoleSchema,
-      renames: {
-        roleId: RoleSchema.shape.id,
-        permissionIds: z.array(RolePermissionSchema.shape.permission_id),
-      },
+  Server: kindSource(server, {
+    schema: ServerSchema,
+    renames: { serverId: ServerSchema.shape.id },
+  }),
+  SshKey: kindSource(sshKey, { schema: KeySchema, renames: { keyId: KeySchema.shape.id } }),
+  Tag: kindSource(tag, { schema: TagSchema, renames: { tagId: TagSchema.shape.id } }),
+  Role: kindSource(role, {
+    schema: RoleSchema,
+    renames: {
+      roleId: RoleSchema.shape.id,
+      permissionIds: z.array(RolePermissionSchema.shape.permission_id),
     },
-  },
-  User: {
-    inputs: UserInputsSchema,
-    fields: USER_FIELDS,
-    outputs: { schema: CreateUserResponseSchema },
-  },
-  SecurityGroup: {
-    inputs: SecurityGroupInputsSchema,
-    fields: SECURITY_GROUP_FIELDS,
-    outputs: {
-      schema: SecurityGroupSchema,
-      renames: { securityGroupId: SecurityGroupSchema.shape.id },
-    },
-  },
+  }),
+  User: kindSource(user, { schema: CreateUserResponseSchema }),
+  SecurityGroup: kindSource(securityGroup, {
+    schema: SecurityGroupSchema,
+    renames: { securityGroupId: SecurityGroupSchema.shape.id },
+  }),
   // Every output is an input.
-  SecurityGroupAttachment: {
-    inputs: AttachmentInputsSchema,
-    fields: ATTACHMENT_FIELDS,
-    outputs: {},
-  },
+  SecurityGroupAttachment: kindSource(attachment),
 };
 
 /**

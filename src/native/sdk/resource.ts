@@ -7,7 +7,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import type { ResourceKind } from "../../resources/kinds";
-import type { OutputNames } from "../../resources/outputs";
+import { type OutputNames, withEveryOutput } from "../../resources/outputs";
 import { quietRegistration } from "../../resources/registration";
 import { resourceToken, type SchemaResources } from "../package";
 
@@ -47,15 +47,13 @@ export function nativeResourceClass<Args extends object, R>(
   const token = resourceToken(kind);
   class Native extends pulumi.CustomResource {
     constructor(name: string, args: Args, opts?: pulumi.CustomResourceOptions) {
-      // Every output is present in the bag, or the SDK gives the instance no Output for it.
-      const props: Record<string, unknown> = Object.fromEntries(names.map((n) => [n, undefined]));
       // Without the SDK's stack trace per property promise, as the dynamic classes register.
       const quiet = quietRegistration();
       try {
         super(
           token,
           name,
-          { ...props, ...args },
+          withEveryOutput(names, args),
           pulumi.mergeOptions(opts, { additionalSecretOutputs: secrets }),
         );
       } catch (err) {

@@ -66,10 +66,6 @@ export class Role extends ReadableResource {
    * const admin = cloudinfra.Role.get("admin", "1");
    * new cloudinfra.User("ci", { name: "ci", type: "api", roleId: admin.roleId });
    * ```
-   *
-   * @param name The resource name in this program.
-   * @param id The role's id (`"1"`).
-   * @param opts Resource options; `id` is set from the argument.
    */
   declare static get: ReadById;
 }

@@ -1,9 +1,7 @@
 /**
- * The Role kind. There is no endpoint to read one role, so `read` finds it in the list, which
- * every read in this process shares (see ../shared-list.ts); every write invalidates it.
- * Permission names are resolved against the catalogue in `check`, so a typo fails the preview;
- * a write sends their ids. A system role is the service's own: it is never created, adopted,
- * changed or deleted, and a 409 about one says so.
+ * The Role kind. Permission names are resolved against the catalogue in `check`, so a typo fails
+ * the preview; a write sends their ids. A system role is the service's own: never created,
+ * adopted, changed or deleted, and a 409 about one says so.
  */
 import type { ConflictError } from "../../api/errors";
 import type { CreateRoleRequest, Permission, Role } from "../../api/schemas/iam";
@@ -16,7 +14,7 @@ import {
   type Props,
 } from "../common";
 import { INPUT_RULES } from "../input-rules";
-import { type KindDefinition, kindOperations, nameTaken } from "../kind";
+import { type KindDefinition, kindOperations, nameIn, nameTaken } from "../kind";
 import type { ProviderSession } from "../session";
 import {
   fromApi,
@@ -130,21 +128,17 @@ async function check(session: ProviderSession, _olds: Props, news: Props) {
   if ((result.failures?.length ?? 0) > 0 || containsUnknown(names) || !Array.isArray(names)) {
     return result;
   }
-  let catalogue: readonly Permission[];
-  try {
-    catalogue = await listPermissions(session);
-  } catch (err) {
+  const catalogue = await listPermissions(session).catch((err: unknown) => {
     // Not a failure of the inputs: an operation error, so Pulumi does not call them invalid.
-    const label = typeof news["name"] === "string" ? news["name"] : undefined;
     const message = err instanceof Error ? err.message : String(err);
     throw operationError(
-      describeOperation("checking", "Role", label),
+      describeOperation("checking", "Role", nameIn(news)),
       new Error(
         `the permission names could not be checked: reading the permission catalogue failed (${message}); nothing was changed`,
         { cause: err },
       ),
     );
-  }
+  });
   // Resolved in the program's order, so a failure names the position the user wrote.
   const resolution = resolvePermissions(names.map(String), catalogue);
   if (!resolution.ok) {

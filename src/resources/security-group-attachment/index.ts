@@ -45,10 +45,6 @@ export class SecurityGroupAttachment extends ReadableResource {
    * ```ts
    * const webSsh = cloudinfra.SecurityGroupAttachment.get("web-ssh", "4/12");
    * ```
-   *
-   * @param name The resource name in this program.
-   * @param id `<securityGroupId>/<serverId>`, such as `"4/12"`.
-   * @param opts Resource options; `id` is set from the argument.
    */
   declare static get: ReadById;
 }

@@ -1,12 +1,11 @@
 /**
- * The SecurityGroupAttachment kind: one group on one server, read through the group's list of
- * servers; every change replaces it. Detaching a pair that is already apart, or whose group or server is gone,
- * succeeds: the goal of a delete is reached either way.
+ * The SecurityGroupAttachment kind: one group on one server, read through the group list; every
+ * change replaces it, and detaching a pair already apart (or whose group or server is gone) succeeds.
  */
 import type { CloudInfraClient } from "../../api/client";
 import { NotFoundError } from "../../api/errors";
 import type { SecurityGroup } from "../../api/schemas/firewall";
-import { describeOperation, operationError, type Props } from "../common";
+import { describeOperation, operationError, type Props, unlessNotFound } from "../common";
 import { INPUT_RULES } from "../input-rules";
 import { findListed, type KindDefinition, kindOperations, parseInputs } from "../kind";
 import { groupList } from "../security-group/provider";
@@ -38,16 +37,12 @@ async function missingError(
   operation: string,
   err: NotFoundError,
 ): Promise<Error> {
-  let groupExists = true;
-  try {
-    await client.firewall.get(pair.securityGroupId);
-  } catch (lookupErr) {
-    if (lookupErr instanceof NotFoundError) groupExists = false;
-    else return operationError(operation, err);
-  }
-  const what = groupExists
-    ? `server ${pair.serverId} does not exist`
-    : `security group ${pair.securityGroupId} does not exist`;
+  const group = await unlessNotFound(client.firewall.get(pair.securityGroupId)).catch(() => null);
+  if (group === null) return operationError(operation, err);
+  const what =
+    group === undefined
+      ? `security group ${pair.securityGroupId} does not exist`
+      : `server ${pair.serverId} does not exist`;
   return operationError(operation, new Error(`${what} (${err.message})`, { cause: err }));
 }
 
@@ -93,26 +88,23 @@ export const operations = kindOperations(definition, {
   },
 
   async read(session, id, props) {
+    const operation = describeOperation("reading", KIND, id);
     const pair = pairOf(id, props);
     if (pair === undefined) {
       throw operationError(
-        describeOperation("reading", KIND, id),
+        operation,
         new Error('expected an id of the form "<securityGroupId>/<serverId>", such as "12/34"'),
       );
     }
-    let attached: boolean;
-    try {
-      // A refresh reads every attachment of the stack at once: the group list serves them all.
-      const group = await findListed(
-        session,
-        groupList(session.client),
-        (g) => g.id === pair.securityGroupId && g.servers.some((s) => s.id === pair.serverId),
-      );
-      attached = group !== undefined;
-    } catch (err) {
-      throw operationError(describeOperation("reading", KIND, id), err);
-    }
-    if (!attached) return {};
+    // A refresh reads every attachment of the stack at once: the group list serves them all.
+    const group = await findListed(
+      session,
+      groupList(session.client),
+      (g) => g.id === pair.securityGroupId && g.servers.some((s) => s.id === pair.serverId),
+    ).catch((err: unknown) => {
+      throw operationError(operation, err);
+    });
+    if (group === undefined) return {};
     return { id: attachmentId(pair), props: { ...pair }, inputs: { ...pair } };
   },
 

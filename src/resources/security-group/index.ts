@@ -93,10 +93,6 @@ export class SecurityGroup extends ReadableResource {
    * const ssh = cloudinfra.SecurityGroup.get("ssh", "4");
    * new cloudinfra.SecurityGroupAttachment("web-ssh", { securityGroupId: ssh.id, serverId: web.id });
    * ```
-   *
-   * @param name The resource name in this program.
-   * @param id The group's id (`"4"`).
-   * @param opts Resource options; `id` is set from the argument.
    */
   declare static get: ReadById;
 }

@@ -1,8 +1,4 @@
-/**
- * The SecurityGroup kind. Creation answers no id (as the spec says), so the toolkit finds the new
- * group in the paged list: the group with our name that was not there before. Nothing about a
- * group needs a replacement; on adoption the servers it is attached to stay attached.
- */
+/** The SecurityGroup kind: the creation answer names no id, so the toolkit finds the new group. */
 import type { CloudInfraClient } from "../../api/client";
 import type { SecurityGroup, SecurityGroupRequest } from "../../api/schemas/firewall";
 import { INPUT_RULES } from "../input-rules";
@@ -47,7 +43,6 @@ export const definition: KindDefinition<
     list: groupList,
     get: (client, id) => client.firewall.get(id),
     create: (client, request) => client.firewall.create(request),
-    // The creation answer names no id (as the spec says): the toolkit finds the new group.
     idInAnswer: () => undefined,
     update: (client, id, request) => client.firewall.update(id, request),
     delete: (session, id) => deleteWhenDetached(session, Number(id)),

@@ -75,10 +75,6 @@ export class SshKey extends ReadableResource {
    * const deploy = cloudinfra.SshKey.get("deploy", "3");
    * new cloudinfra.Server("web", { name: "web", planId: 1, image: "ubuntu-24.04", sshKeyIds: [deploy.keyId] });
    * ```
-   *
-   * @param name The resource name in this program.
-   * @param id The key's id (`"3"`).
-   * @param opts Resource options; `id` is set from the argument.
    */
   declare static get: ReadById;
 }

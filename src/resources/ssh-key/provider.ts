@@ -1,13 +1,9 @@
 /**
  * The SshKey kind. The service cannot change a key, so every difference replaces it; a generated
- * key's private half exists only in the creation answer, so every later operation carries it
- * forward from the stored state.
- *
- * Import: the service holds each key once, so a key with our material and name that was not
- * there before is the one a request whose answer was lost made; the create call comes first and
- * its 409 is the verdict (no check-then-create race), the lookup then only names the holder.
- * Generate: a key made by a request whose answer was lost is useless (its private half was only in
- * that answer); it is the one new key with our name, deleted before the create is sent again.
+ * key's private half exists only in the creation answer, so later operations carry it from the
+ * stored state, and a generated key whose answer was lost is deleted before the create is sent
+ * again. The service holds each public key once: an import's 409 is the verdict, the lookup only
+ * names the holder.
  */
 import type { CreateKeyRequest, Key, KeyEnvelope } from "../../api/schemas/keys";
 import { parsePublicKey } from "../../lib/sshkeys";
@@ -63,7 +59,6 @@ export const definition: KindDefinition<
   schema: SshKeyInputsSchema,
   rules: INPUT_RULES.SshKey,
   fields: SSH_KEY_FIELDS,
-  secrets: ["privateKey"],
   api: {
     idOf: (key) => key.id,
     list: (client) => ({ key: "keys", read: (options) => client.keys.list(options) }),

@@ -69,10 +69,6 @@ export class Tag extends ReadableResource {
    * ```ts
    * const prod = cloudinfra.Tag.get("prod", "7");
    * ```
-   *
-   * @param name The resource name in this program.
-   * @param id The tag's id (`"7"`).
-   * @param opts Resource options; `id` is set from the argument.
    */
   declare static get: ReadById;
 }

@@ -1,9 +1,4 @@
-/**
- * The Tag kind. There is no endpoint to read one tag, so `read` finds it in the list, which every
- * read in this process shares (see ../shared-list.ts); a write through the client makes the next
- * read ask again. Nothing about a tag needs a replacement: name, colour, data and membership
- * change in place, on adoption too.
- */
+/** The Tag kind: no call reads one tag, so `read` finds it in the shared list (../shared-list.ts). */
 import type { CreateTagRequest, Tag } from "../../api/schemas/tags";
 import type { Props } from "../common";
 import { INPUT_RULES } from "../input-rules";

@@ -1,9 +1,6 @@
 /**
- * The User kind. The API has no call to read or list users, so `read` cannot verify one: it
- * returns the stored state unchanged (no drift is ever reported, and the API key, which exists
- * only in the creation answer, is never lost). Update and delete still reach the service and say
- * clearly when the user is gone. Create recovery rests on names being unique: the 409 names the
- * holder (../create.ts, `unique`).
+ * The User kind: no call reads or lists users, so `read` keeps the stored state (and the API key,
+ * only ever in the creation answer), and create recovery rests on the 409 naming the holder.
  */
 import { type ConflictError, NotFoundError } from "../../api/errors";
 import type { CreateUserRequest, CreateUserResponse } from "../../api/schemas/iam";
@@ -60,7 +57,6 @@ export const definition: KindDefinition<
   schema: UserInputsSchema,
   rules: INPUT_RULES.User,
   fields: USER_FIELDS,
-  secrets: ["apiKey"],
   api: {
     idOf: (live) => live,
     create: (client, request) => client.iam.createUser(request),
