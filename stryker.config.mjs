@@ -13,7 +13,7 @@ export default {
   // reload, not skipped; see docs/mutation-testing.md.
   ignoreStatic: false,
   concurrency: Number(process.env.MUTATION_CONCURRENCY ?? "1"),
-  reporters: ["json", "clear-text"],
+  reporters: ["json", "clear-text", "progress-append-only"],
   jsonReporter: { fileName: process.env.MUTATION_REPORT },
   clearTextReporter: { allowColor: false, logTests: false, reportScoreTable: false },
   tempDirName: ".stryker-tmp",

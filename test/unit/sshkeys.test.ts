@@ -324,91 +324,6 @@ describe("generateEd25519KeyPair", () => {
   });
 });
 
-function findSshKeygen(): string | undefined {
-  try {
-    return (
-      execFileSync("sh", ["-c", "command -v ssh-keygen"], { encoding: "utf8" }).trim() || undefined
-    );
-  } catch {
-    return undefined;
-  }
-}
-
-const sshKeygen = findSshKeygen();
-if (sshKeygen === undefined) {
-  console.warn(
-    "sshkeys.test: ssh-keygen not found; skipping live OpenSSH cross-checks " +
-      "(the published and recorded OpenSSH vectors above still run)",
-  );
-}
-
-describe.skipIf(sshKeygen === undefined)("cross-checks with the local ssh-keygen", () => {
-  const dir = mkdtempSync(join(tmpdir(), "sshkeys-test-"));
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
-  const keygen = (...args: string[]) =>
-    execFileSync(sshKeygen!, args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
-
-  it.each([
-    ["ed25519", "256"],
-    ["ecdsa", "256"],
-    ["ecdsa", "384"],
-    ["ecdsa", "521"],
-    ["rsa", "2048"],
-    ["rsa", "3072"],
-  ])("parses a fresh ssh-keygen %s-%s key exactly as ssh-keygen -lf describes it", (type, bits) => {
-    const file = join(dir, `id_${type}_${bits}`);
-    keygen("-q", "-t", type, "-b", bits, "-N", "", "-C", `me@${type}-${bits}`, "-f", file);
-    const [size, fingerprint, comment] = keygen("-lf", `${file}.pub`).trim().split(" ");
-    const parsed = parsePublicKey(readFileSync(`${file}.pub`, "utf8"));
-    expect(String(parsed.bits)).toBe(size);
-    expect(parsed.fingerprint).toBe(fingerprint);
-    expect(parsed.comment).toBe(comment);
-  });
-
-  it("rejects a fresh 1024-bit ssh-keygen RSA key", () => {
-    const file = join(dir, "id_rsa_1024");
-    keygen("-q", "-t", "rsa", "-b", "1024", "-N", "", "-f", file);
-    expectKeyError(readFileSync(`${file}.pub`, "utf8"), /at least 2048 bits, this one has 1024/);
-  });
-
-  it("loads the generated private key, derives the same public key and signs with it", () => {
-    const pair = generateEd25519KeyPair("generated@emulator");
-    const file = join(dir, "generated");
-    writeFileSync(file, pair.privateKey);
-    chmodSync(file, 0o600);
-    writeFileSync(`${file}.pub`, `${pair.publicKey}\n`);
-
-    const derived = parsePublicKey(keygen("-y", "-f", file));
-    const given = parsePublicKey(pair.publicKey);
-    expect(derived.type).toBe(given.type);
-    expect(derived.blob.toString("base64")).toBe(given.blob.toString("base64"));
-    expect(keygen("-lf", file)).toContain(`256 ${pair.fingerprint} generated@emulator (ED25519)`);
-
-    const message = join(dir, "message.txt");
-    writeFileSync(message, "hello\n");
-    keygen("-Y", "sign", "-q", "-f", file, "-n", "file", message);
-    const signers = join(dir, "allowed_signers");
-    writeFileSync(signers, `ops@example.com ${pair.publicKey}\n`);
-    const verdict = execFileSync(
-      sshKeygen!,
-      [
-        "-Y",
-        "verify",
-        "-f",
-        signers,
-        "-I",
-        "ops@example.com",
-        "-n",
-        "file",
-        "-s",
-        `${message}.sig`,
-      ],
-      { input: readFileSync(message), encoding: "utf8" },
-    );
-    expect(verdict).toContain('Good "file" signature for ops@example.com');
-  });
-});
-
 /** The message `parsePublicKey` refuses `text` with; fails when it accepts the text. */
 function refusal(text: string): string {
   try {
@@ -754,5 +669,92 @@ describe("generateEd25519KeyPair's exact form", () => {
       `ssh-ed25519 ${parsePublicKey(bare.publicKey).blob.toString("base64")}`,
     );
     expect(bare.fingerprint).toMatch(/^SHA256:[A-Za-z0-9+/]{43}$/);
+  });
+});
+
+// Last in the file: the slowest tests (ssh-keygen makes RSA keys), so that a mutation run, which
+// stops at a mutant's first failing test, reaches them only for the mutants nothing else kills.
+function findSshKeygen(): string | undefined {
+  try {
+    return (
+      execFileSync("sh", ["-c", "command -v ssh-keygen"], { encoding: "utf8" }).trim() || undefined
+    );
+  } catch {
+    return undefined;
+  }
+}
+
+const sshKeygen = findSshKeygen();
+if (sshKeygen === undefined) {
+  console.warn(
+    "sshkeys.test: ssh-keygen not found; skipping live OpenSSH cross-checks " +
+      "(the published and recorded OpenSSH vectors above still run)",
+  );
+}
+
+describe.skipIf(sshKeygen === undefined)("cross-checks with the local ssh-keygen", () => {
+  const dir = mkdtempSync(join(tmpdir(), "sshkeys-test-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const keygen = (...args: string[]) =>
+    execFileSync(sshKeygen!, args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+
+  it.each([
+    ["ed25519", "256"],
+    ["ecdsa", "256"],
+    ["ecdsa", "384"],
+    ["ecdsa", "521"],
+    ["rsa", "2048"],
+    ["rsa", "3072"],
+  ])("parses a fresh ssh-keygen %s-%s key exactly as ssh-keygen -lf describes it", (type, bits) => {
+    const file = join(dir, `id_${type}_${bits}`);
+    keygen("-q", "-t", type, "-b", bits, "-N", "", "-C", `me@${type}-${bits}`, "-f", file);
+    const [size, fingerprint, comment] = keygen("-lf", `${file}.pub`).trim().split(" ");
+    const parsed = parsePublicKey(readFileSync(`${file}.pub`, "utf8"));
+    expect(String(parsed.bits)).toBe(size);
+    expect(parsed.fingerprint).toBe(fingerprint);
+    expect(parsed.comment).toBe(comment);
+  });
+
+  it("rejects a fresh 1024-bit ssh-keygen RSA key", () => {
+    const file = join(dir, "id_rsa_1024");
+    keygen("-q", "-t", "rsa", "-b", "1024", "-N", "", "-f", file);
+    expectKeyError(readFileSync(`${file}.pub`, "utf8"), /at least 2048 bits, this one has 1024/);
+  });
+
+  it("loads the generated private key, derives the same public key and signs with it", () => {
+    const pair = generateEd25519KeyPair("generated@emulator");
+    const file = join(dir, "generated");
+    writeFileSync(file, pair.privateKey);
+    chmodSync(file, 0o600);
+    writeFileSync(`${file}.pub`, `${pair.publicKey}\n`);
+
+    const derived = parsePublicKey(keygen("-y", "-f", file));
+    const given = parsePublicKey(pair.publicKey);
+    expect(derived.type).toBe(given.type);
+    expect(derived.blob.toString("base64")).toBe(given.blob.toString("base64"));
+    expect(keygen("-lf", file)).toContain(`256 ${pair.fingerprint} generated@emulator (ED25519)`);
+
+    const message = join(dir, "message.txt");
+    writeFileSync(message, "hello\n");
+    keygen("-Y", "sign", "-q", "-f", file, "-n", "file", message);
+    const signers = join(dir, "allowed_signers");
+    writeFileSync(signers, `ops@example.com ${pair.publicKey}\n`);
+    const verdict = execFileSync(
+      sshKeygen!,
+      [
+        "-Y",
+        "verify",
+        "-f",
+        signers,
+        "-I",
+        "ops@example.com",
+        "-n",
+        "file",
+        "-s",
+        `${message}.sig`,
+      ],
+      { input: readFileSync(message), encoding: "utf8" },
+    );
+    expect(verdict).toContain('Good "file" signature for ops@example.com');
   });
 });
