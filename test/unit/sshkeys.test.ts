@@ -586,6 +586,29 @@ describe("parsePublicKey's exact refusals", () => {
     expect(exact.bits).toBe(2048);
   });
 
+  it("takes a supported type with key data later on the line for the unsupported type it is", () => {
+    expect(refusal("ecdsa-sha2-nistp999 AAAAx ssh-rsa AAAAB3")).toBe(
+      "unsupported key type 'ecdsa-sha2-nistp999'; supported types are ssh-ed25519, ecdsa-sha2-nistp256, ecdsa-sha2-nistp384, ecdsa-sha2-nistp521, ssh-rsa",
+    );
+  });
+
+  it("is an SshKeyError by name, as a stack trace or a log shows it", () => {
+    let thrown: unknown;
+    try {
+      parsePublicKey("hello");
+    } catch (error) {
+      thrown = error;
+    }
+    expect((thrown as Error).name).toBe("SshKeyError");
+    expect(String(thrown)).toBe(`SshKeyError: ${FORMAT_HINT}`);
+  });
+
+  it("reads a key whose parts are apart by several blanks", () => {
+    const parsed = parsePublicKey(`ssh-ed25519  \t ${ED25519_DATA} \t  a  comment`);
+    expect(parsed.fingerprint).toBe(GITHUB.ed25519.fingerprint);
+    expect(parsed.comment).toBe("a  comment");
+  });
+
   it("keeps the comment after the key data, or none", () => {
     expect(parsePublicKey(`${GITHUB.ed25519.line}  two  words`).comment).toBe("two  words");
     expect(parsePublicKey(`${GITHUB.ed25519.line}\tx`).comment).toBe("x");
