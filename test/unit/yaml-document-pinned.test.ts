@@ -160,6 +160,11 @@ describe("YamlSource.locate", () => {
       [text, ["servers", "web", "tags", 1]],
       { line: 3, column: 15 },
     ],
+    [
+      "a key after a list used as a key",
+      ["[a]: 1\nundefined: 2\n", ["undefined"]],
+      { line: 2, column: 12 },
+    ],
     ["a field written ~, at its key", [text, ["servers", "web", "plan"]], { line: 4, column: 5 }],
     ["an entry written null, at its key", [text, ["servers", "db"]], { line: 5, column: 3 }],
     [
