@@ -64,6 +64,8 @@ describe("which read a text takes", () => {
     }
     // A comment between a closing bracket and a colon is not a key: the fast read's 6, not 8.
     expect(parse("a: 1\nb: [x]  # : no key\n").work.nodes).toBe(6);
+    // A directive starts a line; a % inside a value is text.
+    expect(parse("a: 50%\n").work.nodes).toBe(3);
   });
 
   it("reads every spelling of a null key with the library, which makes it an empty key", () => {
@@ -95,6 +97,10 @@ describe("YamlSource.parse's refusals", () => {
       "seed.yaml:8:16: YAML syntax: map keys must be unique",
       "seed.yaml:9:1: YAML syntax: map keys must be unique",
     ]);
+  });
+
+  it("takes lists used as keys for different keys", () => {
+    expect(parse("[a]: 1\n[b]: 2\n").value).toEqual({ "[ a ]": 1, "[ b ]": 2 });
   });
 
   it("compares keys by value, as the library does", () => {
@@ -185,6 +191,18 @@ describe("YamlSource.locate", () => {
     ["an item of a list", [text, ["list", 0, "x"]], { line: 7, column: 8 }],
   ] as const)("points at %s", (_what, [source, path], where) => {
     expect(parse(source).locate(path)).toEqual(where);
+  });
+
+  it("finds no entry for a symbol, even one whose text is a key", () => {
+    expect(parse("s:\n  Symbol(x): 1\n").locate(["s", Symbol("x")])).toEqual({
+      line: 1,
+      column: 1,
+    });
+  });
+
+  it("points at a scalar or an empty value for an item of it", () => {
+    expect(parse("a: 1\nscalar: 3\n").locate(["scalar", 0])).toEqual({ line: 2, column: 1 });
+    expect(parse("a: 1\nn: ~\n").locate(["n", 0])).toEqual({ line: 2, column: 1 });
   });
 
   it("points at the key of a value when asked for the key", () => {
@@ -312,6 +330,23 @@ describe("YamlSource.validate's words", () => {
         'seed.yaml:1:11: v.y: unknown field "y" (allowed: x)',
       ]);
     }
+  });
+
+  it("reads the allowed keys of the option of a union that has the field", () => {
+    const union = z.discriminatedUnion("kind", [
+      z.strictObject({ kind: z.literal("a"), a: z.strictObject({ x: z.int() }) }),
+      z.strictObject({ kind: z.literal("b"), b: z.strictObject({ y: z.int() }) }),
+    ]);
+    expect(problems("v: {kind: a, a: {x: 1, z: 2}}\n", z.strictObject({ v: union }))).toEqual([
+      'seed.yaml:1:24: v.a.z: unknown field "z" (allowed: x)',
+    ]);
+  });
+
+  it("lists no allowed keys for a key a record of named keys does not have", () => {
+    const schema = z.strictObject({ v: z.record(z.enum(["a"]), z.strictObject({ x: z.int() })) });
+    expect(problems("v: {a: {x: 1}, b: {x: 1}}\n", schema)).toEqual([
+      'seed.yaml:1:16: v.b: unknown field "b"',
+    ]);
   });
 
   it("lists no allowed keys where the schema does not say them", () => {
