@@ -265,10 +265,10 @@ describe("RateBudget, what each answer changes", () => {
     expect(log).toEqual(["0@110"]);
   });
 
-  it("leaves no timer behind once an answer ends a wait", async () => {
+  it("waits with one timer however many requests wait, and leaves none once an answer ends it", async () => {
     const b = budget();
     const first = await b.take("write");
-    const { all } = timesOf(b, 1);
+    const { all } = timesOf(b, 3);
     await vi.advanceTimersByTimeAsync(10);
     expect(vi.getTimerCount()).toBe(1);
     b.answered(first, {});
