@@ -56,7 +56,11 @@ export const MODULES = {
   ],
   "src/lib/sshkeys.ts": ["test/unit/sshkeys.test.ts"],
   "src/lib/text.ts": ["test/unit/text-rules.test.ts", "test/unit/text-boundaries.test.ts"],
-  "src/lib/yaml-document.ts": ["test/manifest/yaml-document.test.ts", "test/manifest/load.test.ts"],
+  "src/lib/yaml-document.ts": [
+    "test/unit/yaml-document-pinned.test.ts",
+    "test/manifest/yaml-document.test.ts",
+    "test/manifest/load.test.ts",
+  ],
   "src/resources/input-rules.ts": [
     ...modelTests("user"),
     ...modelTests("ssh-key"),
@@ -89,6 +93,17 @@ export const MODULES = {
     "test/drift-report/report-pinned.test.ts",
     "test/drift-report/report-boundaries.test.ts",
   ],
+};
+
+/**
+ * Modules whose mutants can stop what a test awaits, with shorter time limits than the defaults
+ * (Stryker's 10 s over a test's own time, vitest's 30 s a test): a mutant that stops the rate
+ * budget's pump leaves each test waiting for a ticket that never comes, or spinning on one that
+ * comes at once, and at the defaults the run took more than 26 minutes without ending. Its tests
+ * run on fake clocks and take under 2 s each, even on a loaded machine.
+ */
+export const TIME_LIMITS = {
+  "src/api/rate-budget.ts": { strykerTimeoutMs: 3_000, testTimeoutMs: 5_000 },
 };
 
 function fail(message) {
@@ -157,6 +172,12 @@ for (const module of modules) {
       MUTATION_REPORT: reportFile,
       MUTATION_CONCURRENCY: concurrency,
       MUTATION_COVERAGE: coverage,
+      ...(module in TIME_LIMITS
+        ? {
+            MUTATION_TIMEOUT_MS: String(TIME_LIMITS[module].strykerTimeoutMs),
+            MUTATION_TEST_TIMEOUT_MS: String(TIME_LIMITS[module].testTimeoutMs),
+          }
+        : {}),
     },
   });
   const seconds = Math.round((Date.now() - begin) / 1000);

@@ -255,6 +255,16 @@ describe("errors without an answer, whole", () => {
     expect(applied.cause).toBe(reason);
     expect(applied.name).toBe("AbortedError");
   });
+
+  it("AbortedError gives the reason when it is one of this package's own (an operation's time limit)", () => {
+    const limit = new CloudInfraError("the operation's time limit of 5 min passed");
+    expect(new AbortedError("POST", "/v1/servers", limit, true).message).toBe(
+      "POST /v1/servers aborted by the caller: the operation's time limit of 5 min passed; the request may have been applied",
+    );
+    expect(new AbortedError("GET", "/v1/plans", limit).message).toBe(
+      "GET /v1/plans aborted by the caller: the operation's time limit of 5 min passed",
+    );
+  });
 });
 
 describe("errors about the client's own side, whole", () => {

@@ -4,6 +4,7 @@
  * a known budget, a request that got no answer, and a caller that gives up while waiting. Times
  * are vitest's fake clock, as in rate-budget.test.ts.
  */
+import { getEventListeners } from "node:events";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { BudgetTicket, RateBudget } from "../../src/api/rate-budget";
 import { budget } from "./rate-budget-fixture";
@@ -203,5 +204,88 @@ describe("RateBudget and a caller that gives up", () => {
     await vi.advanceTimersByTimeAsync(200);
     await Promise.all([gaveUp, next]);
     expect(log).toEqual(["Error: cancelled@50", "next@100"]);
+  });
+});
+
+describe("RateBudget, what each answer changes", () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ now: 0 });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("counts as spent only the requests out that were sent after the answered one", async () => {
+    const b = budget();
+    b.answered(await b.take("write"), headers("10", "9", "10"));
+    const earlier = await b.take("write");
+    const answered = await b.take("write");
+    b.answered(answered, headers("10", "4"));
+    // `earlier` was sent before: the 4 left already count it.
+    expect(b.available()).toBe(4);
+    b.failed(earlier);
+  });
+
+  it("keeps a faster rate learnt after a slower one", async () => {
+    const b = budget();
+    b.answered(await b.take("read"), {});
+    const slow = await b.take("read");
+    const fast = await b.take("read");
+    b.answered(slow, headers("10", "0", "10")); // 1 a second
+    b.answered(fast, headers("10", "0", "1")); // 10 a second
+    expect(b.available(100)).toBe(1);
+  });
+
+  it("learns no rate from a remaining count at or above the limit", async () => {
+    const above = budget();
+    above.answered(await above.take("read"), headers("10", "12", "5"));
+    expect(above.available(60_000)).toBe(10);
+    // A full bucket teaches no rate: an empty one then, with nothing out, still lets one through.
+    const b = budget();
+    b.answered(await b.take("write"), headers("10", "10", "5"));
+    b.answered(await b.take("write"), headers("10", "0", "0"));
+    const { log, all } = timesOf(b, 1);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(log).toEqual(["0@0"]);
+    await all;
+  });
+
+  it("counts the time of a wait an answer cut short only up to the answer", async () => {
+    const b = budget();
+    // 9 used of 10 in 1 s: 9 a second, 1 left.
+    b.answered(await b.take("write"), headers("10", "1", "1"));
+    const out = await b.take("write");
+    const { log, all } = timesOf(b, 1);
+    // Empty: the next one waits ceil(1 / 0.009) = 112 ms, until an answer 10 ms in shows
+    // 10 a second, which brings it at 10 + 100.
+    await vi.advanceTimersByTimeAsync(10);
+    b.answered(out, headers("10", "0", "1"));
+    await vi.advanceTimersByTimeAsync(200);
+    await all;
+    expect(log).toEqual(["0@110"]);
+  });
+
+  it("waits with one timer however many requests wait, and leaves none once an answer ends it", async () => {
+    const b = budget();
+    const first = await b.take("write");
+    const { all } = timesOf(b, 3);
+    await vi.advanceTimersByTimeAsync(10);
+    expect(vi.getTimerCount()).toBe(1);
+    b.answered(first, {});
+    await vi.advanceTimersByTimeAsync(0);
+    await all;
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it("stops listening to a request's signal once the request is let through", async () => {
+    const b = budget();
+    const controller = new AbortController();
+    await b.take("write", controller.signal);
+    expect(getEventListeners(controller.signal, "abort")).toEqual([]);
+    const waiting = b.take("write", controller.signal);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(getEventListeners(controller.signal, "abort")).toHaveLength(1);
+    controller.abort(new Error("cancelled"));
+    await expect(waiting).rejects.toThrow("cancelled");
   });
 });

@@ -4,7 +4,12 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { generateEd25519KeyPair, parsePublicKey, SshKeyError } from "../../src/lib/sshkeys";
+import {
+  explainWrongFormat,
+  generateEd25519KeyPair,
+  parsePublicKey,
+  SshKeyError,
+} from "../../src/lib/sshkeys";
 
 /**
  * GitHub's published host keys and fingerprints
@@ -319,6 +324,379 @@ describe("generateEd25519KeyPair", () => {
   });
 });
 
+/** The message `parsePublicKey` refuses `text` with; fails when it accepts the text. */
+function refusal(text: string): string {
+  try {
+    parsePublicKey(text);
+  } catch (error) {
+    expect(error).toBeInstanceOf(SshKeyError);
+    return (error as Error).message;
+  }
+  throw new Error(`parsePublicKey accepted ${JSON.stringify(text)}`);
+}
+
+/** A public key line of `type` over the given wire-format parts. */
+function keyLine(type: string, ...parts: Buffer[]): string {
+  return `${type} ${Buffer.concat(parts).toString("base64")}`;
+}
+
+/** The wire parts of the 2048-bit fixture RSA key: its exponent and modulus (mpints). */
+function rsaParts(): { e: Buffer; n: Buffer } {
+  const blob = keyData(OPENSSH_FIXTURES[2].line);
+  let offset = 0;
+  const next = () => {
+    const length = blob.readUInt32BE(offset);
+    const value = blob.subarray(offset + 4, offset + 4 + length);
+    offset += 4 + length;
+    return value;
+  };
+  next(); // the type
+  return { e: next(), n: next() };
+}
+
+const FORMAT_HINT =
+  "not an OpenSSH public key: expected '<type> <base64> [comment]', e.g. 'ssh-ed25519 AAAAC3Nza... me@host'";
+const ED25519_DATA = GITHUB.ed25519.line.split(" ")[1]!;
+const P256_POINT = keyData(GITHUB.ecdsa.line).subarray(4 + 19 + 4 + 8 + 4);
+
+describe("parsePublicKey's exact refusals", () => {
+  it("names the unsupported types, with the reason for the ones people paste", () => {
+    expect(refusal(DSA_1024)).toBe(
+      "unsupported key type ssh-dss: DSA keys are insecure and disabled by default since OpenSSH 7.0; generate an ssh-ed25519 key instead",
+    );
+    const fido =
+      "hardware security-key (FIDO) keys cannot be installed on servers by this service; use a plain ssh-ed25519 key";
+    expect(refusal("sk-ssh-ed25519@openssh.com AAAAGnNr")).toBe(
+      `unsupported key type sk-ssh-ed25519@openssh.com: ${fido}`,
+    );
+    expect(refusal("sk-ecdsa-sha2-nistp256@openssh.com AAAAInNr")).toBe(
+      `unsupported key type sk-ecdsa-sha2-nistp256@openssh.com: ${fido}`,
+    );
+    expect(refusal("ssh-foo AAAAB3NzaC1mb28=")).toBe(
+      "unsupported key type 'ssh-foo'; supported types are ssh-ed25519, ecdsa-sha2-nistp256, ecdsa-sha2-nistp384, ecdsa-sha2-nistp521, ssh-rsa",
+    );
+    expect(refusal("ecdsa-sha2-nistp999 AAAAE2Vj")).toBe(
+      "unsupported key type 'ecdsa-sha2-nistp999'; supported types are ssh-ed25519, ecdsa-sha2-nistp256, ecdsa-sha2-nistp384, ecdsa-sha2-nistp521, ssh-rsa",
+    );
+    expect(refusal("a9@.-x AAAA")).toMatch(/^unsupported key type 'a9@\.-x'; /);
+  });
+
+  it("gives the format hint for a first word that is not a key type, or data that is not a key", () => {
+    for (const text of [
+      "hello",
+      "",
+      "ssh-ed25519",
+      "Ssh-foo AAAAB3",
+      "9ssh AAAAB3",
+      "ssh_foo AAAAB3",
+      "_ssh-foo AAAAB3",
+      "ssh-foo_ AAAAB3",
+      "ssh-foo AAAB3",
+      "ssh-foo xAAAA",
+      "no-pty ssh-foo AAAAB3",
+    ]) {
+      expect(refusal(text), text).toBe(FORMAT_HINT);
+    }
+  });
+
+  it("asks to remove authorized_keys options before each supported type", () => {
+    const message =
+      "not an OpenSSH public key: remove the authorized_keys options before the key type";
+    expect(refusal(`no-pty ${GITHUB.ed25519.line}`)).toBe(message);
+    expect(refusal(`no-pty ${GITHUB.ecdsa.line}`)).toBe(message);
+    expect(refusal(`no-pty ${OPENSSH_FIXTURES[0].line}`)).toBe(message);
+    expect(refusal(`no-pty,command="x" ${GITHUB.rsa.line}`)).toBe(message);
+    expect(refusal(`no-pty\tssh-rsa AAAAB3`)).toBe(message);
+    // The type must be followed by key data to be taken for a key after options.
+    expect(refusal("no-pty ssh-rsa BBBB")).toBe(FORMAT_HINT);
+  });
+
+  it("refuses several lines, whichever the line break", () => {
+    const message = "not an OpenSSH public key: it must be a single line, found several";
+    expect(refusal(`${GITHUB.ed25519.line}\n${GITHUB.ecdsa.line}`)).toBe(message);
+    expect(refusal(`${GITHUB.ed25519.line}\r${GITHUB.ecdsa.line}`)).toBe(message);
+    expect(refusal(`${GITHUB.ed25519.line}\r\n${GITHUB.ecdsa.line}`)).toBe(message);
+  });
+
+  it("refuses key data that is not base64 by its length or its characters", () => {
+    const message = (type: string) =>
+      `not an OpenSSH public key: the key data after '${type}' is not base64`;
+    expect(refusal("ssh-ed25519 AAAAB")).toBe(message("ssh-ed25519"));
+    expect(refusal("ssh-ed25519 AAA*")).toBe(message("ssh-ed25519"));
+    expect(refusal("ssh-ed25519 *AAA")).toBe(message("ssh-ed25519"));
+    expect(refusal("ssh-rsa AAAA====")).toBe(message("ssh-rsa"));
+    expect(refusal("ssh-rsa =AAA")).toBe(message("ssh-rsa"));
+    expect(refusal(`ssh-ed25519 ${ED25519_DATA.slice(0, 48)}-_AA`)).toBe(message("ssh-ed25519"));
+  });
+
+  it("reads up to two '=' of padding, with '+' and '/' in the data", () => {
+    expect(refusal("ssh-ed25519 AAAAAA==")).toBe(
+      "key type mismatch: the text says 'ssh-ed25519' but the key data is '' (the line was probably edited or mixed up with another key)",
+    );
+    expect(refusal("ssh-ed25519 AAAAAAA=")).toBe(
+      "key type mismatch: the text says 'ssh-ed25519' but the key data is '' (the line was probably edited or mixed up with another key)",
+    );
+    expect(parsePublicKey(GITHUB.ecdsa.line).blob).toEqual(keyData(GITHUB.ecdsa.line));
+  });
+
+  it("says where truncated key data ends", () => {
+    expect(refusal("ssh-ed25519 AAAA")).toBe("key data is truncated while reading the key type");
+    const blob = keyData(GITHUB.ed25519.line);
+    expect(refusal(keyLine("ssh-ed25519", blob.subarray(0, blob.length - 5)))).toBe(
+      "key data is truncated: the Ed25519 public key claims 32 bytes, 27 remain",
+    );
+    expect(refusal(keyLine("ssh-ed25519", blob.subarray(0, 17)))).toBe(
+      "key data is truncated while reading the Ed25519 public key",
+    );
+    expect(refusal(keyLine("ecdsa-sha2-nistp256", sshString("ecdsa-sha2-nistp256")))).toBe(
+      "key data is truncated while reading the curve name",
+    );
+    expect(
+      refusal(
+        keyLine("ecdsa-sha2-nistp256", sshString("ecdsa-sha2-nistp256"), sshString("nistp256")),
+      ),
+    ).toBe("key data is truncated while reading the curve point");
+    const { e, n } = rsaParts();
+    expect(refusal(keyLine("ssh-rsa", sshString("ssh-rsa")))).toBe(
+      "key data is truncated while reading the RSA exponent",
+    );
+    expect(refusal(keyLine("ssh-rsa", sshString("ssh-rsa"), sshString(e)))).toBe(
+      "key data is truncated while reading the RSA modulus",
+    );
+    expect(
+      refusal(keyLine("ssh-rsa", sshString("ssh-rsa"), sshString(e), sshString(n).subarray(0, 9))),
+    ).toBe("key data is truncated: the RSA modulus claims 257 bytes, 5 remain");
+  });
+
+  it("quotes the key data's own type in a mismatch, byte for byte", () => {
+    expect(refusal(keyLine("ssh-rsa", sshString(Buffer.from([0x63, 0xe9]))))).toBe(
+      "key type mismatch: the text says 'ssh-rsa' but the key data is 'c\u00e9' (the line was probably edited or mixed up with another key)",
+    );
+    expect(refusal(`ecdsa-sha2-nistp384 ${GITHUB.ecdsa.line.split(" ")[1]}`)).toBe(
+      "key type mismatch: the text says 'ecdsa-sha2-nistp384' but the key data is 'ecdsa-sha2-nistp256' (the line was probably edited or mixed up with another key)",
+    );
+  });
+
+  it("refuses an Ed25519 key of the wrong size or with trailing bytes", () => {
+    const type = sshString("ssh-ed25519");
+    expect(refusal(keyLine("ssh-ed25519", type, sshString(Buffer.alloc(33, 1))))).toBe(
+      "ssh-ed25519 public key must be 32 bytes, this one has 33",
+    );
+    expect(refusal(keyLine("ssh-ed25519", type, sshString(Buffer.alloc(0))))).toBe(
+      "ssh-ed25519 public key must be 32 bytes, this one has 0",
+    );
+    const blob = keyData(GITHUB.ed25519.line);
+    expect(refusal(keyLine("ssh-ed25519", blob, Buffer.from([7])))).toBe(
+      "ssh-ed25519 key data has 1 unexpected trailing bytes",
+    );
+  });
+
+  it("refuses an ECDSA key naming another curve, or whose point is not an uncompressed point", () => {
+    const type = sshString("ecdsa-sha2-nistp256");
+    expect(refusal(keyLine("ecdsa-sha2-nistp256", type, sshString("nistp384")))).toBe(
+      "key type mismatch: ecdsa-sha2-nistp256 key data names curve 'nistp384', expected 'nistp256'",
+    );
+    const curve = sshString("nistp256");
+    const compressed = Buffer.from(P256_POINT);
+    compressed[0] = 0x02;
+    expect(refusal(keyLine("ecdsa-sha2-nistp256", type, curve, sshString(compressed)))).toBe(
+      "ecdsa-sha2-nistp256 public point must be an uncompressed point of 65 bytes",
+    );
+    for (const point of [
+      P256_POINT.subarray(0, 64),
+      Buffer.concat([P256_POINT, Buffer.from([1])]),
+    ]) {
+      expect(refusal(keyLine("ecdsa-sha2-nistp256", type, curve, sshString(point)))).toBe(
+        "ecdsa-sha2-nistp256 public point must be an uncompressed point of 65 bytes",
+      );
+    }
+    for (const [name, curveName, bytes] of [
+      ["ecdsa-sha2-nistp384", "nistp384", 97],
+      ["ecdsa-sha2-nistp521", "nistp521", 133],
+    ] as const) {
+      const wrong = keyLine(name, sshString(name), sshString(curveName), sshString(P256_POINT));
+      expect(refusal(wrong)).toBe(
+        `${name} public point must be an uncompressed point of ${bytes} bytes`,
+      );
+    }
+    expect(
+      refusal(keyLine("ecdsa-sha2-nistp256", keyData(GITHUB.ecdsa.line), Buffer.alloc(2))),
+    ).toBe("ecdsa-sha2-nistp256 key data has 2 unexpected trailing bytes");
+  });
+
+  it("gives OpenSSL's reason for key data that is not a valid public key", () => {
+    const p256 = Buffer.from(keyData(GITHUB.ecdsa.line));
+    p256[p256.length - 1] = p256[p256.length - 1]! ^ 0x01;
+    const point = p256.subarray(p256.length - 64);
+    let reason = "";
+    try {
+      createPublicKey({
+        format: "jwk",
+        key: {
+          kty: "EC",
+          crv: "P-256",
+          x: point.subarray(0, 32).toString("base64url"),
+          y: point.subarray(32).toString("base64url"),
+        },
+      });
+    } catch (error) {
+      reason = (error as Error).message;
+    }
+    expect(reason).not.toBe("");
+    expect(refusal(`ecdsa-sha2-nistp256 ${p256.toString("base64")}`)).toBe(
+      `ecdsa-sha2-nistp256 key data is not a valid public key (${reason})`,
+    );
+  });
+
+  it("refuses negative RSA numbers and reads the size of the modulus without its sign byte", () => {
+    const { e, n } = rsaParts();
+    const type = sshString("ssh-rsa");
+    expect(n[0]).toBe(0);
+    expect(refusal(keyLine("ssh-rsa", type, sshString(Buffer.from([0x81])), sshString(n)))).toBe(
+      "the RSA exponent is negative, which no valid RSA key has",
+    );
+    expect(refusal(keyLine("ssh-rsa", type, sshString(e), sshString(n.subarray(1))))).toBe(
+      "the RSA modulus is negative, which no valid RSA key has",
+    );
+    const topBit = Buffer.from(n.subarray(1));
+    topBit[0] = 0x80;
+    expect(refusal(keyLine("ssh-rsa", type, sshString(e), sshString(topBit)))).toBe(
+      "the RSA modulus is negative, which no valid RSA key has",
+    );
+    // 0x7f: the highest first byte that is not a sign bit; 2047 bits is one too few.
+    const short = Buffer.from(n.subarray(1));
+    short[0] = 0x7f;
+    expect(refusal(keyLine("ssh-rsa", type, sshString(e), sshString(short)))).toBe(
+      "ssh-rsa keys must be at least 2048 bits, this one has 2047",
+    );
+    const padded = Buffer.concat([Buffer.alloc(3), short]);
+    expect(refusal(keyLine("ssh-rsa", type, sshString(e), sshString(padded)))).toBe(
+      "ssh-rsa keys must be at least 2048 bits, this one has 2047",
+    );
+    expect(refusal(keyLine("ssh-rsa", type, sshString(e), sshString(Buffer.alloc(2))))).toBe(
+      "ssh-rsa keys must be at least 2048 bits, this one has 0",
+    );
+    expect(refusal(keyLine("ssh-rsa", type, sshString(e), sshString(Buffer.alloc(0))))).toBe(
+      "ssh-rsa keys must be at least 2048 bits, this one has 0",
+    );
+    expect(refusal(keyLine("ssh-rsa", type, sshString(e), sshString(n), Buffer.alloc(3)))).toBe(
+      "ssh-rsa key data has 3 unexpected trailing bytes",
+    );
+    const exact = parsePublicKey(keyLine("ssh-rsa", type, sshString(e), sshString(n)));
+    expect(exact.bits).toBe(2048);
+  });
+
+  it("takes a supported type with key data later on the line for the unsupported type it is", () => {
+    expect(refusal("ecdsa-sha2-nistp999 AAAAx ssh-rsa AAAAB3")).toBe(
+      "unsupported key type 'ecdsa-sha2-nistp999'; supported types are ssh-ed25519, ecdsa-sha2-nistp256, ecdsa-sha2-nistp384, ecdsa-sha2-nistp521, ssh-rsa",
+    );
+  });
+
+  it("is an SshKeyError by name, as a stack trace or a log shows it", () => {
+    let thrown: unknown;
+    try {
+      parsePublicKey("hello");
+    } catch (error) {
+      thrown = error;
+    }
+    expect((thrown as Error).name).toBe("SshKeyError");
+    expect(String(thrown)).toBe(`SshKeyError: ${FORMAT_HINT}`);
+  });
+
+  it("reads a key whose parts are apart by several blanks", () => {
+    const parsed = parsePublicKey(`ssh-ed25519  \t ${ED25519_DATA} \t  a  comment`);
+    expect(parsed.fingerprint).toBe(GITHUB.ed25519.fingerprint);
+    expect(parsed.comment).toBe("a  comment");
+  });
+
+  it("keeps the comment after the key data, or none", () => {
+    expect(parsePublicKey(`${GITHUB.ed25519.line}  two  words`).comment).toBe("two  words");
+    expect(parsePublicKey(`${GITHUB.ed25519.line}\tx`).comment).toBe("x");
+    expect(parsePublicKey(GITHUB.ed25519.line).comment).toBe("");
+  });
+});
+
+describe("explainWrongFormat", () => {
+  it("names each format that is a key but not an OpenSSH public key line", () => {
+    expect(explainWrongFormat("  ssh-rsa-cert-v01@openssh.com AAAA x")).toBe(
+      "this is an OpenSSH certificate (ssh-rsa-cert-v01@openssh.com), not a public key; upload the public key it certifies (the .pub file without -cert in its name)",
+    );
+    for (const label of ["", "RSA ", "OPENSSH ", "EC ", "ENCRYPTED "]) {
+      expect(explainWrongFormat(`x\n-----BEGIN ${label}PRIVATE KEY-----\nMII`)).toBe(
+        "this is a private key; upload the public key instead (the .pub file, or `ssh-keygen -y -f <private key>`)",
+      );
+    }
+    expect(explainWrongFormat("---- BEGIN SSH2 PUBLIC KEY ----\nAAAA")).toBe(
+      "this is an RFC 4716 (SSH2) public key; convert it with `ssh-keygen -i -f <file>`",
+    );
+    for (const begin of ["-----BEGIN PUBLIC KEY-----", "-----BEGIN RSA PUBLIC KEY-----"]) {
+      expect(explainWrongFormat(`${begin}\nMII`)).toBe(
+        "this is a PEM public key; convert it with `ssh-keygen -i -m PKCS8 -f <file>`",
+      );
+    }
+  });
+
+  it("says nothing about text that only mentions those formats", () => {
+    for (const text of [
+      GITHUB.ed25519.line,
+      "ssh-rsa-cert-v01@openssh.com",
+      "ssh-rsa-cert-v01@opensshXcom AAAA",
+      "comment ssh-rsa-cert-v01@openssh.com AAAA",
+      "-----BEGIN private KEY-----",
+      "-----BEGIN RSA-PRIVATE KEY-----",
+      "---- BEGIN SSH2 PUBLIC KEY",
+      "-----BEGIN EC PUBLIC KEY-----",
+    ]) {
+      expect(explainWrongFormat(text), text).toBe(undefined);
+    }
+  });
+});
+
+describe("generateEd25519KeyPair's exact form", () => {
+  it("refuses a comment of several lines", () => {
+    for (const comment of ["a\nb", "a\rb", "\n"]) {
+      expect(() => generateEd25519KeyPair(comment)).toThrow(
+        new SshKeyError("a key comment must be a single line"),
+      );
+    }
+  });
+
+  it("pads the private section to 8 bytes with 1, 2, 3... for every comment length", () => {
+    for (let length = 0; length < 8; length++) {
+      const comment = "c".repeat(length);
+      const key = readOpenSshEd25519PrivateKey(generateEd25519KeyPair(comment).privateKey);
+      // 4 + 4 check-ints, 4 + 11 type, 4 + 32 public, 4 + 64 secret, 4 + length comment.
+      const unpadded = 131 + length;
+      expect(key.comment).toBe(comment);
+      expect(key.padding).toEqual(
+        Array.from({ length: (8 - (unpadded % 8)) % 8 }, (_, i) => i + 1),
+      );
+      expect(key.sectionLength).toBe(unpadded + key.padding.length);
+    }
+  });
+
+  it("wraps the armoured body at exactly 70 columns, as ssh-keygen does", () => {
+    const key = readOpenSshEd25519PrivateKey(generateEd25519KeyPair("wrap").privateKey);
+    expect(key.lines.slice(0, -1).every((line) => line.length === 70)).toBe(true);
+    expect(key.lines.at(-1)!.length).toBeGreaterThan(0);
+    expect(key.lines.at(-1)!.length).toBeLessThanOrEqual(70);
+  });
+
+  it("writes the public line with the comment after one space, or alone", () => {
+    const pair = generateEd25519KeyPair("a b");
+    expect(pair.publicKey).toBe(
+      `ssh-ed25519 ${parsePublicKey(pair.publicKey).blob.toString("base64")} a b`,
+    );
+    const bare = generateEd25519KeyPair();
+    expect(bare.publicKey).toBe(
+      `ssh-ed25519 ${parsePublicKey(bare.publicKey).blob.toString("base64")}`,
+    );
+    expect(bare.fingerprint).toMatch(/^SHA256:[A-Za-z0-9+/]{43}$/);
+  });
+});
+
+// Last in the file: the slowest tests (ssh-keygen makes RSA keys), so that a mutation run, which
+// stops at a mutant's first failing test, reaches them only for the mutants nothing else kills.
 function findSshKeygen(): string | undefined {
   try {
     return (
