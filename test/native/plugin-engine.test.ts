@@ -248,6 +248,19 @@ describe("the plugin and the engine", () => {
     expect(engine.logs.filter((l) => l.urn === urn)).toEqual([]);
   });
 
+  it("a User .get() is refused: no call reads a user", async () => {
+    const host = await plugin([engine.address]);
+    await configure(host);
+    const err = await host.read("urn:pulumi:dev::p::cloudinfra:index:User::bot", "1", {}, {}).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(HostError);
+    expect((err as HostError).message).toContain(
+      'cloudinfra: User "1" cannot be read with User.get: the API has no call that reads a user (only create, change role and delete), so nothing could fill in its name, type and role; declare the user in the program instead (a new user, with a new key)',
+    );
+  });
+
   it("with no engine answering, the warning goes to stderr and the create still succeeds", async () => {
     const host = await plugin(["127.0.0.1:1"]);
     await configure(host);
