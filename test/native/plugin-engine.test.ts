@@ -206,13 +206,59 @@ describe("the plugin and the engine", () => {
     await configure(host);
     const server = await existingServerIn(emulator, client, "imported-web");
     const urn = "urn:pulumi:dev::p::cloudinfra:index:Server::imported";
-    const read = await host.read(urn, String(server.id), {});
+    const read = await host.importRead(urn, String(server.id));
     expect(read.id).toBe(String(server.id));
     expect(await engine.next((l) => l.urn === urn)).toEqual({
       severity: "warning",
       message: `cloudinfra: Server ${server.id}: the API does not return the SSH keys a server was created with: the import takes sshKeyIds from the program as they are, unchecked`,
       urn,
     });
+  });
+
+  it("a .get() (inputs and state set, both empty) reads the live server made with sshKeyIds, with no warning and nothing unread", async () => {
+    const host = await plugin([engine.address]);
+    await handshake(host, engine.address);
+    await configure(host);
+    const { key } = await client.keys.create({ name: "got-key", type: "generate" });
+    const [made] = await client.servers.create({
+      plan_id: 1,
+      image: "ubuntu-24.04",
+      user_defined_name: "got-web",
+      ssh_key_ids: [key.id],
+    });
+    if (made === undefined) throw new Error("no server made");
+    await emulator.admin.advance({ server_id: made.id });
+    const urn = "urn:pulumi:dev::p::cloudinfra:index:Server::got";
+    const got = await host.read(urn, String(made.id), {}, {});
+    expect(got.id).toBe(String(made.id));
+    expect(got.properties).toMatchObject({
+      serverId: made.id,
+      name: "got-web",
+      planId: 1,
+      image: "ubuntu-24.04",
+      status: "running",
+    });
+    expect(got.properties).not.toHaveProperty("sshKeyIds");
+    expect(got.properties).not.toHaveProperty("__unread");
+    // The plugin sends its logs one after the other: once an import's warning is in, a warning
+    // of the get before it would be too.
+    const imported = "urn:pulumi:dev::p::cloudinfra:index:Server::imported-after-get";
+    await host.importRead(imported, String(made.id));
+    await engine.next((l) => l.urn === imported);
+    expect(engine.logs.filter((l) => l.urn === urn)).toEqual([]);
+  });
+
+  it("a User .get() is refused: no call reads a user", async () => {
+    const host = await plugin([engine.address]);
+    await configure(host);
+    const err = await host.read("urn:pulumi:dev::p::cloudinfra:index:User::bot", "1", {}, {}).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(HostError);
+    expect((err as HostError).message).toContain(
+      'cloudinfra: User "1" cannot be read with User.get: the API has no call that reads a user (only create, change role and delete), so nothing could fill in its name, type and role; declare the user in the program instead (a new user, with a new key)',
+    );
   });
 
   it("with no engine answering, the warning goes to stderr and the create still succeeds", async () => {

@@ -364,27 +364,34 @@ export class NativeProvider {
   }
 
   /**
-   * Read: a refresh (the state and inputs are given) or an import (neither is): then the inputs
-   * returned are those a program would have written, so the `up` after an import is a no-op.
-   * `limits`: the request's `timeout` (the user's `customTimeouts.read`), as for a create.
+   * Read, which the engine sends for three purposes, told apart by {@link readPurpose}: an
+   * import (the inputs returned are those a program would have written, so the `up` after an
+   * import is a no-op; what the API cannot return is left out, listed and warned about), a
+   * `.get()` and a refresh. A `.get()` reads the object as a refresh does, from the state it
+   * sends (the `X.get` state, empty without one): no warning, nothing marked unread, a get's
+   * inputs not being the program's. `limits`: the request's `timeout` (the user's
+   * `customTimeouts.read`), as for a create.
    */
   async read(
     urn: string,
     id: string,
-    state: Props,
-    inputs: Props,
+    state: Props | undefined,
+    inputs: Props | undefined,
     limits: OperationLimits = {},
   ): Promise<{ id: string; outputs: Props; inputs: Props | undefined }> {
     const { kind, ops, session } = this.implementation(urn);
     this.requireKnownConfig("read");
-    const importing = Object.keys(state).length === 0 && Object.keys(inputs).length === 0;
-    if (importing && kind === "User") {
+    const purpose = readPurpose(state, inputs);
+    const importing = purpose === "import";
+    if (purpose !== "refresh" && kind === "User") {
       throw new Error(
-        `cloudinfra: User ${JSON.stringify(id)} cannot be imported: the API has no call that reads a user (only create, change role and delete), so nothing could fill in its name, type and role, and its API key is shown only once, at creation; declare the user in the program instead (a new user, with a new key)`,
+        importing
+          ? `cloudinfra: User ${JSON.stringify(id)} cannot be imported: the API has no call that reads a user (only create, change role and delete), so nothing could fill in its name, type and role, and its API key is shown only once, at creation; declare the user in the program instead (a new user, with a new key)`
+          : `cloudinfra: User ${JSON.stringify(id)} cannot be read with User.get: the API has no call that reads a user (only create, change role and delete), so nothing could fill in its name, type and role; declare the user in the program instead (a new user, with a new key)`,
       );
     }
-    const stored = unwrap(state);
-    const given = unwrap(inputs);
+    const stored = unwrap(state ?? {});
+    const given = unwrap(inputs ?? {});
     const answer = await stoppable(session, "read", limits, () =>
       ops.read(session, id, importing ? undefined : stored.plain),
     );
@@ -443,6 +450,22 @@ export class NativeProvider {
       ops.delete(session, id, unwrap(state).plain, limits),
     );
   }
+}
+
+/**
+ * What a Read is for, told as pulumi/pulumi's engine sends it (pkg/resource/deploy/step.go,
+ * marshalled by provider_plugin.go, which leaves a nil map unset): an import (ImportStep) sets
+ * neither `inputs` nor `properties`; a `.get()` (ReadStep) sends the registration's inputs as
+ * both, set even when empty; a refresh (RefreshStep) the stack's inputs and outputs. A refresh
+ * whose outputs are its inputs (a SecurityGroupAttachment's) looks like a `.get()`, and is read
+ * the same way; only a User tells them apart, and its outputs always hold its `userId`.
+ */
+export function readPurpose(
+  state: Props | undefined,
+  inputs: Props | undefined,
+): "import" | "get" | "refresh" {
+  if (inputs === undefined) return "import";
+  return state !== undefined && same(state, inputs) ? "get" : "refresh";
 }
 
 /** A preview's outputs: every declared output unknown, until the inputs fill some in. */

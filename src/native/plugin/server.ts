@@ -290,11 +290,12 @@ export class PluginServer {
       read: (call: Call<InstanceType<typeof provproto.ReadRequest>>, cb: Callback) =>
         withProvider(cb, async (p) => {
           const req = call.request;
+          // Unset and empty differ: an import sets neither, a `.get()` both (see readPurpose).
           const read = await p.read(
             req.getUrn(),
             req.getId(),
-            props(req.getProperties()),
-            props(req.getInputs()),
+            req.hasProperties() ? props(req.getProperties()) : undefined,
+            req.hasInputs() ? props(req.getInputs()) : undefined,
             limitsOf(req.getTimeout()),
           );
           const res = new provproto.ReadResponse();

@@ -1135,7 +1135,8 @@ export class Deployment {
 
   /**
    * `X.get(name, id)` (ReadStep): Read with the id, the registration's inputs sent as both inputs
-   * and state; kept as an external resource. An id unknown in preview reads nothing.
+   * and state (set even when empty, where an import sets neither); kept as an external resource
+   * with those inputs. An id unknown in preview reads nothing.
    */
   private async read(urn: string, goal: Goal): Promise<RegisterResult> {
     const providerRef = await this.providerRefFor(goal);
@@ -1156,7 +1157,8 @@ export class Deployment {
         custom: true,
         id: answer.id,
         type: goal.type,
-        inputs: annotateSecrets((answer.inputs ?? goal.inputs) as PropertyMap, goal.inputs),
+        // ReadStep.Apply keeps the registration's inputs: the inputs a Read returns are not used.
+        inputs: goal.inputs,
         outputs: applyAdditionalSecrets(
           answer.properties as PropertyMap,
           goal.additionalSecretOutputs,

@@ -350,7 +350,10 @@ export class ProviderHost {
     return { id: res.getId(), properties: toProps(res.getProperties()) };
   }
 
-  /** A refresh: the engine passes the old outputs and inputs. An empty id means "gone". */
+  /**
+   * A refresh (the engine passes the old outputs and inputs) or a `.get()` (ReadStep: the
+   * registration's inputs as both, set even when empty). An empty id means "gone".
+   */
   async read(
     urn: string,
     id: string,
@@ -366,15 +369,17 @@ export class ProviderHost {
   }
 
   /**
-   * An import's Read (ImportStep of step.go): no state, no inputs. The engine unmarshals the
-   * answer with PropagateNil, so unset properties are nil outputs ("does not exist") and unset
-   * inputs nil inputs ("provider does not support importing"); both are `undefined` here.
+   * An import's Read (ImportStep of step.go): no state, no inputs, both left unset (the nil maps
+   * provider_plugin.go marshals with PropagateNil), where a `.get()` or a refresh sets both. The
+   * engine unmarshals the answer with PropagateNil too, so unset properties are nil outputs
+   * ("does not exist") and unset inputs nil inputs ("provider does not support importing"); both
+   * are `undefined` here.
    */
   async importRead(
     urn: string,
     id: string,
   ): Promise<{ id: string; properties: Props | undefined; inputs: Props | undefined }> {
-    const res = await this.readResponse(urn, id, {}, {});
+    const res = await this.readResponse(urn, id, undefined, undefined);
     return {
       id: res.getId(),
       properties: res.hasProperties() ? toProps(res.getProperties()) : undefined,
@@ -382,11 +387,16 @@ export class ProviderHost {
     };
   }
 
-  private readResponse(urn: string, id: string, properties: Props, inputs: Props | undefined) {
+  private readResponse(
+    urn: string,
+    id: string,
+    properties: Props | undefined,
+    inputs: Props | undefined,
+  ) {
     const req = new provproto.ReadRequest();
     req.setUrn(urn);
     req.setId(id);
-    req.setProperties(struct(properties));
+    if (properties !== undefined) req.setProperties(struct(properties));
     if (inputs !== undefined) req.setInputs(struct(inputs));
     return this.call<InstanceType<typeof provproto.ReadResponse>>((cb) =>
       this.client.read(req, cb),
