@@ -28,7 +28,11 @@ export interface RequestLogEntry {
   user_id?: number;
   /** Injected fault, if any: `status_503`, `reset`, `answer_lost_502`, ... */
   fault?: string;
-  /** The client hung up before the whole request arrived; nothing was answered. */
+  /**
+   * The client hung up before it was answered: before the whole request arrived (nothing done,
+   * `status` 0 or the 4xx it would have had), or after (the request was handled, `status` is
+   * the answer it would have had, and it went to no one).
+   */
   aborted?: true;
 }
 
@@ -37,7 +41,7 @@ export interface RouteCounter {
   route: string;
   /**
    * Answers by status code; `reset` counts connections destroyed without an answer, `aborted`
-   * requests the client gave up on before sending them whole.
+   * requests whose client hung up before its answer (see `RequestLogEntry.aborted`).
    */
   counts: Record<string, number>;
   total: number;
