@@ -1,9 +1,9 @@
 /**
  * Cancel ends an API request in flight, not only the waits around it: a server create whose POST
  * the service holds ends within 2 s of Cancel, saying the request may have been applied, and
- * leaves its create journal entry open; the next run (a new plugin process, as the next
- * `pulumi up` starts) ends with exactly one server: the one the held POST made, taken over, or
- * (the emulator drops a request whose client hung up) one it sends.
+ * leaves its create journal entry open. The service applies the POST it received whole though
+ * its client hung up (as a real one does); the next run (a new plugin process, as the next
+ * `pulumi up` starts) takes over the server it made: exactly one server, that one, never sent again.
  */
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -73,7 +73,7 @@ function openEntries(): string[] {
 }
 
 describe("Cancel with a create's POST in flight", () => {
-  it("ends the Create within 2 s, leaves its journal entry open, and the next run makes exactly one server", async () => {
+  it("ends the Create within 2 s, leaves its journal entry open, and the next run takes over the server the held POST made", async () => {
     const first = await run();
     const creating = createServer(first);
     // The create's journal entry is written just before its POST is sent.
@@ -100,8 +100,18 @@ describe("Cancel with a create's POST in flight", () => {
     // The entry stays open (not moved to closed/) for the next run to take over.
     expect(openEntries()).toHaveLength(1);
 
-    // What the held POST made, if the service went on with it after the client hung up.
+    // The service goes on with the held POST after its client hung up: once its delay ends, it
+    // makes the server and logs the request as aborted by the client.
+    await vi.waitFor(
+      () => {
+        expect(
+          emulator.admin.requests().filter((e) => e.method === "POST" && e.route === "/v1/servers"),
+        ).toEqual([expect.objectContaining({ status: 201, aborted: true })]);
+      },
+      { timeout: 10_000, interval: 20 },
+    );
     const made = (await client.servers.list()).filter((s) => s.user_defined_name === "held-web");
+    expect(made).toHaveLength(1);
 
     // The next `pulumi up`: the first run's plugin is gone, a new one creates the same server.
     await first.close();
@@ -110,8 +120,11 @@ describe("Cancel with a create's POST in flight", () => {
     const after = (await client.servers.list()).filter((s) => s.user_defined_name === "held-web");
     expect(after).toHaveLength(1);
     expect(next).toEqual({ id: String(after[0]?.id) });
-    // A server the held POST made is the one taken over, never sent again.
-    if (made.length > 0) expect(after.map((s) => s.id)).toEqual(made.map((s) => s.id));
+    // The server the held POST made is the one taken over; no POST is sent again.
+    expect(after.map((s) => s.id)).toEqual(made.map((s) => s.id));
+    expect(
+      emulator.admin.requests().filter((e) => e.method === "POST" && e.route === "/v1/servers"),
+    ).toHaveLength(1);
     expect(openEntries()).toEqual([]);
   });
 });
