@@ -29,9 +29,8 @@ export interface RequestLogEntry {
   /** Injected fault, if any: `status_503`, `reset`, `answer_lost_502`, ... */
   fault?: string;
   /**
-   * The client hung up before it was answered: before the whole request arrived (nothing done,
-   * `status` 0 or the 4xx it would have had), or after (the request was handled, `status` is
-   * the answer it would have had, and it went to no one).
+   * The client hung up before it was answered: `status` is the answer that went to no one (0 when
+   * the request was cut short before one was decided); a request that arrived whole was handled.
    */
   aborted?: true;
 }
