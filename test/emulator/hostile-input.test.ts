@@ -605,4 +605,58 @@ describe("requests that must not grow the emulator", () => {
       stderr.mockRestore();
     }
   });
+
+  it("applies a whole request whose client hangs up during a delay fault, and logs it as aborted", async () => {
+    emulator.admin.clearRequests();
+    emulator.admin.setFaults({
+      seed: 1,
+      rules: [{ method: "POST", path: "/v1/tags", latency_ms: [300, 300] }],
+    });
+    const stderr = vi.spyOn(process.stderr, "write").mockImplementation(() => true);
+    try {
+      const body = '{"name":"held-tag","color":"#3366ff","data":"","server_ids":[]}';
+      await hangUpAfter(
+        `POST /v1/tags HTTP/1.1\r\nHost: x\r\nAuthorization: ApiKey ${emulator.apiKey}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+      );
+      // Applied after its delay as a real service would: the tag exists; the answer is dropped.
+      await vi.waitFor(() => {
+        expect(emulator.admin.counters()).toEqual([
+          { method: "POST", route: "/v1/tags", counts: { aborted: 1 }, total: 1 },
+        ]);
+      });
+      const tags = await emulator.call("GET", "/v1/tags");
+      expect(tags.status).toBe(200);
+      expect((tags.body as { name: string }[]).filter((t) => t.name === "held-tag")).toHaveLength(
+        1,
+      );
+      // The log says what the service did (201) and that its answer went to no one.
+      const [held] = emulator.admin.requests(100).filter((e) => e.method === "POST");
+      expect(held).toMatchObject({ route: "/v1/tags", status: 201, aborted: true });
+      expect(held?.duration_ms).toBeGreaterThanOrEqual(295);
+      expect(accessLog.filter((line) => line.includes(held?.request_id ?? "?"))).toEqual([
+        expect.stringMatching(
+          / --- POST \/v1\/tags \d+ms acct=1 user=1 req_\w+ aborted by the client$/,
+        ),
+      ]);
+
+      // One cut short while held is not applied, and is logged as aborted too once its delay ends.
+      await hangUpAfter(
+        `POST /v1/tags HTTP/1.1\r\nHost: x\r\nAuthorization: ApiKey ${emulator.apiKey}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n${body.slice(0, -1)}`,
+      );
+      await vi.waitFor(() => {
+        expect(emulator.admin.counters()).toContainEqual({
+          method: "POST",
+          route: "/v1/tags",
+          counts: { aborted: 2 },
+          total: 2,
+        });
+      });
+      const after = (await emulator.call("GET", "/v1/tags")).body as { name: string }[];
+      expect(after.filter((t) => t.name === "held-tag")).toHaveLength(1);
+      expect(stderr.mock.calls.map(([text]) => String(text)).join("")).toBe("");
+    } finally {
+      stderr.mockRestore();
+      emulator.admin.clearFaults();
+    }
+  });
 });

@@ -1,9 +1,9 @@
 /**
  * Cancel ends an API request in flight, not only the waits around it: a server create whose POST
  * the service holds ends within 2 s of Cancel, saying the request may have been applied, and
- * leaves its create journal entry open; the next run (a new plugin process, as the next
- * `pulumi up` starts) ends with exactly one server: the one the held POST made, taken over, or
- * (the emulator drops a request whose client hung up) one it sends.
+ * leaves its create journal entry open. The service applies the POST it received whole though
+ * its client hung up (as a real one does); the next run (a new plugin process, as the next
+ * `pulumi up` starts) takes over the server it made: exactly one server, that one, never sent again.
  */
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -16,7 +16,7 @@ import { type ProviderHost, struct } from "../support/local-engine/provider-host
 import { configuredPlugin, unary } from "../support/native-plugin";
 import { FAST_LIFECYCLE } from "../support/programs";
 
-const HELD_MS = 1_500;
+const HELD_MS = 3_000;
 const URN = "urn:pulumi:dev::p::cloudinfra:index:Server::held";
 const INPUTS = { name: "held-web", planId: 1, image: "ubuntu-24.04" };
 
@@ -26,12 +26,22 @@ let journalDir: string;
 const hosts: ProviderHost[] = [];
 
 beforeAll(async () => {
-  // Every server create is held 1.5 s before the service handles it (and makes the server).
+  // Every server create is held 3 s before the service handles it (and makes the server). The
+  // first one's answer is lost besides (it goes to no one: its client hangs up first), which
+  // counts it in the faults' `injected` as soon as the service has received it.
   emulator = await startTestEmulator({
     lifecycle: { durations: FAST_LIFECYCLE },
     faults: {
       seed: 1,
-      rules: [{ method: "POST", path: "/v1/servers", latency_ms: [HELD_MS, HELD_MS] }],
+      rules: [
+        {
+          method: "POST",
+          path: "/v1/servers",
+          latency_ms: [HELD_MS, HELD_MS],
+          answer_lost: 1,
+          limit: 1,
+        },
+      ],
     },
   });
   client = new CloudInfraClient({
@@ -73,20 +83,18 @@ function openEntries(): string[] {
 }
 
 describe("Cancel with a create's POST in flight", () => {
-  it("ends the Create within 2 s, leaves its journal entry open, and the next run makes exactly one server", async () => {
+  it("ends the Create within 2 s, leaves its journal entry open, and the next run takes over the server the held POST made", async () => {
     const first = await run();
     const creating = createServer(first);
-    // The create's journal entry is written just before its POST is sent.
+    // Cancel once the service holds the POST (on a busy machine, a Cancel sent as soon as the
+    // journal entry is written can end the POST before it has left the plugin).
     await vi.waitFor(
       () => {
-        if (
-          !readdirSync(journalDir, { recursive: true }).some((f) => String(f).endsWith(".json"))
-        ) {
-          throw new Error("the create has not opened its journal entry yet");
-        }
+        expect(emulator.admin.faults().injected).toEqual([1]);
       },
       { timeout: 10_000, interval: 10 },
     );
+    expect(openEntries()).toHaveLength(1);
     const cancelledAt = Date.now();
     await unary(first, "cancel", new Empty());
     const answer = await creating;
@@ -100,8 +108,18 @@ describe("Cancel with a create's POST in flight", () => {
     // The entry stays open (not moved to closed/) for the next run to take over.
     expect(openEntries()).toHaveLength(1);
 
-    // What the held POST made, if the service went on with it after the client hung up.
+    // The service goes on with the held POST after its client hung up: once its delay ends, it
+    // makes the server and logs the request as aborted by the client.
+    await vi.waitFor(
+      () => {
+        expect(
+          emulator.admin.requests().filter((e) => e.method === "POST" && e.route === "/v1/servers"),
+        ).toEqual([expect.objectContaining({ status: 201, aborted: true })]);
+      },
+      { timeout: 10_000, interval: 20 },
+    );
     const made = (await client.servers.list()).filter((s) => s.user_defined_name === "held-web");
+    expect(made).toHaveLength(1);
 
     // The next `pulumi up`: the first run's plugin is gone, a new one creates the same server.
     await first.close();
@@ -110,8 +128,11 @@ describe("Cancel with a create's POST in flight", () => {
     const after = (await client.servers.list()).filter((s) => s.user_defined_name === "held-web");
     expect(after).toHaveLength(1);
     expect(next).toEqual({ id: String(after[0]?.id) });
-    // A server the held POST made is the one taken over, never sent again.
-    if (made.length > 0) expect(after.map((s) => s.id)).toEqual(made.map((s) => s.id));
+    // The server the held POST made is the one taken over; no POST is sent again.
+    expect(after.map((s) => s.id)).toEqual(made.map((s) => s.id));
+    expect(
+      emulator.admin.requests().filter((e) => e.method === "POST" && e.route === "/v1/servers"),
+    ).toHaveLength(1);
     expect(openEntries()).toEqual([]);
   });
 });

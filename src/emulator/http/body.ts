@@ -3,6 +3,7 @@
  * validated with its schema, multipart/form-data, or none) before the handler runs.
  */
 import type { IncomingMessage } from "node:http";
+import { PassThrough } from "node:stream";
 import { checkRequest, type FieldError } from "../../api/schemas/common";
 import { jsonTooDeep } from "../../lib/json-bounds";
 import { HttpError, invalidFields, invalidRequest } from "./http-errors";
@@ -40,20 +41,51 @@ function contentType(header: string | undefined): ContentType {
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
-/** Reads the request body, refusing (413) past `limit` bytes. */
-export async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+/** Where a request's body is read from: the request itself, or what {@link holdBody} kept of it. */
+export type BodySource = AsyncIterable<unknown>;
+
+/**
+ * Reads the request body (from `source`, the request unless its body is held), refusing (413)
+ * past `limit` bytes.
+ */
+export async function readBody(
+  req: IncomingMessage,
+  limit: number,
+  source: BodySource = req,
+): Promise<Buffer> {
   const tooLarge = () =>
     new HttpError(413, "payload_too_large", `Request body over ${limit} bytes`);
   if (Number(req.headers["content-length"] ?? "0") > limit) throw tooLarge();
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req) {
+  for await (const chunk of source) {
     const buffer = chunk as Buffer;
     size += buffer.length;
     if (size > limit) throw tooLarge();
     chunks.push(buffer);
   }
   return Buffer.concat(chunks);
+}
+
+/**
+ * Keeps the body of a request the pipeline holds (a delay fault) as it arrives, up to the
+ * largest body any route takes. Node throws away what it has received of a request whose client
+ * hangs up; a real service that received a request whole applies it whether or not its client is
+ * still there, so a request received whole is read from here after its client is gone. One cut
+ * short ends the source with the hang-up's error, which {@link clientHungUp} recognises.
+ */
+export function holdBody(req: IncomingMessage): BodySource {
+  const held = new PassThrough({ highWaterMark: MAX_MULTIPART_BYTES });
+  // The hang-up is read from it after the delay; an error event nobody hears ends the process.
+  held.on("error", () => undefined);
+  req.pipe(held);
+  req.once("close", () => {
+    if (req.readableEnded) return;
+    req.unpipe(held);
+    if (req.complete) held.end();
+    else held.destroy(req.errored ?? new Error("aborted"));
+  });
+  return held;
 }
 
 /**
@@ -73,12 +105,16 @@ function unsupportedMediaType(route: AnyRoute, wanted: string, type: string | un
   );
 }
 
-async function parseMultipart(req: IncomingMessage, route: AnyRoute): Promise<ParsedBody> {
+async function parseMultipart(
+  req: IncomingMessage,
+  route: AnyRoute,
+  source: BodySource,
+): Promise<ParsedBody> {
   const { type } = contentType(req.headers["content-type"]);
   if (type !== "multipart/form-data") {
     throw unsupportedMediaType(route, "multipart/form-data", type);
   }
-  const raw = await readBody(req, MAX_MULTIPART_BYTES);
+  const raw = await readBody(req, MAX_MULTIPART_BYTES, source);
   try {
     const form = await new Request("https://emulator.invalid/", {
       method: "POST",
@@ -182,9 +218,13 @@ export function parseJsonBody(text: string): unknown {
   }
 }
 
-async function parseJson(req: IncomingMessage, route: AnyRoute): Promise<ParsedBody> {
+async function parseJson(
+  req: IncomingMessage,
+  route: AnyRoute,
+  source: BodySource,
+): Promise<ParsedBody> {
   const { type, charset } = contentType(req.headers["content-type"]);
-  const raw = await readBody(req, MAX_JSON_BYTES);
+  const raw = await readBody(req, MAX_JSON_BYTES, source);
   const isJson = type === "application/json" || (type?.endsWith("+json") ?? false);
   if ((type !== undefined || raw.length > 0) && !isJson) {
     throw unsupportedMediaType(route, "application/json", type);
@@ -200,9 +240,10 @@ async function parseText(
   req: IncomingMessage,
   route: AnyRoute,
   types: readonly string[],
+  source: BodySource,
 ): Promise<ParsedBody> {
   const { type, charset } = contentType(req.headers["content-type"]);
-  const raw = await readBody(req, MAX_JSON_BYTES);
+  const raw = await readBody(req, MAX_JSON_BYTES, source);
   if ((type !== undefined || raw.length > 0) && (type === undefined || !types.includes(type))) {
     throw unsupportedMediaType(route, types.join(" or "), type);
   }
@@ -217,11 +258,15 @@ async function parseText(
 }
 
 /** Reads and checks the body the route declares: 415 for the wrong type, 400 when invalid. */
-export async function parseBody(req: IncomingMessage, route: AnyRoute): Promise<ParsedBody> {
-  if (route.multipart === true) return parseMultipart(req, route);
-  if (route.text !== undefined) return parseText(req, route, route.text);
-  if (route.body !== undefined) return parseJson(req, route);
+export async function parseBody(
+  req: IncomingMessage,
+  route: AnyRoute,
+  source: BodySource = req,
+): Promise<ParsedBody> {
+  if (route.multipart === true) return parseMultipart(req, route, source);
+  if (route.text !== undefined) return parseText(req, route, route.text, source);
+  if (route.body !== undefined) return parseJson(req, route, source);
   // Bodies of routes that take none are read and ignored, so the connection stays usable.
-  await readBody(req, MAX_JSON_BYTES);
+  await readBody(req, MAX_JSON_BYTES, source);
   return { body: undefined, form: undefined };
 }

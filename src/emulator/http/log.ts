@@ -28,7 +28,10 @@ export interface RequestLogEntry {
   user_id?: number;
   /** Injected fault, if any: `status_503`, `reset`, `answer_lost_502`, ... */
   fault?: string;
-  /** The client hung up before the whole request arrived; nothing was answered. */
+  /**
+   * The client hung up before it was answered: `status` is the answer that went to no one (0 when
+   * the request was cut short before one was decided); a request that arrived whole was handled.
+   */
   aborted?: true;
 }
 
@@ -37,7 +40,7 @@ export interface RouteCounter {
   route: string;
   /**
    * Answers by status code; `reset` counts connections destroyed without an answer, `aborted`
-   * requests the client gave up on before sending them whole.
+   * requests whose client hung up before its answer (see `RequestLogEntry.aborted`).
    */
   counts: Record<string, number>;
   total: number;

@@ -16,7 +16,7 @@ import { keyFromHeader, type Principal } from "../service/auth";
 import { clientAddress } from "../service/auth-throttle";
 import type { RoutePermission } from "../service/permissions";
 import { faultError, requestId, sendJson } from "./answer";
-import { clientHungUp, parseBody } from "./body";
+import { clientHungUp, holdBody, parseBody } from "./body";
 import { routeContext } from "./context";
 import type { FaultDecision, Faults } from "./faults";
 import { HttpError, invalidRequest } from "./http-errors";
@@ -81,7 +81,7 @@ export async function handleRequest(
     if (!(error instanceof HttpError))
       emulator.reportError(`${method} ${url.pathname} (${id})`, error);
     entry.status = httpError.status;
-    if (!res.headersSent && !res.destroyed) {
+    if (!answerDropped(res, entry) && !res.headersSent) {
       const headers = { ...httpError.headers };
       if (httpError.status === 413) headers["connection"] = "close";
       sendJson(res, httpError.status, httpError.toBody(), headers);
@@ -155,6 +155,8 @@ async function route(
     route.admin === true
       ? { latencyMs: 0 }
       : emulator.faults.decide(method, route.path, url.pathname);
+  // A client may hang up while its request is held; one it sent whole is still applied.
+  const body = fault.latencyMs > 0 ? holdBody(req) : req;
   if (fault.latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, fault.latencyMs));
   if (fault.before !== undefined) {
     if (fault.before.kind === "reset") {
@@ -177,7 +179,7 @@ async function route(
     }
   }
 
-  const parsed = await parseBody(req, route);
+  const parsed = await parseBody(req, route, body);
   const ctx = routeContext(emulator, { id, url, req, route, params, principal }, parsed);
   // All or nothing: what the handler recorded is committed before the answer, or, when it
   // fails (even after changing things), dropped from memory and never written.
@@ -232,9 +234,10 @@ function takeToken(emulator: PipelineHost, res: ServerResponse, key: string): Ra
 
 /** Sends the handler's reply, or loses it the way an "answer lost" fault says. */
 function answer(res: ServerResponse, reply: Reply, fault: FaultDecision, entry: RequestLogEntry) {
+  entry.status = reply.status;
+  if (answerDropped(res, entry)) return;
   if (fault.after === "reset") {
     entry.fault = "answer_lost_reset";
-    entry.status = reply.status;
     res.socket?.destroy();
     return;
   }
@@ -244,6 +247,15 @@ function answer(res: ServerResponse, reply: Reply, fault: FaultDecision, entry: 
     sendJson(res, 502, faultError(502).toBody());
     return;
   }
-  entry.status = reply.status;
   sendJson(res, reply.status, reply.body, reply.headers);
+}
+
+/**
+ * True when the client hung up after its request arrived whole (while it was held, or handled):
+ * the request stands, its answer is dropped, and the log records it as aborted by the client.
+ */
+function answerDropped(res: ServerResponse, entry: RequestLogEntry): boolean {
+  if (!res.destroyed) return false;
+  entry.aborted = true;
+  return true;
 }
