@@ -8,6 +8,7 @@ import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
 import { stringify } from "yaml";
 import { type Path, YamlSource } from "../../src/lib/yaml-document";
+import { jsonValue } from "../support/yaml-arbitraries";
 
 /** How many documents the YAML library built: locating a fast-read text must build none. */
 const built = vi.hoisted(() => ({ documents: 0 }));
@@ -121,22 +122,8 @@ describe("locating in a text read the fast way", () => {
   });
 
   it("on block and flow documents of any shape (generated)", () => {
-    const json = fc.letrec((tie) => ({
-      value: fc.oneof(
-        { depthSize: "small", withCrossShrink: true },
-        fc.oneof(
-          fc.string(),
-          fc.integer(),
-          fc.double({ noNaN: true }),
-          fc.boolean(),
-          fc.constant(null),
-        ),
-        fc.array(tie("value"), { maxLength: 4 }),
-        fc.dictionary(fc.string({ minLength: 1 }), tie("value"), { maxKeys: 4 }),
-      ),
-    })).value;
     fc.assert(
-      fc.property(json, fc.boolean(), (value, flow) => {
+      fc.property(jsonValue, fc.boolean(), (value, flow) => {
         const text = stringify(value, flow ? { collectionStyle: "flow" } : {});
         if (/[&!?]|^%|[\]}][ \t]*:/m.test(text)) return; // read by the library alone
         const { fast, library, libraryBuilt } = both(text);
