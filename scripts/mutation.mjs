@@ -59,7 +59,13 @@ export const MODULES = {
   "src/lib/yaml-document.ts": [
     "test/unit/yaml-document-pinned.test.ts",
     "test/manifest/yaml-document.test.ts",
+    "test/manifest/yaml-positions.test.ts",
     "test/manifest/load.test.ts",
+  ],
+  "src/lib/yaml-positions.ts": [
+    "test/manifest/yaml-positions.test.ts",
+    "test/unit/yaml-document-pinned.test.ts",
+    "test/manifest/yaml-document.test.ts",
   ],
   "src/resources/input-rules.ts": [
     ...modelTests("user"),
