@@ -64,6 +64,7 @@ export const MODULES = {
   ],
   "src/lib/yaml-positions.ts": [
     "test/manifest/yaml-positions.test.ts",
+    "test/manifest/yaml-positions-pinned.test.ts",
     "test/unit/yaml-document-pinned.test.ts",
     "test/manifest/yaml-document.test.ts",
   ],
