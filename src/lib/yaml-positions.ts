@@ -59,7 +59,12 @@ function contentStart(text: string, from: number): number {
   }
 }
 
-/** The map's entries from its closed children: each key, then its value unless it had none. */
+/**
+ * The map's entries from its closed children: each key, then its value unless it had none. js-yaml
+ * has loaded the text, so each key is in `result` once (it refuses a repeated key); what is left to
+ * check is that the children pair up with `result`'s entries, which a null key (`{a, ~}`) or an
+ * alias breaks.
+ */
 function mapEntries(
   result: Record<string, unknown>,
   children: readonly Place[],
@@ -69,17 +74,16 @@ function mapEntries(
   let i = 0;
   while (i < children.length) {
     work.lookups++;
-    const key = children[i++];
-    if (key === undefined || key.value === null || typeof key.value === "object") {
-      throw new Unsupported();
-    }
+    const key = children[i++]!;
+    // A null key (`typeof null` is "object") or a collection as key: the library's key is not this.
+    if (typeof key.value === "object") throw new Unsupported();
     const name = String(key.value);
-    if (!Object.hasOwn(result, name) || entries.has(name)) throw new Unsupported();
+    // A name not in `result` gives undefined or an inherited member, which no node's value is.
     const given = result[name];
     const next = children[i];
-    // A key with nothing after it (`size:` then the next key) has no node of its own.
+    // A key with nothing after it in a flow map (`{a, b}`) has no node of its own.
     let value: Place;
-    if (given !== null || (next !== undefined && next.value === null)) {
+    if (given !== null || next?.value === null) {
       if (next === undefined || !Object.is(next.value, given)) throw new Unsupported();
       value = next;
       i++;
@@ -88,8 +92,9 @@ function mapEntries(
     }
     entries.set(name, { key: key.start, value });
   }
+  // js-yaml's result is a plain object: nothing enumerable is inherited.
   let keys = 0;
-  for (const name in result) if (Object.hasOwn(result, name)) keys++;
+  for (const _ in result) keys++;
   if (entries.size !== keys) throw new Unsupported();
   return entries;
 }
@@ -111,15 +116,16 @@ export class YamlPositions {
   static of(text: string, schema: Schema, work: { lookups: number }): YamlPositions | undefined {
     // js-yaml drops a byte order mark, which would shift every offset by one.
     if (text.charCodeAt(0) === 0xfeff) return undefined;
-    const stack: Frame[] = [{ open: 0, children: [] }];
+    const top: Frame = { open: 0, children: [] };
+    const stack: Frame[] = [top];
     const listener = (event: "open" | "close", state: LoadState) => {
       if (event === "open") {
         stack.push({ open: state.position, children: NO_CHILDREN });
         return;
       }
-      const frame = stack.pop();
-      const parent = stack[stack.length - 1];
-      if (frame === undefined || parent === undefined) throw new Unsupported();
+      // js-yaml closes each node it opened, in order, and never `top`, which is no node.
+      const frame = stack.pop()!;
+      const parent = stack[stack.length - 1]!;
       if (parent.children === NO_CHILDREN) parent.children = [];
       parent.children.push(place(text, frame, state, work));
     };
@@ -128,13 +134,13 @@ export class YamlPositions {
     } catch {
       return undefined;
     }
-    const root = stack[0]?.children;
-    if (stack.length !== 1 || root === undefined || root.length !== 1) return undefined;
-    if (root[0] === undefined || root[0].empty) return undefined;
+    // A loaded text is one document (js-yaml refuses more) or none (an empty text).
+    const root = top.children[0];
+    if (root === undefined || root.empty) return undefined;
     const lineStarts = [0];
     for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1))
       lineStarts.push(i + 1);
-    return new YamlPositions(root[0], lineStarts, work);
+    return new YamlPositions(root, lineStarts, work);
   }
 
   /**
@@ -142,33 +148,27 @@ export class YamlPositions {
    * `at: "key"`; a path that does not exist all the way at the key of the deepest entry that
    * does); undefined where only the library knows.
    */
-  locate(path: Path, at: "value" | "key" = "value"): { line: number; column: number } | undefined {
-    let node: Place | null = this.root;
+  locate(path: Path, at?: "value" | "key"): { line: number; column: number } | undefined {
+    let node = this.root;
     let keyOffset = node.start;
-    let valueOffset: number | undefined = keyOffset;
     for (const segment of path) {
-      let next: Place | undefined;
-      if (node?.entries !== undefined) {
+      if (node.entries !== undefined) {
         this.work.lookups++;
-        const entry: Entry | undefined =
-          typeof segment === "symbol" ? undefined : node.entries.get(String(segment));
-        if (entry !== undefined) keyOffset = entry.key;
-        next = entry?.value;
-        if (entry === undefined) valueOffset = undefined;
-      } else if (node?.items !== undefined && typeof segment === "number") {
-        next = node.items[segment];
-        if (next?.empty === true) return undefined;
-        if (next !== undefined) keyOffset = next.start;
-        else valueOffset = undefined;
+        const entry = typeof segment === "symbol" ? undefined : node.entries.get(String(segment));
+        if (entry === undefined) return this.position(keyOffset);
+        keyOffset = entry.key;
+        node = entry.value;
+      } else if (node.items !== undefined && typeof segment === "number") {
+        const item = node.items[segment];
+        if (item === undefined) return this.position(keyOffset);
+        if (item.empty) return undefined;
+        keyOffset = item.start;
+        node = item;
       } else {
-        valueOffset = undefined;
+        return this.position(keyOffset);
       }
-      if (valueOffset === undefined) break;
-      node = next ?? null;
-      valueOffset = node === null || node.value === null ? keyOffset : node.start;
     }
-    const offset = at === "key" || valueOffset === undefined ? keyOffset : valueOffset;
-    return this.position(offset);
+    return this.position(at === "key" || node.value === null ? keyOffset : node.start);
   }
 
   /** 1-based line and column of `offset`, as the library's LineCounter gives them. */
@@ -192,23 +192,22 @@ function leaf(start: number, value: unknown, empty: boolean): Place {
 /** The place of the node js-yaml just closed, from its frame and its state. */
 function place(text: string, frame: Frame, state: LoadState, work: { lookups: number }): Place {
   const { result, kind } = state;
+  if (kind === null) return leaf(frame.open, null, true);
   // js-yaml reads a value on a line of its own as a map key that then has no colon: the node is
   // then the one inside it.
   const only = frame.children.length === 1 ? frame.children[0] : undefined;
-  if (only !== undefined && only.value === result && kind !== "scalar") return only;
-  if (kind === null) return leaf(frame.open, null, true);
+  if (only !== undefined && only.value === result) return only;
   const start = contentStart(text, frame.open);
   if (kind === "scalar") return leaf(start, result, false);
-  if (kind === "sequence" && Array.isArray(result)) {
+  if (Array.isArray(result)) {
+    // js-yaml reads `[a: 1]` as a list of one single-pair map, from two nodes.
     if (frame.children.length !== result.length) throw new Unsupported();
     frame.children.forEach((child, i) => {
       if (!Object.is(child.value, result[i])) throw new Unsupported();
     });
     return { start, value: result, entries: undefined, items: frame.children, empty: false };
   }
-  if (kind === "mapping" && result !== null && typeof result === "object") {
-    const entries = mapEntries(result as Record<string, unknown>, frame.children, work);
-    return { start, value: result, entries, items: undefined, empty: false };
-  }
-  throw new Unsupported();
+  // Past `null` and "scalar", js-yaml's kinds are "sequence" (an array) and "mapping" (an object).
+  const entries = mapEntries(result as Record<string, unknown>, frame.children, work);
+  return { start, value: result, entries, items: undefined, empty: false };
 }
