@@ -38,6 +38,11 @@ describe("yaml-positions: shapes the index leaves to the library", () => {
     ["an explicit tag on an empty value", "a: !!str\nb: 1\n"],
     ["an alias of a map", "a: &x\n  c: 1\nb: *x\n"],
     ["js-yaml's single-pair map in a flow list", "- [a: 1]\n"],
+    ["a text js-yaml refuses after its one node", "[a] b\n"],
+    ["a quoted scalar followed by more text", '"a" x\n'],
+    ["an alias of a map in a list", "- &x {a: 1}\n- *x\n"],
+    ["a null key after a key with no value in a flow map", "{a, ~}\n"],
+    ["a null key whose value repeats an earlier key, in a flow map", "{a, ~: a}\n"],
   ])("%s: no index", (_name, text) => {
     expect(index(text)).toBeUndefined();
   });
@@ -85,6 +90,12 @@ describe("yaml-positions: exact places", () => {
     expect(at("l: [a, ]\n", ["l", 0])).toEqual({ line: 1, column: 5 });
     expect(at("a: 1 # c\n", ["a"])).toEqual({ line: 1, column: 4 });
     expect(at("a: 1 # c\n", ["a"], "key")).toEqual({ line: 1, column: 1 });
+  });
+
+  it("a symbol in a path is no key, not even one spelt like it", () => {
+    const text = "x: 1\n'Symbol(a)': 2\n";
+    expect(at(text, ["Symbol(a)"])).toEqual({ line: 2, column: 14 });
+    expect(at(text, [Symbol("a")])).toEqual({ line: 1, column: 1 });
   });
 
   it("the place defaults to the value's", () => {
