@@ -5,9 +5,12 @@
  * to the library (yaml-document.ts NOT_FAST) without moving anything before it.
  */
 import fc from "fast-check";
+import * as jsYaml from "js-yaml";
 import { describe, expect, it, vi } from "vitest";
 import { stringify } from "yaml";
-import { type Path, YamlSource } from "../../src/lib/yaml-document";
+import { z } from "zod";
+import { formatIssue, type Path, YamlSource } from "../../src/lib/yaml-document";
+import { YamlPositions } from "../../src/lib/yaml-positions";
 import { jsonValue } from "../support/yaml-arbitraries";
 
 /** How many documents the YAML library built: locating a fast-read text must build none. */
@@ -132,5 +135,27 @@ describe("locating in a text read the fast way", () => {
       }),
       { seed: 26, numRuns: 400 },
     );
+  });
+});
+
+describe("texts the index would misplace are read and located by the library", () => {
+  /** js-yaml's core schema (`~` is null), which the project's js-yaml types leave out. */
+  const CORE_SCHEMA = (jsYaml as unknown as { CORE_SCHEMA: jsYaml.Schema }).CORE_SCHEMA;
+
+  // The index places a tagged or anchored value at its tag or anchor, the library after it: such
+  // a text must never be read the fast way (yaml-document.ts NOT_FAST), or line:col would move.
+  it.each([
+    ["a tag", "a: !!str b\n", 4, 10],
+    ["an anchor", "a: &x b\n", 4, 7],
+  ])("%s", (_what, text, indexColumn, libraryColumn) => {
+    const index = YamlPositions.of(text, CORE_SCHEMA, { lookups: 0 });
+    expect(index?.locate(["a"])).toEqual({ line: 1, column: indexColumn });
+    const before = built.documents;
+    const source = parse(text);
+    expect(built.documents).toBe(before + 1);
+    const checked = source.validate(z.object({ a: z.number() }));
+    expect(checked.ok ? [] : checked.issues.map(formatIssue)).toEqual([
+      `x.yaml:1:${libraryColumn}: a: expected a number (got "b")`,
+    ]);
   });
 });
