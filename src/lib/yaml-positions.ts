@@ -54,7 +54,8 @@ function contentStart(text: string, from: number): number {
     const c = text.charCodeAt(i);
     if (c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d) i++;
     else if (c === 0x23 /* # */) {
-      while (i < text.length && text.charCodeAt(i) !== 0x0a) i++;
+      // A comment ends at a line break, which js-yaml takes a lone `\r` for too.
+      while (i < text.length && text.charCodeAt(i) !== 0x0a && text.charCodeAt(i) !== 0x0d) i++;
     } else return i;
   }
 }

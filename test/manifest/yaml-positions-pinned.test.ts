@@ -92,6 +92,14 @@ describe("yaml-positions: exact places", () => {
     expect(at("a: 1 # c\n", ["a"], "key")).toEqual({ line: 1, column: 1 });
   });
 
+  it("a comment ends at a lone carriage return, as js-yaml reads it, not at the end of the text", () => {
+    // Lines are counted at "\n" only, as the library's LineCounter counts them.
+    const text = "a: # c\r  b: 1\r";
+    expect(at(text, ["a"])).toEqual({ line: 1, column: 10 });
+    expect(at(text, ["a", "b"])).toEqual({ line: 1, column: 13 });
+    expect(at("a: # c\r\n  b: 1\r\n", ["a"])).toEqual({ line: 2, column: 3 });
+  });
+
   it("a symbol in a path is no key, not even one spelt like it", () => {
     const text = "x: 1\n'Symbol(a)': 2\n";
     expect(at(text, ["Symbol(a)"])).toEqual({ line: 2, column: 14 });
