@@ -82,14 +82,13 @@ function mapEntries(
     // A name not in `result` gives undefined or an inherited member, which no node's value is.
     const given = result[name];
     const next = children[i];
-    // A key with nothing after it in a flow map (`{a, b}`) has no node of its own.
-    let value: Place;
+    // A key with nothing after it in a flow map (`{a, b}`) has no node of its own: it is placed
+    // at its key, as the library places it, and the key's place has no entries or items either.
+    let value = key;
     if (given !== null || next?.value === null) {
       if (next === undefined || !Object.is(next.value, given)) throw new Unsupported();
       value = next;
       i++;
-    } else {
-      value = leaf(key.start, null, true);
     }
     entries.set(name, { key: key.start, value });
   }
