@@ -107,7 +107,10 @@ export class YamlSource {
    * Parses `text`. Fails with every syntax problem (bad indentation, duplicate keys, unresolved
    * aliases, several documents in one file), each located.
    */
-  static parse(text: string, file: string): YamlSource | LocatedIssue[] {
+  static parse(source: string, file: string): YamlSource | LocatedIssue[] {
+    // A lone carriage return is a line break in YAML 1.2 (`b-break`), as js-yaml reads it; the
+    // library does not, so each is read as the line feed it means (offsets do not move).
+    const text = source.replace(LONE_CR, "\n");
     const work = { nodes: 0, lookups: 0 };
     const fast = fastValue(text, work);
     if (fast !== undefined) return new YamlSource(file, fast.value, text, work);
@@ -275,6 +278,54 @@ const CORE_SCALARS = FAILSAFE_SCHEMA.extend({
  */
 const NOT_FAST = /[&!?]|^%|[\]}][ \t]*:/m;
 
+/** A carriage return that does not start a CRLF. */
+const LONE_CR = /\r(?!\n)/g;
+
+/**
+ * Whether a quoted scalar is left open at the end of a line (goes on to the next one). js-yaml
+ * reads such a scalar even when its next line is indented less than YAML allows (`a: "x\ny"`),
+ * which the library refuses; so a text with one is read by the library alone. A quote opens a
+ * scalar only where a node starts: at a line's first character, after `- `, `? `, `: `, `[`,
+ * `{` or `,`. One pass over the text.
+ */
+export function quoteSpansLines(text: string): boolean {
+  let quote = 0;
+  let nodeStart = true;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === LF) {
+      if (quote !== 0) return true;
+      nodeStart = true;
+    } else if (quote !== 0) {
+      // An escape skips the next character, but not a line break (`"a\` then a new line).
+      if (quote === DQ && c === BACKSLASH && text.charCodeAt(i + 1) !== LF) i++;
+      else if (c === SQ && quote === SQ && text.charCodeAt(i + 1) === SQ) i++;
+      else if (c === quote) quote = 0;
+    } else if (c === HASH && (i === 0 || isBlank(text.charCodeAt(i - 1)))) {
+      const end = text.indexOf("\n", i);
+      if (end < 0) return false;
+      i = end - 1;
+    } else if (c === DQ || c === SQ) {
+      if (nodeStart) quote = c;
+      nodeStart = false;
+    } else if (c === 0x5b || c === 0x7b || c === 0x2c) {
+      nodeStart = true; // [ { ,
+    } else if ((c === 0x2d || c === 0x3f || c === 0x3a) && isBlank(text.charCodeAt(i + 1))) {
+      nodeStart = true; // "- ", "? ", ": "
+    } else if (c !== SPACE && c !== TAB) {
+      nodeStart = false;
+    }
+  }
+  return false;
+}
+
+const [LF, CR, TAB, SPACE, DQ, SQ, HASH, BACKSLASH] = [10, 13, 9, 32, 34, 39, 35, 92];
+
+/** A space, a tab, a line break, or past the end of the text (NaN). */
+function isBlank(c: number): boolean {
+  return c === SPACE || c === TAB || c === LF || c === CR || Number.isNaN(c);
+}
+
 /** A key that is null to the YAML library (`~:`, `null:`), whose plain key is `""`, not `"null"`. */
 const NULL_KEY = /^(?:~|[Nn]ull|NULL)$/;
 
@@ -286,7 +337,7 @@ const NULL_KEY = /^(?:~|[Nn]ull|NULL)$/;
  * nodes are counted in `work.nodes`.
  */
 function fastValue(text: string, work: { nodes: number }): { value: unknown } | undefined {
-  if (NOT_FAST.test(text)) return undefined;
+  if (NOT_FAST.test(text) || quoteSpansLines(text)) return undefined;
   let value: unknown;
   try {
     value = load(text, { schema: CORE_SCALARS }) ?? null;

@@ -9,7 +9,12 @@ import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { parseDocument, stringify } from "yaml";
 import { z } from "zod";
-import { formatIssue, type LocatedIssue, YamlSource } from "../../src/lib/yaml-document";
+import {
+  formatIssue,
+  type LocatedIssue,
+  quoteSpansLines,
+  YamlSource,
+} from "../../src/lib/yaml-document";
 import { jsonValue } from "../support/yaml-arbitraries";
 
 function parse(text: string): YamlSource {
@@ -217,5 +222,69 @@ describe("the fast read and the YAML library agree", () => {
     ["a YAML 1.1 directive", "%YAML 1.1\n---\na: yes\n"],
   ])("on %s (read by the library alone)", (_what, text) => {
     expect(parse(text).value).toEqual(libraryValue(text));
+  });
+
+  /** `text` as the library alone reads it: a `?` in a comment sends a text there. */
+  const byLibrary = (text: string) => YamlSource.parse(`${text}# ?\n`, "x.yaml");
+
+  it("on lone carriage returns, line breaks to both (YAML 1.2 b-break)", () => {
+    const cases: [string, unknown][] = [
+      ["a: 1\rb: 2\r", { a: 1, b: 2 }],
+      ["a: # c\r  b: 1\r", { a: { b: 1 } }],
+      ["a: |\r  x\r  y\r", { a: "x\ny\n" }],
+      ["a: 1\r\nb: 2\r\n", { a: 1, b: 2 }],
+    ];
+    for (const [text, value] of cases) {
+      expect(parse(text).value).toEqual(value);
+      expect((byLibrary(text) as YamlSource).value).toEqual(value);
+    }
+    expect(YamlSource.parse("a: 1\rb: [\r", "x.yaml")).toEqual([
+      expect.objectContaining({ line: 3, column: 1 }),
+    ]);
+  });
+
+  it.each([
+    ['a: "x\ny"\n'],
+    ["a: 'x\ny'\n"],
+    ['- "x\ny"\n'],
+    ['a:\n  b: "x\n  y"\n'],
+    ['a: "x\\\ny"\n'],
+    ['a: {b: "x\ny"}\n'],
+  ])("on a quoted scalar whose next line is indented less than YAML allows: %j", (text) => {
+    const fast = YamlSource.parse(text, "x.yaml");
+    const slow = byLibrary(text);
+    expect(Array.isArray(fast)).toBe(true);
+    expect(fast).toEqual(slow);
+  });
+
+  it("reads quoted scalars that go on to a line indented enough, and quotes in plain text, alike", () => {
+    for (const text of [
+      'a: "x\n  y"\n',
+      "a: 'it''s\n  here'\n",
+      "a: it's\nb: say \"hi\n",
+      "a: x # it's\nb: 'y' # \"\n",
+      'a: "x # y"\nb: "\\"q"\n',
+    ]) {
+      expect(parse(text).value).toEqual(libraryValue(text));
+      expect(parse(text).value).toEqual((byLibrary(text) as YamlSource).value);
+    }
+  });
+});
+
+describe("quoteSpansLines", () => {
+  it.each([
+    ['a: "x\ny"', true],
+    ["a: 'x\ny'", true],
+    ['a: "x\\\ny"', true],
+    ['"k": "x\n  y"', true],
+    ["[a, 'b\n  c']", true],
+    ['a: "x"\nb: y', false],
+    ["a: it's\nb: c", false],
+    ['a: x # "y\nb: c', false],
+    ["a: 'it''s'\nb: c", false],
+    ['a: "\\""\nb: c', false],
+    ["# 'x\nb: c", false],
+  ])("%j: %s", (text, spans) => {
+    expect(quoteSpansLines(text)).toBe(spans);
   });
 });
