@@ -69,19 +69,24 @@ function logWriter(file: string): number | undefined {
   return Number.isSafeInteger(pid) && pid > 0 ? pid : undefined;
 }
 
+/** `read()`, or `fallback` when it throws: a file gone, unreadable or cut short is no entry. */
+function readOr<T>(read: () => T, fallback: T): T {
+  try {
+    return read();
+  } catch {
+    return fallback;
+  }
+}
+
 /** A closed log's entries, skipping a line cut short by a kill or not one of ours. */
 function parseLog(text: string): JournalEntry[] {
   return text.split("\n").flatMap((line) => {
-    try {
-      const entry = JSON.parse(line) as Partial<JournalEntry> | null;
-      const whole =
-        typeof entry?.name === "string" &&
-        typeof entry.id === "number" &&
-        typeof entry.closedAt === "number";
-      return whole ? [entry as JournalEntry] : [];
-    } catch {
-      return [];
-    }
+    const entry = readOr(() => JSON.parse(line) as Partial<JournalEntry> | null, null);
+    const whole =
+      typeof entry?.name === "string" &&
+      typeof entry.id === "number" &&
+      typeof entry.closedAt === "number";
+    return whole ? [entry as JournalEntry] : [];
   });
 }
 
@@ -219,7 +224,7 @@ export class CreateJournal {
   /** The folder's entries: open ones, and ones closed in place (moved to the log now). */
   #folder(): JournalEntry[] {
     this.#trust();
-    const files = this.#list(this.#dir).filter((file) => file.endsWith(".json"));
+    const files = readOr(() => readdirSync(this.#dir), []).filter((file) => file.endsWith(".json"));
     const names = new Set(files.map((file) => file.slice(0, -".json".length)));
     const out: JournalEntry[] = [];
     for (const name of names) {
@@ -245,7 +250,7 @@ export class CreateJournal {
   #closed(folder: readonly JournalEntry[], read = true): JournalEntry[] {
     this.#swept = true;
     const out = [...this.#closedMine];
-    const files = new Set(this.#list(this.#closedDir));
+    const files = new Set(readOr(() => readdirSync(this.#closedDir), []));
     for (const file of this.#settledLogs.keys())
       if (!files.has(file)) this.#settledLogs.delete(file);
     for (const file of files) {
@@ -256,37 +261,19 @@ export class CreateJournal {
         const path = join(this.#closedDir, file);
         // Checked before reading: a log read after its writer died is whole.
         const dead = !processRunning(pid);
-        if (dead && this.#expiredLog(path) && !folder.some((e) => e.pid === pid)) {
+        const expired = () => Date.now() - statSync(path).mtimeMs > CLOSED_ENTRY_TTL_MS;
+        if (dead && readOr(expired, false) && !folder.some((e) => e.pid === pid)) {
           rmSync(path, { force: true });
           continue;
         }
         if (!read) continue;
-        try {
-          entries = parseLog(readFileSync(path, "utf8"));
-        } catch {
-          continue;
-        }
+        entries = readOr(() => parseLog(readFileSync(path, "utf8")), undefined);
+        if (entries === undefined) continue;
         if (dead) this.#settledLogs.set(file, entries);
       }
       out.push(...entries);
     }
     return out;
-  }
-
-  #list(dir: string): string[] {
-    try {
-      return readdirSync(dir);
-    } catch {
-      return [];
-    }
-  }
-
-  #expiredLog(path: string): boolean {
-    try {
-      return Date.now() - statSync(path).mtimeMs > CLOSED_ENTRY_TTL_MS;
-    } catch {
-      return false;
-    }
   }
 
   #expired(entry: JournalEntry): boolean {
@@ -296,12 +283,9 @@ export class CreateJournal {
 
   /** Another process's entry, remembered once that process is gone. */
   #read(name: string): JournalEntry | undefined {
-    let entry: JournalEntry;
-    try {
-      entry = JSON.parse(readFileSync(join(this.#dir, `${name}.json`), "utf8")) as JournalEntry;
-    } catch {
-      return undefined;
-    }
+    const path = join(this.#dir, `${name}.json`);
+    const entry = readOr(() => JSON.parse(readFileSync(path, "utf8")) as JournalEntry, undefined);
+    if (entry === undefined) return undefined;
     if (entry.process !== PROCESS && !processRunning(entry.pid)) this.#settled.set(name, entry);
     return entry;
   }
