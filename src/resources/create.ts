@@ -1,41 +1,40 @@
 /**
  * The one way a resource sends a create: {@link createExactlyOnce}. A create whose answer is lost
  * (a 502 or a reset after the service acted, a timeout) must neither send again into a duplicate
- * nor give up and leak what it made. Each rule says what it rests on: [spec] the API spec, [HTTP],
- * or [project] the project's wire contract (docs/wire-contract.md), which a service may lack.
+ * nor leak what it made. Each rule rests on [spec] the API spec, [HTTP], or [project] the
+ * project's wire contract (docs/wire-contract.md), which a service may lack.
  *
- * 1. Ids before: the kind's live ids from a list requested before the first send (shared by the
- *    creates of a moment) are never taken for what the create made. [spec: the list endpoint; the
- *    security groups' `page` is project: a list showing an object twice fails the create]
- * 2. A look after an ambiguous failure (`mayHaveBeenApplied`: a 5xx, a reset or a timeout after
- *    the body was sent): the new objects in a fresh list that match the request and no other
- *    create claimed are what it made. One is the result; several fail naming every id; none, after
- *    a second look ({@link DEFAULT_SETTLE_MS}), means nothing was made: the request is sent again,
- *    at most {@link DEFAULT_MAX_SENDS} times. A look that fails says what to look for. [spec]
- * 3. Any other failure (a 400, a 409) proves nothing was applied and is thrown as the client
- *    threw it, for the caller to explain (but see 8). [HTTP: a 4xx refuses the request]
+ * 1. Ids before: the kind's live ids in a list requested before the first send (shared by the
+ *    creates of a moment) are never taken for what the create made. [spec: the list endpoint;
+ *    the security groups' `page` is project: a list showing an object twice fails the create]
+ * 2. After an ambiguous failure (`mayHaveBeenApplied`: a 5xx, a reset, a timeout after the body
+ *    was sent), a look [spec]: the new objects in a fresh list that match the request and no
+ *    other create claimed are what it made. One is the result; several fail naming every id;
+ *    none, after a second look ({@link DEFAULT_SETTLE_MS}), means nothing was made: the request
+ *    is sent again, at most {@link DEFAULT_MAX_SENDS} times. A failed look says what to look for.
+ * 3. Any other failure (a 400, a 409) proves nothing was applied and is thrown as the client threw
+ *    it, for the caller to explain (but see 8). [HTTP: a 4xx refuses the request]
  * 4. An answer without an id (a security group) is found as in 2. [spec: GenericResponse]
  * 5. No duplicate within a host: ids answered or found are claimed, sends in flight are awaited
  *    before a look, and a kind's looks run one at a time. [none]
  * 6. No orphan across hosts: a create stays open in the journal (journal.ts) until it returned to
- *    the engine; the next create of the same request takes over an entry a dead host left open
- *    (the id its answer named, else the one new matching object since its ids before) unless
- *    another create of the kind claimed it (handed it to the engine, or a live host made it).
- *    A create stopped in flight (Cancel, `customTimeouts`) does not look: it fails and leaves its
- *    entry open, for the next run to take over. [as 1 and 2]
+ *    the engine; the next create of the same request takes over what a dead host's open entry
+ *    made (the id its answer named, else the one new matching object since its ids before)
+ *    unless another create of the kind claimed it (returned it, or a live host made it). A create
+ *    stopped in flight (Cancel, `customTimeouts`) fails without a look, its entry left open. [1, 2]
  * 7. An object useless without its lost answer (a generated key, a user's API key) is deleted
  *    (`discard`) and the request sent again; a delete that fails fails naming the id. [spec]
  * 8. A kind the API cannot list, with `unique` names (a user): after an ambiguous failure the
  *    request is sent again; a success proves the lost send made nothing; a 409's holder is ours
  *    (deleted as in 7, then sent again) only if made no earlier than the first unresolved send
  *    less {@link HOLDER_CLOCK_MARGIN_MS} and claimed by no other create. A create that gives up
- *    unresolved stays open in the journal with that time, for the next run. [project: unique
- *    user names, the 409's `existing_id` and `existing_created_at`; HTTP's `Date` header]
+ *    unresolved leaves its entry open with that time. [project: unique user names, the 409's
+ *    `existing_id` and `existing_created_at`; HTTP's `Date` header]
  *
  * Without the [project] fields rule 8 fails safe: a 409 that does not name or date its holder
  * deletes nothing and fails naming the holder when it can (the entry stays open); a holder made
- * before the first unresolved send, or claimed, fails the create with the 409. A kind the API
- * cannot list without `unique` names fails after an ambiguous failure, with `unlistable` advice.
+ * before the first unresolved send, or claimed, fails with the 409. A kind the API cannot list
+ * without `unique` names fails after an ambiguous failure, with its `unlistable` advice.
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import {
@@ -178,9 +177,9 @@ export class CreateFailedError extends CloudInfraError {
   }
   constructor(
     message: string,
+    options?: ErrorOptions,
     /** What the request may have made. */
     readonly ids: readonly number[] = [],
-    options?: ErrorOptions,
   ) {
     super(message, options);
   }
@@ -271,7 +270,6 @@ async function sendAndFind<A, L>(run: Run<A, L>): Promise<Made<A, L>> {
         run.unresolvedSince ??= sentAt;
         throw new CreateFailedError(
           `${err.message}: the next pulumi up of this project takes over what it made ${journalNote(recipe)}`,
-          [],
           { cause: err },
         );
       }
@@ -284,7 +282,6 @@ async function sendAndFind<A, L>(run: Run<A, L>): Promise<Made<A, L>> {
       if (lookup === undefined || before === undefined) {
         throw new CreateFailedError(
           `${causeOf(what, err)}; the service may have made the ${what.noun}, and the API cannot list ${what.noun}s to find it${recipe.unlistable === undefined ? "" : `: ${recipe.unlistable}`}`,
-          [],
           { cause: err },
         );
       }
@@ -325,7 +322,6 @@ function exhausted<A, L>(run: Run<A, L>): CreateFailedError {
   if (run.unresolvedSince !== undefined) {
     return new CreateFailedError(
       `${cause}; the request was sent ${DEFAULT_MAX_SENDS} times and the last one may have made the ${noun}, which the API cannot list: the next pulumi up of this project takes it over (deletes it, if the service says it was made after the first of these sends, and creates the ${noun} again) ${journalNote(recipe)}${recipe.unlistable === undefined ? "" : `; where that journal is not kept: ${recipe.unlistable}`}`,
-      [],
       { cause: lastFailure },
     );
   }
@@ -335,7 +331,6 @@ function exhausted<A, L>(run: Run<A, L>): CreateFailedError {
       : `found useless without the lost answer and deleted (${noun} ${run.discarded.join(", ")}): nothing is left`;
   return new CreateFailedError(
     `${cause}; the request was sent ${DEFAULT_MAX_SENDS} times and each time it failed, the ${noun} was looked for and ${cleaned}; run pulumi up again`,
-    [],
     { cause: lastFailure },
   );
 }
@@ -358,8 +353,8 @@ async function settleHolder<A, L>(
     const it = holder === undefined ? `a ${noun} ${describe}` : `${noun} ${holder}`;
     throw new CreateFailedError(
       `${causeOf(what, run.lastFailure)}; sent again, the request was refused ${which}, so the provider cannot tell whether the lost answer made it: nothing was deleted. If ${it} is the ${noun} ${holder === undefined ? "" : `${describe} `}this create made, delete it and run pulumi up again; if it is someone else's, choose another name`,
-      holder === undefined ? [] : [holder],
       { cause: err },
+      holder === undefined ? [] : [holder],
     );
   }
   if (
@@ -390,8 +385,8 @@ function claimOne<A, L>(
   if (ids.length > 1) {
     throw new CreateFailedError(
       `${cause}; ${made.length} new ${what.noun}s ${describe} appeared meanwhile (ids ${ids.join(", ")}) and the provider cannot tell which this request made: delete the ones you do not want, or adopt one with adoptId, then run pulumi up again`,
-      ids,
       failure === undefined ? undefined : { cause: failure },
+      ids,
     );
   }
   if (ids[0] !== undefined) run.record.claimed.add(ids[0]);
@@ -463,7 +458,7 @@ async function listOf<A, L>(
       `the list shows ${recipe.what.noun} ${twice} twice, as a service does that ignores the page parameter`,
     );
   } catch (err) {
-    throw new CreateFailedError(failed(messageOf(err)), [], { cause: failure ?? err });
+    throw new CreateFailedError(failed(messageOf(err)), { cause: failure ?? err });
   }
 }
 
@@ -526,8 +521,8 @@ async function discard<A, L>(run: Run<A, L>, id: number, failure: unknown): Prom
   } catch (err) {
     throw new CreateFailedError(
       `${causeOf(what, failure)}; the request made ${what.noun} ${id}, which is useless without the lost answer, and deleting it failed (${messageOf(err)}): delete ${what.noun} ${id}, then run pulumi up again`,
-      [id],
       { cause: err },
+      [id],
     );
   }
   run.discarded.push(id);
