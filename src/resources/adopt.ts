@@ -1,13 +1,8 @@
-/**
- * The one adoption flow (`adoptId`): {@link adopt}. Dynamic providers cannot import (the engine's
- * import Read carries no `__provider`), so a program adopts instead (docs/resources.md, "Import
- * and adoption"). After creation `adoptId` means nothing: `diff` never compares it.
- */
+/** The one adoption flow (`adoptId`, docs/resources.md "Import and adoption"): {@link adopt}. */
 import type * as pulumi from "@pulumi/pulumi";
 import { containsUnknown, type KindNames, operationError, type Props } from "./common";
 import { idReference } from "./ids";
 
-/** `adoptId` as `check` stores it. */
 export const AdoptIdSchema = idReference("the id of an existing object to adopt");
 
 /** A field whose live value differs and cannot change in place; values formatted for messages. */
@@ -22,24 +17,16 @@ export function shown(value: unknown): string {
   return value === undefined ? "(none)" : JSON.stringify(value);
 }
 
-/** What a kind declares to be adoptable. */
+/** What a kind declares to be adoptable (src/resources/README.md, the toolkit). */
 export interface Adoption<Inputs, Live> {
   what: KindNames;
-  /** The live object with this id, or `undefined` when there is none. */
   read(id: number): Promise<Live | undefined>;
-  /** The fields that differ and cannot change in place. */
   mismatches?(live: Live, inputs: Inputs): Mismatch[];
-  /** Why this object can never be adopted (a system role, a failed server). */
   refusal?(live: Live): string | undefined;
-  /** Applies the in-place differences and returns the resource's outputs. */
   converge(live: Live, inputs: Inputs): Promise<Props>;
 }
 
-/**
- * `create` with `adoptId`: reads the object, refuses (changing nothing) when there is none, when
- * a field differs that cannot change in place, or when the kind cannot adopt it; then converges
- * it in place. A failure while converging leaves it unadopted: the next `up` tries again.
- */
+/** `create` with `adoptId`: refuses, changing nothing, what cannot be adopted; then converges. */
 export async function adopt<Inputs extends object, Live>(
   adoption: Adoption<Inputs, Live>,
   inputs: Inputs,
@@ -82,10 +69,7 @@ export async function adopt<Inputs extends object, Live>(
   }
 }
 
-/**
- * Refuses a replacement that would adopt the very object it replaces (the engine would then
- * delete the old one, which is the same object); returns the diff unchanged otherwise.
- */
+/** Refuses a replacement that would adopt, then delete, the object it replaces. */
 export function guardAdoptedReplacement(
   what: KindNames,
   id: string,

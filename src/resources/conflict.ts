@@ -1,8 +1,4 @@
-/**
- * The one conflict error: a 409 for an object that already holds what must be unique (a tag's
- * name, a key's material), said with the holder's id and the ways out, adoption included (an
- * interrupted `up` leaves such objects).
- */
+/** The one conflict error: a 409 said with the holder's id and the ways out, adoption included. */
 import { CloudInfraError, type ConflictError, nameErrorClass } from "../api/errors";
 import { sameName } from "../lib/names";
 import { aNoun, type KindNames } from "./common";
@@ -10,9 +6,9 @@ import { aNoun, type KindNames } from "./common";
 /** An existing object that the program's object would duplicate. */
 export interface ExistingObject {
   id: number;
-  /** What it holds that must be unique, after the noun: `named "web"`. */
+  /** After the noun: `named "web"`. */
   holding: string;
-  /** More about it, after its id: `, attached to server 6`. */
+  /** After its id: `, attached to server 6`. */
   detail?: string | undefined;
 }
 
@@ -30,9 +26,8 @@ export class AlreadyExistsError extends CloudInfraError {
 }
 
 /**
- * `a tag named "web" already exists (tag id 7); tag names are unique in an account: choose
- * another name, …, or, if no resource of this stack manages it, adopt it with adoptId: 7`.
- * Adoption is not offered when `managedByStack` (stack-objects.ts): one object, two resources.
+ * `a tag named "web" already exists (tag id 7); …: choose another name, …, or … adopt it with
+ * adoptId: 7`; no adoption when `managedByStack` (stack-objects.ts): one object, two resources.
  */
 export function alreadyExistsError(
   what: KindNames,
@@ -54,10 +49,7 @@ export function alreadyExistsError(
   );
 }
 
-/**
- * The error for a 409: `explain` of the holder `lookup` finds; the service's own 409 when the
- * lookup fails, finds nothing, or `explain` has nothing to say.
- */
+/** `explain` of the holder `lookup` finds; else (not found, nothing to say) the service's 409. */
 export async function explainConflict<Live>(
   err: ConflictError,
   lookup: () => Promise<Live | undefined>,
@@ -67,7 +59,6 @@ export async function explainConflict<Live>(
   return (existing === undefined ? undefined : explain(existing)) ?? err;
 }
 
-/** An object with a name that is unique in an account. */
 export interface NamedObject {
   id: number;
   name: string;
@@ -78,16 +69,13 @@ export function nameTakenError<Live extends NamedObject>(
   what: KindNames,
   err: ConflictError,
   options: {
-    /** The name the program asks for. */
     name: string;
     list(): Promise<readonly Live[]>;
     /** The object being changed (an update, an adoption): it never takes its own name. */
     self?: number | string;
-    /** Whether a resource of this stack manages object `id` (stack-objects.ts). */
     managed?(id: number): boolean;
     /** What must be unique, when it is not just the name (letter case, say). */
     rule?: string;
-    /** More about the holder, after its id. */
     detail?(existing: Live): string | undefined;
     /** The whole explanation instead (a system role). */
     special?(existing: Live): Error | undefined;

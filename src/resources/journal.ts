@@ -1,21 +1,9 @@
 /**
- * What a provider host remembers of its creates after it dies, for rules 6 and 8 of create.ts. A
- * host killed mid-create never tells the engine what it made, so each create is written down
- * before it is sent (the request's identity, the kind's ids before it), again when its answer
- * names the object, and closed once it returned to the engine. An entry left open by a process
- * that is gone is taken over by the next create of the same request.
- *
- * Entries live under `CLOUDINFRA_JOURNAL_DIR` (default: the user's own folder in the OS temporary
- * directory), one folder per project directory, endpoint and API key (hashed). A folder another
- * user made, or others can write, is refused (lib/private-dir.ts): an entry planted there would
- * make a create take over an object it never made. Where the journal is not kept (a fresh CI
- * runner) see docs/resources.md.
- *
- * An open entry is a file of its own, written atomically; closing it appends it to this process's
- * log in `closed/` and removes the file, so the folder lists only creates in flight or unfinished.
- * Closed entries are kept a day: their ids were handed to the engine and are never taken over.
- * When the log cannot be written, an entry is closed in place (`closedAt` in its file) and moved
- * to the log when next found.
+ * The creates a dead host left open, for rules 6 and 8 of create.ts (where it lives and why its
+ * folder must be private: docs/resources.md). An open entry is a file written atomically; closing
+ * appends it to this process's log in `closed/` and removes the file, so a create lists only
+ * creates in flight or unfinished. Closed ids are kept a day from take-overs. An entry whose log
+ * cannot be written is closed in place (`closedAt` in its file) and moved when next found.
  */
 import { createHash, randomUUID } from "node:crypto";
 import { openSync, readdirSync, readFileSync, rmSync, statSync, writeSync } from "node:fs";
@@ -29,50 +17,45 @@ const JOURNAL_FOLDER: FolderUse = {
     "remove it if you trust nothing in it (if another user owns it, an administrator can), or set CLOUDINFRA_JOURNAL_DIR to a folder of your own (mkdir -m 700 ~/.cloudinfra-journal && export CLOUDINFRA_JOURNAL_DIR=~/.cloudinfra-journal)",
 };
 
-/** How long closed entries are kept (their ids are excluded from take-overs meanwhile). */
 const CLOSED_ENTRY_TTL_MS = 24 * 60 * 60 * 1000;
 /** Entries older than this are forgotten, open or not. */
 const ENTRY_TTL_MS = 7 * 24 * 60 * 60 * 1000;
-/** The subfolder of closed entries: one log per journal of a process, `<pid>.<uuid>.jsonl`. */
+/** One log per journal of a process, `<pid>.<uuid>.jsonl`. */
 const CLOSED = "closed";
 const LOG_SUFFIX = ".jsonl";
 
-/** One create as the journal holds it. */
 export interface JournalEntry {
   /** The file's name, without `.json`. */
   name: string;
-  /** The request's identity: the kind and what was sent. */
+  /** {@link requestDigest} */
   digest: string;
-  /** The kind, whose ids the entry's id is among; none in an older version's entries. */
+  /** None in an older version's entries. */
   kind?: string;
   pid: number;
   /** The writing process's token: a pid can be reused. */
   process: string;
-  /** When it was written (ms since the epoch). */
   at: number;
-  /** Ids of the kind's live objects before the request. */
+  /** Rule 1's ids; none once the answer named `id`. */
   before: readonly number[];
-  /** The id the answer named, once known. */
   id?: number;
-  /** Rule 8: the first unresolved send, written when the create gave up on it; `at` until then. */
+  /** Rule 8: the first unresolved send, when the create gave up on it; `at` until then. */
   sentAt?: number;
   /** Set once the create returned to the engine. */
   closedAt?: number;
 }
 
-/** An open entry of this process: what to record as the create goes on. */
+/** An open entry of this process, as its create goes on. */
 export interface JournalTicket {
-  /** The answer named this object. */
   made(id: number): void;
   /** The create gives up with sends unresolved since `sentAt`: the entry stays open. */
   unresolvedSince(sentAt: number): void;
-  /** The create returned to the engine; `id`, when given, is what it made. */
+  /** The create returned to the engine. */
   close(id?: number): void;
 }
 
 const PROCESS = randomUUID();
 
-/** `digest` of a request: its kind and body, as sent. */
+/** A request's identity: its kind and body, as sent. */
 export function requestDigest(kind: string, body: unknown): string {
   return createHash("sha256")
     .update(`${kind}\n${JSON.stringify(body)}`)
@@ -86,49 +69,50 @@ function logWriter(file: string): number | undefined {
   return Number.isSafeInteger(pid) && pid > 0 ? pid : undefined;
 }
 
-/** A closed log's entries; a line cut short by a kill (its file is still open), or not one of ours, is skipped. */
+/** `read()`, or `fallback` when it throws: a file gone, unreadable or cut short is no entry. */
+function readOr<T>(read: () => T, fallback: T): T {
+  try {
+    return read();
+  } catch {
+    return fallback;
+  }
+}
+
+/** A closed log's entries, skipping a line cut short by a kill or not one of ours. */
 function parseLog(text: string): JournalEntry[] {
   return text.split("\n").flatMap((line) => {
-    try {
-      const entry = JSON.parse(line) as Partial<JournalEntry> | null;
-      const whole =
-        typeof entry?.name === "string" &&
-        typeof entry.id === "number" &&
-        typeof entry.closedAt === "number";
-      return whole ? [entry as JournalEntry] : [];
-    } catch {
-      return [];
-    }
+    const entry = readOr(() => JSON.parse(line) as Partial<JournalEntry> | null, null);
+    const whole =
+      typeof entry?.name === "string" &&
+      typeof entry.id === "number" &&
+      typeof entry.closedAt === "number";
+    return whole ? [entry as JournalEntry] : [];
   });
 }
 
-/** An entry as a file or a log line holds it, with its ids before serialized already. */
+/** An entry as a file or a log line holds it, its ids before serialized once per list. */
 function serialize(entry: JournalEntry, before: string): string {
   return `${JSON.stringify({ ...entry, before: undefined }).slice(0, -1)},"before":${before}}`;
 }
 
 /**
- * The creates of one project against one account, on disk. A create reads only the folder's
- * listing: this process's entries are known from memory, a dead process's entries and logs are
- * read once, and closed logs only when a dead process left an entry of the same request open.
+ * The creates of one project against one account. A create reads only the folder's listing:
+ * this process's entries are in memory, a dead process's entries and logs are read once.
  */
 export class CreateJournal {
   readonly #dir: string;
   readonly #closedDir: string;
   readonly #logName = `${process.pid}.${randomUUID()}${LOG_SUFFIX}`;
   #log: number | undefined;
-  /** Open entries this process wrote, as last written, by name. */
   readonly #mine = new Map<string, JournalEntry>();
   readonly #closedMine: JournalEntry[] = [];
   /** Open entries of processes found dead, by name. */
   readonly #settled = new Map<string, JournalEntry>();
   /** Closed logs of processes found dead, by file name. */
   readonly #settledLogs = new Map<string, JournalEntry[]>();
-  /** Whether expired logs were removed (once per process). */
   #swept = false;
-  /** Whether the folders passed lib/private-dir.ts (once). */
   #trusted = false;
-  /** Ids before, serialized once per set: the creates that share a list share its set. */
+  /** The creates that share a list share its set of ids before, serialized once. */
   readonly #serializedBefore = new WeakMap<object, { ids: readonly number[]; json: string }>();
 
   constructor(dir: string) {
@@ -136,19 +120,18 @@ export class CreateJournal {
     this.#closedDir = join(dir, CLOSED);
   }
 
-  /** The journal of the project in `cwd` for these settings: one per provider session. */
+  /** One per provider session. */
   static forProject(cwd: string, endpoint: string, apiKey: string): CreateJournal {
     const scope = createHash("sha256").update(`${cwd}\n${endpoint}\n${apiKey}`).digest("hex");
     const root = process.env["CLOUDINFRA_JOURNAL_DIR"] || join(userDir(), "journal");
     return new CreateJournal(join(root, scope.slice(0, 24)));
   }
 
-  /** The folder of this journal's entries, for messages. */
   get dir(): string {
     return this.#dir;
   }
 
-  /** Every entry, open and closed; unreadable files and expired entries are dropped. */
+  /** Every readable, unexpired entry, open and closed. */
   entries(): JournalEntry[] {
     const open = this.#folder();
     const closed = this.#closed(open).filter((e) => !this.#expired(e));
@@ -156,7 +139,7 @@ export class CreateJournal {
     return [...open.filter((e) => !names.has(e.name)), ...closed].sort((a, b) => a.at - b.at);
   }
 
-  /** Open entries for `digest` whose process is gone: creates nobody finished. */
+  /** Open entries for `digest` whose process is gone. */
   orphans(digest: string): JournalEntry[] {
     const folder = this.#folder();
     if (!this.#swept) this.#closed(folder, false);
@@ -172,10 +155,7 @@ export class CreateJournal {
     });
   }
 
-  /**
-   * Ids of `kind` that creates handed to the engine (closed entries), or that live processes
-   * made. Ids are numbered per kind; an older version's entry names no kind and counts for all.
-   */
+  /** Ids of `kind` handed to the engine or made by live processes (an entry without kind: any). */
   claimedIds(kind: string): Set<number> {
     const folder = this.#folder();
     const ofKind = (e: JournalEntry) => e.id !== undefined && (e.kind ?? kind) === kind;
@@ -186,7 +166,7 @@ export class CreateJournal {
     return new Set(claimed.flatMap((e) => e.id ?? []));
   }
 
-  /** Writes an open entry before a request is sent. `before` must not change afterwards. */
+  /** Writes an open entry before a request is sent; `before` must not change afterwards. */
   open(
     kind: string,
     digest: string,
@@ -208,7 +188,6 @@ export class CreateJournal {
       before: known.ids,
     };
     this.#write(entry, known.json);
-    // Once the answer named the object, a take-over needs no ids before.
     const named = (id: number) => {
       entry.id = id;
       entry.before = [];
@@ -235,7 +214,7 @@ export class CreateJournal {
     };
   }
 
-  /** Records that an open entry was dealt with (taken over, proved to have made nothing, closed). */
+  /** An open entry was dealt with (taken over, proved to have made nothing, closed). */
   forget(entry: JournalEntry): void {
     this.#mine.delete(entry.name);
     this.#settled.delete(entry.name);
@@ -245,7 +224,7 @@ export class CreateJournal {
   /** The folder's entries: open ones, and ones closed in place (moved to the log now). */
   #folder(): JournalEntry[] {
     this.#trust();
-    const files = this.#list(this.#dir).filter((file) => file.endsWith(".json"));
+    const files = readOr(() => readdirSync(this.#dir), []).filter((file) => file.endsWith(".json"));
     const names = new Set(files.map((file) => file.slice(0, -".json".length)));
     const out: JournalEntry[] = [];
     for (const name of names) {
@@ -264,14 +243,14 @@ export class CreateJournal {
   }
 
   /**
-   * Every closed entry in `closed/`, expired ones included (an entry left open beside its closed
-   * one stays closed); with `read` false, only this journal's. A log is removed once its writer
-   * is dead, its last entry expired and no entry of its writer is left open in `folder`.
+   * Every closed entry, expired ones included (an open file beside its closed entry stays
+   * closed); with `read` false, only this journal's. A log is removed once its writer is dead,
+   * its last entry expired and none of its writer's entries is left open in `folder`.
    */
   #closed(folder: readonly JournalEntry[], read = true): JournalEntry[] {
     this.#swept = true;
     const out = [...this.#closedMine];
-    const files = new Set(this.#list(this.#closedDir));
+    const files = new Set(readOr(() => readdirSync(this.#closedDir), []));
     for (const file of this.#settledLogs.keys())
       if (!files.has(file)) this.#settledLogs.delete(file);
     for (const file of files) {
@@ -282,16 +261,14 @@ export class CreateJournal {
         const path = join(this.#closedDir, file);
         // Checked before reading: a log read after its writer died is whole.
         const dead = !processRunning(pid);
-        if (dead && this.#expiredLog(path) && !folder.some((e) => e.pid === pid)) {
+        const expired = () => Date.now() - statSync(path).mtimeMs > CLOSED_ENTRY_TTL_MS;
+        if (dead && readOr(expired, false) && !folder.some((e) => e.pid === pid)) {
           rmSync(path, { force: true });
           continue;
         }
         if (!read) continue;
-        try {
-          entries = parseLog(readFileSync(path, "utf8"));
-        } catch {
-          continue;
-        }
+        entries = readOr(() => parseLog(readFileSync(path, "utf8")), undefined);
+        if (entries === undefined) continue;
         if (dead) this.#settledLogs.set(file, entries);
       }
       out.push(...entries);
@@ -299,48 +276,28 @@ export class CreateJournal {
     return out;
   }
 
-  #list(dir: string): string[] {
-    try {
-      return readdirSync(dir);
-    } catch {
-      return [];
-    }
-  }
-
-  /** Whether a log's last write is older than closed entries are kept. */
-  #expiredLog(path: string): boolean {
-    try {
-      return Date.now() - statSync(path).mtimeMs > CLOSED_ENTRY_TTL_MS;
-    } catch {
-      return false;
-    }
-  }
-
   #expired(entry: JournalEntry): boolean {
     const age = (since: number | undefined) => (since === undefined ? 0 : Date.now() - since);
     return age(entry.at) > ENTRY_TTL_MS || age(entry.closedAt) > CLOSED_ENTRY_TTL_MS;
   }
 
-  /** An entry of another process (remembered once that process is gone), or `undefined` when unreadable. */
+  /** Another process's entry, remembered once that process is gone. */
   #read(name: string): JournalEntry | undefined {
-    let entry: JournalEntry;
-    try {
-      entry = JSON.parse(readFileSync(join(this.#dir, `${name}.json`), "utf8")) as JournalEntry;
-    } catch {
-      return undefined;
-    }
+    const path = join(this.#dir, `${name}.json`);
+    const entry = readOr(() => JSON.parse(readFileSync(path, "utf8")) as JournalEntry, undefined);
+    if (entry === undefined) return undefined;
     if (entry.process !== PROCESS && !processRunning(entry.pid)) this.#settled.set(name, entry);
     return entry;
   }
 
-  /** Whether the process that wrote `entry` is gone (a pid reused since cannot bring it back). */
+  /** Whether `entry`'s process is gone (a pid reused since cannot bring it back). */
   #gone(entry: JournalEntry): boolean {
     return (
       entry.process !== PROCESS && (this.#settled.has(entry.name) || !processRunning(entry.pid))
     );
   }
 
-  /** Appends a closed entry to this journal's log; `false` when it could not be written. */
+  /** `false` when the log could not be written. */
   #append(entry: JournalEntry): boolean {
     try {
       const path = join(this.#closedDir, this.#logName);
@@ -353,7 +310,6 @@ export class CreateJournal {
     return true;
   }
 
-  /** Writes an open entry's file, whole or not at all. */
   #write(entry: JournalEntry, before: string): void {
     this.#mine.set(entry.name, { ...entry });
     try {
@@ -364,14 +320,14 @@ export class CreateJournal {
     }
   }
 
-  /** Makes the folders, or checks those found, once: a refused folder fails the create (UnsafeFolderError). */
+  /** Makes or checks the folders once: a refused folder fails the create (UnsafeFolderError). */
   #trust(): void {
     if (this.#trusted) return;
     privateDir(this.#closedDir, JOURNAL_FOLDER);
     this.#trusted = true;
   }
 
-  /** Runs `write`, making the folders again when they went missing meanwhile. */
+  /** Runs `write`, making the folders again if they went missing. */
   #inFolders<T>(write: () => T): T {
     try {
       return write();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { RESEND, sendLookResend } from "../../src/resources/resend";
+import { RESEND, sendLookResend } from "../../src/resources/create";
 
 const lost = () => Promise.reject(new Error("answer lost"));
 

@@ -20,11 +20,10 @@ import {
   type Props,
   unlessNotFound,
 } from "../common";
-import { LOOKUP_MAX_RETRIES } from "../create";
+import { DEFAULT_MAX_SENDS, LOOKUP_MAX_RETRIES, RESEND, sendLookResend } from "../create";
 import { resourceIdOf } from "../ids";
 import { INPUT_RULES } from "../input-rules";
 import { type Deadline, type KindDefinition, kindOperations, parseInputs } from "../kind";
-import { DEFAULT_MAX_SENDS, RESEND, sendLookResend } from "../resend";
 import type { ProviderSession } from "../session";
 import {
   diffServer,
