@@ -1,8 +1,4 @@
-/**
- * Waiting for a server's status. The API has no endpoint to read an action, so "waiting for an
- * action" means polling the server (through the process's shared polls, watch.ts) until its
- * status reaches the action's target, and failing as soon as it is clear the target will not come.
- */
+/** The API cannot read an action: waiting for one is polling the server (watch.ts) for its status. */
 import type { Id } from "../../api/endpoints/base";
 import {
   ApiError,
@@ -23,22 +19,21 @@ import type { ServerWatch, WatchAnswer, WatchQuestion } from "./watch";
 type WaitAction = ManagementAction | "create" | "settle";
 
 export interface WaitForServerStatusOptions {
-  /** What started the transition, and the action id its call answered; named in errors. */
   action: WaitAction;
   actionId?: string | undefined;
   target: WaitTarget;
-  /** Give up at this time (`Date.now()` ms), naming `timeoutSetting` (`timeouts.update (now 10m)`). */
   deadlineAt: number;
+  /** Named when the deadline passes: `timeouts.update (now 10m)`. */
   timeoutSetting?: string | undefined;
   /** Ends the wait with reason `aborted`, as the session's cancellation (the watch's signal) does. */
   signal?: AbortSignal | undefined;
   /** The server as last seen before the wait: its status and timestamp say when the transition began. */
   initial?: Server | undefined;
-  /** When the request that started the transition was sent (ms since the epoch); default now. */
+  /** When the request that started the transition was sent; default now. */
   sentAt?: number | undefined;
 }
 
-/** A wait that did not reach its target; the message names action, server, target, last status and time. */
+/** A wait that did not reach its target. */
 export class ServerWaitError extends CloudInfraError {
   static {
     nameErrorClass(ServerWaitError, "ServerWaitError");
@@ -54,18 +49,16 @@ export class ServerWaitError extends CloudInfraError {
   }
 }
 
-/** Poll failures that say nothing about the server and may pass: keep polling until the deadline. */
+/** Poll failures that say nothing about the server and may pass. */
 function isTransient(err: unknown): boolean {
   if (err instanceof ConnectionError || err instanceof TimeoutError) return true;
   return err instanceof ApiError && (err.status === 429 || err.status >= 500);
 }
 
 /**
- * Polls server `serverId` (through the process's shared `watch`) until it reaches `target` and
- * returns the last answer (`undefined` for `gone`). Throws a {@link ServerWaitError} on status
- * `error`, on a status from which the target cannot be reached, when the server disappears, at
- * the deadline, or on abort. Other failures of a poll are thrown as they are, except transient
- * ones (5xx, 429, connection, timeout), which are retried until the deadline.
+ * Polls until the server reaches `target`: its last answer (`undefined` for `gone`), else a
+ * {@link ServerWaitError} as soon as the target cannot come. A poll's error is thrown unless
+ * transient (then polled again until the deadline).
  */
 export async function waitForServerStatus(
   watch: ServerWatch,
@@ -83,7 +76,6 @@ export async function waitForServerStatus(
   options: WaitForServerStatusOptions,
 ): Promise<Server | undefined> {
   const startedAt = Date.now();
-  // The caller's signal, and the session's cancellation (the engine's Cancel) through the watch.
   const signals = [options.signal, watch.signal].filter((s) => s !== undefined);
   const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
   const { action } = options;
@@ -101,7 +93,7 @@ export async function waitForServerStatus(
       ? { create: "create", settle: "a transition already under way" }[action]
       : `${action} action`;
   let last: Server | undefined = options.initial;
-  /** The last answer in the transient status, whose timestamp says when the transition began. */
+  // The last answer in the transient status: its timestamp says when the transition began.
   let transient = last?.status === transition ? last : undefined;
   let lastPollError: unknown;
   let lastPolledAt = startedAt;
