@@ -1,12 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { ConnectionError, NotFoundError, UnauthorizedError } from "../../src/api/errors";
+import { formatDuration } from "../../src/lib/duration";
 import { onHost } from "../../src/provider";
 import { UNKNOWN } from "../../src/resources/common";
 import {
   DEFAULT_TIMEOUTS,
   diffServer,
   FIELDS,
-  formatDuration,
   fromApi,
   INPUT_FIELDS,
   inputsOf,

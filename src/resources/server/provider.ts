@@ -6,6 +6,7 @@ import {
   type ManagementAction,
   type Server,
 } from "../../api/schemas/servers";
+import { formatDuration } from "../../lib/duration";
 import { guardAdoptedReplacement, shown } from "../adopt";
 import {
   checkResultOf,
@@ -25,7 +26,6 @@ import type { ProviderSession } from "../session";
 import {
   diffServer,
   FIELDS,
-  formatDuration,
   fromApi,
   inputsOf,
   type PowerState,

@@ -12,7 +12,8 @@ import {
   type ManagementAction,
   type Server,
 } from "../../api/schemas/servers";
-import { formatDuration, statusesOnTheWay, type WaitTarget } from "./model";
+import { formatDuration } from "../../lib/duration";
+import { settlesIn, type WaitTarget } from "./model";
 import type { ServerWatch, WatchAnswer, WatchQuestion } from "./watch";
 
 /** What started the wait: a management action, a create, or a transition already under way. */
@@ -79,7 +80,6 @@ export async function waitForServerStatus(
   const signals = [options.signal, watch.signal].filter((s) => s !== undefined);
   const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
   const { action } = options;
-  const onTheWay = statusesOnTheWay(options.target);
   // The transient status waited out (for its expected duration), and the statuses an action may
   // still show a moment after its answer (those it is accepted from).
   const { via: transition, from: pending }: { via: string | undefined; from: readonly string[] } =
@@ -158,7 +158,7 @@ export async function waitForServerStatus(
         watch.learn(question, transient, answer);
         return server;
       }
-      if (!onTheWay.has(status) && !pending.includes(status)) {
+      if (settlesIn(status) !== options.target && !pending.includes(status)) {
         if (status === "error") {
           throw fail(
             "error",
