@@ -1,4 +1,4 @@
-/** Durations as Go and Terraform write them (`1h30m`, `500ms`): the `timeouts` inputs and messages. */
+/** Durations as Go and Terraform write them (`1h30m`, `500ms`), for inputs and messages. */
 
 const DURATION = /^(?:(\d+)h)?(?:(\d+)m(?!s))?(?:(\d+)s)?(?:(\d+)ms)?$/;
 

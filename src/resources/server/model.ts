@@ -101,7 +101,7 @@ export const FIELDS: FieldTable<ServerInputs> = {
   timeouts: {},
 };
 
-/** A server whose provisioning failed can neither start nor be repaired: it is replaced (tainted). */
+/** A server whose provisioning failed can neither start nor be repaired: it is replaced. */
 export function diffServer(olds: Props, news: Props): pulumi.dynamic.DiffResult {
   const result = diffInputs(olds, news, FIELDS);
   if (olds["status"] === "error") {
@@ -149,7 +149,7 @@ export function powerStateOf(status: string): PowerState | undefined {
   return to === "gone" ? undefined : to;
 }
 
-/** The stored inputs that still validate, field by field: an older version's state never fails a refresh. */
+/** The stored inputs that still validate, field by field: an older state never fails a refresh. */
 export function storedInputs(props: Props | undefined): Partial<ServerInputs> {
   const out: Record<string, unknown> = {};
   if (props === undefined) return out;

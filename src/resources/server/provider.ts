@@ -116,7 +116,7 @@ async function perform<T extends WaitTarget>(
   return (await waitForServerStatus(serverWatch(session), initial.id, waiting)) as never;
 }
 
-/** Lets a transition under way finish (an action would be refused meanwhile), then starts or stops. */
+/** Lets a transition under way finish (an action is refused meanwhile), then starts or stops. */
 async function ensurePowerState(
   session: ProviderSession,
   id: number,

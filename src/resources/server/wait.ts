@@ -1,4 +1,4 @@
-/** The API cannot read an action: waiting for one is polling the server (watch.ts) for its status. */
+/** The API cannot read an action: waiting for one polls the server (watch.ts) for its status. */
 import type { Id } from "../../api/endpoints/base";
 import {
   ApiError,
@@ -97,6 +97,8 @@ export async function waitForServerStatus(
   let transient = last?.status === transition ? last : undefined;
   let lastPollError: unknown;
   let lastPolledAt = startedAt;
+  const sentAt = options.sentAt ?? startedAt;
+  const asked = { serverId: Number(serverId), transition, sentAt, startedAt, signal };
 
   const fail = (
     reason: ServerWaitError["reason"],
@@ -122,15 +124,7 @@ export async function waitForServerStatus(
 
   for (;;) {
     if (signal?.aborted) throw aborted();
-    const question: WatchQuestion = {
-      serverId: Number(serverId),
-      transition,
-      sentAt: options.sentAt ?? startedAt,
-      startedAt,
-      lastPolledAt,
-      deadlineAt: options.deadlineAt,
-      signal,
-    };
+    const question: WatchQuestion = { ...asked, lastPolledAt, deadlineAt: options.deadlineAt };
     let answer: WatchAnswer | undefined;
     try {
       answer = await watch.next(question);

@@ -54,7 +54,7 @@ export class ServerWatch {
   readonly #source: ServerSource;
   readonly #now: () => number;
   readonly #pending = new Set<Pending>();
-  /** The shortest duration seen of each transient status, and the moment of a wait it counts from. */
+  /** The shortest duration seen of each transient status, and the moment it counts from. */
   readonly #expected = new Map<string, { ms: number; from: "startedAt" | "sentAt" }>();
   #timer: NodeJS.Timeout | undefined;
   #timerDue = Number.POSITIVE_INFINITY;
@@ -72,32 +72,20 @@ export class ServerWatch {
 
   /** The answer of the next poll sent after this call; rejects with its error, or on abort. */
   next(question: WatchQuestion): Promise<WatchAnswer> {
+    const { signal } = question;
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    let onAbort = (): void => {};
     return new Promise<WatchAnswer>((resolve, reject) => {
-      const { signal } = question;
-      if (signal?.aborted) {
-        reject(signal.reason);
-        return;
-      }
-      const onAbort = (): void => {
+      const pending: Pending = { question, resolve, reject };
+      onAbort = () => {
         this.#pending.delete(pending);
         reject(signal?.reason);
         this.#arm();
       };
-      const pending: Pending = {
-        question,
-        resolve: (answer) => {
-          signal?.removeEventListener("abort", onAbort);
-          resolve(answer);
-        },
-        reject: (err) => {
-          signal?.removeEventListener("abort", onAbort);
-          reject(err);
-        },
-      };
       signal?.addEventListener("abort", onAbort, { once: true });
       this.#pending.add(pending);
       this.#arm();
-    });
+    }).finally(() => signal?.removeEventListener("abort", onAbort));
   }
 
   /** The server as a poll sent at once shows it; reads that arrive meanwhile share the next. */
