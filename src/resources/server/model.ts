@@ -9,11 +9,11 @@ import {
   type Server,
 } from "../../api/schemas/servers";
 import { definedOnly } from "../../lib/defined";
-import { parseDuration } from "../../lib/duration";
+import { formatDuration, parseDuration } from "../../lib/duration";
 import { AdoptIdSchema } from "../adopt";
-import { diffInputs, type Props } from "../common";
+import { diffInputs, type OperationLimits, type Props } from "../common";
 import { idReference } from "../ids";
-import type { FieldTable } from "../kind";
+import type { Deadline, FieldTable } from "../kind";
 
 const POWER_STATES = ["running", "stopped"] as const;
 export type PowerState = (typeof POWER_STATES)[number];
@@ -215,4 +215,21 @@ export function timeoutSetting(inputs: Partial<ServerInputs>, kind: TimeoutKind)
   return given === undefined
     ? `timeouts.${kind} (now ${DEFAULT_TIMEOUTS[kind]}, the default)`
     : `timeouts.${kind} (now ${given})`;
+}
+
+/** The deadline of one operation: the `timeouts` input, else the engine's `customTimeouts`. */
+export function deadlineFor(
+  inputs: Partial<ServerInputs>,
+  kind: TimeoutKind,
+  limits?: OperationLimits,
+): Deadline {
+  const custom = limits?.timeoutMs;
+  if (inputs.timeouts?.[kind] === undefined && custom !== undefined && custom > 0) {
+    const timeoutSetting = `customTimeouts.${kind} (now ${formatDuration(custom)})`;
+    return { deadlineAt: Date.now() + custom, timeoutSetting };
+  }
+  return {
+    deadlineAt: Date.now() + timeoutMs(inputs, kind),
+    timeoutSetting: timeoutSetting(inputs, kind),
+  };
 }

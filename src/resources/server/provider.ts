@@ -6,13 +6,11 @@ import {
   type ManagementAction,
   type Server,
 } from "../../api/schemas/servers";
-import { formatDuration } from "../../lib/duration";
 import { guardAdoptedReplacement, shown } from "../adopt";
 import {
   checkResultOf,
   describeOperation,
   diffInputs,
-  type OperationLimits,
   operationError,
   type Props,
   unlessNotFound,
@@ -24,6 +22,7 @@ import { type Deadline, type KindDefinition, kindOperations, parseInputs } from 
 import { DEFAULT_MAX_SENDS, RESEND, sendLookResend } from "../resend";
 import type { ProviderSession } from "../session";
 import {
+  deadlineFor,
   diffServer,
   FIELDS,
   fromApi,
@@ -33,32 +32,12 @@ import {
   ServerInputsSchema,
   settlesIn,
   storedInputs,
-  type TimeoutKind,
-  timeoutMs,
-  timeoutSetting,
   toApi,
   type WaitTarget,
   withPowerStateDefault,
 } from "./model";
 import { ServerWaitError, waitForServerStatus } from "./wait";
 import { serverWatch } from "./watch";
-
-/** The deadline of one operation: the `timeouts` input, else the engine's `customTimeouts`. */
-function deadlineFor(
-  inputs: Partial<ServerInputs>,
-  kind: TimeoutKind,
-  limits?: OperationLimits,
-): Deadline {
-  const custom = limits?.timeoutMs;
-  if (inputs.timeouts?.[kind] === undefined && custom !== undefined && custom > 0) {
-    const timeoutSetting = `customTimeouts.${kind} (now ${formatDuration(custom)})`;
-    return { deadlineAt: Date.now() + custom, timeoutSetting };
-  }
-  return {
-    deadlineAt: Date.now() + timeoutMs(inputs, kind),
-    timeoutSetting: timeoutSetting(inputs, kind),
-  };
-}
 
 /** A lost answer is resent only when the server shows neither the action's `via` nor its `to`. */
 async function sendAction(
