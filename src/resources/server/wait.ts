@@ -26,8 +26,6 @@ export interface WaitForServerStatusOptions {
   deadlineAt: number;
   /** Named when the deadline passes: `timeouts.update (now 10m)`. */
   timeoutSetting?: string | undefined;
-  /** Ends the wait with reason `aborted`, as the session's cancellation (the watch's signal) does. */
-  signal?: AbortSignal | undefined;
   /** The server as last seen before the wait: its status and timestamp say when the transition began. */
   initial?: Server | undefined;
   /** When the request that started the transition was sent; default now. */
@@ -77,8 +75,8 @@ export async function waitForServerStatus(
   options: WaitForServerStatusOptions,
 ): Promise<Server | undefined> {
   const startedAt = Date.now();
-  const signals = [options.signal, watch.signal].filter((s) => s !== undefined);
-  const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
+  // The session's cancellation (the engine's Cancel) ends the wait.
+  const { signal } = watch;
   const { action } = options;
   // The transient status waited out (for its expected duration), and the statuses an action may
   // still show a moment after its answer (those it is accepted from).

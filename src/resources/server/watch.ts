@@ -89,10 +89,10 @@ export class ServerWatch {
   }
 
   /** The server as a poll sent at once shows it; reads that arrive meanwhile share the next. */
-  async read(serverId: number, signal?: AbortSignal): Promise<Server | undefined> {
+  async read(serverId: number): Promise<Server | undefined> {
     const now = this.#now();
     const at = { sentAt: now, startedAt: now, lastPolledAt: now, deadlineAt: now };
-    return (await this.next({ serverId, transition: undefined, ...at, signal })).server;
+    return (await this.next({ serverId, transition: undefined, ...at })).server;
   }
 
   /** Records a transition's end; `before`: the transient state last seen, with its timestamp. */
