@@ -36,7 +36,7 @@ import {
   type WaitTarget,
   withPowerStateDefault,
 } from "./model";
-import { ServerWaitError, waitForServerStatus } from "./wait";
+import { type Reached, ServerWaitError, waitForServerStatus } from "./wait";
 import { serverWatch } from "./watch";
 
 /** A lost answer is resent only when the server shows neither the action's `via` nor its `to`. */
@@ -88,11 +88,11 @@ async function perform<T extends WaitTarget>(
   action: ManagementAction,
   target: T,
   deadline: Deadline,
-): Promise<T extends "gone" ? undefined : Server> {
+): Promise<Reached<T>> {
   const sentAt = Date.now();
   const actionId = await sendAction(session, initial.id, action, deadline);
   const waiting = { action, actionId, target, ...deadline, initial, sentAt };
-  return (await waitForServerStatus(serverWatch(session), initial.id, waiting)) as never;
+  return waitForServerStatus(serverWatch(session), initial.id, waiting);
 }
 
 /** Lets a transition under way finish (an action is refused meanwhile), then starts or stops. */

@@ -48,6 +48,9 @@ export class ServerWaitError extends CloudInfraError {
   }
 }
 
+/** A wait for `gone` ends with the server's 404, any other with its last answer. */
+export type Reached<T extends WaitTarget> = T extends "gone" ? undefined : Server;
+
 /** Poll failures that say nothing about the server and may pass. */
 function isTransient(err: unknown): boolean {
   if (err instanceof ConnectionError || err instanceof TimeoutError) return true;
@@ -59,21 +62,11 @@ function isTransient(err: unknown): boolean {
  * {@link ServerWaitError} as soon as the target cannot come. A poll's error is thrown unless
  * transient (then polled again until the deadline).
  */
-export async function waitForServerStatus(
+export async function waitForServerStatus<T extends WaitTarget>(
   watch: ServerWatch,
   serverId: Id,
-  options: WaitForServerStatusOptions & { target: "running" | "stopped" },
-): Promise<Server>;
-export async function waitForServerStatus(
-  watch: ServerWatch,
-  serverId: Id,
-  options: WaitForServerStatusOptions,
-): Promise<Server | undefined>;
-export async function waitForServerStatus(
-  watch: ServerWatch,
-  serverId: Id,
-  options: WaitForServerStatusOptions,
-): Promise<Server | undefined> {
+  options: WaitForServerStatusOptions & { target: T },
+): Promise<Reached<T>> {
   const startedAt = Date.now();
   // The session's cancellation (the engine's Cancel) ends the wait.
   const { signal } = watch;
@@ -139,7 +132,7 @@ export async function waitForServerStatus(
       if (server === undefined) {
         if (options.target === "gone") {
           watch.learn(question, transient, answer);
-          return undefined;
+          return undefined as Reached<T>;
         }
         throw fail("disappeared", `server ${serverId} disappeared (404) before reaching ${target}`);
       }
@@ -148,7 +141,7 @@ export async function waitForServerStatus(
       if (status === transition) transient = server;
       if (status === options.target) {
         watch.learn(question, transient, answer);
-        return server;
+        return server as Reached<T>;
       }
       if (settlesIn(status) !== options.target && !pending.includes(status)) {
         if (status === "error") {
