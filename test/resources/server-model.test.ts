@@ -1,12 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { ConnectionError, NotFoundError, UnauthorizedError } from "../../src/api/errors";
+import { formatDuration } from "../../src/lib/duration";
 import { onHost } from "../../src/provider";
 import { UNKNOWN } from "../../src/resources/common";
 import {
   DEFAULT_TIMEOUTS,
   diffServer,
   FIELDS,
-  formatDuration,
   fromApi,
   INPUT_FIELDS,
   inputsOf,
@@ -300,7 +300,7 @@ describe("waitForServerStatus", () => {
   });
 
   /** A server whose status follows a script of [from time (ms), status | Error]. */
-  function scripted(script: [number, string | Error][]) {
+  function scripted(script: [number, string | Error][], signal?: AbortSignal) {
     const polls: number[] = [];
     const get = async () => {
       const now = Date.now();
@@ -310,7 +310,8 @@ describe("waitForServerStatus", () => {
       if (current instanceof Error) throw current;
       return server({ status: current });
     };
-    const watch = new ServerWatch({ get, list: async () => [await get()] });
+    const source = { get, list: async () => [await get()] };
+    const watch = new ServerWatch(source, signal === undefined ? {} : { signal });
     return { watch, polls };
   }
 
@@ -475,13 +476,12 @@ describe("waitForServerStatus", () => {
   });
 
   it("stops when aborted, without waiting for the next poll", async () => {
-    const { watch, polls } = scripted([[0, "provisioning"]]);
     const controller = new AbortController();
+    const { watch, polls } = scripted([[0, "provisioning"]], controller.signal);
     const done = waitForServerStatus(watch, 42, {
       action: "create",
       target: "running",
       deadlineAt: 600_000,
-      signal: controller.signal,
     });
     const caught = done.catch((e: unknown) => e);
     await vi.advanceTimersByTimeAsync(20_000);

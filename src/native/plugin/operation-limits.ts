@@ -4,8 +4,8 @@
  */
 import { CloudInfraError, nameErrorClass } from "../../api/errors";
 import { withOperationSignal } from "../../api/http";
+import { formatDuration } from "../../lib/duration";
 import type { OperationLimits } from "../../resources/common";
-import { formatDuration } from "../../resources/server/model";
 import type { ProviderSession } from "../../resources/session";
 
 /** An operation's time limit ran out (the request's `timeout`: the user's `customTimeouts`). */

@@ -9,44 +9,19 @@ import {
   type Server,
 } from "../../api/schemas/servers";
 import { definedOnly } from "../../lib/defined";
+import { formatDuration, parseDuration } from "../../lib/duration";
 import { AdoptIdSchema } from "../adopt";
-import { diffInputs, type Props } from "../common";
+import { diffInputs, type OperationLimits, type Props } from "../common";
 import { idReference } from "../ids";
-import type { FieldTable } from "../kind";
+import type { Deadline, FieldTable } from "../kind";
 
-/** The power states a program can ask for. */
-export const POWER_STATES = ["running", "stopped"] as const;
+const POWER_STATES = ["running", "stopped"] as const;
 export type PowerState = (typeof POWER_STATES)[number];
 
-/** Defaults of `timeouts`, one per operation. */
 export const DEFAULT_TIMEOUTS = { create: "10m", update: "10m", delete: "10m" } as const;
 export type TimeoutKind = keyof typeof DEFAULT_TIMEOUTS;
 
 const MAX_TIMEOUT_MS = 24 * 60 * 60 * 1000;
-const DURATION = /^(?:(\d+)h)?(?:(\d+)m(?!s))?(?:(\d+)s)?(?:(\d+)ms)?$/;
-
-/** Milliseconds of a duration as Go and Terraform write them (`1h30m`, `500ms`), else `undefined`. */
-function parseDuration(text: string): number | undefined {
-  const match = DURATION.exec(text.trim());
-  if (match === null || text.trim() === "") return undefined;
-  const [, h, m, s, ms] = match;
-  return (
-    Number(h ?? 0) * 3_600_000 + Number(m ?? 0) * 60_000 + Number(s ?? 0) * 1000 + Number(ms ?? 0)
-  );
-}
-
-/** `"1m05s"`, `"850ms"`: an elapsed time for messages. */
-export function formatDuration(ms: number): string {
-  if (ms < 1000) return `${Math.max(0, Math.round(ms))}ms`;
-  const totalSeconds = Math.floor(ms / 1000);
-  const h = Math.floor(totalSeconds / 3600);
-  const m = Math.floor((totalSeconds % 3600) / 60);
-  const s = totalSeconds % 60;
-  if (h > 0) return `${h}h${String(m).padStart(2, "0")}m${String(s).padStart(2, "0")}s`;
-  if (m > 0) return `${m}m${String(s).padStart(2, "0")}s`;
-  return `${(ms / 1000).toFixed(1)}s`;
-}
-
 const DurationSchema = z
   .string({ error: 'expected a duration such as "90s", "10m" or "1h30m"' })
   .refine((text) => parseDuration(text) !== undefined, {
@@ -58,7 +33,7 @@ const DurationSchema = z
     error: "must be at most 24h",
   });
 
-/** Ids in ascending order: the order of a set never causes a diff. */
+/** Sorted: the order of a set never causes a diff. */
 function idSet(what: string, article: "a" | "an") {
   return z
     .array(idReference(`${article} ${what}`), { error: `expected a list of ${what}s` })
@@ -66,7 +41,6 @@ function idSet(what: string, article: "a" | "an") {
     .transform((ids) => [...ids].sort((a, b) => a - b));
 }
 
-/** Inputs as Pulumi stores them: validated and normalised by `check`. */
 export const ServerInputsSchema = z.object({
   name: NameInputSchema,
   planId: idReference("a plan id"),
@@ -93,7 +67,7 @@ export const ServerInputsSchema = z.object({
 });
 export type ServerInputs = z.output<typeof ServerInputsSchema>;
 
-/** The inputs that describe the server; `adoptId` only says where `create` starts from. */
+/** `adoptId` only says where `create` starts from. */
 export const INPUT_FIELDS = Object.keys(ServerInputsSchema.shape).filter(
   (field) => field !== "adoptId",
 ) as Exclude<keyof ServerInputs, "adoptId">[];
@@ -103,11 +77,7 @@ function sameIdSet(a: unknown, b: unknown): boolean {
   return isDeepStrictEqual(norm(a), norm(b));
 }
 
-/**
- * `powerState` as `check` stores it: `"running"` when the program leaves it out, except for a
- * server it adopts (`adoptId`) or adopted before (its stored inputs have none): that server is left
- * as it is, running or stopped, until the program says otherwise.
- */
+/** `"running"` when left out, except on a server adopted now or before: that one keeps its own. */
 export function withPowerStateDefault(inputs: Props, olds: Props): Props {
   if (inputs["powerState"] !== undefined) return inputs;
   const adopting = inputs["adoptId"] !== undefined;
@@ -115,17 +85,11 @@ export function withPowerStateDefault(inputs: Props, olds: Props): Props {
   return adopting || adoptedBefore ? inputs : { ...inputs, powerState: "running" };
 }
 
-/** Equal, or the program leaves the power state alone (an adopted server's, see above). */
 function samePowerState(a: unknown, b: unknown): boolean {
   return b === undefined || a === b;
 }
 
-/**
- * How each input changes. Plan, image and SSH keys are fixed at creation (the API has no call to
- * change them). Security groups change in place through the attach/detach endpoints; the
- * resource manages only the groups it lists, so SecurityGroupAttachment resources on the same
- * server do not fight with it.
- */
+/** The API has no call to change plan, image or SSH keys. Only the listed groups are managed. */
 export const FIELDS: FieldTable<ServerInputs> = {
   name: {},
   planId: { replaceOnChange: true },
@@ -137,11 +101,7 @@ export const FIELDS: FieldTable<ServerInputs> = {
   timeouts: {},
 };
 
-/**
- * The diff Pulumi sees. Besides the field table, a server whose provisioning failed (status
- * `error` in the old state) is replaced: it can neither start nor be repaired, so the next `up`
- * swaps it for a working one, as a tainted resource would be in Terraform.
- */
+/** A server whose provisioning failed can neither start nor be repaired: it is replaced. */
 export function diffServer(olds: Props, news: Props): pulumi.dynamic.DiffResult {
   const result = diffInputs(olds, news, FIELDS);
   if (olds["status"] === "error") {
@@ -150,7 +110,6 @@ export function diffServer(olds: Props, news: Props): pulumi.dynamic.DiffResult 
   return result;
 }
 
-/** The request that creates exactly one server for these inputs. */
 export function toApi(inputs: ServerInputs): CreateServerRequest {
   return {
     plan_id: inputs.planId,
@@ -165,7 +124,6 @@ export function toApi(inputs: ServerInputs): CreateServerRequest {
   };
 }
 
-/** The image a server runs, from its `os` metadata entry. */
 export function osOf(server: Server): string | undefined {
   const entry = server.data.find((d) => d.name === "os");
   return entry?.value ?? undefined;
@@ -174,34 +132,24 @@ export function osOf(server: Server): string | undefined {
 /** Where a wait ends: a settled status, or `gone` (the server answers 404). */
 export type WaitTarget = PowerState | "gone";
 
-/** Transient statuses that settle by themselves in `target`, from the transition table. */
-export function statusesOnTheWay(target: WaitTarget): Set<string> {
-  const on = new Set<string>(target === "running" ? ["provisioning"] : []);
-  for (const t of Object.values(MANAGEMENT_TRANSITIONS)) {
-    if ((t.to ?? "gone") === target) on.add(t.via);
-  }
-  return on;
-}
+const SETTLES_IN = new Map<string, string>([
+  ["provisioning", "running"],
+  ...Object.values(MANAGEMENT_TRANSITIONS).map((t) => [t.via, t.to ?? "gone"] as const),
+]);
 
-/** Where a status that is on its way somewhere settles by itself (`stopping` → `stopped`). */
+/** Where a transient status settles by itself (`stopping` → `stopped`). */
 export function settlesIn(status: string): WaitTarget | undefined {
-  return (["running", "stopped", "gone"] as const).find((t) => statusesOnTheWay(t).has(status));
+  const to = SETTLES_IN.get(status);
+  return to === "running" || to === "stopped" || to === "gone" ? to : undefined;
 }
 
-/**
- * The power state a status is at or heading to; `undefined` for `error`, `deleting` and
- * statuses this version does not know, where neither answer would be true.
- */
+/** The power state a status is at or heading to; `undefined` for `error`, `deleting`, unknown. */
 export function powerStateOf(status: string): PowerState | undefined {
   const to = status === "running" || status === "stopped" ? status : settlesIn(status);
   return to === "gone" ? undefined : to;
 }
 
-/**
- * Reads whatever valid inputs a property bag holds (old state, possibly written by an older
- * version), field by field: a field that no longer validates is left out rather than failing a
- * refresh or a delete.
- */
+/** The stored inputs that still validate, field by field: an older state never fails a refresh. */
 export function storedInputs(props: Props | undefined): Partial<ServerInputs> {
   const out: Record<string, unknown> = {};
   if (props === undefined) return out;
@@ -213,12 +161,7 @@ export function storedInputs(props: Props | undefined): Partial<ServerInputs> {
   return out as Partial<ServerInputs>;
 }
 
-/**
- * The inputs as they are live: what a refresh records, so that drift shows as exactly the
- * changed field. SSH keys and timeouts cannot be read back and keep their stored value; listed
- * security groups that were detached meanwhile drop out of the list (groups attached by other
- * means are not this resource's business and never appear).
- */
+/** SSH keys and timeouts cannot be read back; listed groups detached meanwhile drop out. */
 export function liveInputs(server: Server, stored: Partial<ServerInputs>): Partial<ServerInputs> {
   const attached = new Set(server.security_groups.map((g) => g.id));
   return definedOnly({
@@ -234,12 +177,8 @@ export function liveInputs(server: Server, stored: Partial<ServerInputs>): Parti
 }
 
 /**
- * Pulumi outputs from the service's answer; never holds `undefined` (the host cannot send it).
- *
- * Only what this resource itself decides, or the service alone changes, is an output: the tags
- * and the attachments that other resources make after the server (`getServer` reports them)
- * would make the first refresh after an `up` differ from what the create recorded, which the
- * engine's legacy refresh diff (`PULUMI_ENABLE_LEGACY_REFRESH_DIFF`) reports as a change.
+ * Never holds `undefined` (the host cannot send it). Tags and other resources' attachments are
+ * not outputs: the engine's legacy refresh diff would report them as a change after every `up`.
  */
 export function fromApi(server: Server, stored: Partial<ServerInputs>): Props {
   const reported = {
@@ -259,23 +198,38 @@ export function fromApi(server: Server, stored: Partial<ServerInputs>): Props {
   return out;
 }
 
-/** The input properties of an output bag (what `read` reports as the live inputs). */
 export function inputsOf(outputs: Props): Props {
   const out: Props = {};
   for (const field of INPUT_FIELDS) if (outputs[field] !== undefined) out[field] = outputs[field];
   return out;
 }
 
-/** Milliseconds allowed for one operation, from `timeouts` or the default. */
 export function timeoutMs(inputs: Partial<ServerInputs>, kind: TimeoutKind): number {
   const text = inputs.timeouts?.[kind] ?? DEFAULT_TIMEOUTS[kind];
   return parseDuration(text) ?? (parseDuration(DEFAULT_TIMEOUTS[kind]) as number);
 }
 
-/** `timeouts.create (now 10m, the default)`: the setting that limits a wait, for its error. */
+/** `timeouts.create (now 10m, the default)`. */
 export function timeoutSetting(inputs: Partial<ServerInputs>, kind: TimeoutKind): string {
   const given = inputs.timeouts?.[kind];
   return given === undefined
     ? `timeouts.${kind} (now ${DEFAULT_TIMEOUTS[kind]}, the default)`
     : `timeouts.${kind} (now ${given})`;
+}
+
+/** The deadline of one operation: the `timeouts` input, else the engine's `customTimeouts`. */
+export function deadlineFor(
+  inputs: Partial<ServerInputs>,
+  kind: TimeoutKind,
+  limits?: OperationLimits,
+): Deadline {
+  const custom = limits?.timeoutMs;
+  if (inputs.timeouts?.[kind] === undefined && custom !== undefined && custom > 0) {
+    const timeoutSetting = `customTimeouts.${kind} (now ${formatDuration(custom)})`;
+    return { deadlineAt: Date.now() + custom, timeoutSetting };
+  }
+  return {
+    deadlineAt: Date.now() + timeoutMs(inputs, kind),
+    timeoutSetting: timeoutSetting(inputs, kind),
+  };
 }

@@ -1,9 +1,4 @@
-/**
- * The Server kind: its definition, and what its API forces on top of the builder. Create waits
- * for `running` (then stops the server when asked); update renames, toggles the firewall,
- * attaches/detaches the listed security groups and starts or stops; delete sends the delete
- * action and waits for 404. Every wait is bounded by `timeouts`, else the engine's `customTimeouts`.
- */
+/** The Server kind: its definition, and the waits for states its API forces on the builder. */
 import { isAmbiguousFailure, NotFoundError, ValidationError } from "../../api/errors";
 import {
   type CreateServerRequest,
@@ -11,11 +6,11 @@ import {
   type ManagementAction,
   type Server,
 } from "../../api/schemas/servers";
-import { guardAdoptedReplacement, type Mismatch, shown } from "../adopt";
+import { guardAdoptedReplacement, shown } from "../adopt";
 import {
   checkResultOf,
   describeOperation,
-  type OperationLimits,
+  diffInputs,
   operationError,
   type Props,
   unlessNotFound,
@@ -26,49 +21,24 @@ import { INPUT_RULES } from "../input-rules";
 import { type Deadline, type KindDefinition, kindOperations, parseInputs } from "../kind";
 import type { ProviderSession } from "../session";
 import {
+  deadlineFor,
   diffServer,
   FIELDS,
-  formatDuration,
   fromApi,
   inputsOf,
-  osOf,
   type PowerState,
   type ServerInputs,
   ServerInputsSchema,
   settlesIn,
   storedInputs,
-  type TimeoutKind,
-  timeoutMs,
-  timeoutSetting,
   toApi,
   type WaitTarget,
   withPowerStateDefault,
 } from "./model";
-import { ServerWaitError, waitForServerStatus } from "./wait";
+import { type Reached, ServerWaitError, waitForServerStatus } from "./wait";
 import { serverWatch } from "./watch";
 
-/** The deadline of one operation: the `timeouts` input, else the engine's `customTimeouts`. */
-function deadlineFor(
-  inputs: Partial<ServerInputs>,
-  kind: TimeoutKind,
-  limits?: OperationLimits,
-): Deadline {
-  const custom = limits?.timeoutMs;
-  if (inputs.timeouts?.[kind] === undefined && custom !== undefined && custom > 0) {
-    const timeoutSetting = `customTimeouts.${kind} (now ${formatDuration(custom)})`;
-    return { deadlineAt: Date.now() + custom, timeoutSetting };
-  }
-  return {
-    deadlineAt: Date.now() + timeoutMs(inputs, kind),
-    timeoutSetting: timeoutSetting(inputs, kind),
-  };
-}
-
-/**
- * Sends a management action through the one resend loop ({@link sendLookResend}): when its
- * answer is lost, the server is read and the action is sent again only if the server shows
- * neither its transitional nor its final status.
- */
+/** A lost answer is resent only when the server shows neither the action's `via` nor its `to`. */
 async function sendAction(
   session: ProviderSession,
   id: number,
@@ -111,24 +81,20 @@ async function sendAction(
   );
 }
 
-/** Sends `action` to the server last seen as `initial`, and waits until it reaches `target`. */
 async function perform<T extends WaitTarget>(
   session: ProviderSession,
   initial: Server,
   action: ManagementAction,
   target: T,
   deadline: Deadline,
-): Promise<T extends "gone" ? undefined : Server> {
+): Promise<Reached<T>> {
   const sentAt = Date.now();
   const actionId = await sendAction(session, initial.id, action, deadline);
   const waiting = { action, actionId, target, ...deadline, initial, sentAt };
-  return (await waitForServerStatus(serverWatch(session), initial.id, waiting)) as never;
+  return waitForServerStatus(serverWatch(session), initial.id, waiting);
 }
 
-/**
- * Brings a server to the wanted power state: first lets a transition under way finish (an
- * action would be refused meanwhile), then starts or stops it if needed. Returns its last state.
- */
+/** Lets a transition under way finish (an action is refused meanwhile), then starts or stops. */
 async function ensurePowerState(
   session: ProviderSession,
   id: number,
@@ -159,10 +125,8 @@ async function ensurePowerState(
 }
 
 /**
- * Brings an existing server to the program's in-place properties: name, firewall, the listed
- * security groups (`before`: those this resource listed until now; groups attached by other
- * means are left alone) and power state. Compared with the live server, so a stale state still
- * converges. Returns the server's last state.
+ * Applies the in-place inputs, compared with the live server so that a stale state converges.
+ * `before`: the groups this resource listed until now; groups attached by other means stay.
  */
 async function converge(
   session: ProviderSession,
@@ -193,24 +157,19 @@ async function converge(
   return ensurePowerState(session, live.id, inputs.powerState, deadline);
 }
 
-/** Deletes a server and waits until it answers 404; a server already gone is success. */
 async function deleteServer(session: ProviderSession, id: number, deadline: Deadline) {
   const watch = serverWatch(session);
   const initial = await watch.read(id);
   if (initial === undefined) return;
   const target = settlesIn(initial.status);
-  const settling = { action: "settle", ...deadline, initial } as const;
-  if (target === "gone") {
-    await waitForServerStatus(watch, id, { ...settling, target });
-    return;
-  }
   if (target !== undefined) {
     // The delete action is refused during a transition; one that ends in `error` is fine
     // (an errored server can be deleted), one that ends with the server gone is done.
     try {
-      await waitForServerStatus(watch, id, { ...settling, target });
+      await waitForServerStatus(watch, id, { action: "settle", target, ...deadline, initial });
+      if (target === "gone") return;
     } catch (err) {
-      if (!(err instanceof ServerWaitError)) throw err;
+      if (!(err instanceof ServerWaitError) || target === "gone") throw err;
       if (err.reason === "disappeared") return;
       if (err.reason !== "error") throw err;
     }
@@ -219,10 +178,7 @@ async function deleteServer(session: ProviderSession, id: number, deadline: Dead
   await unlessNotFound(perform(session, initial, "delete", "gone", deadline));
 }
 
-/**
- * Servers: names are not unique, so only a server that did not exist before the request can be
- * taken for its (../create.ts); the power state is reached after the create and never matched.
- */
+/** Names are not unique: only a server that did not exist before the request is taken for its. */
 export const definition: KindDefinition<
   ServerInputs,
   Server,
@@ -274,7 +230,7 @@ export const definition: KindDefinition<
       throw kept(fromApi(last, inputs), new Error(why, { cause: err }));
     }
   },
-  /** A refused `plan_id` lists the plan ids (ids are not names: the whole list, no "did you mean"). */
+  /** A refused `plan_id` lists every plan id (ids are not names: no "did you mean"). */
   async failureDetail(session, err) {
     if (!(err instanceof ValidationError) || !err.fieldErrors.some((f) => f.field === "plan_id")) {
       return "";
@@ -292,23 +248,18 @@ export const definition: KindDefinition<
   },
   // Names are not unique: a 409 is the service's own, not a name taken.
   taken: (_session, _inputs, err) => Promise.resolve(err),
-  /**
-   * Adopting a server: the plan is always checked; the image only when the service reports it
-   * (the `os` entry); the SSH keys never (the API does not report them). A server that failed or
-   * is being deleted is refused. Then the name, firewall, listed groups and power state converge.
-   */
   adoption: {
     read: (session, id) => serverWatch(session).read(id),
+    /** The replacing fields, as a refresh would read them: no image without `os`, no SSH keys. */
     mismatches(live, inputs) {
-      const out: Mismatch[] = [];
-      if (live.plan_id !== inputs.planId) {
-        out.push({ field: "planId", live: shown(live.plan_id), wanted: shown(inputs.planId) });
-      }
-      const os = osOf(live);
-      if (os !== undefined && os !== inputs.image) {
-        out.push({ field: "image", live: shown(os), wanted: shown(inputs.image) });
-      }
-      return out;
+      const wanted: Props = { ...inputs };
+      const found = fromApi(live, inputs);
+      const { replaces = [] } = diffInputs(found, wanted, FIELDS);
+      return replaces.map((field) => ({
+        field,
+        live: shown(found[field]),
+        wanted: shown(wanted[field]),
+      }));
     },
     refusal(live) {
       if (live.status === "error") {

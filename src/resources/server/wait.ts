@@ -1,8 +1,4 @@
-/**
- * Waiting for a server's status. The API has no endpoint to read an action, so "waiting for an
- * action" means polling the server (through the process's shared polls, watch.ts) until its
- * status reaches the action's target, and failing as soon as it is clear the target will not come.
- */
+/** The API cannot read an action: waiting for one polls the server (watch.ts) for its status. */
 import type { Id } from "../../api/endpoints/base";
 import {
   ApiError,
@@ -16,29 +12,27 @@ import {
   type ManagementAction,
   type Server,
 } from "../../api/schemas/servers";
-import { formatDuration, statusesOnTheWay, type WaitTarget } from "./model";
+import { formatDuration } from "../../lib/duration";
+import { settlesIn, type WaitTarget } from "./model";
 import type { ServerWatch, WatchAnswer, WatchQuestion } from "./watch";
 
 /** What started the wait: a management action, a create, or a transition already under way. */
 type WaitAction = ManagementAction | "create" | "settle";
 
 export interface WaitForServerStatusOptions {
-  /** What started the transition, and the action id its call answered; named in errors. */
   action: WaitAction;
   actionId?: string | undefined;
   target: WaitTarget;
-  /** Give up at this time (`Date.now()` ms), naming `timeoutSetting` (`timeouts.update (now 10m)`). */
   deadlineAt: number;
+  /** Named when the deadline passes: `timeouts.update (now 10m)`. */
   timeoutSetting?: string | undefined;
-  /** Ends the wait with reason `aborted`, as the session's cancellation (the watch's signal) does. */
-  signal?: AbortSignal | undefined;
   /** The server as last seen before the wait: its status and timestamp say when the transition began. */
   initial?: Server | undefined;
-  /** When the request that started the transition was sent (ms since the epoch); default now. */
+  /** When the request that started the transition was sent; default now. */
   sentAt?: number | undefined;
 }
 
-/** A wait that did not reach its target; the message names action, server, target, last status and time. */
+/** A wait that did not reach its target. */
 export class ServerWaitError extends CloudInfraError {
   static {
     nameErrorClass(ServerWaitError, "ServerWaitError");
@@ -54,40 +48,29 @@ export class ServerWaitError extends CloudInfraError {
   }
 }
 
-/** Poll failures that say nothing about the server and may pass: keep polling until the deadline. */
+/** A wait for `gone` ends with the server's 404, any other with its last answer. */
+export type Reached<T extends WaitTarget> = T extends "gone" ? undefined : Server;
+
+/** Poll failures that say nothing about the server and may pass. */
 function isTransient(err: unknown): boolean {
   if (err instanceof ConnectionError || err instanceof TimeoutError) return true;
   return err instanceof ApiError && (err.status === 429 || err.status >= 500);
 }
 
 /**
- * Polls server `serverId` (through the process's shared `watch`) until it reaches `target` and
- * returns the last answer (`undefined` for `gone`). Throws a {@link ServerWaitError} on status
- * `error`, on a status from which the target cannot be reached, when the server disappears, at
- * the deadline, or on abort. Other failures of a poll are thrown as they are, except transient
- * ones (5xx, 429, connection, timeout), which are retried until the deadline.
+ * Polls until the server reaches `target`: its last answer (`undefined` for `gone`), else a
+ * {@link ServerWaitError} as soon as the target cannot come. A poll's error is thrown unless
+ * transient (then polled again until the deadline).
  */
-export async function waitForServerStatus(
+export async function waitForServerStatus<T extends WaitTarget>(
   watch: ServerWatch,
   serverId: Id,
-  options: WaitForServerStatusOptions & { target: "running" | "stopped" },
-): Promise<Server>;
-export async function waitForServerStatus(
-  watch: ServerWatch,
-  serverId: Id,
-  options: WaitForServerStatusOptions,
-): Promise<Server | undefined>;
-export async function waitForServerStatus(
-  watch: ServerWatch,
-  serverId: Id,
-  options: WaitForServerStatusOptions,
-): Promise<Server | undefined> {
+  options: WaitForServerStatusOptions & { target: T },
+): Promise<Reached<T>> {
   const startedAt = Date.now();
-  // The caller's signal, and the session's cancellation (the engine's Cancel) through the watch.
-  const signals = [options.signal, watch.signal].filter((s) => s !== undefined);
-  const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
+  // The session's cancellation (the engine's Cancel) ends the wait.
+  const { signal } = watch;
   const { action } = options;
-  const onTheWay = statusesOnTheWay(options.target);
   // The transient status waited out (for its expected duration), and the statuses an action may
   // still show a moment after its answer (those it is accepted from).
   const { via: transition, from: pending }: { via: string | undefined; from: readonly string[] } =
@@ -101,10 +84,12 @@ export async function waitForServerStatus(
       ? { create: "create", settle: "a transition already under way" }[action]
       : `${action} action`;
   let last: Server | undefined = options.initial;
-  /** The last answer in the transient status, whose timestamp says when the transition began. */
+  // The last answer in the transient status: its timestamp says when the transition began.
   let transient = last?.status === transition ? last : undefined;
   let lastPollError: unknown;
   let lastPolledAt = startedAt;
+  const sentAt = options.sentAt ?? startedAt;
+  const asked = { serverId: Number(serverId), transition, sentAt, startedAt, signal };
 
   const fail = (
     reason: ServerWaitError["reason"],
@@ -130,15 +115,7 @@ export async function waitForServerStatus(
 
   for (;;) {
     if (signal?.aborted) throw aborted();
-    const question: WatchQuestion = {
-      serverId: Number(serverId),
-      transition,
-      sentAt: options.sentAt ?? startedAt,
-      startedAt,
-      lastPolledAt,
-      deadlineAt: options.deadlineAt,
-      signal,
-    };
+    const question: WatchQuestion = { ...asked, lastPolledAt, deadlineAt: options.deadlineAt };
     let answer: WatchAnswer | undefined;
     try {
       answer = await watch.next(question);
@@ -155,7 +132,7 @@ export async function waitForServerStatus(
       if (server === undefined) {
         if (options.target === "gone") {
           watch.learn(question, transient, answer);
-          return undefined;
+          return undefined as Reached<T>;
         }
         throw fail("disappeared", `server ${serverId} disappeared (404) before reaching ${target}`);
       }
@@ -164,9 +141,9 @@ export async function waitForServerStatus(
       if (status === transition) transient = server;
       if (status === options.target) {
         watch.learn(question, transient, answer);
-        return server;
+        return server as Reached<T>;
       }
-      if (!onTheWay.has(status) && !pending.includes(status)) {
+      if (settlesIn(status) !== options.target && !pending.includes(status)) {
         if (status === "error") {
           throw fail(
             "error",

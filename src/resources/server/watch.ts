@@ -1,14 +1,9 @@
 /**
- * The servers that one provider process waits for share their polls (docs/resources.md, "Waiting
- * for servers"): one request per interval answers them all, `GET /v1/servers/:id` when one waits,
- * the list when several do. An answer counts only for the waits that began before it was
- * requested, so a wait never takes an older list for the truth (a server absent from it is gone).
- *
- * Each wait's next poll is due `clamp(elapsed × 0.1, 250 ms, 10 s)` after its last answered poll,
- * never at once (the answer that started the wait said where the server was). Once this process
- * has seen a transition end, the next wait for it is polled at the moment it is expected to end
- * instead of around it: the shortest duration seen, from the service's `status_date`s where the
- * end is a status, from our clock (action sent → 404 seen) for a deletion. It can only be late.
+ * The shared polls of the servers one process waits for (docs/resources.md, "Waiting for
+ * servers"). An answer counts only for the waits that began before it was requested: a server
+ * absent from an older list is not gone. A wait's first poll is never at once (the answer that
+ * started it said where the server was). A transition's expected end is the shortest duration
+ * seen, from the service's `status_date`s, or from our clock (action sent → 404) for a deletion.
  */
 import type { Id } from "../../api/endpoints/base";
 import { NotFoundError } from "../../api/errors";
@@ -17,7 +12,7 @@ import type { Server } from "../../api/schemas/servers";
 import type { ProviderSession, SessionSlot } from "../session";
 import type { SharedLists } from "../shared-list";
 
-/** How long to wait before the next poll, `elapsedMs` after the wait began. */
+/** The next poll's delay: `clamp(elapsed × 0.1, 250 ms, 10 s)`. */
 export function pollIntervalMs(elapsedMs: number): number {
   return Math.min(10_000, Math.max(250, Math.round(elapsedMs * 0.1)));
 }
@@ -28,23 +23,21 @@ export interface ServerSource {
   get(id: Id, options?: RequestOptions): Promise<Server>;
 }
 
-/**
- * One wait's question to the watch (ms since the epoch): the transient status it waits out
- * (`"provisioning"`, for its expected duration), when the action was sent, when the wait began
- * (the action had been answered), when its last answered poll was sent (`startedAt` before the
- * first), and the deadline (no poll later).
- */
+/** One wait's question (times in ms since the epoch; no poll after `deadlineAt`). */
 export interface WatchQuestion {
   serverId: number;
+  /** The transient status waited out (`"provisioning"`), for its expected duration. */
   transition: string | undefined;
   sentAt: number;
+  /** When the wait began: the action had been answered. */
   startedAt: number;
+  /** When its last answered poll was sent (`startedAt` before the first). */
   lastPolledAt: number;
   deadlineAt: number;
   signal?: AbortSignal | undefined;
 }
 
-/** The server as a poll sent after the question showed it (`undefined`: gone), and when. */
+/** The server as a poll sent after the question showed it (`undefined`: gone). */
 export interface WatchAnswer {
   server: Server | undefined;
   polledAt: number;
@@ -57,89 +50,59 @@ interface Pending {
   reject(err: unknown): void;
 }
 
-/** Shared polls of the servers one process waits for; see the rule at the top of this module. */
 export class ServerWatch {
   readonly #source: ServerSource;
   readonly #now: () => number;
   readonly #pending = new Set<Pending>();
-  /**
-   * The shortest duration seen of each transient status, in ms, and the moment of a wait it
-   * counts from: when the wait began for a duration read from the service's timestamps (the
-   * transition had begun by then), when the action was sent for one measured on our clock (that
-   * is where the measure started).
-   */
+  /** The shortest duration seen of each transient status, and the moment it counts from. */
   readonly #expected = new Map<string, { ms: number; from: "startedAt" | "sentAt" }>();
   #timer: NodeJS.Timeout | undefined;
   #timerDue = Number.POSITIVE_INFINITY;
   #polling = false;
   /** Polls sent, for tests and benchmarks. */
   polls = 0;
-  /** Aborted when the session is cancelled (the engine's Cancel): every wait ends (wait.ts). */
+  /** The session's cancellation (the engine's Cancel): every wait ends (wait.ts). */
   readonly signal: AbortSignal | undefined;
 
-  /** `now`: the time in ms since the epoch; tests pass their own. */
   constructor(source: ServerSource, options: { now?: () => number; signal?: AbortSignal } = {}) {
     this.#source = source;
     this.#now = options.now ?? Date.now;
     this.signal = options.signal;
   }
 
-  /**
-   * The server as the next poll sent after this call shows it, `undefined` when that poll says it
-   * does not exist. Rejects with the poll's error, or with the signal's reason on abort.
-   */
+  /** The answer of the next poll sent after this call; rejects with its error, or on abort. */
   next(question: WatchQuestion): Promise<WatchAnswer> {
+    const { signal } = question;
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    let onAbort = (): void => {};
     return new Promise<WatchAnswer>((resolve, reject) => {
-      const { signal } = question;
-      if (signal?.aborted) {
-        reject(signal.reason);
-        return;
-      }
-      const onAbort = (): void => {
+      const pending: Pending = { question, resolve, reject };
+      onAbort = () => {
         this.#pending.delete(pending);
         reject(signal?.reason);
         this.#arm();
       };
-      const pending: Pending = {
-        question,
-        resolve: (answer) => {
-          signal?.removeEventListener("abort", onAbort);
-          resolve(answer);
-        },
-        reject: (err) => {
-          signal?.removeEventListener("abort", onAbort);
-          reject(err);
-        },
-      };
       signal?.addEventListener("abort", onAbort, { once: true });
       this.#pending.add(pending);
       this.#arm();
-    });
+    }).finally(() => signal?.removeEventListener("abort", onAbort));
   }
 
-  /**
-   * The server as a poll sent after this call shows it, `undefined` when it does not exist: the
-   * next poll is sent at once, and reads that arrive meanwhile share the one after it.
-   */
-  async read(serverId: number, signal?: AbortSignal): Promise<Server | undefined> {
+  /** The server as a poll sent at once shows it; reads that arrive meanwhile share the next. */
+  async read(serverId: number): Promise<Server | undefined> {
     const now = this.#now();
     const at = { sentAt: now, startedAt: now, lastPolledAt: now, deadlineAt: now };
-    return (await this.next({ serverId, transition: undefined, ...at, signal })).server;
+    return (await this.next({ serverId, transition: undefined, ...at })).server;
   }
 
-  /**
-   * Records that `server`, waited for since `question`, ended its transition: from `before`
-   * (the transient state last seen, with its timestamp) when the server answered a status, or
-   * when `answer` came when it is gone.
-   */
+  /** Records a transition's end; `before`: the transient state last seen, with its timestamp. */
   learn(question: WatchQuestion, before: Server | undefined, answer: WatchAnswer): void {
+    const { transition } = question;
     const after = answer.server;
-    const answeredAt = answer.answeredAt;
-    const transition = question.transition;
     if (transition === undefined) return;
     let learned: { ms: number; from: "startedAt" | "sentAt" } | undefined;
     if (after === undefined) {
-      learned = { ms: answeredAt - question.sentAt, from: "sentAt" };
+      learned = { ms: answer.answeredAt - question.sentAt, from: "sentAt" };
     } else if (before !== undefined && before.status === transition) {
       const from = Date.parse(before.status_date ?? "");
       const to = Date.parse(after.status_date ?? "");
@@ -152,7 +115,7 @@ export class ServerWatch {
     if (known === undefined || learned.ms < known.ms) this.#expected.set(transition, learned);
   }
 
-  /** When the poll for `question` is due; see the rule at the top of this module. */
+  /** The expected end when it falls within the next interval, else the back-off. */
   dueAt(question: WatchQuestion): number {
     const last = question.lastPolledAt;
     const interval = pollIntervalMs(last - question.startedAt);
@@ -221,10 +184,8 @@ export class ServerWatch {
 }
 
 /**
- * The watch of one provider session (one account). Its list polls go through the session's list
- * cache (always as new requests), where a server create of the moment takes them as its look at
- * the servers before it (../shared-list.ts); polls spend what the rate budget leaves after the
- * work a user waits for (`background`).
+ * The watch of one session. Its list polls (always new requests) go through the session's list
+ * cache, where a create of the moment takes them as its look before it (../shared-list.ts).
  */
 export function sessionWatch(
   { servers }: { servers: ServerSource },
@@ -241,7 +202,6 @@ export function sessionWatch(
   return new ServerWatch(source, signal === undefined ? {} : { signal });
 }
 
-/** The watch: a slot of the session that the server kind owns (../session.ts). */
 const WATCH: SessionSlot<ServerWatch> = {
   make: (session) => sessionWatch(session.client, session.lists, session.cancelled),
 };
