@@ -40,6 +40,7 @@ export const MODULES = {
   ],
   "src/lib/cli-output.ts": ["test/unit/cli-output.test.ts", "test/unit/cli-output-pinned.test.ts"],
   "src/lib/defined.ts": ["test/unit/defined-pinned.test.ts"],
+  "src/lib/duration.ts": modelTests("server"),
   "src/lib/json-bounds.ts": ["test/unit/json-bounds-boundaries.test.ts"],
   "src/lib/money.ts": ["test/unit/money.test.ts", "test/unit/money-boundaries.test.ts"],
   "src/lib/names.ts": [
