@@ -1,0 +1,79 @@
+/**
+ * The temp-folder rule: tempDir() folders go when their test or block ends, pass or fail, and a
+ * run that leaves anything in its temp folder fails, naming it (test/support/global-setup.ts).
+ */
+import { existsSync, mkdirSync, mkdtempSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import setup, { leftBehind, RUN_TEMP_PREFIX } from "../support/global-setup";
+import { tempDir } from "../support/temp-dir";
+
+describe("tempDir", () => {
+  let inTest = "";
+  let inFailedTest = "";
+  let inBlock = "";
+
+  describe("a block's folder", () => {
+    inBlock = tempDir("temp-dir-block-");
+    it("is there while the block runs, private to the user", () => {
+      expect(statSync(inBlock).isDirectory()).toBe(true);
+      expect(statSync(inBlock).mode & 0o777).toBe(0o700);
+    });
+  });
+
+  it("is made under the run's own temp folder", () => {
+    inTest = tempDir("temp-dir-test-");
+    expect(inTest.startsWith(join(tmpdir(), "temp-dir-test-"))).toBe(true);
+    expect(existsSync(inTest)).toBe(true);
+  });
+
+  it.fails("a test that fails", () => {
+    inFailedTest = tempDir("temp-dir-failed-");
+    throw new Error("this test fails on purpose");
+  });
+
+  it("removes a test's folder when the test ends, passed or failed, and a block's when the block ends", () => {
+    expect([inTest, inFailedTest, inBlock].every((dir) => dir !== "")).toBe(true);
+    expect(existsSync(inTest)).toBe(false);
+    expect(existsSync(inFailedTest)).toBe(false);
+    expect(existsSync(inBlock)).toBe(false);
+  });
+});
+
+describe("the run's check", () => {
+  const saved = process.env["TMPDIR"];
+  const exitCode = process.exitCode;
+  afterEach(() => {
+    if (saved === undefined) delete process.env["TMPDIR"];
+    else process.env["TMPDIR"] = saved;
+    process.exitCode = exitCode;
+  });
+
+  it("gives the run a temp folder of its own and passes when the tests left nothing", () => {
+    const teardown = setup();
+    const runDir = tmpdir();
+    expect(runDir.startsWith(join(saved ?? "", RUN_TEMP_PREFIX))).toBe(true);
+    // The package's own folder is the user's by design, not a leftover.
+    mkdirSync(join(runDir, "pulumi-cloudinfra-1000"));
+    expect(() => teardown()).not.toThrow();
+    expect(process.env["TMPDIR"]).toBe(saved);
+    expect(existsSync(runDir)).toBe(false);
+    expect(process.exitCode).toBe(exitCode);
+  });
+
+  it("fails the run, naming what a test left behind, and removes it", () => {
+    const teardown = setup();
+    const runDir = tmpdir();
+    mkdtempSync(join(runDir, "journal-reads-"));
+    mkdirSync(join(runDir, "create-test-abc"));
+    const left = leftBehind(runDir);
+    expect(left).toHaveLength(2);
+    expect(() => teardown()).toThrow(
+      `tests left 2 temporary entries behind (make them with tempDir() of test/support/temp-dir.ts): ${left.join(", ")}`,
+    );
+    expect(left[0]).toBe("create-test-abc");
+    expect(existsSync(runDir)).toBe(false);
+    expect(process.exitCode).toBe(1);
+  });
+});
