@@ -8,15 +8,28 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, onTestFinished, TestRunner } from "vitest";
 
+/** Folders made outside a test (at file or `describe` level, in `beforeAll`): gone when the file ends. */
+const fileDirs = new Set<string>();
+
+function remove(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+}
+
+// Registered while the test file is collected (this module is imported then), on the file itself:
+// a hook registered later, from inside `beforeAll`, would never run.
+afterAll(() => {
+  for (const dir of fileDirs) remove(dir);
+  fileDirs.clear();
+});
+
 /**
- * A new private folder `<os temp dir>/<prefix>XXXXXX`. Called inside a test it is removed when
- * that test finishes; called at file or `describe` level (or in `beforeAll`), when that file or
- * block finishes.
+ * A new private folder `<os temp dir>/<prefix>XXXXXX`. Made inside a test (or its `beforeEach`),
+ * it is removed when that test finishes; made anywhere else (at file or `describe` level, in
+ * `beforeAll`), when the test file ends.
  */
 export function tempDir(prefix: string): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
-  const remove = () => rmSync(dir, { recursive: true, force: true });
-  if (TestRunner.getCurrentTest() === undefined) afterAll(remove);
-  else onTestFinished(remove);
+  if (TestRunner.getCurrentTest() === undefined) fileDirs.add(dir);
+  else onTestFinished(() => remove(dir));
   return dir;
 }

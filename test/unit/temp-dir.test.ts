@@ -5,20 +5,23 @@
 import { existsSync, mkdirSync, mkdtempSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import setup, { leftBehind, RUN_TEMP_PREFIX } from "../support/global-setup";
 import { tempDir } from "../support/temp-dir";
 
 describe("tempDir", () => {
   let inTest = "";
   let inFailedTest = "";
-  let inBlock = "";
+  let inHook = "";
+  const atFileLevel = tempDir("temp-dir-file-");
 
-  describe("a block's folder", () => {
-    inBlock = tempDir("temp-dir-block-");
-    it("is there while the block runs, private to the user", () => {
-      expect(statSync(inBlock).isDirectory()).toBe(true);
-      expect(statSync(inBlock).mode & 0o777).toBe(0o700);
+  describe("a folder made in beforeAll", () => {
+    beforeAll(() => {
+      inHook = tempDir("temp-dir-hook-");
+    });
+    it("is there while the tests run, private to the user", () => {
+      expect(statSync(inHook).isDirectory()).toBe(true);
+      expect(statSync(inHook).mode & 0o777).toBe(0o700);
     });
   });
 
@@ -33,11 +36,16 @@ describe("tempDir", () => {
     throw new Error("this test fails on purpose");
   });
 
-  it("removes a test's folder when the test ends, passed or failed, and a block's when the block ends", () => {
-    expect([inTest, inFailedTest, inBlock].every((dir) => dir !== "")).toBe(true);
+  it("removes a test's folder when the test ends, passed or failed", () => {
+    expect([inTest, inFailedTest].every((dir) => dir !== "")).toBe(true);
     expect(existsSync(inTest)).toBe(false);
     expect(existsSync(inFailedTest)).toBe(false);
-    expect(existsSync(inBlock)).toBe(false);
+  });
+
+  // Those go when the file ends: the run's check (below) fails the run if they stayed.
+  it("keeps the folders made outside a test until the file ends", () => {
+    expect(existsSync(atFileLevel)).toBe(true);
+    expect(existsSync(inHook)).toBe(true);
   });
 });
 
