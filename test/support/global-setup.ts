@@ -4,9 +4,10 @@
  * so the folders this run made are exactly what is in it, whoever else uses /tmp meanwhile. At
  * the end of the run anything a test left there fails the run, naming it, and is removed.
  *
- * The package's own folder there (`pulumi-cloudinfra-<uid>`: create journals, the emulator
- * registry) is the user's by design and kept between runs outside tests, so it is not counted;
- * what it holds is removed with the run's folder.
+ * Two folders there are caches kept between runs by design, not tests' folders, so they are not
+ * counted (what they hold is removed with the run's folder): the package's own
+ * (`pulumi-cloudinfra-<uid>`: create journals, the emulator registry) and the compile cache of the
+ * ts-node that Pulumi's Node runtime runs TypeScript programs with (`ts-node-<hash>`).
  */
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -15,8 +16,8 @@ import { join } from "node:path";
 /** The prefix of each run's temp folder, under the temp folder the run was started with. */
 export const RUN_TEMP_PREFIX = "cloudinfra-vitest-";
 
-/** What in a run's temp folder does not count as left behind. */
-const KEPT_BY_DESIGN = /^pulumi-cloudinfra-/;
+/** What in a run's temp folder does not count as left behind: the caches above. */
+const KEPT_BY_DESIGN = /^(pulumi-cloudinfra-|ts-node-)/;
 
 /** The entries of `dir` a test left behind. */
 export function leftBehind(dir: string): string[] {
