@@ -4,10 +4,11 @@
  * so the folders this run made are exactly what is in it, whoever else uses /tmp meanwhile. At
  * the end of the run anything a test left there fails the run, naming it, and is removed.
  *
- * Two folders there are caches kept between runs by design, not tests' folders, so they are not
+ * Three folders there are caches kept between runs by design, not tests' folders, so they are not
  * counted (what they hold is removed with the run's folder): the package's own
- * (`pulumi-cloudinfra-<uid>`: create journals, the emulator registry) and the compile cache of the
- * ts-node that Pulumi's Node runtime runs TypeScript programs with (`ts-node-<hash>`).
+ * (`pulumi-cloudinfra-<uid>`: create journals, the emulator registry), the compile cache of the
+ * ts-node that Pulumi's Node runtime runs TypeScript programs with (`ts-node-<hash>`), and Node's
+ * own module compile cache (`node-compile-cache`, which npm turns on).
  */
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -17,7 +18,7 @@ import { join } from "node:path";
 export const RUN_TEMP_PREFIX = "cloudinfra-vitest-";
 
 /** What in a run's temp folder does not count as left behind: the caches above. */
-const KEPT_BY_DESIGN = /^(pulumi-cloudinfra-|ts-node-)/;
+const KEPT_BY_DESIGN = /^(pulumi-cloudinfra-|ts-node-|node-compile-cache$)/;
 
 /** The entries of `dir` a test left behind. */
 export function leftBehind(dir: string): string[] {

@@ -62,9 +62,10 @@ describe("the run's check", () => {
     const teardown = setup();
     const runDir = tmpdir();
     expect(runDir.startsWith(join(saved ?? "", RUN_TEMP_PREFIX))).toBe(true);
-    // The package's own folder and ts-node's compile cache are kept by design, not leftovers.
+    // The package's own folder and the compile caches are kept by design, not leftovers.
     mkdirSync(join(runDir, "pulumi-cloudinfra-1000"));
     mkdirSync(join(runDir, "ts-node-94a6b447580330f9"));
+    mkdirSync(join(runDir, "node-compile-cache"));
     expect(() => teardown()).not.toThrow();
     expect(process.env["TMPDIR"]).toBe(saved);
     expect(existsSync(runDir)).toBe(false);
