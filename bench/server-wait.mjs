@@ -16,7 +16,21 @@ import {
   table,
 } from "./support.mjs";
 
-const DURATIONS_MS = [500, 2000, 8000];
+/**
+ * The provisioning times D, in ms: 0.5, 2 and 8 s; BENCH_SERVER_WAIT_DURATIONS (comma-separated ms)
+ * picks others, e.g. one short D for the smoke test.
+ */
+const DURATIONS_MS = durations(process.env.BENCH_SERVER_WAIT_DURATIONS ?? "500,2000,8000");
+
+function durations(text) {
+  const list = text.split(",").map((part) => Number(part.trim()));
+  if (list.some((d) => !Number.isInteger(d) || d <= 0)) {
+    throw new Error(
+      `BENCH_SERVER_WAIT_DURATIONS must be provisioning times in ms, whole and above 0, comma-separated (e.g. 500,2000); got ${JSON.stringify(text)}`,
+    );
+  }
+  return list;
+}
 const BASELINE_INTERVAL_MS = 100;
 const ARGS = { planId: 1, image: "ubuntu-24.04" };
 

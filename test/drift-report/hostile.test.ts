@@ -7,11 +7,10 @@
  * and the Markdown stays under what a comment takes, pointing at the whole.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, truncateSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   analyse,
   codeSpan,
@@ -23,11 +22,11 @@ import {
   parsePulumiJson,
 } from "../../src/drift-report";
 import { ROOT } from "../support/programs";
+import { tempDir } from "../support/temp-dir";
 import { deepDigest, refreshStream } from "./generate.mts";
 
 const BIN = join(ROOT, "dist", "drift-report", "cli.js");
-const dir = mkdtempSync(join(tmpdir(), "drift-hostile-"));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir("drift-hostile-");
 
 /**
  * The content of `span` if it is exactly one CommonMark code span (a backtick run, then text with

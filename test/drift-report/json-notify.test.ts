@@ -5,11 +5,10 @@
  * resolved) from the stack's open issue, with a fingerprint of the drifted fields.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import Ajv from "ajv";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   analyse,
   decide,
@@ -22,6 +21,7 @@ import {
   webhookBody,
 } from "../../src/drift-report";
 import { ROOT } from "../support/programs";
+import { tempDir } from "../support/temp-dir";
 import { refreshStream } from "./generate.mts";
 
 const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
@@ -31,8 +31,7 @@ const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
 const BIN = join(ROOT, pkg.bin["cloudinfra-drift-report"] ?? "missing");
 const SCHEMA = JSON.parse(readFileSync(join(ROOT, "schema", "drift-report.schema.json"), "utf8"));
 const validate = new Ajv({ allErrors: true, strict: true }).compile(SCHEMA);
-const dir = mkdtempSync(join(tmpdir(), "drift-json-"));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir("drift-json-");
 
 function file(name: string, text: string): string {
   const path = join(dir, name);

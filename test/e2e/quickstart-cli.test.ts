@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CloudInfraClient } from "../../src/api/client";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 import { ROOT } from "../support/programs";
+import { tempDir } from "../support/temp-dir";
 
 function versionOf(command: string, args: string[] = []): string | undefined {
   try {
@@ -46,7 +47,7 @@ function findCli(): { version?: string; reason?: string } {
         "CLOUDINFRA_E2E=1, but `npx pulumi version` could not install the CLI (it downloads the binary, which needs network access beyond the npm registry)",
     };
   }
-  const bin = mkdtempSync(join(tmpdir(), "pulumi-npx-"));
+  const bin = tempDir("pulumi-npx-");
   writeFileSync(join(bin, "pulumi"), '#!/bin/sh\nexec npx --yes pulumi "$@"\n');
   chmodSync(join(bin, "pulumi"), 0o755);
   process.env["PATH"] = `${bin}${delimiter}${process.env["PATH"] ?? ""}`;

@@ -49,7 +49,7 @@ const EXAMPLES: Example[] = [
   },
 ];
 
-describe.each(EXAMPLES)("$name", (example) => {
+describe.concurrent.each(EXAMPLES)("$name", (example) => {
   let fx: ProgramFixture;
   beforeAll(async () => {
     fx = await startProgramFixture(example.projectDir);

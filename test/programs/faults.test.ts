@@ -9,12 +9,12 @@
  * answer was lost must be neither leaked nor made twice (names are unique, and the 409 of the
  * next attempt names the user the lost answer made: src/resources/create.ts, `unique`).
  *
- * CI runs `CLOUDINFRA_FAULT_SEEDS` seeds (3 by default) at `CLOUDINFRA_FAULT_RATE` (0.2); the
+ * CI runs `CLOUDINFRA_FAULT_SEEDS` seeds (3 by default, side by side) at `CLOUDINFRA_FAULT_RATE` (0.2); the
  * full run is `npm run test:faults` (20 seeds at 20%, then 5 at 35%). Outcomes depend on the
  * order of concurrent requests as well as the seed, so a seed can fare differently run to run.
  */
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, it } from "vitest";
 import type { CloudInfraClient } from "../../src/api/client";
 import type { FaultConfig } from "../../src/emulator";
 import type { LocalEngine, RunResult } from "../support/local-engine/engine.ts";
@@ -206,9 +206,11 @@ describe(`the fleet under ${Math.round(RATE * 100)}% faults`, () => {
     );
   });
 
-  it.each(Array.from({ length: SEEDS }, (_, i) => i + 1))(
+  // Each seed has its own emulator and state (and so its own create journal): they run side by side.
+  it.concurrent.for(Array.from({ length: SEEDS }, (_, i) => i + 1))(
     "seed %i converges with nothing duplicated, leaked or orphaned",
-    async (seed) => {
+    { timeout: 600_000 },
+    async (seed, { expect }) => {
       const result = await runSeed(seed);
       figures.push(result);
       expect({
@@ -224,6 +226,5 @@ describe(`the fleet under ${Math.round(RATE * 100)}% faults`, () => {
       // No user left behind by a lost create answer, though no call lists users.
       expect(result.unlistableUsers).toBe(0);
     },
-    600_000,
   );
 });

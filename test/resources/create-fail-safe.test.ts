@@ -5,14 +5,14 @@
  * `existing_created_at` in a 409 nor a `Date` header, so this is HTTP policy against a scripted
  * service (nock), through the provider's own client and session.
  */
-import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import nock from "nock";
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it, vi } from "vitest";
 import { configure, configuredSession, onHost, resetHost } from "../../src/provider";
 import { requestDigest } from "../../src/resources/journal";
 import { operations } from "../../src/resources/user/provider";
+import { tempDir } from "../support/temp-dir";
 
 const user = onHost(operations);
 const ORIGIN = "https://api.test";
@@ -21,7 +21,7 @@ const KEY = "ck_test_failsafe_0123456789abcdef";
 beforeAll(() => nock.disableNetConnect());
 beforeEach(async () => {
   await resetHost();
-  vi.stubEnv("CLOUDINFRA_JOURNAL_DIR", mkdtempSync(join(tmpdir(), "fail-safe-journal-")));
+  vi.stubEnv("CLOUDINFRA_JOURNAL_DIR", tempDir("fail-safe-journal-"));
   const config: Record<string, string> = {
     "cloudinfra:endpoint": ORIGIN,
     "cloudinfra:apiKey": KEY,

@@ -2,8 +2,7 @@
  * createExactlyOnce (src/resources/create.ts) against a scripted service: every way a create's
  * answer can go missing, and what the helper concludes from what the list shows.
  */
-import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { ConflictError, createApiError } from "../../src/api/errors";
@@ -11,6 +10,7 @@ import { CreateFailedError, CreateLedger, createExactlyOnce } from "../../src/re
 import { CreateJournal, type JournalEntry, requestDigest } from "../../src/resources/journal";
 import { SharedLists } from "../../src/resources/shared-list";
 import { deadPid } from "../support/dead-process";
+import { tempDir } from "../support/temp-dir";
 
 /** What createExactlyOnce needs to know of one create. */
 type CreateRecipe<Answer, Live> = Parameters<typeof createExactlyOnce<Answer, Live>>[0];
@@ -42,7 +42,7 @@ function service(things: Thing[] = []) {
   const session = {
     lists: new SharedLists(undefined),
     creates: new CreateLedger(),
-    journal: new CreateJournal(mkdtempSync(join(tmpdir(), "create-test-"))),
+    journal: new CreateJournal(tempDir("create-test-")),
   };
   const calls = { sends: 0, reads: 0, discarded: [] as number[] };
   const make = (name: string) => {
@@ -298,7 +298,7 @@ describe("createExactlyOnce", () => {
 describe("createExactlyOnce with a journal (a host killed mid-create)", () => {
   /** A journal in a new directory, with `entries` left by other processes. */
   function journalWith(entries: Partial<JournalEntry>[]): { journal: CreateJournal; dir: string } {
-    const dir = mkdtempSync(join(tmpdir(), "journal-test-"));
+    const dir = tempDir("journal-test-");
     entries.forEach((entry, i) => {
       const full = {
         name: `e${i}`,

@@ -4,11 +4,11 @@
  * million reads). What it decides is in create.test.ts; this file counts what it reads.
  */
 import * as fs from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { CreateJournal, requestDigest } from "../../src/resources/journal";
 import { deadPid } from "../support/dead-process";
+import { tempDir } from "../support/temp-dir";
 
 vi.mock("node:fs", async (importOriginal) => {
   const real = await importOriginal<typeof import("node:fs")>();
@@ -53,7 +53,7 @@ describe("CreateJournal's reads", () => {
   });
 
   it("never reads this process's own entries, and a dead host's entry once", () => {
-    const dir = fs.mkdtempSync(join(tmpdir(), "journal-reads-"));
+    const dir = tempDir("journal-reads-");
     const dead = deadPid();
     for (let i = 0; i < 20; i++) {
       const entry = {
@@ -78,7 +78,7 @@ describe("CreateJournal's reads", () => {
   });
 
   it("reads a live host's entries again each time: they may change", () => {
-    const dir = fs.mkdtempSync(join(tmpdir(), "journal-reads-"));
+    const dir = tempDir("journal-reads-");
     const entry = {
       name: "live",
       digest: "d",
@@ -95,7 +95,7 @@ describe("CreateJournal's reads", () => {
   });
 
   it("keeps no ids before once the answer named the object", () => {
-    const dir = fs.mkdtempSync(join(tmpdir(), "journal-reads-"));
+    const dir = tempDir("journal-reads-");
     const journal = new CreateJournal(dir);
     const ticket = journal.open("Tag", "d", [1, 2, 3]);
     ticket.made(4);
@@ -109,7 +109,7 @@ describe("CreateJournal's reads", () => {
   });
 
   it("costs each create the same however many creates came before, in this run and earlier ones", () => {
-    const dir = fs.mkdtempSync(join(tmpdir(), "journal-reads-"));
+    const dir = tempDir("journal-reads-");
     const dead = deadPid();
     const earlier = { digest: "d", pid: dead, process: "gone", at: Date.now(), before: [] };
     // An older version's run closed its entries in place, in the folder.
@@ -145,7 +145,7 @@ describe("CreateJournal's reads", () => {
   });
 
   it("takes no entry for an orphan when its host closed it and was killed before removing its file", () => {
-    const dir = fs.mkdtempSync(join(tmpdir(), "journal-reads-"));
+    const dir = tempDir("journal-reads-");
     const dead = deadPid();
     const entry = { name: "cut", digest: "d", pid: dead, process: "gone", at: Date.now() };
     fs.writeFileSync(join(dir, "cut.json"), JSON.stringify({ ...entry, before: [], id: 7 }));
@@ -157,7 +157,7 @@ describe("CreateJournal's reads", () => {
   });
 
   it("takes an entry for an orphan when its host was killed while closing it", () => {
-    const dir = fs.mkdtempSync(join(tmpdir(), "journal-reads-"));
+    const dir = tempDir("journal-reads-");
     const dead = deadPid();
     const entry = { name: "cut", digest: "d", pid: dead, process: "gone", at: Date.now() };
     fs.writeFileSync(join(dir, "cut.json"), JSON.stringify({ ...entry, before: [], id: 7 }));
@@ -170,7 +170,7 @@ describe("CreateJournal's reads", () => {
   });
 
   it("removes a dead host's closed log once a day old, when a process first uses the journal", () => {
-    const dir = fs.mkdtempSync(join(tmpdir(), "journal-reads-"));
+    const dir = tempDir("journal-reads-");
     const dead = deadPid();
     const old = Date.now() - 2 * DAY;
     const closed = (name: string, id: number, at: number) => ({

@@ -2,8 +2,7 @@
  * Whole Pulumi programs, run after run, through the local engine against a test emulator: the
  * fixture (emulator, client, engine with its own state file) and what a test asserts about a run.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { expect } from "vitest";
 import { CloudInfraClient } from "../../src/api/client";
@@ -16,6 +15,7 @@ import {
   type PreviewDigest,
   type RunResult,
 } from "./local-engine/engine.ts";
+import { tempDir } from "./temp-dir";
 
 export const ROOT = join(__dirname, "..", "..");
 
@@ -67,7 +67,8 @@ export async function startProgramFixture(
   const emulator = await startTestEmulator(
     options.emulator ?? { lifecycle: { durations: FAST_LIFECYCLE } },
   );
-  const dir = mkdtempSync(join(tmpdir(), "cloudinfra-program-"));
+  // Removed by close(), and by tempDir when the test or file ends should close() not run.
+  const dir = tempDir("cloudinfra-program-");
   const client = new CloudInfraClient({
     endpoint: emulator.endpoint,
     apiKey: emulator.apiKey,

@@ -64,15 +64,27 @@ export function scenarioSuite(flavour: "dynamic" | "native"): void {
       secrets.add(String(secretValue(v ?? null)));
     }
     expectNoSecretInState(fx.engine, [fx.emulator.apiKey, ...secrets]);
-    for (const env of [{}, LEGACY]) {
-      const gate = await engineAt(version, env).refresh({
-        previewOnly: true,
-        expectNoChanges: true,
-      });
+    for (const [env, gate] of await driftGates(version)) {
       expect(changesByName(gate), `refresh straight after up (${JSON.stringify(env)})`).toEqual({});
       expectExit(gate, EXIT_OK);
     }
     return result;
+  }
+
+  /**
+   * `refresh --preview-only --expect-no-changes` at `version`, in the default and the legacy diff
+   * mode, side by side: a preview writes nothing and takes no lock, so neither sees the other.
+   */
+  async function driftGates(version: number): Promise<[NodeJS.ProcessEnv, RunResult][]> {
+    return Promise.all(
+      [{}, LEGACY].map(async (env): Promise<[NodeJS.ProcessEnv, RunResult]> => {
+        const gate = await engineAt(version, env).refresh({
+          previewOnly: true,
+          expectNoChanges: true,
+        });
+        return [env, gate];
+      }),
+    );
   }
 
   function indexOf(result: RunResult, name: string, op: StepRecord["op"]): number {
@@ -324,8 +336,7 @@ export function scenarioSuite(flavour: "dynamic" | "native"): void {
       });
       expect(byName["spare"]).toBe("create");
       expect(byName["app-fw"]).toBe("create");
-      for (const env of [{}, LEGACY]) {
-        const gate = await engineAt(8, env).refresh({ previewOnly: true, expectNoChanges: true });
+      for (const [env, gate] of await driftGates(8)) {
         expect(changesByName(gate), JSON.stringify(env)).toEqual({});
         expectExit(gate, EXIT_OK);
       }

@@ -2,10 +2,9 @@
  * The client's option checks word for word, with their boundaries (issue 27: mutation testing
  * of the client's policy).
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   checkClientOptions,
   DEFAULTS,
@@ -13,9 +12,9 @@ import {
   parseEndpoint,
   trustedCas,
 } from "../../src/api/http-options";
+import { tempDir } from "../support/temp-dir";
 
-const dir = mkdtempSync(join(tmpdir(), "http-options-"));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir("http-options-");
 
 function messageOf(action: () => unknown): string {
   try {

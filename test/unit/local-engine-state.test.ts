@@ -24,6 +24,7 @@ import {
   statePassphrase,
 } from "../support/local-engine/state.ts";
 import { makeSecret } from "../support/local-engine/values.ts";
+import { tempDir } from "../support/temp-dir";
 
 const SECRET = "do-not-leak-this-password";
 let dir: string;
@@ -182,7 +183,7 @@ describe("the state file on a shared machine (issue 26, finding 3)", () => {
   });
 
   it("the engine refuses a real service's stack without a passphrase, before running anything", () => {
-    const project = mkdtempSync(join(tmpdir(), "local-engine-project-"));
+    const project = tempDir("local-engine-project-");
     writeFileSync(join(project, "Pulumi.yaml"), "name: p\nruntime: nodejs\n");
     const make = (passphrase?: string) =>
       new LocalEngine({
@@ -194,6 +195,5 @@ describe("the state file on a shared machine (issue 26, finding 3)", () => {
       });
     expect(() => make()).toThrow(/not an emulator on this machine, and no passphrase is set/);
     expect(make("a passphrase of my own").store).toBeInstanceOf(StateStore);
-    rmSync(project, { recursive: true, force: true });
   });
 });

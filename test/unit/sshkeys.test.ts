@@ -1,15 +1,15 @@
 import { execFileSync } from "node:child_process";
 import { createPrivateKey, createPublicKey, sign, verify } from "node:crypto";
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   explainWrongFormat,
   generateEd25519KeyPair,
   parsePublicKey,
   SshKeyError,
 } from "../../src/lib/sshkeys";
+import { tempDir } from "../support/temp-dir";
 
 /**
  * GitHub's published host keys and fingerprints
@@ -716,8 +716,7 @@ if (sshKeygen === undefined) {
 }
 
 describe.skipIf(sshKeygen === undefined)("cross-checks with the local ssh-keygen", () => {
-  const dir = mkdtempSync(join(tmpdir(), "sshkeys-test-"));
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const dir = tempDir("sshkeys-test-");
   const keygen = (...args: string[]) =>
     execFileSync(sshKeygen!, args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
 

@@ -1,9 +1,8 @@
 import { X509Certificate } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { tlsMaterialInDir } from "../../src/emulator/http/tls";
+import { tempDir } from "../support/temp-dir";
 
 /**
  * The first byte of the next 16 random bytes (a certificate's serial) when set: the bytes whose
@@ -21,13 +20,11 @@ vi.mock("node:crypto", async (importOriginal) => {
   return { ...crypto, default: { ...crypto, randomBytes }, randomBytes };
 });
 
-const dir = mkdtempSync(join(tmpdir(), "tls-serial-"));
+const dir = tempDir("tls-serial-");
 
 afterEach(() => {
   forced.firstByte = undefined;
 });
-
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("emulator certificate serial numbers", () => {
   it.each([0x00, 0x01, 0x7f, 0x80, 0xff])(

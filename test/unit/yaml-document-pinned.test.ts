@@ -4,10 +4,9 @@
  * library alone, counted by `work.nodes` (the fast read counts values and keys, the library's
  * duplicate-key pass counts nodes and pairs).
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import {
   byPosition,
@@ -18,6 +17,7 @@ import {
   valueAt,
   YamlSource,
 } from "../../src/lib/yaml-document";
+import { tempDir } from "../support/temp-dir";
 
 function parse(text: string): YamlSource {
   const source = YamlSource.parse(text, "seed.yaml");
@@ -126,8 +126,7 @@ describe("YamlSource.parse's refusals", () => {
 });
 
 describe("YamlSource.read of a file that is not UTF-8", () => {
-  const dir = mkdtempSync(join(tmpdir(), "yaml-document-pinned-"));
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const dir = tempDir("yaml-document-pinned-");
 
   it("puts the issue at the byte that is not UTF-8, in the caller's name", () => {
     const file = join(dir, "latin1.yaml");
