@@ -1,12 +1,9 @@
 /**
- * {@link CloudInfraResource}, the base of every resource class, and {@link quietRegistration},
- * which keeps registering a fleet cheap for both flavours: while a resource registers, the SDK
- * records a stack trace for every property promise (printed only under
- * `PULUMI_DEBUG_PROMISE_LEAKS`), and under `source-map-support` each costs ~90 µs: ~2.5 ms of CPU
- * per Tag, ~7 ms per Server, most of a fleet program's CPU. So the classes register with
- * `Error.stackTraceLimit` at 0 unless that variable is set. Nothing a user sees changes: the SDK
- * takes the source position with its own limit, and an error thrown while registering gets its
- * stack again, pointing at the program's line.
+ * The base of every resource class. While a resource registers, the SDK records a stack trace for
+ * every property promise (printed only under `PULUMI_DEBUG_PROMISE_LEAKS`), ~90 µs each under
+ * `source-map-support`: most of a fleet program's CPU. So classes register with
+ * `Error.stackTraceLimit` at 0 unless that variable is set ({@link quietRegistration}); the SDK
+ * takes the source position with its own limit, and an error thrown meanwhile gets its stack back.
  */
 import * as pulumi from "@pulumi/pulumi";
 import { isAutonamed, LOGICAL_NAME_INPUT } from "./autoname";
@@ -15,10 +12,8 @@ import { withEveryOutput } from "./outputs";
 import { serializedShim } from "./shim";
 
 /**
- * A resource of this package, registered as `pulumi.dynamic.Resource` registers one (type
- * `pulumi-nodejs:dynamic/cloudinfra:<kind>`, `__provider` the kind's shim) but with the shim's
- * text pinned ({@link serializedShim}) instead of serialized in the program. Instances still pass
- * `instanceof pulumi.dynamic.Resource`.
+ * Registered as `pulumi.dynamic.Resource` registers one, but with the shim's text pinned
+ * ({@link serializedShim}) instead of serialized in the program.
  */
 export abstract class CloudInfraResource extends pulumi.CustomResource {
   /** @param outputs Every declared output of the class (`EveryOutput<X>`, ../outputs.ts). */
@@ -53,7 +48,7 @@ export abstract class CloudInfraResource extends pulumi.CustomResource {
     }
   }
 }
-/** A resource that can also be read by id without being managed (`X.get`): every kind but User. */
+/** Every kind but User: it can be read by id without being managed (`X.get`). */
 export abstract class ReadableResource extends CloudInfraResource {
   /**
    * Reads an existing object by id without managing it: nothing is created, changed or deleted,
@@ -85,11 +80,7 @@ export type ReadById = typeof ReadableResource.get;
 // `pulumi.dynamic.Resource` in their prototype chain for programs that test for it.
 Object.setPrototypeOf(CloudInfraResource.prototype, pulumi.dynamic.Resource.prototype);
 
-/**
- * Lowers `Error.stackTraceLimit` to 0 for a class's `super()` call (see the top of this module).
- * Use it as {@link CloudInfraResource} does: `failed(err)` (restores the limit, gives `err` the
- * caller's stack) in a catch around `super()`, `done()` in its finally.
- */
+/** Around a `super()` call: `failed(err)` in its catch (gives `err` the caller's stack), `done()` in its finally. */
 export function quietRegistration(): { failed(err: unknown): unknown; done(): void } {
   const limit = Error.stackTraceLimit;
   const debugging = (process.env["PULUMI_DEBUG_PROMISE_LEAKS"] ?? "") !== "";

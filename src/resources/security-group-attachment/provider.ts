@@ -7,7 +7,7 @@ import { NotFoundError } from "../../api/errors";
 import type { SecurityGroup } from "../../api/schemas/firewall";
 import { describeOperation, operationError, type Props, unlessNotFound } from "../common";
 import { INPUT_RULES } from "../input-rules";
-import { findListed, type KindDefinition, kindOperations, parseInputs } from "../kind";
+import { type KindDefinition, kindOperations, parseInputs } from "../kind";
 import { groupList } from "../security-group/provider";
 import {
   ATTACHMENT_FIELDS,
@@ -97,13 +97,16 @@ export const operations = kindOperations(definition, {
       );
     }
     // A refresh reads every attachment of the stack at once: the group list serves them all.
-    const group = await findListed(
-      session,
-      groupList(session.client),
-      (g) => g.id === pair.securityGroupId && g.servers.some((s) => s.id === pair.serverId),
-    ).catch((err: unknown) => {
-      throw operationError(operation, err);
-    });
+    const list = groupList(session.client);
+    const group = await session.lists
+      .find(
+        list.key,
+        () => list.read(),
+        (g) => g.id === pair.securityGroupId && g.servers.some((s) => s.id === pair.serverId),
+      )
+      .catch((err: unknown) => {
+        throw operationError(operation, err);
+      });
     if (group === undefined) return {};
     return { id: attachmentId(pair), props: { ...pair }, inputs: { ...pair } };
   },
