@@ -1,7 +1,6 @@
 /**
- * The Role kind. Permission names are resolved against the catalogue in `check`, so a typo fails
- * the preview; a write sends their ids. A system role is the service's own: never created,
- * adopted, changed or deleted, and a 409 about one says so.
+ * Permission names are resolved in `check`, so a typo fails the preview. A system role is the
+ * service's own: never created, adopted, changed or deleted, and a 409 about one says so.
  */
 import type { ConflictError } from "../../api/errors";
 import type { CreateRoleRequest, Permission, Role } from "../../api/schemas/iam";
@@ -29,14 +28,12 @@ import {
 } from "./model";
 import { resolvePermissions } from "./permissions";
 
-/** A role's inputs with the ids of its permission names, as a write sends them. */
 type ResolvedRole = RoleInputs & { permissionIds: number[] };
 
 function listPermissions(session: ProviderSession): Promise<readonly Permission[]> {
   return session.lists.read("permissions", () => session.client.iam.listPermissions());
 }
 
-/** A system role is the service's own: explain that instead of the bare 409. */
 function systemRoleError(role: Role, err?: unknown): Error {
   return new Error(
     `${JSON.stringify(role.name)} is a system role (role id ${role.id}): the service defines it and it cannot be created, changed or deleted by a Role resource; choose another name, or give users the system role by passing its id as a User's roleId`,
@@ -44,7 +41,6 @@ function systemRoleError(role: Role, err?: unknown): Error {
   );
 }
 
-/** The live role with id `id` when it is a system role (a 409 on changing it says why). */
 async function systemRole(session: ProviderSession, id: string): Promise<Role | undefined> {
   const list = definition.api.list?.(session.client);
   const roles = list === undefined ? [] : await session.lists.read(list.key, () => list.read());
@@ -77,7 +73,7 @@ export const definition: KindDefinition<
     update: (client, id, request) => client.iam.updateRole(id, request),
     delete: (session, id) => session.client.iam.deleteRole(id),
   },
-  /** The ids of the checked permission names; a name the catalogue lost since `check` fails here. */
+  // A name the catalogue lost since `check` fails here.
   async resolve(session, role) {
     const resolution = resolvePermissions(role.permissions, await listPermissions(session));
     if (!resolution.ok) throw new Error(resolution.problems.map((p) => p.reason).join("; "));
@@ -97,10 +93,7 @@ export const definition: KindDefinition<
   outputsFromInputs: (id, role) => outputsFromInputs(id, role, role.permissionIds),
   liveInputs,
   foreign: (role) => role.system_role,
-  /**
-   * The 409 says only that the name is taken; the user needs to know by which role, and whether
-   * it is a system role. `self` is the role being changed, which may itself be a system role.
-   */
+  // The 409 says only that the name is taken; `self`, the role changed, may be a system role.
   async taken(session, role, err, self) {
     const me = self === undefined ? undefined : await systemRole(session, self);
     if (me !== undefined) return systemRoleError(me, err);
@@ -121,7 +114,7 @@ export const definition: KindDefinition<
   },
 };
 
-/** `check` also resolves the permission names against the catalogue, naming the position of a typo. */
+/** `check` also resolves the permission names, naming the position of a typo. */
 async function check(session: ProviderSession, _olds: Props, news: Props) {
   const result = checkResultOf(INPUT_RULES.Role(news));
   const names = news["permissions"];

@@ -1,7 +1,4 @@
-/**
- * The SecurityGroupAttachment kind: one group on one server, read through the group list; every
- * change replaces it, and detaching a pair already apart (or whose group or server is gone) succeeds.
- */
+/** Read through the group list; detaching a pair already apart (or gone) succeeds. */
 import type { CloudInfraClient } from "../../api/client";
 import { NotFoundError } from "../../api/errors";
 import type { SecurityGroup } from "../../api/schemas/firewall";
@@ -19,7 +16,6 @@ import {
 
 const KIND = "SecurityGroupAttachment";
 
-/** The pair from the id, else from the stored properties. */
 function pairOf(id: string, props: Props | undefined): AttachmentInputs | undefined {
   const fromId = parseAttachmentId(id);
   if (fromId !== undefined) return fromId;
@@ -30,7 +26,7 @@ function pairOf(id: string, props: Props | undefined): AttachmentInputs | undefi
   return fromProps.success ? fromProps.data : undefined;
 }
 
-/** A 404 on attach means the group or the server is missing: say which. */
+/** A 404 on attach: say whether the group or the server is missing. */
 async function missingError(
   client: CloudInfraClient,
   pair: AttachmentInputs,
@@ -46,7 +42,7 @@ async function missingError(
   return operationError(operation, new Error(`${what} (${err.message})`, { cause: err }));
 }
 
-/** An attachment is the pair itself: it has no name, no list and no id of its own. */
+/** The pair itself: no name, no list, no id of its own. */
 export const definition: KindDefinition<
   AttachmentInputs,
   SecurityGroup,

@@ -15,11 +15,7 @@ import {
   toApi,
 } from "./model";
 
-/**
- * Every group, all pages (each carries its rules and attached servers). SecurityGroup and
- * SecurityGroupAttachment share it under one key in the shared-list cache, so a refresh of both
- * reads it once.
- */
+/** Shared with SecurityGroupAttachment under one key: a refresh of both reads it once. */
 export function groupList(client: CloudInfraClient): KindList<SecurityGroup> {
   return {
     key: "security-groups",

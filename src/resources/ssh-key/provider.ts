@@ -1,9 +1,7 @@
 /**
- * The SshKey kind. The service cannot change a key, so every difference replaces it; a generated
- * key's private half exists only in the creation answer, so later operations carry it from the
- * stored state, and a generated key whose answer was lost is deleted before the create is sent
- * again. The service holds each public key once: an import's 409 is the verdict, the lookup only
- * names the holder.
+ * A generated key's private half exists only in the creation answer: later operations carry it
+ * from the state, and a generated key whose answer was lost is deleted before the create is sent
+ * again. The service holds each public key once: an import's 409 is the verdict.
  */
 import type { CreateKeyRequest, Key, KeyEnvelope } from "../../api/schemas/keys";
 import { parsePublicKey } from "../../lib/sshkeys";
@@ -29,7 +27,7 @@ import {
   toApi,
 } from "./model";
 
-/** The fingerprint of a key text, or the text itself when it does not parse. */
+/** The text itself when it does not parse. */
 function fingerprintOf(text: string): string {
   try {
     return parsePublicKey(text).fingerprint;
@@ -38,7 +36,7 @@ function fingerprintOf(text: string): string {
   }
 }
 
-/** A live key with what only the stored state (or the request) knows: the comment, `generate`, the private half. */
+/** With what only the state (or the request) knows: the comment, `generate`, the private half. */
 function withKnown(key: Key, known: Props | undefined): SshKeyOutputs {
   const privateKey = known?.["privateKey"];
   return {
@@ -97,7 +95,6 @@ export const definition: KindDefinition<
         ? (id) => unlessNotFound(session.client.keys.delete(id)).then(() => undefined)
         : undefined,
   },
-  /** A 409 of an import: the key that holds the material, and the ways out. */
   async taken(session, key, err) {
     if (key.generate) return err;
     const fingerprint = fingerprintOf(key.publicKey ?? "");
@@ -121,12 +118,7 @@ export const definition: KindDefinition<
         ),
     );
   },
-  /**
-   * A key cannot change at all, so adopting one only checks it: a different name, or (for
-   * `publicKey`) different key material, fails and nothing is changed. With `generate: true` any
-   * key material is accepted, but the private half is not recoverable: the service shows it only
-   * in the answer that created the key, so `privateKey` stays unset.
-   */
+  // A key cannot change, so adopting one only checks it; an adopted key has no `privateKey`.
   adoption: {
     mismatches(live, key) {
       const out: Mismatch[] = [];

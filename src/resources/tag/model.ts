@@ -1,22 +1,18 @@
-/**
- * Tag inputs as Pulumi sees them and the pure mapping to and from the wire (`/v1/tags`).
- */
+/** Tag inputs and the pure mapping to and from the wire (`/v1/tags`). */
 import { z } from "zod";
 import { DescriptionInputSchema, expected, NameInputSchema } from "../../api/schemas/common";
 import { COLOR_PATTERN, type CreateTagRequest, type Tag } from "../../api/schemas/tags";
 import { AdoptIdSchema } from "../adopt";
-import { type FieldRule, type Props, sameText } from "../common";
+import { type Props, sameText } from "../common";
 import { idReference } from "../ids";
+import type { FieldTable } from "../kind";
 
 /** Sorted and without repeats: the order of a membership list carries no meaning. */
 export function normaliseIds(ids: readonly number[]): number[] {
   return [...new Set(ids)].sort((a, b) => a - b);
 }
 
-/**
- * What `check` accepts and stores. Colours are stored in lower case and server ids as sorted
- * numbers, so equivalent spellings never show as a change.
- */
+/** Colours in lower case, server ids as sorted numbers: equivalent spellings never show as a change. */
 export const TagInputsSchema = z.object({
   name: NameInputSchema,
   color: z
@@ -33,7 +29,6 @@ export const TagInputsSchema = z.object({
 });
 export type TagInputs = z.output<typeof TagInputsSchema>;
 
-/** What a Tag resource stores as outputs: its inputs, normalised, and the tag id. */
 export interface TagOutputs {
   tagId: number;
   name: string;
@@ -59,11 +54,8 @@ function sameServers(a: unknown, b: unknown): boolean {
   return before.length === after.length && before.every((id, i) => id === after[i]);
 }
 
-/**
- * Every Tag property changes in place: the API updates name, colour, data and servers.
- * `adoptId` is not compared: it only matters at creation.
- */
-export const TAG_FIELDS: Record<Exclude<keyof TagInputs, "adoptId">, FieldRule> = {
+/** Every Tag property changes in place. */
+export const TAG_FIELDS: FieldTable<TagInputs> = {
   name: {},
   color: { equals: sameColor },
   data: { equals: sameText },
@@ -81,7 +73,6 @@ export function toApi(inputs: TagInputs): CreateTagRequest {
   };
 }
 
-/** Outputs from the service's view of a tag. */
 export function fromApi(tag: Tag, managesServers: boolean): TagOutputs {
   return {
     tagId: tag.id,
@@ -92,7 +83,6 @@ export function fromApi(tag: Tag, managesServers: boolean): TagOutputs {
   };
 }
 
-/** Outputs after a successful create or update, from what was sent. */
 export function outputsFromInputs(tagId: number, inputs: TagInputs): TagOutputs {
   return {
     tagId,
@@ -103,7 +93,6 @@ export function outputsFromInputs(tagId: number, inputs: TagInputs): TagOutputs 
   };
 }
 
-/** The inputs that would produce the live tag, as refresh stores them. */
 export function liveInputs(outputs: TagOutputs): Props {
   const inputs: Props = { name: outputs.name, color: outputs.color };
   if (outputs.data !== "") inputs["data"] = outputs.data;

@@ -14,11 +14,7 @@ import {
   toApi,
 } from "./model";
 
-/**
- * Whether the membership is this resource's to report: the stored state (or the request) lists
- * `serverIds`, or it is a lookup (`Tag.get`), whose state has no outputs at all, only
- * `__provider`.
- */
+/** The state (or the request) lists `serverIds`, or it is a lookup (`Tag.get`): no outputs at all. */
 function managesServers(known: Props | undefined): boolean {
   const lookup =
     known === undefined || (known["tagId"] === undefined && known["name"] === undefined);

@@ -1,7 +1,4 @@
-/**
- * The User kind: no call reads or lists users, so `read` keeps the stored state (and the API key,
- * only ever in the creation answer), and create recovery rests on the 409 naming the holder.
- */
+/** No call reads or lists users: `read` keeps the state, and create recovery rests on the 409 naming the holder. */
 import { type ConflictError, NotFoundError } from "../../api/errors";
 import type { CreateUserRequest, CreateUserResponse } from "../../api/schemas/iam";
 import { definedOnly } from "../../lib/defined";
@@ -19,10 +16,7 @@ import {
   type UserOutputs,
 } from "./model";
 
-/**
- * A 409 of a user create names the user holding the name (or the DID): say which, and why a user
- * cannot be adopted.
- */
+/** A 409 names the user holding the name (or the DID): say which, and why it cannot be adopted. */
 async function userTaken(user: UserInputs, err: ConflictError): Promise<Error> {
   const holder = err.existingId;
   if (holder !== undefined) {
@@ -45,7 +39,6 @@ async function userTaken(user: UserInputs, err: ConflictError): Promise<Error> {
   return err;
 }
 
-/** No call lists users: there is never a live user to read, only creation answers. */
 export const definition: KindDefinition<
   UserInputs,
   never,
@@ -87,13 +80,11 @@ export const definition: KindDefinition<
 
 export const operations = kindOperations(definition, {
   async read(_session, id, props) {
-    // No call reads a user: keep what the state holds. Returning no `inputs` keeps the stored
-    // inputs too, so a refresh never invents drift.
+    // No `inputs`: the stored ones are kept too, so a refresh never invents drift.
     const { __provider: _provider, ...stored } = props ?? {};
     return { id, props: stored };
   },
 
-  /** Only the role changes in place. */
   async update(session, id, olds, news) {
     const operation = describeOperation("updating", "User", nameIn(news));
     const user = parseInputs(UserInputsSchema, news, operation);
