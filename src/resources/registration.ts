@@ -6,6 +6,7 @@
  * takes the source position with its own limit, and an error thrown meanwhile gets its stack back.
  */
 import * as pulumi from "@pulumi/pulumi";
+import { type SchemaResources, schemaOutputs, schemaResources } from "../native/package";
 import { isAutonamed, LOGICAL_NAME_INPUT } from "./autoname";
 import { generatedSecrets, type ResourceKind } from "./kinds";
 import { withEveryOutput } from "./outputs";
@@ -16,14 +17,28 @@ import { serializedShim } from "./shim";
  * ({@link serializedShim}) instead of serialized in the program.
  */
 export abstract class CloudInfraResource extends pulumi.CustomResource {
-  /** @param outputs Every declared output of the class (`EveryOutput<X>`, ../outputs.ts). */
+  protected constructor(
+    kind: ResourceKind,
+    name: string,
+    args: object,
+    opts: pulumi.CustomResourceOptions | undefined,
+  );
+  /** @deprecated Server's until its class drops `SERVER_OUTPUTS`: the schema lists the outputs. */
   protected constructor(
     kind: ResourceKind,
     name: string,
     outputs: Readonly<Record<string, true>>,
     args: object,
     opts: pulumi.CustomResourceOptions | undefined,
+  );
+  protected constructor(
+    kind: ResourceKind,
+    name: string,
+    ...rest:
+      | [args: object, opts: pulumi.CustomResourceOptions | undefined]
+      | [outputs: object, args: object, opts: pulumi.CustomResourceOptions | undefined]
   ) {
+    const [args, opts] = rest.length === 3 ? [rest[1], rest[2]] : rest;
     const secrets = generatedSecrets(kind);
     const quiet = quietRegistration();
     try {
@@ -31,7 +46,7 @@ export abstract class CloudInfraResource extends pulumi.CustomResource {
         `pulumi-nodejs:dynamic/cloudinfra:${kind}`,
         name,
         {
-          ...withEveryOutput(Object.keys(outputs), args),
+          ...withEveryOutput(outputNames(kind), args),
           __provider: serializedShim(kind),
           // The host's `check` gets no URN: the logical name autonaming needs (../autoname.ts).
           ...(isAutonamed(kind) ? { [LOGICAL_NAME_INPUT]: name } : {}),
@@ -75,6 +90,14 @@ export abstract class ReadableResource extends CloudInfraResource {
 
 /** {@link ReadableResource.get} as a class declares it again under its own TSDoc. */
 export type ReadById = typeof ReadableResource.get;
+
+let schema: SchemaResources | undefined;
+
+/** The class's declared outputs, as the package schema lists them (generated from the class). */
+function outputNames(kind: ResourceKind): string[] {
+  schema ??= schemaResources();
+  return schemaOutputs(schema, kind).names;
+}
 
 // `super()` calls CustomResource's constructor, so the SDK's serializer never runs; instances keep
 // `pulumi.dynamic.Resource` in their prototype chain for programs that test for it.
