@@ -67,7 +67,7 @@ function autonamedBefore(olds: Props, logicalName: string): string | undefined {
   return form && /^-[a-z0-9]{7}$/.test(name.slice(-(SUFFIX_LENGTH + 1))) ? name : undefined;
 }
 
-/** Inputs a read rebuilt, with the stored autoname marker: a refresh must not make the next run choose a new name. */
+/** Rebuilt inputs keep the stored marker: a refresh must not make the next run choose a new name. */
 export function keepAutonameMarker(stored: Props, inputs: Props): Props {
   const defaults = stored[DEFAULTS_INPUT];
   return Array.isArray(defaults) && inputs["name"] === stored["name"]
@@ -115,7 +115,7 @@ export async function checkWithAutonaming(
   return result.failures === undefined ? { inputs } : { inputs, failures: result.failures };
 }
 
-/** Without the hidden input (an older class, a hand-written `dynamic.Resource`) a name is required. */
+/** Without the hidden input (an older class, a hand-written `dynamic.Resource`), a name is needed. */
 export function withDynamicAutonaming(
   kind: ResourceKind,
   operations: KindOperations,

@@ -20,7 +20,7 @@ export interface ResourceImplementation {
   delete(id: string, props: Props): Promise<void>;
 }
 
-/** {@link ResourceImplementation} with the session first (and the engine's limits last for a write). */
+/** {@link ResourceImplementation} with the session first (and a write's limits last). */
 export type KindOperations = {
   [M in keyof ResourceImplementation]: (
     session: ProviderSession,
@@ -31,7 +31,7 @@ export type KindOperations = {
 };
 
 export interface OperationLimits {
-  /** A native request's `timeout` (the user's `customTimeouts`), in ms; a kind that waits stops there. */
+  /** A native request's `timeout` (`customTimeouts`), in ms; a kind that waits stops there. */
   timeoutMs?: number;
 }
 
@@ -167,7 +167,7 @@ export interface FieldRule {
   afterCreate?: boolean;
 }
 
-/** Only the table's fields are compared; an unknown new value is a change, as the engine expects. */
+/** Only the table's fields are compared; an unknown new value is a change (preview). */
 export function diffInputs(
   olds: Props,
   news: Props,

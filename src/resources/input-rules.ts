@@ -1,7 +1,6 @@
 /**
- * The input rules of every kind: what `check` refuses without asking the service. Both flavours'
- * `check` and the manifest's load-time check (../manifest/resource-rules.ts) call these, so they
- * refuse the same values with the same words; the permission catalogue is checked apart.
+ * What `check` refuses without asking the service. The manifest's load-time check
+ * (../manifest/resource-rules.ts) calls these too, so both refuse with the same words.
  */
 import { type InputCheck, inputIssues, type Props } from "./common";
 import type { ResourceKind } from "./kinds";
@@ -15,10 +14,7 @@ import { typeFailures, UserInputsSchema } from "./user/model";
 
 export type InputRules = (news: Props) => InputCheck;
 
-/**
- * A rule that needs two properties at once, after the schema's; `always` runs it even when the
- * schema refused something (on the inputs as given).
- */
+/** A rule on two properties, after the schema's; `always` runs it even when the schema refused. */
 function withPairRule(
   check: InputCheck,
   failures: (inputs: Props) => { property: string; reason: string }[],

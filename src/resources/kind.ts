@@ -1,4 +1,4 @@
-/** One definition per kind, one builder: ./README.md ("The implementation: one definition per kind"). */
+/** One definition per kind, one builder: ./README.md, "The implementation". */
 import type { z } from "zod";
 import type { CloudInfraClient } from "../api/client";
 import { ConfigurationError, ConflictError, NotFoundError } from "../api/errors";
@@ -37,7 +37,7 @@ export interface KindList<Live> {
   read(options?: RequestOptions): Promise<readonly Live[]>;
 }
 
-/** The calls a kind makes to the service; `list`, `get` and `update` only where the API has them. */
+/** The calls a kind makes; `list`, `get` and `update` only where the API has them. */
 export interface KindApi<Live, Request, Answer> {
   idOf(live: Live): number;
   list?(client: CloudInfraClient): KindList<Live>;
@@ -104,7 +104,7 @@ export interface KindDefinition<
   failureDetail?(session: ProviderSession, err: unknown): Promise<string>;
   /** Objects no create of ours can have made (a system role); never matched. */
   foreign?(live: Live): boolean;
-  /** Create recovery beyond the default: the fields of `createExactlyOnce`'s recipe (../create.ts). */
+  /** Create recovery beyond the default: fields of `createExactlyOnce`'s recipe (../create.ts). */
   recovery?: {
     /** What the request asks for after the noun; default `named "<name>"`. */
     describe?(r: Resolved): string;
@@ -177,7 +177,7 @@ export function matchesRequest<Inputs extends object, Live, Resolved extends Inp
   return !diffInputs({ ...def.fromApi(live, wanted) }, wanted, made).changes;
 }
 
-/** The error for a 409 on a name: the object that holds it, from a fresh read of the kind's list. */
+/** The error for a 409 on a name: the object that holds it, from a fresh read of the list. */
 export function nameTaken<Live extends NamedObject>(
   def: { what: KindNames; api: KindApi<Live, unknown, unknown> },
   session: ProviderSession,

@@ -6,7 +6,7 @@ export type OutputNames<R> = Exclude<
   "id" | "urn"
 >;
 
-/** Every declared output of a class, checked by the compiler: Server's list, until it takes the schema's. */
+/** Every declared output of a class: Server's list, until it takes the schema's. */
 export type EveryOutput<R> = Record<OutputNames<R>, true>;
 
 /** `args` with every output of `names` present, as `undefined` where `args` does not set it. */

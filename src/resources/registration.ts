@@ -103,7 +103,7 @@ function outputNames(kind: ResourceKind): string[] {
 // `pulumi.dynamic.Resource` in their prototype chain for programs that test for it.
 Object.setPrototypeOf(CloudInfraResource.prototype, pulumi.dynamic.Resource.prototype);
 
-/** Around a `super()` call: `failed(err)` in its catch (gives `err` the caller's stack), `done()` in its finally. */
+/** Around `super()`: `failed(err)` in its catch (gives `err` the caller's stack), `done()` after. */
 export function quietRegistration(): { failed(err: unknown): unknown; done(): void } {
   const limit = Error.stackTraceLimit;
   const debugging = (process.env["PULUMI_DEBUG_PROMISE_LEAKS"] ?? "") !== "";

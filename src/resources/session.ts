@@ -18,7 +18,7 @@ export type SessionTimeouts = Pick<
   "timeoutMs" | "maxRetries" | "retryBaseDelayMs" | "retryMaxDelayMs"
 >;
 
-/** The key is never logged, never in an error; `projectDir` holds the create journal (default: cwd). */
+/** The key is never logged, never in an error; `projectDir` holds the create journal (default cwd). */
 export type SessionConfig = Settings &
   SessionTimeouts & {
     projectDir?: string;
@@ -112,7 +112,7 @@ class ConfiguredSession implements ProviderSession {
   }
 }
 
-/** A session for a provider that may be called before its settings exist (`resolve` is retried after it throws). */
+/** For a provider called before its settings exist: `resolve` runs again after it throws. */
 export function lazySession(resolve: () => SessionConfig): ProviderSession {
   return new ConfiguredSession(resolve);
 }

@@ -1,4 +1,4 @@
-/** Role inputs and the pure wire mapping (`/v1/account/roles`): programs name permissions, the wire carries ids. */
+/** Role inputs and the pure wire mapping (`/v1/account/roles`): the wire carries permission ids. */
 import { z } from "zod";
 import { DescriptionInputSchema, expected, NameInputSchema } from "../../api/schemas/common";
 import type { CreateRoleRequest, Permission, Role } from "../../api/schemas/iam";

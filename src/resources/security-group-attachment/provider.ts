@@ -106,10 +106,4 @@ export const operations = kindOperations(definition, {
     if (group === undefined) return {};
     return { id: attachmentId(pair), props: { ...pair }, inputs: { ...pair } };
   },
-
-  async update(_session, id, _olds, news) {
-    // Every field replaces, so the engine never asks for an in-place change; kept for safety.
-    const operation = describeOperation("updating", KIND, id);
-    return { outs: { ...parseInputs(AttachmentInputsSchema, news, operation) } };
-  },
 });

@@ -12,7 +12,7 @@ export function normaliseIds(ids: readonly number[]): number[] {
   return [...new Set(ids)].sort((a, b) => a - b);
 }
 
-/** Colours in lower case, server ids as sorted numbers: equivalent spellings never show as a change. */
+/** Colours in lower case, server ids sorted: equivalent spellings never show as a change. */
 export const TagInputsSchema = z.object({
   name: NameInputSchema,
   color: z

@@ -14,7 +14,7 @@ import {
   toApi,
 } from "./model";
 
-/** The state (or the request) lists `serverIds`, or it is a lookup (`Tag.get`): no outputs at all. */
+/** The state (or the request) lists `serverIds`, or it is a lookup (`Tag.get`: no outputs). */
 function managesServers(known: Props | undefined): boolean {
   const lookup =
     known === undefined || (known["tagId"] === undefined && known["name"] === undefined);

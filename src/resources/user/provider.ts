@@ -1,4 +1,4 @@
-/** No call reads or lists users: `read` keeps the state, and create recovery rests on the 409 naming the holder. */
+/** No call reads or lists users: `read` keeps the state; create recovery rests on the 409. */
 import { type ConflictError, NotFoundError } from "../../api/errors";
 import type { CreateUserRequest, CreateUserResponse } from "../../api/schemas/iam";
 import { definedOnly } from "../../lib/defined";
