@@ -17,20 +17,7 @@ import { serializedShim } from "./shim";
  * ({@link serializedShim}) instead of serialized in the program.
  */
 export abstract class CloudInfraResource extends pulumi.CustomResource {
-  protected constructor(
-    kind: ResourceKind,
-    name: string,
-    args: object,
-    opts: pulumi.CustomResourceOptions | undefined,
-  );
-  /** @deprecated Server's until its class drops `SERVER_OUTPUTS`: the schema lists the outputs. */
-  protected constructor(
-    kind: ResourceKind,
-    name: string,
-    outputs: Readonly<Record<string, true>>,
-    args: object,
-    opts: pulumi.CustomResourceOptions | undefined,
-  );
+  /** `outputs` (ignored: the schema lists them) is Server's, until its class drops `SERVER_OUTPUTS`. */
   protected constructor(
     kind: ResourceKind,
     name: string,

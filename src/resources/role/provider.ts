@@ -15,20 +15,10 @@ import {
 import { INPUT_RULES } from "../input-rules";
 import { type KindDefinition, kindOperations, nameIn, nameTaken } from "../kind";
 import type { ProviderSession } from "../session";
-import {
-  fromApi,
-  liveInputs,
-  needsCatalogue,
-  outputsFromInputs,
-  ROLE_FIELDS,
-  type RoleInputs,
-  RoleInputsSchema,
-  type RoleOutputs,
-  toApi,
-} from "./model";
+import * as model from "./model";
 import { resolvePermissions } from "./permissions";
 
-type ResolvedRole = RoleInputs & { permissionIds: number[] };
+type ResolvedRole = model.RoleInputs & { permissionIds: number[] };
 
 function listPermissions(session: ProviderSession): Promise<readonly Permission[]> {
   return session.lists.read("permissions", () => session.client.iam.listPermissions());
@@ -54,17 +44,17 @@ function sameIds(a: readonly number[], b: unknown): boolean {
 }
 
 export const definition: KindDefinition<
-  RoleInputs,
+  model.RoleInputs,
   Role,
   CreateRoleRequest,
   Role,
-  RoleOutputs,
+  model.RoleOutputs,
   ResolvedRole
 > = {
   what: { kind: "Role", noun: "role" },
-  schema: RoleInputsSchema,
+  schema: model.RoleInputsSchema,
   rules: INPUT_RULES.Role,
-  fields: ROLE_FIELDS,
+  fields: model.ROLE_FIELDS,
   api: {
     idOf: (role) => role.id,
     list: (client) => ({ key: "roles", read: (options) => client.iam.listRoles(options) }),
@@ -79,19 +69,19 @@ export const definition: KindDefinition<
     if (!resolution.ok) throw new Error(resolution.problems.map((p) => p.reason).join("; "));
     return { ...role, permissionIds: resolution.ids };
   },
-  toApi: (role) => toApi(role, role.permissionIds),
+  toApi: (role) => model.toApi(role, role.permissionIds),
   // A grant the answer does not name keeps the known names when the ids are the known ones.
   fromApi(role, known) {
-    const outs = fromApi(role);
+    const outs = model.fromApi(role);
     const names = known?.["permissions"];
-    return needsCatalogue(role) && sameIds(outs.permissionIds, known?.["permissionIds"])
+    return model.needsCatalogue(role) && sameIds(outs.permissionIds, known?.["permissionIds"])
       ? { ...outs, permissions: Array.isArray(names) ? names.map(String) : outs.permissions }
       : outs;
   },
   readOutputs: async (session, role) =>
-    fromApi(role, needsCatalogue(role) ? await listPermissions(session) : []),
-  outputsFromInputs: (id, role) => outputsFromInputs(id, role, role.permissionIds),
-  liveInputs,
+    model.fromApi(role, model.needsCatalogue(role) ? await listPermissions(session) : []),
+  outputsFromInputs: (id, role) => model.outputsFromInputs(id, role, role.permissionIds),
+  liveInputs: model.liveInputs,
   foreign: (role) => role.system_role,
   // The 409 says only that the name is taken; `self`, the role changed, may be a system role.
   async taken(session, role, err, self) {

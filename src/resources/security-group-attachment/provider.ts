@@ -6,20 +6,14 @@ import { describeOperation, operationError, type Props, unlessNotFound } from ".
 import { INPUT_RULES } from "../input-rules";
 import { type KindDefinition, kindOperations, parseInputs } from "../kind";
 import { groupList } from "../security-group/provider";
-import {
-  ATTACHMENT_FIELDS,
-  type AttachmentInputs,
-  AttachmentInputsSchema,
-  attachmentId,
-  parseAttachmentId,
-} from "./model";
+import * as model from "./model";
 
 const KIND = "SecurityGroupAttachment";
 
-function pairOf(id: string, props: Props | undefined): AttachmentInputs | undefined {
-  const fromId = parseAttachmentId(id);
+function pairOf(id: string, props: Props | undefined): model.AttachmentInputs | undefined {
+  const fromId = model.parseAttachmentId(id);
   if (fromId !== undefined) return fromId;
-  const fromProps = AttachmentInputsSchema.safeParse({
+  const fromProps = model.AttachmentInputsSchema.safeParse({
     securityGroupId: props?.["securityGroupId"],
     serverId: props?.["serverId"],
   });
@@ -29,7 +23,7 @@ function pairOf(id: string, props: Props | undefined): AttachmentInputs | undefi
 /** A 404 on attach: say whether the group or the server is missing. */
 async function missingError(
   client: CloudInfraClient,
-  pair: AttachmentInputs,
+  pair: model.AttachmentInputs,
   operation: string,
   err: NotFoundError,
 ): Promise<Error> {
@@ -44,16 +38,16 @@ async function missingError(
 
 /** The pair itself: no name, no list, no id of its own. */
 export const definition: KindDefinition<
-  AttachmentInputs,
+  model.AttachmentInputs,
   SecurityGroup,
-  AttachmentInputs,
+  model.AttachmentInputs,
   unknown,
-  AttachmentInputs
+  model.AttachmentInputs
 > = {
   what: { kind: KIND, noun: "security group attachment" },
-  schema: AttachmentInputsSchema,
+  schema: model.AttachmentInputsSchema,
   rules: INPUT_RULES.SecurityGroupAttachment,
-  fields: ATTACHMENT_FIELDS,
+  fields: model.ATTACHMENT_FIELDS,
   api: {
     idOf: (group) => group.id,
     create: (client, pair) => client.firewall.attachServer(pair.securityGroupId, pair.serverId),
@@ -70,8 +64,8 @@ export const definition: KindDefinition<
 
 export const operations = kindOperations(definition, {
   async create(session, inputs) {
-    const pair = parseInputs(AttachmentInputsSchema, inputs, `creating ${KIND}`);
-    const id = attachmentId(pair);
+    const pair = parseInputs(model.AttachmentInputsSchema, inputs, `creating ${KIND}`);
+    const id = model.attachmentId(pair);
     const operation = describeOperation("creating", KIND, id);
     const client = session.client;
     try {
@@ -104,6 +98,6 @@ export const operations = kindOperations(definition, {
         throw operationError(operation, err);
       });
     if (group === undefined) return {};
-    return { id: attachmentId(pair), props: { ...pair }, inputs: { ...pair } };
+    return { id: model.attachmentId(pair), props: { ...pair }, inputs: { ...pair } };
   },
 });

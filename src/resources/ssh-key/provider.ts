@@ -16,16 +16,7 @@ import {
 import { alreadyExistsError, explainConflict } from "../conflict";
 import { INPUT_RULES } from "../input-rules";
 import { type KindDefinition, kindOperations } from "../kind";
-import {
-  fromApi,
-  liveInputs,
-  SSH_KEY_FIELDS,
-  type SshKeyInputs,
-  SshKeyInputsSchema,
-  type SshKeyOutputs,
-  sameKeyMaterial,
-  toApi,
-} from "./model";
+import * as model from "./model";
 
 /** The text itself when it does not parse. */
 function fingerprintOf(text: string): string {
@@ -37,26 +28,26 @@ function fingerprintOf(text: string): string {
 }
 
 /** With what only the state (or the request) knows: the comment, `generate`, the private half. */
-function withKnown(key: Key, known: Props | undefined): SshKeyOutputs {
+function withKnown(key: Key, known: Props | undefined): model.SshKeyOutputs {
   const privateKey = known?.["privateKey"];
   return {
-    ...fromApi(key, known?.["publicKey"]),
+    ...model.fromApi(key, known?.["publicKey"]),
     generate: known?.["generate"] === true,
     ...(typeof privateKey === "string" ? { privateKey } : {}),
   };
 }
 
 export const definition: KindDefinition<
-  SshKeyInputs,
+  model.SshKeyInputs,
   Key,
   CreateKeyRequest,
   KeyEnvelope,
-  SshKeyOutputs
+  model.SshKeyOutputs
 > = {
   what: { kind: "SshKey", noun: "SSH key" },
-  schema: SshKeyInputsSchema,
+  schema: model.SshKeyInputsSchema,
   rules: INPUT_RULES.SshKey,
-  fields: SSH_KEY_FIELDS,
+  fields: model.SSH_KEY_FIELDS,
   api: {
     idOf: (key) => key.id,
     list: (client) => ({ key: "keys", read: (options) => client.keys.list(options) }),
@@ -65,9 +56,9 @@ export const definition: KindDefinition<
     idInAnswer: (answer) => answer.key.id,
     delete: (session, id) => session.client.keys.delete(id),
   },
-  toApi,
+  toApi: model.toApi,
   fromApi: withKnown,
-  liveInputs,
+  liveInputs: model.liveInputs,
   async created(session, made, key) {
     if (!key.generate) return withKnown(made.found ?? made.answer.key, { ...key });
     const answer = made.answer;
@@ -82,7 +73,7 @@ export const definition: KindDefinition<
         `the service generated key id ${made.id} but did not return its private key; the key was deleted again`,
       );
     }
-    return { ...fromApi(answer.key), generate: true, privateKey: answer.private_key };
+    return { ...model.fromApi(answer.key), generate: true, privateKey: answer.private_key };
   },
   recovery: {
     describe: (key) =>
@@ -125,7 +116,7 @@ export const definition: KindDefinition<
       if (live.name !== key.name) {
         out.push({ field: "name", live: shown(live.name), wanted: shown(key.name) });
       }
-      if (!key.generate && !sameKeyMaterial(live.public_key, key.publicKey)) {
+      if (!key.generate && !model.sameKeyMaterial(live.public_key, key.publicKey)) {
         out.push({
           field: "publicKey",
           live: `the key ${live.fingerprint}`,
@@ -134,19 +125,19 @@ export const definition: KindDefinition<
       }
       return out;
     },
-    converge: async (_session, live, key) => ({ ...fromApi(live), generate: key.generate }),
+    converge: async (_session, live, key) => ({ ...model.fromApi(live), generate: key.generate }),
   },
 };
 
 export const operations = kindOperations(definition, {
   async diff(_session, id, olds, news) {
     const generated = news["generate"] === true;
-    const { publicKey, ...others } = SSH_KEY_FIELDS;
+    const { publicKey, ...others } = model.SSH_KEY_FIELDS;
     // A generated key's public half is the service's output, not something the program sets.
     const result = diffInputs(olds, news, generated ? others : { publicKey, ...others });
     // The service refuses a second copy of a key, so a new copy of the same key can only be
     // imported after the old one is gone.
-    const sameKey = !generated && sameKeyMaterial(olds["publicKey"], news["publicKey"]);
+    const sameKey = !generated && model.sameKeyMaterial(olds["publicKey"], news["publicKey"]);
     return guardAdoptedReplacement(definition.what, id, news, {
       ...result,
       deleteBeforeReplace: (result.replaces?.length ?? 0) > 0 && sameKey,

@@ -3,16 +3,7 @@ import type { CreateTagRequest, Tag } from "../../api/schemas/tags";
 import type { Props } from "../common";
 import { INPUT_RULES } from "../input-rules";
 import { type KindDefinition, kindOperations } from "../kind";
-import {
-  fromApi,
-  liveInputs,
-  outputsFromInputs,
-  TAG_FIELDS,
-  type TagInputs,
-  TagInputsSchema,
-  type TagOutputs,
-  toApi,
-} from "./model";
+import * as model from "./model";
 
 /** The state (or the request) lists `serverIds`, or it is a lookup (`Tag.get`: no outputs). */
 function managesServers(known: Props | undefined): boolean {
@@ -21,11 +12,17 @@ function managesServers(known: Props | undefined): boolean {
   return lookup || Array.isArray(known["serverIds"]);
 }
 
-export const definition: KindDefinition<TagInputs, Tag, CreateTagRequest, Tag, TagOutputs> = {
+export const definition: KindDefinition<
+  model.TagInputs,
+  Tag,
+  CreateTagRequest,
+  Tag,
+  model.TagOutputs
+> = {
   what: { kind: "Tag", noun: "tag" },
-  schema: TagInputsSchema,
+  schema: model.TagInputsSchema,
   rules: INPUT_RULES.Tag,
-  fields: TAG_FIELDS,
+  fields: model.TAG_FIELDS,
   api: {
     idOf: (tag) => tag.id,
     list: (client) => ({ key: "tags", read: (options) => client.tags.list(options) }),
@@ -34,10 +31,10 @@ export const definition: KindDefinition<TagInputs, Tag, CreateTagRequest, Tag, T
     update: (client, id, request) => client.tags.update(id, request),
     delete: (session, id) => session.client.tags.delete(id),
   },
-  toApi,
-  fromApi: (tag, known) => fromApi(tag, managesServers(known)),
-  outputsFromInputs,
-  liveInputs,
+  toApi: model.toApi,
+  fromApi: (tag, known) => model.fromApi(tag, managesServers(known)),
+  outputsFromInputs: model.outputsFromInputs,
+  liveInputs: model.liveInputs,
   adoption: {},
 };
 

@@ -6,18 +6,10 @@ import { describeOperation, operationError, unlessNotFound } from "../common";
 import { AlreadyExistsError } from "../conflict";
 import { INPUT_RULES } from "../input-rules";
 import { type KindDefinition, kindOperations, nameIn, parseInputs } from "../kind";
-import {
-  outputsFromInputs,
-  replacementNeedsDeleteFirst,
-  toApi,
-  USER_FIELDS,
-  type UserInputs,
-  UserInputsSchema,
-  type UserOutputs,
-} from "./model";
+import * as model from "./model";
 
 /** A 409 names the user holding the name (or the DID): say which, and why it cannot be adopted. */
-async function userTaken(user: UserInputs, err: ConflictError): Promise<Error> {
+async function userTaken(user: model.UserInputs, err: ConflictError): Promise<Error> {
   const holder = err.existingId;
   if (holder !== undefined) {
     const held =
@@ -40,26 +32,26 @@ async function userTaken(user: UserInputs, err: ConflictError): Promise<Error> {
 }
 
 export const definition: KindDefinition<
-  UserInputs,
+  model.UserInputs,
   never,
   CreateUserRequest,
   CreateUserResponse,
-  UserOutputs
+  model.UserOutputs
 > = {
   what: { kind: "User", noun: "user" },
-  schema: UserInputsSchema,
+  schema: model.UserInputsSchema,
   rules: INPUT_RULES.User,
-  fields: USER_FIELDS,
+  fields: model.USER_FIELDS,
   api: {
     idOf: (live) => live,
     create: (client, request) => client.iam.createUser(request),
     idInAnswer: (answer) => answer.user_id,
     delete: (session, id) => session.client.iam.deleteUser(id),
   },
-  toApi,
+  toApi: model.toApi,
   async created(_session, made, user) {
     if (made.answer === undefined) throw new Error("the create answered no user");
-    return outputsFromInputs(made.answer.user_id, user, made.answer.api_key);
+    return model.outputsFromInputs(made.answer.user_id, user, made.answer.api_key);
   },
   // After a lost answer the toolkit sends again, and a 409 names the user the lost answer made,
   // which is deleted (its key was only in that answer) before the next send, unless the 409 dates
@@ -75,7 +67,7 @@ export const definition: KindDefinition<
     journalRequest: (user) => ({ name: user.name }),
   },
   taken: (_session, user, err) => userTaken(user, err),
-  deleteBeforeReplace: replacementNeedsDeleteFirst,
+  deleteBeforeReplace: model.replacementNeedsDeleteFirst,
 };
 
 export const operations = kindOperations(definition, {
@@ -87,7 +79,7 @@ export const operations = kindOperations(definition, {
 
   async update(session, id, olds, news) {
     const operation = describeOperation("updating", "User", nameIn(news));
-    const user = parseInputs(UserInputsSchema, news, operation);
+    const user = parseInputs(model.UserInputsSchema, news, operation);
     if (Number(olds["roleId"]) !== user.roleId) {
       try {
         await session.client.iam.updateUserRole(id, { role_id: user.roleId });
@@ -107,6 +99,6 @@ export const operations = kindOperations(definition, {
     // The key is not in `news` (it is an output) and the service never shows it again: carry it.
     const apiKey = typeof olds["apiKey"] === "string" ? olds["apiKey"] : undefined;
     const userId = Number(olds["userId"] ?? id);
-    return { outs: { ...definedOnly({ ...outputsFromInputs(userId, user, apiKey) }) } };
+    return { outs: { ...definedOnly({ ...model.outputsFromInputs(userId, user, apiKey) }) } };
   },
 });
