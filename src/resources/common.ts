@@ -148,10 +148,20 @@ export function described(from: {
   return { name: from.name, description: from.description ?? "" };
 }
 
-export function describedInputs(outputs: Described): Props {
-  const inputs: Props = { name: outputs.name };
-  if (outputs.description !== "") inputs["description"] = outputs.description;
+/** The inputs that would produce `outputs`, as refresh stores them: the table's fields, but `""`. */
+export function tableInputs(outputs: object, fields: object): Props {
+  const inputs: Props = {};
+  for (const [field, value] of Object.entries(outputs)) {
+    if (Object.hasOwn(fields, field) && value !== undefined && value !== "") inputs[field] = value;
+  }
   return inputs;
+}
+
+/** Two lists equal once each is `normalise`d (a set: sorted, without repeats). */
+export function sameNormalised(a: unknown, b: unknown, normalise: (list: unknown[]) => unknown[]) {
+  if (!Array.isArray(a) || !Array.isArray(b)) return false;
+  const [before, after] = [normalise(a), normalise(b)];
+  return before.length === after.length && before.every((value, i) => value === after[i]);
 }
 
 /** Equal texts, an absent one counting as `""` (the service does not tell the two apart). */

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { DescriptionInputSchema, expected, NameInputSchema } from "../../api/schemas/common";
 import type { CreateRoleRequest, Permission, Role } from "../../api/schemas/iam";
 import { AdoptIdSchema } from "../adopt";
-import { described, describedInputs, type Props, sameText } from "../common";
+import { described, type Props, sameNormalised, sameText, tableInputs } from "../common";
 import type { FieldTable } from "../kind";
 import { normaliseNames } from "./permissions";
 
@@ -35,11 +35,7 @@ export interface RoleOutputs {
 }
 
 function sameNames(a: unknown, b: unknown): boolean {
-  if (!Array.isArray(a) || !Array.isArray(b)) return false;
-  const norm = (v: unknown[]) => normaliseNames(v.map((n) => String(n).trim().toLowerCase()));
-  const before = norm(a);
-  const after = norm(b);
-  return before.length === after.length && before.every((n, i) => n === after[i]);
+  return sameNormalised(a, b, (v) => normaliseNames(v.map((n) => String(n).trim().toLowerCase())));
 }
 
 /** Every Role property changes in place. */
@@ -100,5 +96,5 @@ export function outputsFromInputs(
 }
 
 export function liveInputs(outputs: RoleOutputs): Props {
-  return { ...describedInputs(outputs), permissions: outputs.permissions };
+  return tableInputs(outputs, ROLE_FIELDS);
 }

@@ -2,6 +2,7 @@
  * Permission names are resolved in `check`, so a typo fails the preview. A system role is the
  * service's own: never created, adopted, changed or deleted, and a 409 about one says so.
  */
+import { isDeepStrictEqual } from "node:util";
 import type { ConflictError } from "../../api/errors";
 import type { CreateRoleRequest, Permission, Role } from "../../api/schemas/iam";
 import {
@@ -38,11 +39,6 @@ async function systemRole(session: ProviderSession, id: string): Promise<Role | 
   return me?.system_role === true ? me : undefined;
 }
 
-/** Same ids in the same (ascending) order. */
-function sameIds(a: readonly number[], b: unknown): boolean {
-  return Array.isArray(b) && a.length === b.length && a.every((id, i) => id === b[i]);
-}
-
 export const definition: KindDefinition<
   model.RoleInputs,
   Role,
@@ -74,7 +70,8 @@ export const definition: KindDefinition<
   fromApi(role, known) {
     const outs = model.fromApi(role);
     const names = known?.["permissions"];
-    return model.needsCatalogue(role) && sameIds(outs.permissionIds, known?.["permissionIds"])
+    return model.needsCatalogue(role) &&
+      isDeepStrictEqual(outs.permissionIds, known?.["permissionIds"])
       ? { ...outs, permissions: Array.isArray(names) ? names.map(String) : outs.permissions }
       : outs;
   },

@@ -15,7 +15,7 @@ import {
   type SecurityGroupRequest,
 } from "../../api/schemas/firewall";
 import { AdoptIdSchema } from "../adopt";
-import { described, describedInputs, type Props, sameText } from "../common";
+import { described, type Props, sameText, tableInputs } from "../common";
 import type { FieldTable } from "../kind";
 import { normaliseCidr } from "./cidr";
 
@@ -201,5 +201,5 @@ export function outputsFromInputs(
 }
 
 export function liveInputs(outputs: SecurityGroupOutputs): Props {
-  return { ...describedInputs(outputs), rules: outputs.rules };
+  return tableInputs(outputs, SECURITY_GROUP_FIELDS);
 }

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { DescriptionInputSchema, expected, NameInputSchema } from "../../api/schemas/common";
 import { COLOR_PATTERN, type CreateTagRequest, type Tag } from "../../api/schemas/tags";
 import { AdoptIdSchema } from "../adopt";
-import { type Props, sameText } from "../common";
+import { type Props, sameNormalised, sameText, tableInputs } from "../common";
 import { idReference } from "../ids";
 import type { FieldTable } from "../kind";
 
@@ -48,10 +48,7 @@ function sameColor(a: unknown, b: unknown): boolean {
 function sameServers(a: unknown, b: unknown): boolean {
   // Left out, the membership is not managed here: whatever the service holds is fine.
   if (b === undefined) return true;
-  if (!Array.isArray(a) || !Array.isArray(b)) return false;
-  const before = normaliseIds(a.map(Number));
-  const after = normaliseIds(b.map(Number));
-  return before.length === after.length && before.every((id, i) => id === after[i]);
+  return sameNormalised(a, b, (ids) => normaliseIds(ids.map(Number)));
 }
 
 /** Every Tag property changes in place. */
@@ -94,8 +91,5 @@ export function outputsFromInputs(tagId: number, inputs: TagInputs): TagOutputs 
 }
 
 export function liveInputs(outputs: TagOutputs): Props {
-  const inputs: Props = { name: outputs.name, color: outputs.color };
-  if (outputs.data !== "") inputs["data"] = outputs.data;
-  if (outputs.serverIds !== undefined) inputs["serverIds"] = outputs.serverIds;
-  return inputs;
+  return tableInputs(outputs, TAG_FIELDS);
 }
