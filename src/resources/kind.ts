@@ -20,6 +20,7 @@ import {
   operationError,
   type Props,
   partialCreateError,
+  tableInputs,
   unlessNotFound,
 } from "./common";
 import { type NamedObject, nameTakenError } from "./conflict";
@@ -87,7 +88,7 @@ export interface KindDefinition<
    * `created` and overrides `update` and adoption's `converge`.
    */
   outputsFromInputs?(id: number, inputs: Resolved, answer?: Answer): Outputs;
-  /** The inputs that would produce these outputs, as refresh stores them. */
+  /** The inputs refresh stores for these outputs; default {@link tableInputs}. */
   liveInputs?(outputs: Outputs): Props;
   /** When a read needs more than `fromApi` (a role's catalogue). */
   readOutputs?(session: ProviderSession, live: Live, stored: Props | undefined): Promise<Outputs>;
@@ -347,8 +348,8 @@ export function kindOperations<
     },
     async read(session, id, props) {
       const operation = describeOperation("reading", what.kind, labelOf(props, id));
-      const { fromApi, liveInputs } = def;
-      if (fromApi === undefined || liveInputs === undefined) {
+      const { fromApi, liveInputs = (outs) => tableInputs(outs, def.fields) } = def;
+      if (fromApi === undefined) {
         throw operationError(operation, new Error(`the API cannot read ${what.noun}s`));
       }
       let outs: Outputs;

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { DescriptionInputSchema, expected, NameInputSchema } from "../../api/schemas/common";
 import type { CreateRoleRequest, Permission, Role } from "../../api/schemas/iam";
 import { AdoptIdSchema } from "../adopt";
-import { described, type Props, sameNormalised, sameText, tableInputs } from "../common";
+import { described, sameNormalised, sameText } from "../common";
 import type { FieldTable } from "../kind";
 import { normaliseNames } from "./permissions";
 
@@ -93,8 +93,4 @@ export function outputsFromInputs(
     permissions: inputs.permissions,
     permissionIds: [...permissionIds],
   };
-}
-
-export function liveInputs(outputs: RoleOutputs): Props {
-  return tableInputs(outputs, ROLE_FIELDS);
 }

@@ -78,7 +78,6 @@ export const definition: KindDefinition<
   readOutputs: async (session, role) =>
     model.fromApi(role, model.needsCatalogue(role) ? await listPermissions(session) : []),
   outputsFromInputs: (id, role) => model.outputsFromInputs(id, role, role.permissionIds),
-  liveInputs: model.liveInputs,
   foreign: (role) => role.system_role,
   // The 409 says only that the name is taken; `self`, the role changed, may be a system role.
   async taken(session, role, err, self) {

@@ -15,7 +15,7 @@ import {
   type SecurityGroupRequest,
 } from "../../api/schemas/firewall";
 import { AdoptIdSchema } from "../adopt";
-import { described, type Props, sameText, tableInputs } from "../common";
+import { described, sameText } from "../common";
 import type { FieldTable } from "../kind";
 import { normaliseCidr } from "./cidr";
 
@@ -198,8 +198,4 @@ export function outputsFromInputs(
     ...described(inputs),
     rules: inputs.rules,
   };
-}
-
-export function liveInputs(outputs: SecurityGroupOutputs): Props {
-  return tableInputs(outputs, SECURITY_GROUP_FIELDS);
 }

@@ -37,7 +37,6 @@ export const definition: KindDefinition<
   toApi: model.toApi,
   fromApi: model.fromApi,
   outputsFromInputs: model.outputsFromInputs,
-  liveInputs: model.liveInputs,
   // A 409 says only that the name is taken; the user needs to know by which group.
   taken: (session, group, err, self) =>
     nameTaken(definition, session, group.name, err, self, {

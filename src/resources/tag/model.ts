@@ -3,7 +3,7 @@ import { z } from "zod";
 import { DescriptionInputSchema, expected, NameInputSchema } from "../../api/schemas/common";
 import { COLOR_PATTERN, type CreateTagRequest, type Tag } from "../../api/schemas/tags";
 import { AdoptIdSchema } from "../adopt";
-import { type Props, sameNormalised, sameText, tableInputs } from "../common";
+import { sameNormalised, sameText } from "../common";
 import { idReference } from "../ids";
 import type { FieldTable } from "../kind";
 
@@ -88,8 +88,4 @@ export function outputsFromInputs(tagId: number, inputs: TagInputs): TagOutputs 
     data: inputs.data ?? "",
     ...(inputs.serverIds === undefined ? {} : { serverIds: inputs.serverIds }),
   };
-}
-
-export function liveInputs(outputs: TagOutputs): Props {
-  return tableInputs(outputs, TAG_FIELDS);
 }

@@ -34,7 +34,6 @@ export const definition: KindDefinition<
   toApi: model.toApi,
   fromApi: (tag, known) => model.fromApi(tag, managesServers(known)),
   outputsFromInputs: model.outputsFromInputs,
-  liveInputs: model.liveInputs,
   adoption: {},
 };
 
