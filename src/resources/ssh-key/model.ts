@@ -8,7 +8,7 @@ import { expected, NameInputSchema } from "../../api/schemas/common";
 import type { CreateKeyRequest, Key } from "../../api/schemas/keys";
 import { parsePublicKey } from "../../lib/sshkeys";
 import { AdoptIdSchema } from "../adopt";
-import { containsUnknown, type Props } from "../common";
+import { containsUnknown, type InputIssue, type Props } from "../common";
 import type { FieldTable } from "../kind";
 
 /** `<type> <base64> [comment]`, whitespace tidied (a `.pub` file's trailing newline). */
@@ -64,26 +64,18 @@ export const SshKeyInputsSchema = z.object({
 export type SshKeyInputs = z.output<typeof SshKeyInputsSchema>;
 
 /** Exactly one of `publicKey` and `generate: true`; unknown values (preview) never fail it. */
-export function keySourceFailures(inputs: Props): { property: string; reason: string }[] {
+export function keySourceIssues(inputs: Props): InputIssue[] {
   const { publicKey, generate } = inputs;
   if (containsUnknown(publicKey) || containsUnknown(generate)) return [];
   if (publicKey !== undefined && generate === true) {
-    return [
-      {
-        property: "generate",
-        reason:
-          "set either publicKey (import an existing key) or generate: true (the service creates a key pair), not both",
-      },
-    ];
+    const message =
+      "set either publicKey (import an existing key) or generate: true (the service creates a key pair), not both";
+    return [{ path: ["generate"], message }];
   }
   if (publicKey === undefined && generate !== true) {
-    return [
-      {
-        property: "publicKey",
-        reason:
-          "is required unless generate is true: set publicKey to import an existing key, or generate: true to let the service create a key pair",
-      },
-    ];
+    const message =
+      "is required unless generate is true: set publicKey to import an existing key, or generate: true to let the service create a key pair";
+    return [{ path: ["publicKey"], message }];
   }
   return [];
 }

@@ -2,14 +2,14 @@
 import { z } from "zod";
 import { expected, NameInputSchema } from "../../api/schemas/common";
 import { type CreateUserRequest, DidInputSchema } from "../../api/schemas/iam";
-import { containsUnknown, type Props } from "../common";
+import { containsUnknown, type InputIssue, type Props } from "../common";
 import { idReference } from "../ids";
 import type { FieldTable } from "../kind";
 
 export const USER_TYPES = ["api", "did"] as const;
 export type UserType = (typeof USER_TYPES)[number];
 
-/** Whether `did` fits `type` is {@link typeFailures}'s rule, once both are known. */
+/** Whether `did` fits `type` is {@link typeIssues}'s rule, once both are known. */
 export const UserInputsSchema = z.object({
   name: NameInputSchema,
   type: z
@@ -26,27 +26,16 @@ export const UserInputsSchema = z.object({
 export type UserInputs = z.output<typeof UserInputsSchema>;
 
 /** `did` only for `did` users; unknown values (preview) never fail it. */
-export function typeFailures(inputs: { type?: unknown; did?: unknown }): {
-  property: string;
-  reason: string;
-}[] {
+export function typeIssues(inputs: { type?: unknown; did?: unknown }): InputIssue[] {
   if (containsUnknown(inputs.type) || containsUnknown(inputs.did)) return [];
   if (inputs.type === "did" && inputs.did === undefined) {
-    return [
-      {
-        property: "did",
-        reason: 'is required for type "did": give the user\'s DID, for example did:key:z6Mk...',
-      },
-    ];
+    const message = 'is required for type "did": give the user\'s DID, for example did:key:z6Mk...';
+    return [{ path: ["did"], message }];
   }
   if (inputs.type === "api" && inputs.did !== undefined) {
-    return [
-      {
-        property: "did",
-        reason:
-          'must be left out for type "api" (API users authenticate with the key the service returns); use type "did" for a DID user',
-      },
-    ];
+    const message =
+      'must be left out for type "api" (API users authenticate with the key the service returns); use type "did" for a DID user';
+    return [{ path: ["did"], message }];
   }
   return [];
 }
