@@ -35,10 +35,7 @@ export interface OperationLimits {
   timeoutMs?: number;
 }
 
-/**
- * During preview the engine passes a value that is not known yet as this string, whatever the
- * property's type (a number, a list, an object). `check` and `diff` must treat it as "anything".
- */
+/** A value not known yet (preview), whatever the property's type: it may be anything. */
 export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 
 export function containsUnknown(value: unknown): boolean {
@@ -92,10 +89,7 @@ function unknownArgumentIssues(schema: z.ZodObject, news: Props): InputIssue[] {
     }));
 }
 
-/**
- * Each schema with the still unknown properties optional, made once per set of names: a new zod
- * schema compiles its parser on first use, which cost more than the check itself.
- */
+/** Made once per set of names: a new zod schema compiles its parser on first use (costly). */
 const relaxedSchemas = new WeakMap<z.ZodObject, Map<string, z.ZodObject>>();
 
 function relaxedSchema(schema: z.ZodObject, unknownKeys: readonly string[]): z.ZodObject {
@@ -114,10 +108,7 @@ function relaxedSchema(schema: z.ZodObject, unknownKeys: readonly string[]): z.Z
   return relaxed;
 }
 
-/**
- * Unknown properties (preview) pass through unvalidated; the normalised form of the rest is what
- * Pulumi stores, so equivalent spellings never cause a perpetual diff.
- */
+/** Unknown properties (preview) pass unvalidated; the rest is stored normalised. */
 export function inputIssues(schema: z.ZodObject, news: Props): InputCheck {
   const { __provider: _provider, ...rest } = news;
   const unknownKeys = Object.keys(rest).filter((k) => containsUnknown(rest[k]));
@@ -148,7 +139,7 @@ export function described(from: {
   return { name: from.name, description: from.description ?? "" };
 }
 
-/** The inputs that would produce `outputs`, as refresh stores them: the table's fields, but `""`. */
+/** The inputs refresh stores for `outputs`: the table's fields, an empty text left out. */
 export function tableInputs(outputs: object, fields: object): Props {
   const inputs: Props = {};
   for (const [field, value] of Object.entries(outputs)) {

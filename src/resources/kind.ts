@@ -58,10 +58,7 @@ export interface KindApi<Live, Request, Answer> {
   ): Promise<unknown>;
 }
 
-/**
- * One kind. `Resolved`: the inputs with what the service must tell before a write (a role's
- * permission ids); the inputs themselves for most kinds.
- */
+/** `Resolved`: the inputs with what the service must tell before a write (a role's permissions). */
 export interface KindDefinition<
   Inputs extends object,
   Live,
@@ -78,15 +75,9 @@ export interface KindDefinition<
   api: KindApi<Live, Request, Answer>;
   resolve?(session: ProviderSession, inputs: Inputs): Promise<Resolved>;
   toApi(inputs: Resolved): Request;
-  /**
-   * `known`: the state or the request, for what the service does not return (a key's comment,
-   * whether a tag's membership is managed).
-   */
+  /** `known`: the state or request (a key's comment, whether a tag's servers are managed). */
   fromApi?(live: Live, known: Props | undefined): Outputs;
-  /**
-   * Left out by a kind whose outputs only the service knows (a key's fingerprint), which gives
-   * `created` and overrides `update` and adoption's `converge`.
-   */
+  /** Left out when only the service knows the outputs (a key): it gives `created` and overrides. */
   outputsFromInputs?(id: number, inputs: Resolved, answer?: Answer): Outputs;
   /** The inputs refresh stores for these outputs; default {@link tableInputs}. */
   liveInputs?(outputs: Outputs): Props;

@@ -1,7 +1,6 @@
 /**
- * One session per configured provider: what a provider keeps between calls belongs to the account
- * it was configured for, never to the process, and is passed to every operation, never looked up.
- * {@link sessionFor}'s registry is the one process-wide mutable state of `src/resources`.
+ * What a provider keeps between calls belongs to the account it was configured for, and is passed
+ * to every operation. {@link sessionFor}'s registry is the one process-wide state of src/resources.
  */
 import { CloudInfraClient } from "../api/client";
 import type { HttpClientOptions } from "../api/http";

@@ -56,9 +56,8 @@ export function toApi(inputs: RoleInputs, permissionIds: readonly number[]): Cre
 }
 
 /**
- * Outputs from the service's view of a role. A grant whose permission the answer does not spell
- * out is named from the catalogue; one the catalogue does not know either keeps its id in the
- * name (`#17`), so it shows as drift instead of vanishing.
+ * A grant the answer does not name is named from the catalogue, or else by its id (`#17`), so it
+ * shows as drift instead of vanishing.
  */
 export function fromApi(role: Role, catalogue: readonly Permission[] = []): RoleOutputs {
   const names = new Map<string, number>();
