@@ -1,8 +1,7 @@
 /**
- * Autonaming, one rule for every named kind and both flavours (docs/native-provider.md says what
- * each honours). The native plugin passes the engine's request (URN, random seed, the user's
- * autonaming configuration); the dynamic flavour only the logical name, which its class adds as a
- * hidden input. First match wins:
+ * Autonaming, one rule for every named kind and both flavours (docs/native-provider.md). The
+ * native plugin passes the engine's request (URN, seed, autonaming configuration); the dynamic
+ * flavour only the logical name, a hidden input its class adds. First match wins:
  * 1. a `name` the program gives (even an unknown one, in a preview);
  * 2. the `disable` mode refuses a missing name;
  * 3. an autoname of the old inputs (marked by `__defaults: ["name"]`, as Pulumi's bridged

@@ -1,7 +1,4 @@
-/**
- * The one way a program refers to an object by id (`planId`, `serverIds`, `roleId`, `adoptId`, a
- * data source's `id`): a positive integer or its decimal text, as Pulumi ids are (`"12"`).
- */
+/** The one way a program refers to an object by id: a positive integer or its text (`"12"`). */
 import { z } from "zod";
 import { expected } from "../api/schemas/common";
 

@@ -1,7 +1,4 @@
-/**
- * What `check` refuses without asking the service. The manifest's load-time check
- * (../manifest/resource-rules.ts) calls these too, so both refuse with the same words.
- */
+/** What `check` refuses without asking the service; the manifest's load-time check uses them too. */
 import { type InputCheck, type InputIssue, inputIssues, type Props } from "./common";
 import type { ResourceKind } from "./kinds";
 import { RoleInputsSchema } from "./role/model";

@@ -17,10 +17,7 @@ interface KindEntry {
   readonly folder: string;
   /** The manifest section that declares resources of the kind, if any. */
   readonly section?: string;
-  /**
-   * The secret outputs the service generates, here (not in the definition) so that a program's
-   * classes learn them without loading the kind's provider.
-   */
+  /** Generated secret outputs: here, not in the definition, so classes need not load the provider. */
   readonly secrets?: readonly string[];
   /** A `name` input, which autonaming (autoname.ts) fills in when it is left out. */
   readonly named: boolean;

@@ -1,9 +1,8 @@
 /**
- * The base of every resource class. While a resource registers, the SDK records a stack trace for
- * every property promise (printed only under `PULUMI_DEBUG_PROMISE_LEAKS`), ~90 µs each under
- * `source-map-support`: most of a fleet program's CPU. So classes register with
- * `Error.stackTraceLimit` at 0 unless that variable is set ({@link quietRegistration}); the SDK
- * takes the source position with its own limit, and an error thrown meanwhile gets its stack back.
+ * The base of every resource class. While a resource registers, the SDK records a stack trace per
+ * property promise (printed only under `PULUMI_DEBUG_PROMISE_LEAKS`), ~90 µs each: most of a fleet
+ * program's CPU. So classes register with `Error.stackTraceLimit` at 0 unless that variable is set
+ * ({@link quietRegistration}); the SDK takes the source position with its own limit.
  */
 import * as pulumi from "@pulumi/pulumi";
 import { type SchemaResources, schemaOutputs, schemaResources } from "../native/package";

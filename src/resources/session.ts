@@ -45,10 +45,7 @@ export interface ProviderSession {
   close(): Promise<void>;
 }
 
-/**
- * The configuration is resolved on first need, so a session whose settings are missing still runs
- * what needs none (`check`, `diff`) and fails with the settings' own error where it needs them.
- */
+/** Resolved on first need: without settings, what needs none (`check`, `diff`) still runs. */
 class ConfiguredSession implements ProviderSession {
   readonly creates = new CreateLedger();
   readonly stack = new StackObjects();

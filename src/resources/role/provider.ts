@@ -1,7 +1,4 @@
-/**
- * Permission names are resolved in `check`, so a typo fails the preview. A system role is the
- * service's own: never created, adopted, changed or deleted, and a 409 about one says so.
- */
+/** Permission names are resolved in `check`: a typo fails the preview. System roles are not ours. */
 import { isDeepStrictEqual } from "node:util";
 import type { ConflictError } from "../../api/errors";
 import type { CreateRoleRequest, Permission, Role } from "../../api/schemas/iam";

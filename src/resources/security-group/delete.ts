@@ -1,7 +1,7 @@
 /**
  * The service refuses (409) to delete a group while a server is attached. During a `destroy` the
- * engine may delete such a server at the same time as the group (nothing ties them when the
- * server lists the group's id as a literal): that is waited for. Any other server holds it.
+ * engine may delete such a server meanwhile (nothing ties them when the server lists the group's
+ * id as a literal): that is waited for.
  */
 import { ConflictError, NotFoundError } from "../../api/errors";
 import type { Server } from "../../api/schemas/servers";

@@ -1,8 +1,7 @@
 /**
- * SecurityGroup inputs and the pure wire mapping (`/v1/firewall/groups`). Rule order is kept: with
- * ACCEPT and DROP rules, overlapping rules mean different things in different orders. Everything
- * else about a rule has one canonical spelling; an exact repeat is dropped (it can never match
- * anything the first did not).
+ * SecurityGroup inputs and the pure wire mapping (`/v1/firewall/groups`). Rule order is kept:
+ * overlapping ACCEPT and DROP rules mean different things in different orders. An exact repeat is
+ * dropped: it can never match anything the first did not.
  */
 import { isDeepStrictEqual } from "node:util";
 import { z } from "zod";

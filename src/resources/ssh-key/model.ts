@@ -1,7 +1,6 @@
 /**
- * SshKey inputs and the pure wire mapping (`/v1/keys`). A key's identity is its key material, never
- * its comment (as for the fingerprint): replacing a key for its comment would gain nothing, and the
- * service refuses to hold the same key twice.
+ * SshKey inputs and the pure wire mapping (`/v1/keys`). A key is its key material, never its
+ * comment: replacing a key for its comment would gain nothing (the service holds a key once).
  */
 import { z } from "zod";
 import { expected, NameInputSchema } from "../../api/schemas/common";

@@ -1,7 +1,6 @@
 /**
  * A generated key's private half exists only in the creation answer: later operations carry it
- * from the state, and a generated key whose answer was lost is deleted before the create is sent
- * again. The service holds each public key once: an import's 409 is the verdict.
+ * from the state, and one whose answer was lost is deleted before the create is sent again.
  */
 import type { CreateKeyRequest, Key, KeyEnvelope } from "../../api/schemas/keys";
 import { parsePublicKey } from "../../lib/sshkeys";
