@@ -1,7 +1,6 @@
 /**
- * The objects a session knows its deployment manages (ids the engine hands it, ids it creates or
- * adopts): the conflict errors (conflict.ts) never advise adopting one, which would put one object
- * under two resources. What it has not seen is not known: the advice then holds either way.
+ * The objects a session knows its deployment manages: the conflict errors (conflict.ts) never
+ * advise adopting one, which would put one object under two resources.
  */
 import type { KindOperations } from "./common";
 import type { ProviderSession } from "./session";

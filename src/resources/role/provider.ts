@@ -1,4 +1,4 @@
-/** Permission names are resolved in `check`: a typo fails the preview. System roles are not ours. */
+/** Permission names resolve in `check`, so a typo fails the preview; system roles are refused. */
 import { isDeepStrictEqual } from "node:util";
 import type { ConflictError } from "../../api/errors";
 import type { CreateRoleRequest, Permission, Role } from "../../api/schemas/iam";
