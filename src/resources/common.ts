@@ -246,8 +246,7 @@ export function deletedOutsidePulumiError(
 
 /**
  * A create the service accepted that did not finish: the host records `id` and `properties` as a
- * partially created resource, and the next `up` resumes from it. The host does not add
- * `__provider` itself, without which later operations could not find their provider.
+ * partially created resource for the next `up`. `__provider` is ours to add: the host does not.
  */
 export function partialCreateError(
   operation: string,

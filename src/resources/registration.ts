@@ -1,8 +1,7 @@
 /**
  * The base of every resource class. While a resource registers, the SDK records a stack trace per
- * property promise (printed only under `PULUMI_DEBUG_PROMISE_LEAKS`), ~90 µs each: most of a fleet
- * program's CPU. So classes register with `Error.stackTraceLimit` at 0 unless that variable is set
- * ({@link quietRegistration}); the SDK takes the source position with its own limit.
+ * property promise (printed only under `PULUMI_DEBUG_PROMISE_LEAKS`), ~90 µs each, so classes
+ * register with `Error.stackTraceLimit` at 0 ({@link quietRegistration}) unless that variable is set.
  */
 import * as pulumi from "@pulumi/pulumi";
 import { type SchemaResources, schemaOutputs, schemaResources } from "../native/package";

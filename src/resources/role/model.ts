@@ -45,7 +45,6 @@ export const ROLE_FIELDS: FieldTable<RoleInputs> = {
   permissions: { equals: sameNames },
 };
 
-/** The body of `POST /v1/account/roles` and `POST /v1/account/roles/:id/update`. */
 export function toApi(inputs: RoleInputs, permissionIds: readonly number[]): CreateRoleRequest {
   return {
     name: inputs.name,

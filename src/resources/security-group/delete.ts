@@ -1,7 +1,6 @@
 /**
  * The service refuses (409) to delete a group while a server is attached. During a `destroy` the
- * engine may delete such a server meanwhile (nothing ties them when the server lists the group's
- * id as a literal): that is waited for.
+ * engine may delete such a server meanwhile (when it lists the group's id as a literal): waited for.
  */
 import { ConflictError, NotFoundError } from "../../api/errors";
 import type { Server } from "../../api/schemas/servers";

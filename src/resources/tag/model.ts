@@ -59,7 +59,6 @@ export const TAG_FIELDS: FieldTable<TagInputs> = {
   serverIds: { equals: sameServers },
 };
 
-/** The body of `POST /v1/tags` and `POST /v1/tags/:id`. */
 export function toApi(inputs: TagInputs): CreateTagRequest {
   return {
     name: inputs.name,
