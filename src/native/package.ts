@@ -42,3 +42,17 @@ export type SchemaResources = Readonly<
 export function schemaResources(): SchemaResources {
   return (JSON.parse(readPackageSchema()) as { resources: SchemaResources }).resources;
 }
+
+/**
+ * The outputs of `kind` in the shipped schema, generated from its dynamic class's declared
+ * outputs: what the classes of both flavours register, so neither lists them again.
+ */
+export function schemaOutputs(
+  resources: SchemaResources,
+  kind: ResourceKind,
+): { names: string[]; secrets: string[] } {
+  const spec = resources[resourceToken(kind)];
+  if (spec === undefined) throw new Error(`cloudinfra: the package schema has no ${kind}`);
+  const names = Object.keys(spec.properties);
+  return { names, secrets: names.filter((name) => spec.properties[name]?.secret === true) };
+}

@@ -1,8 +1,7 @@
 /**
- * Autonaming, one rule for every named kind and both flavours (docs/native-provider.md says what
- * each honours). The native plugin passes the engine's request (URN, random seed, the user's
- * autonaming configuration); the dynamic flavour only the logical name, which its class adds as a
- * hidden input. First match wins:
+ * Autonaming, one rule for every named kind and both flavours (docs/native-provider.md). The
+ * native plugin passes the engine's request (URN, seed, autonaming configuration); the dynamic
+ * flavour only the logical name, a hidden input its class adds. First match wins:
  * 1. a `name` the program gives (even an unknown one, in a preview);
  * 2. the `disable` mode refuses a missing name;
  * 3. an autoname of the old inputs (marked by `__defaults: ["name"]`, as Pulumi's bridged
@@ -20,33 +19,32 @@ export function isAutonamed(kind: ResourceKind): boolean {
   return KINDS[kind].named;
 }
 
-/** The hidden input by which a dynamic resource class tells `check` its logical name. */
+/** The hidden input by which a dynamic class tells `check` its logical name. */
 export const LOGICAL_NAME_INPUT = "__logicalName";
 
-/** The input that lists the properties the provider chose, as Pulumi's bridged providers store it. */
+/** The properties the provider chose, as Pulumi's bridged providers store them. */
 export const DEFAULTS_INPUT = "__defaults";
 
 const SUFFIX_LENGTH = 7;
 const ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";
-/** The longest name the API takes (NameInputSchema). */
+/** NameInputSchema's. */
 const MAX_NAME_LENGTH = 255;
 
-/** The user's autonaming configuration, as the engine's CheckRequest carries it. */
+/** As the engine's CheckRequest carries it. */
 export interface AutonamingOptions {
   mode: "propose" | "enforce" | "disable";
-  /** The name the configuration makes; `""` in `disable` mode. */
+  /** `""` in `disable` mode. */
   proposedName: string;
 }
 
-/** What one `check` knows about naming the resource; the seed and configuration are native only. */
+/** The seed and configuration are native only. */
 export interface NamingRequest {
-  /** The resource's name in the program (the URN's last part). */
   logicalName: string;
   randomSeed?: Uint8Array;
   autonaming?: AutonamingOptions;
 }
 
-/** `<prefix>-<7 characters>`, from `seed` when given (a hash of it: always the same answer). */
+/** `<prefix>-<7 characters>`, the same for the same `seed`. */
 export function uniqueName(prefix: string, seed?: Uint8Array): string {
   // 64 bytes for 7 characters: the modulo bias of a byte over 36 letters is not worth a loop.
   const bytes =
@@ -58,7 +56,7 @@ export function uniqueName(prefix: string, seed?: Uint8Array): string {
   return `${prefix}-${suffix}`;
 }
 
-/** The autoname of the old inputs: marked so, or (a dynamic refresh drops the marker) of step 5's form. */
+/** Marked so, or (a dynamic refresh drops the marker) of step 5's form. */
 function autonamedBefore(olds: Props, logicalName: string): string | undefined {
   const defaults = olds[DEFAULTS_INPUT];
   const name = olds["name"];
@@ -68,10 +66,7 @@ function autonamedBefore(olds: Props, logicalName: string): string | undefined {
   return form && /^-[a-z0-9]{7}$/.test(name.slice(-(SUFFIX_LENGTH + 1))) ? name : undefined;
 }
 
-/**
- * `inputs` that a read rebuilt from the API, with the autoname marker of the `stored` inputs they
- * replace, so a refresh does not make the next run choose a new name.
- */
+/** Rebuilt inputs keep the stored marker: a refresh must not make the next run choose a new name. */
 export function keepAutonameMarker(stored: Props, inputs: Props): Props {
   const defaults = stored[DEFAULTS_INPUT];
   return Array.isArray(defaults) && inputs["name"] === stored["name"]
@@ -79,7 +74,6 @@ export function keepAutonameMarker(stored: Props, inputs: Props): Props {
     : inputs;
 }
 
-/** The name this rule chooses for inputs without one, or why there is none. */
 function chooseName(olds: Props, naming: NamingRequest): { name: string } | { failure: string } {
   if (naming.autonaming?.mode === "disable") {
     return {
@@ -98,10 +92,7 @@ function chooseName(olds: Props, naming: NamingRequest): { name: string } | { fa
       };
 }
 
-/**
- * `check` with a missing name chosen by the rule above, recorded in {@link DEFAULTS_INPUT} so the
- * next run keeps it. Kinds without a name are checked unchanged.
- */
+/** `check` with a missing name chosen by the rule above, recorded in {@link DEFAULTS_INPUT}. */
 export async function checkWithAutonaming(
   kind: ResourceKind,
   olds: Props,
@@ -123,10 +114,7 @@ export async function checkWithAutonaming(
   return result.failures === undefined ? { inputs } : { inputs, failures: result.failures };
 }
 
-/**
- * `operations` whose `check` autonames from the dynamic classes' hidden logical-name input; a
- * resource registered without it (an older class, a hand-written `dynamic.Resource`) needs a name.
- */
+/** Without the hidden input (an older class, a hand-written `dynamic.Resource`), a name is needed. */
 export function withDynamicAutonaming(
   kind: ResourceKind,
   operations: KindOperations,

@@ -1,7 +1,4 @@
-/**
- * The dynamic class of each kind, as classes.ts exports it under the kind's name: a kind without
- * one fails to compile here. The native classes (../native/sdk/resources.ts) are typed from it.
- */
+/** Each kind's dynamic class (classes.ts): a kind without one fails to compile here. */
 import type * as classes from "./classes";
 import type { ResourceKind } from "./kinds";
 

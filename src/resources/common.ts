@@ -1,7 +1,4 @@
-/**
- * What every resource implementation shares: the shape the stable entry point serves, preview
- * unknowns, `check` from zod, `diff` from a field table, and errors a person can act on.
- */
+/** What every kind shares: the operations' shape, preview unknowns, `check`, `diff`, errors. */
 import { isDeepStrictEqual } from "node:util";
 import type * as pulumi from "@pulumi/pulumi";
 import type { z } from "zod";
@@ -14,7 +11,6 @@ import type { ProviderSession } from "./session";
 /** Property bags as the host hands them over: plain JSON, possibly with preview unknowns. */
 export type Props = Record<string, unknown>;
 
-/** The implementation of one resource kind, served by `pulumi-cloudinfra/provider`. */
 export interface ResourceImplementation {
   check(olds: Props, news: Props): Promise<pulumi.dynamic.CheckResult>;
   diff(id: string, olds: Props, news: Props): Promise<pulumi.dynamic.DiffResult>;
@@ -24,10 +20,7 @@ export interface ResourceImplementation {
   delete(id: string, props: Props): Promise<void>;
 }
 
-/**
- * Each method of {@link ResourceImplementation} with the {@link ProviderSession} it runs in first
- * (and the engine's limits last for a write): what both flavours call.
- */
+/** {@link ResourceImplementation} with the session first (and a write's limits last). */
 export type KindOperations = {
   [M in keyof ResourceImplementation]: (
     session: ProviderSession,
@@ -37,16 +30,12 @@ export type KindOperations = {
   ) => ReturnType<ResourceImplementation[M]>;
 };
 
-/** What the engine limits one Create, Update or Delete to (a native plugin's request). */
 export interface OperationLimits {
-  /** The request's `timeout`, the user's `customTimeouts`, in ms; a kind that waits stops there. */
+  /** A native request's `timeout` (`customTimeouts`), in ms; a kind that waits stops there. */
   timeoutMs?: number;
 }
 
-/**
- * During preview the engine passes a value that is not known yet as this string, whatever the
- * property's type (a number, a list, an object). `check` and `diff` must treat it as "anything".
- */
+/** A value not known yet (preview), whatever the property's type: it may be anything. */
 export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 
 export function containsUnknown(value: unknown): boolean {
@@ -57,22 +46,18 @@ export function containsUnknown(value: unknown): boolean {
   return false;
 }
 
-/**
- * One input a kind's rules refuse: where (`["rules", 0, "source"]`) and why. `check` shows it as
- * a `{property, reason}` failure, the manifest at its line:col.
- */
+/** One input a kind's rules refuse: where (`["rules", 0, "source"]`) and why. */
 export interface InputIssue {
   path: readonly PropertyKey[];
   message: string;
 }
 
-/** The outcome of a kind's input rules: the inputs normalised (as given when refused), the issues. */
+/** The inputs normalised (as given when refused), and the issues. */
 export interface InputCheck {
   inputs: Props;
   issues: InputIssue[];
 }
 
-/** The `{property, reason}` failures Pulumi shows, from issues. */
 export function failuresOf(issues: readonly InputIssue[]): pulumi.dynamic.CheckFailure[] {
   return issues.map((issue) => {
     const where = formatPath(issue.path);
@@ -83,10 +68,6 @@ export function failuresOf(issues: readonly InputIssue[]): pulumi.dynamic.CheckF
   });
 }
 
-export function failuresFromZod(error: z.ZodError): pulumi.dynamic.CheckFailure[] {
-  return failuresOf(error.issues);
-}
-
 export function checkResultOf(check: InputCheck): pulumi.dynamic.CheckResult {
   return check.issues.length === 0
     ? { inputs: check.inputs }
@@ -94,10 +75,9 @@ export function checkResultOf(check: InputCheck): pulumi.dynamic.CheckResult {
 }
 
 /**
- * Argument names the program passed that `schema` does not take, each refused with the nearest
- * valid names: JavaScript programs are not type-checked, and a misspelt `firewallEnable: true`
- * would otherwise be dropped silently. Names starting with `__` are the engine's and the SDK's,
- * and an `undefined` value is an output the class declares, not an argument.
+ * Unknown argument names, refused: JavaScript programs are not type-checked, and a misspelt
+ * `firewallEnable: true` would otherwise be dropped silently. `__` names are the engine's and the
+ * SDK's; an `undefined` value is an output the class declares.
  */
 function unknownArgumentIssues(schema: z.ZodObject, news: Props): InputIssue[] {
   const allowed = Object.keys(schema.shape);
@@ -109,11 +89,7 @@ function unknownArgumentIssues(schema: z.ZodObject, news: Props): InputIssue[] {
     }));
 }
 
-/**
- * Each schema's variants with the properties still unknown optional, made once per set of names:
- * a new zod schema compiles its parser on first use, which per call cost more than the check
- * itself (a manifest of 40,000 tags checks its entries against one variant).
- */
+/** Made once per set of names: a new zod schema compiles its parser on first use (costly). */
 const relaxedSchemas = new WeakMap<z.ZodObject, Map<string, z.ZodObject>>();
 
 function relaxedSchema(schema: z.ZodObject, unknownKeys: readonly string[]): z.ZodObject {
@@ -132,11 +108,7 @@ function relaxedSchema(schema: z.ZodObject, unknownKeys: readonly string[]): z.Z
   return relaxed;
 }
 
-/**
- * Validates and normalises new inputs with a resource's input schema, refusing unknown argument
- * names. Properties still unknown (preview) pass through unvalidated; the normalised form of the
- * rest is what Pulumi stores, so equivalent spellings never cause a perpetual diff.
- */
+/** Unknown properties (preview) pass unvalidated; the rest is stored normalised. */
 export function inputIssues(schema: z.ZodObject, news: Props): InputCheck {
   const { __provider: _provider, ...rest } = news;
   const unknownKeys = Object.keys(rest).filter((k) => containsUnknown(rest[k]));
@@ -149,12 +121,12 @@ export function inputIssues(schema: z.ZodObject, news: Props): InputCheck {
   return { inputs, issues: [] };
 }
 
-/** How an error names a resource: the `name` of its stored state when it has one, else its id. */
+/** How an error names a resource: its stored `name`, else its id. */
 export function labelOf(props: Props | undefined, id: string): string {
   return typeof props?.["name"] === "string" ? props["name"] : id;
 }
 
-/** The name and description of a role or a security group; `""` for none, as the service says. */
+/** A role's or a security group's; `""` for none, as the service says. */
 export interface Described {
   name: string;
   description: string;
@@ -167,11 +139,20 @@ export function described(from: {
   return { name: from.name, description: from.description ?? "" };
 }
 
-/** The inputs that would produce `name` and `description`; an empty description is left out. */
-export function describedInputs(outputs: Described): Props {
-  const inputs: Props = { name: outputs.name };
-  if (outputs.description !== "") inputs["description"] = outputs.description;
+/** The inputs refresh stores for `outputs`: the table's fields, an empty text left out. */
+export function tableInputs(outputs: object, fields: object): Props {
+  const inputs: Props = {};
+  for (const [field, value] of Object.entries(outputs)) {
+    if (Object.hasOwn(fields, field) && value !== undefined && value !== "") inputs[field] = value;
+  }
   return inputs;
+}
+
+/** Two lists equal once each is `normalise`d (a set: sorted, without repeats). */
+export function sameNormalised(a: unknown, b: unknown, normalise: (list: unknown[]) => unknown[]) {
+  if (!Array.isArray(a) || !Array.isArray(b)) return false;
+  const [before, after] = [normalise(a), normalise(b)];
+  return before.length === after.length && before.every((value, i) => value === after[i]);
 }
 
 /** Equal texts, an absent one counting as `""` (the service does not tell the two apart). */
@@ -179,21 +160,15 @@ export function sameText(a: unknown, b: unknown): boolean {
   return (a ?? "") === (b ?? "");
 }
 
-/** How `diff` treats one input property. */
 export interface FieldRule {
-  /** A change cannot be applied in place: the resource is replaced. */
   replaceOnChange?: boolean;
-  /** Semantic equality, for values with several spellings; default: deep equality. */
+  /** For values with several spellings; default: deep equality. */
   equals?: (oldValue: unknown, newValue: unknown) => boolean;
   /** Reached after the create (a power state): never compared when matching a request (kind.ts). */
   afterCreate?: boolean;
 }
 
-/**
- * Compares new inputs with the old state, field by field; other properties are never compared.
- * An unknown new value counts as a change (and a replacement when the field forces one), as the
- * engine expects during preview.
- */
+/** Only the table's fields are compared; an unknown new value is a change (preview). */
 export function diffInputs(
   olds: Props,
   news: Props,
@@ -212,7 +187,7 @@ export function diffInputs(
   };
 }
 
-/** What `request` answers, or `undefined` when the service answers 404: there is no such object. */
+/** `undefined` for a 404. */
 export async function unlessNotFound<T>(request: Promise<T>): Promise<T | undefined> {
   try {
     return await request;
@@ -222,18 +197,18 @@ export async function unlessNotFound<T>(request: Promise<T>): Promise<T | undefi
   }
 }
 
-/** How a resource kind is named in messages: its class (`"Server"`) and in prose (`"SSH key"`). */
+/** A kind in messages: its class (`"Server"`) and in prose (`"SSH key"`). */
 export interface KindNames {
   kind: string;
   noun: string;
 }
 
-/** `"a tag"`, `"an SSH key"`: a kind's noun with its article, as a sentence says it. */
+/** `"a tag"`, `"an SSH key"`. */
 export function aNoun(what: KindNames): string {
   return `${/^(?:[aeiou]|SSH\b)/i.test(what.noun) ? "an" : "a"} ${what.noun}`;
 }
 
-/** `"creating Server \"web\""`: what was being done, for the first words of an error. */
+/** `creating Server "web"`, the first words of an error. */
 export function describeOperation(verb: string, kind: string, label: string | undefined): string {
   return label === undefined || label === ""
     ? `${verb} ${kind}`
@@ -247,16 +222,13 @@ export class OperationError extends CloudInfraError {
   }
 }
 
-/**
- * One line for the user: the operation first, then the cause's own message (status, code, request
- * id, field), then `more`, what the operation knows that the cause does not say.
- */
+/** One line: the operation, the cause's own message (status, code, request id, field), `more`. */
 export function operationError(operation: string, err: unknown, more = ""): OperationError {
   const message = err instanceof Error ? err.message : String(err);
   return new OperationError(`cloudinfra: ${operation} failed: ${message}${more}`, { cause: err });
 }
 
-/** An update that found its object, `noun` `id`, gone (404 `err`): how to recover. */
+/** An update that found its object gone (404 `err`): how to recover. */
 export function deletedOutsidePulumiError(
   operation: string,
   noun: string,
@@ -273,10 +245,8 @@ export function deletedOutsidePulumiError(
 }
 
 /**
- * A create the service accepted that did not finish (a wait or a follow-up call failed). The host
- * records `id` and `properties` as a partially created resource instead of orphaning it, and the
- * next `up` resumes from it; it does not add `__provider` itself, without which later operations
- * could not find their provider.
+ * A create the service accepted that did not finish: the host records `id` and `properties` as a
+ * partially created resource for the next `up`. `__provider` is ours to add: the host does not.
  */
 export function partialCreateError(
   operation: string,

@@ -1,11 +1,8 @@
-/**
- * The one way a program refers to an object by id (`planId`, `serverIds`, `roleId`, `adoptId`, a
- * data source's `id`): a positive integer or its decimal text, as Pulumi ids are (`"12"`).
- */
+/** The one way a program refers to an object by id: a positive integer or its text (`"12"`). */
 import { z } from "zod";
 import { expected } from "../api/schemas/common";
 
-/** An id reference normalised to a number; `what` names the object with its article: `"a server id"`. */
+/** Normalised to a number; `what` has its article: `"a server id"`. */
 export function idReference(what: string) {
   const allowed = `${what} (a positive integer, or its decimal text)`;
   // `z.int()`, not `z.number()`: the package schema types the property `integer` from it.
@@ -22,7 +19,7 @@ export function idReference(what: string) {
   });
 }
 
-/** The number in an id the engine hands a provider, refused (not reported gone) when it cannot exist. */
+/** An id the engine hands a provider, refused (not reported gone) when it cannot exist. */
 export function resourceIdOf(id: string, what: string): number {
   const parsed = idReference(what).safeParse(id);
   if (parsed.success) return parsed.data;

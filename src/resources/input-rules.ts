@@ -1,31 +1,24 @@
-/**
- * The input rules of every kind: what `check` refuses without asking the service. Both flavours'
- * `check` and the manifest's load-time check (../manifest/resource-rules.ts) call these, so they
- * refuse the same values with the same words; the permission catalogue is checked apart.
- */
-import { type InputCheck, inputIssues, type Props } from "./common";
+/** What `check` refuses without asking the service; the manifest's load-time check uses them too. */
+import { type InputCheck, type InputIssue, inputIssues, type Props } from "./common";
 import type { ResourceKind } from "./kinds";
 import { RoleInputsSchema } from "./role/model";
 import { SecurityGroupInputsSchema } from "./security-group/model";
 import { AttachmentInputsSchema } from "./security-group-attachment/model";
 import { ServerInputsSchema } from "./server/model";
-import { keySourceFailures, SshKeyInputsSchema } from "./ssh-key/model";
+import { keySourceIssues, SshKeyInputsSchema } from "./ssh-key/model";
 import { TagInputsSchema } from "./tag/model";
-import { typeFailures, UserInputsSchema } from "./user/model";
+import { typeIssues, UserInputsSchema } from "./user/model";
 
 export type InputRules = (news: Props) => InputCheck;
 
-/**
- * A rule that needs two properties at once, after the schema's; `always` runs it even when the
- * schema refused something (on the inputs as given).
- */
+/** A rule on two properties, after the schema's; `always` runs it even when the schema refused. */
 function withPairRule(
   check: InputCheck,
-  failures: (inputs: Props) => { property: string; reason: string }[],
+  rule: (inputs: Props) => InputIssue[],
   always = false,
 ): InputCheck {
   if (check.issues.length > 0 && !always) return check;
-  const issues = failures(check.inputs).map((f) => ({ path: [f.property], message: f.reason }));
+  const issues = rule(check.inputs);
   return issues.length === 0
     ? check
     : { inputs: check.inputs, issues: [...check.issues, ...issues] };
@@ -33,10 +26,10 @@ function withPairRule(
 
 export const INPUT_RULES: Readonly<Record<ResourceKind, InputRules>> = {
   Server: (news) => inputIssues(ServerInputsSchema, news),
-  SshKey: (news) => withPairRule(inputIssues(SshKeyInputsSchema, news), keySourceFailures, true),
+  SshKey: (news) => withPairRule(inputIssues(SshKeyInputsSchema, news), keySourceIssues, true),
   Tag: (news) => inputIssues(TagInputsSchema, news),
   Role: (news) => inputIssues(RoleInputsSchema, news),
-  User: (news) => withPairRule(inputIssues(UserInputsSchema, news), typeFailures),
+  User: (news) => withPairRule(inputIssues(UserInputsSchema, news), typeIssues),
   SecurityGroup: (news) => inputIssues(SecurityGroupInputsSchema, news),
   SecurityGroupAttachment: (news) => inputIssues(AttachmentInputsSchema, news),
 };

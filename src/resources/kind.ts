@@ -1,8 +1,4 @@
-/**
- * A kind is one definition ({@link KindDefinition}); one builder ({@link kindOperations}) turns it
- * into the operations both flavours serve, and a kind overrides only what its API forces. What
- * each operation does is in ./README.md ("The implementation: one definition per kind").
- */
+/** One definition per kind, one builder: ./README.md, "The implementation". */
 import type { z } from "zod";
 import type { CloudInfraClient } from "../api/client";
 import { ConfigurationError, ConflictError, NotFoundError } from "../api/errors";
@@ -15,7 +11,7 @@ import {
   describeOperation,
   diffInputs,
   type FieldRule,
-  failuresFromZod,
+  failuresOf,
   type KindNames,
   type KindOperations,
   labelOf,
@@ -24,6 +20,7 @@ import {
   operationError,
   type Props,
   partialCreateError,
+  tableInputs,
   unlessNotFound,
 } from "./common";
 import { type NamedObject, nameTakenError } from "./conflict";
@@ -32,29 +29,27 @@ import { resourceIdOf } from "./ids";
 import type { InputRules } from "./input-rules";
 import type { ProviderSession } from "./session";
 
-/** How `diff` and the match treat each input; a missing input is a compile error. */
+/** A missing input is a compile error. */
 export type FieldTable<Inputs> = Record<Exclude<keyof Inputs, "adoptId">, FieldRule>;
 
-/** A kind's API list (every page) and its key in the shared-list cache: one key per API list. */
+/** A kind's API list (every page) and its shared-list key: one key per API list. */
 export interface KindList<Live> {
   key: string;
   read(options?: RequestOptions): Promise<readonly Live[]>;
 }
 
-/** The calls a kind makes to the service. */
+/** The calls a kind makes; `list`, `get` and `update` only where the API has them. */
 export interface KindApi<Live, Request, Answer> {
   idOf(live: Live): number;
-  /** Every live object, for reads and create lookups; left out when the API cannot list the kind. */
   list?(client: CloudInfraClient): KindList<Live>;
-  /** One live object (adoption reads it); without it, the object is found in the list. */
+  /** Without it, adoption finds the object in the list. */
   get?(client: CloudInfraClient, id: number): Promise<Live>;
   /** `options`: the create's deadline, when it has one ({@link KindDefinition.createDeadline}). */
   create(client: CloudInfraClient, request: Request, options?: RequestOptions): Promise<Answer>;
-  /** The id the creation answer names, or `undefined` when it names none (then it is found). */
+  /** `undefined` when the answer names no id: the new object is then found in the list. */
   idInAnswer(answer: Answer): number | undefined;
-  /** The change of an existing object to `request`; left out when every change replaces. */
   update?(client: CloudInfraClient, id: number | string, request: Request): Promise<unknown>;
-  /** The delete (`props`: the stored state); a 404 is success. */
+  /** `props`: the stored state; a 404 is success. */
   delete(
     session: ProviderSession,
     id: string,
@@ -63,11 +58,7 @@ export interface KindApi<Live, Request, Answer> {
   ): Promise<unknown>;
 }
 
-/**
- * One kind: its inputs, rules, field table, wire mapping, API calls and whatever its API forces.
- * `Resolved` is the inputs with what the service must tell before a write (a role's permission
- * ids); it is the inputs themselves for most kinds.
- */
+/** `Resolved`: the inputs with what the service must tell before a write (a role's permissions). */
 export interface KindDefinition<
   Inputs extends object,
   Live,
@@ -77,75 +68,51 @@ export interface KindDefinition<
   Resolved extends Inputs = Inputs,
 > {
   what: KindNames;
-  /** The input schema: what `create` and `update` parse (`check` has normalised the inputs). */
+  /** What `create` and `update` parse again (`check` has normalised the inputs). */
   schema: z.ZodType<Inputs>;
-  /** The kind's input rules (./input-rules.ts): what `check` validates and normalises. */
   rules: InputRules;
-  /** How each input changes: which fields replace, what counts as equal. */
   fields: FieldTable<Inputs>;
   api: KindApi<Live, Request, Answer>;
-  /** What must be asked of the service before a write (role permission ids). */
   resolve?(session: ProviderSession, inputs: Inputs): Promise<Resolved>;
   toApi(inputs: Resolved): Request;
-  /**
-   * Outputs of a live object. `known`: what the state or the request holds, for what the service
-   * does not return (a key's comment, whether a tag's membership is managed).
-   */
+  /** `known`: the state or request (a key's comment, whether a tag's servers are managed). */
   fromApi?(live: Live, known: Props | undefined): Outputs;
-  /**
-   * The outputs of a write, from what was sent (and the creation answer); left out by a kind
-   * whose outputs only the service knows (a key's fingerprint), which gives `created` and
-   * overrides `update` and adoption's `converge`.
-   */
+  /** Left out when only the service knows the outputs (a key): it gives `created` and overrides. */
   outputsFromInputs?(id: number, inputs: Resolved, answer?: Answer): Outputs;
-  /** The inputs that would produce these outputs, as refresh stores them. */
+  /** The inputs refresh stores for these outputs; default {@link tableInputs}. */
   liveInputs?(outputs: Outputs): Props;
-  /** Outputs of a live object as a read reports them, when more than `fromApi` (a role's catalogue). */
+  /** When a read needs more than `fromApi` (a role's catalogue). */
   readOutputs?(session: ProviderSession, live: Live, stored: Props | undefined): Promise<Outputs>;
-  /**
-   * The outputs of a create from its outcome, when not {@link outputsFromInputs} (a generated key,
-   * a server once it runs); `ongoing` when the kind has a {@link createDeadline}.
-   */
+  /** When not {@link outputsFromInputs}; `ongoing` when the kind has a {@link createDeadline}. */
   created?(
     session: ProviderSession,
     made: CreateOutcome<Answer, Live>,
     r: Resolved,
     ongoing?: Ongoing,
   ): Promise<Outputs>;
-  /**
-   * The deadline of a create that goes on after its request (a server waits until it runs), from
-   * the inputs and the engine's limits. The request's retries stop there, and the journal entry
-   * stays open until `created` ends, so a host killed meanwhile leaves the object to the next
-   * create (create.ts `closesLater`).
-   */
+  /** For a create that goes on after its request (a server waits until it runs): README.md. */
   createDeadline?(inputs: Inputs, limits?: OperationLimits): Deadline;
-  /** What a failed create's error adds (the plan ids after a refused `plan_id`); default nothing. */
+  /** What a failed create's error adds (the plan ids after a refused `plan_id`). */
   failureDetail?(session: ProviderSession, err: unknown): Promise<string>;
   /** Objects no create of ours can have made (a system role); never matched. */
   foreign?(live: Live): boolean;
-  /** Create recovery beyond the default (../create.ts). */
+  /** Create recovery beyond the default: fields of `createExactlyOnce`'s recipe (../create.ts). */
   recovery?: {
     /** What the request asks for after the noun; default `named "<name>"`. */
     describe?(r: Resolved): string;
-    /**
-     * Deletes an object a lost answer made that is useless without it (a generated key), or, for
-     * a `unique` kind, the holder a 409 names when it is what this create made (create.ts, rule 8).
-     */
     discard?(session: ProviderSession, r: Resolved): ((id: number) => Promise<void>) | undefined;
-    /** For a kind the API cannot list: advice, and the 409-names-the-holder rule (create.ts). */
     unlistable?(r: Resolved): string;
-    /** The kind cannot be listed, but the service keeps its names unique (a user). */
     unique?: true;
     /** What identifies the request in the journal; default its body. */
     journalRequest?(r: Resolved): unknown;
   };
-  /** The error for a 409 of a write; default: the object that holds the name ({@link nameTaken}). */
+  /** The error for a 409 of a write; default {@link nameTaken}. */
   taken?(session: ProviderSession, r: Resolved, err: ConflictError, self?: string): Promise<Error>;
   /** The error for a 409 of a delete; default the service's. */
   deleteConflict?(session: ProviderSession, id: string, err: ConflictError): Promise<Error>;
   /** A replacement must delete the old object first (the service holds the value once). */
   deleteBeforeReplace?(olds: Props, news: Props): boolean;
-  /** How the kind adopts an existing object (`adoptId`); left out when it cannot. */
+  /** Left out when the kind cannot adopt (`adoptId`). */
   adoption?: {
     read?(session: ProviderSession, id: number): Promise<Live | undefined>;
     mismatches?(live: Live, inputs: Inputs): Mismatch[];
@@ -155,26 +122,22 @@ export interface KindDefinition<
   };
 }
 
-/** When an operation's waits give up, and the setting to name when they do. */
 export interface Deadline {
   deadlineAt: number;
-  /** `timeouts.create (now 10m, the default)`. */
+  /** The setting to name when a wait gives up: `timeouts.create (now 10m, the default)`. */
   timeoutSetting: string;
 }
 
-/** What `created` gets for a create that goes on after its request. */
 export interface Ongoing {
   deadline: Deadline;
   /** The error that keeps the object made in the stack, with these outputs, for the next `up`. */
   kept(outputs: Props, err: unknown): Error;
 }
 
-/** Inputs or outputs as the property bag the host sees. */
 function bag(value: object): Props {
   return { ...value };
 }
 
-/** The `name` of a property bag or of inputs, when it has one. */
 export function nameIn(props: object): string | undefined {
   return "name" in props && typeof props.name === "string" ? props.name : undefined;
 }
@@ -184,23 +147,13 @@ export function parseInputs<Inputs>(schema: z.ZodType<Inputs>, props: Props, ope
   const { __provider: _provider, ...rest } = props;
   const parsed = schema.safeParse(rest);
   if (parsed.success) return parsed.data;
-  const reasons = failuresFromZod(parsed.error).map((f) => f.reason);
+  const reasons = failuresOf(parsed.error.issues).map((f) => f.reason);
   throw new Error(`cloudinfra: ${operation} failed: invalid inputs: ${reasons.join("; ")}`);
-}
-
-/** The live object that `match` accepts, from the session's shared list. */
-export function findListed<Live>(
-  session: ProviderSession,
-  list: KindList<Live>,
-  match: (live: Live) => boolean,
-): Promise<Live | undefined> {
-  return session.lists.find(list.key, () => list.read(), match);
 }
 
 /**
  * Whether a live object is what a request asks for (after a lost create answer, before an
- * adoption changes anything): `fromApi` of it equals the request's inputs in every field of the
- * table, by its rules, so a field added to the inputs is in the match too.
+ * adoption changes anything), derived from the field table: a new input is in the match too.
  */
 export function matchesRequest<Inputs extends object, Live, Resolved extends Inputs>(
   def: KindDefinition<Inputs, Live, unknown, unknown, object, Resolved>,
@@ -216,10 +169,7 @@ export function matchesRequest<Inputs extends object, Live, Resolved extends Inp
   return !diffInputs({ ...def.fromApi(live, wanted) }, wanted, made).changes;
 }
 
-/**
- * The error for a 409 on a name that must be unique: the object that holds it (a fresh read of
- * the kind's list), with its id and `adoptId` unless the stack manages it.
- */
+/** The error for a 409 on a name: the object that holds it, from a fresh read of the list. */
 export function nameTaken<Live extends NamedObject>(
   def: { what: KindNames; api: KindApi<Live, unknown, unknown> },
   session: ProviderSession,
@@ -238,7 +188,6 @@ export function nameTaken<Live extends NamedObject>(
   });
 }
 
-/** The operations of a kind: the builder's, with the kind's own overrides. */
 export function kindOperations<
   Inputs extends object,
   Live,
@@ -262,7 +211,6 @@ export function kindOperations<
     };
     return name === undefined ? Promise.resolve(err) : nameTaken(named, session, name, err, self);
   };
-  /** `write`, with a 409 explained by {@link taken}. */
   const explained = async <T>(
     session: ProviderSession,
     r: Resolved,
@@ -284,7 +232,11 @@ export function kindOperations<
   const find = (session: ProviderSession, id: number): Promise<Live | undefined> => {
     const list = api.list?.(session.client);
     if (list === undefined) throw new Error(`the API cannot list ${what.noun}s`);
-    return findListed(session, list, (l) => api.idOf(l) === id);
+    return session.lists.find(
+      list.key,
+      () => list.read(),
+      (l) => api.idOf(l) === id,
+    );
   };
 
   const adoption = (session: ProviderSession): Adoption<Inputs, Live> => {
@@ -312,11 +264,7 @@ export function kindOperations<
     };
   };
 
-  /**
-   * Creates the object exactly once (./create.ts), then its outputs. With a `deadline` the create
-   * goes on after its request: the journal entry stays open until `created` ends (`closesLater`),
-   * and a failure of `created` after the object exists keeps it in the stack (`kept`).
-   */
+  /** With a `deadline`, a failure of `created` after the object exists keeps it (`kept`). */
   const createNew = async (
     session: ProviderSession,
     r: Resolved,
@@ -391,8 +339,8 @@ export function kindOperations<
     },
     async read(session, id, props) {
       const operation = describeOperation("reading", what.kind, labelOf(props, id));
-      const { fromApi, liveInputs } = def;
-      if (fromApi === undefined || liveInputs === undefined) {
+      const { fromApi, liveInputs = (outs) => tableInputs(outs, def.fields) } = def;
+      if (fromApi === undefined) {
         throw operationError(operation, new Error(`the API cannot read ${what.noun}s`));
       }
       let outs: Outputs;

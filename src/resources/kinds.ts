@@ -1,7 +1,6 @@
 /**
- * The resource kinds of the package: the one list every registration of a kind is derived from
- * or checked against by the compiler (src/resources/README.md lists where). Serialized shims in
- * users' state name these kinds: never rename one or change what it means.
+ * The one list every registration of a kind is derived from or checked against (./README.md).
+ * Serialized shims in users' state name these kinds: never rename one or change what it means.
  */
 export const KINDS = {
   Server: { folder: "server", section: "servers", named: true },
@@ -13,32 +12,26 @@ export const KINDS = {
   SecurityGroupAttachment: { folder: "security-group-attachment", named: false },
 } as const satisfies Readonly<Record<string, KindEntry>>;
 
-/** One kind of {@link KINDS}. */
 interface KindEntry {
-  /** The kind's folder under src/resources: its class (`index.ts`) and provider (`provider.ts`). */
+  /** Under src/resources: its class (`index.ts`) and provider (`provider.ts`). */
   readonly folder: string;
   /** The manifest section that declares resources of the kind, if any. */
   readonly section?: string;
-  /**
-   * The outputs the service generates that are secrets, declared here only (not in the kind's
-   * definition) so that a program's classes learn them without loading the kind's provider: the
-   * dynamic classes mark them `additionalSecretOutputs`, the schema and the native plugin secret.
-   */
+  /** Generated secret outputs: here, not in the definition, so classes need not load the provider. */
   readonly secrets?: readonly string[];
-  /** The kind has a `name` input, which autonaming (autoname.ts) fills in when it is left out. */
+  /** A `name` input, which autonaming (autoname.ts) fills in when it is left out. */
   readonly named: boolean;
 }
 
 export type ResourceKind = keyof typeof KINDS;
 
-/** Every kind, in the order of {@link KINDS}. */
 export const RESOURCE_KINDS = Object.freeze(Object.keys(KINDS)) as readonly ResourceKind[];
 
 export function isResourceKind(name: string): name is ResourceKind {
   return Object.hasOwn(KINDS, name);
 }
 
-/** The module that implements `kind`, relative to the stable entry point (src/provider.ts). */
+/** Relative to the stable entry point (src/provider.ts). */
 export function providerModule(kind: ResourceKind): string {
   return `./resources/${KINDS[kind].folder}/provider`;
 }
@@ -47,7 +40,6 @@ export function generatedSecrets(kind: ResourceKind): readonly string[] {
   return (KINDS[kind] as KindEntry).secrets ?? [];
 }
 
-/** The manifest sections, by the kinds that have one. */
 export type ManifestSection = {
   [K in ResourceKind]: (typeof KINDS)[K] extends { section: infer S extends string } ? S : never;
 }[ResourceKind];

@@ -6,11 +6,7 @@ export type OutputNames<R> = Exclude<
   "id" | "urn"
 >;
 
-/**
- * Every declared output of a class, checked by the compiler: `const TAG_OUTPUTS: EveryOutput<Tag>
- * = { name: true, ... }`. The SDK gives a resource an output only for the properties in the bag
- * passed to `super()`, so one left out (every output of `X.get(name, id)`) would stay `undefined`.
- */
+/** Every declared output of a class: Server's list, until it takes the schema's. */
 export type EveryOutput<R> = Record<OutputNames<R>, true>;
 
 /** `args` with every output of `names` present, as `undefined` where `args` does not set it. */

@@ -1,34 +1,29 @@
 /**
- * {@link CloudInfraResource}, the base of every resource class, and {@link quietRegistration},
- * which keeps registering a fleet cheap for both flavours: while a resource registers, the SDK
- * records a stack trace for every property promise (printed only under
- * `PULUMI_DEBUG_PROMISE_LEAKS`), and under `source-map-support` each costs ~90 µs: ~2.5 ms of CPU
- * per Tag, ~7 ms per Server, most of a fleet program's CPU. So the classes register with
- * `Error.stackTraceLimit` at 0 unless that variable is set. Nothing a user sees changes: the SDK
- * takes the source position with its own limit, and an error thrown while registering gets its
- * stack again, pointing at the program's line.
+ * The base of every resource class. While a resource registers, the SDK records a stack trace per
+ * property promise (printed only under `PULUMI_DEBUG_PROMISE_LEAKS`), ~90 µs each, so classes
+ * register with `Error.stackTraceLimit` at 0 ({@link quietRegistration}) unless that variable is set.
  */
 import * as pulumi from "@pulumi/pulumi";
+import { type SchemaResources, schemaOutputs, schemaResources } from "../native/package";
 import { isAutonamed, LOGICAL_NAME_INPUT } from "./autoname";
 import { generatedSecrets, type ResourceKind } from "./kinds";
 import { withEveryOutput } from "./outputs";
 import { serializedShim } from "./shim";
 
 /**
- * A resource of this package, registered as `pulumi.dynamic.Resource` registers one (type
- * `pulumi-nodejs:dynamic/cloudinfra:<kind>`, `__provider` the kind's shim) but with the shim's
- * text pinned ({@link serializedShim}) instead of serialized in the program. Instances still pass
- * `instanceof pulumi.dynamic.Resource`.
+ * Registered as `pulumi.dynamic.Resource` registers one, but with the shim's text pinned
+ * ({@link serializedShim}) instead of serialized in the program.
  */
 export abstract class CloudInfraResource extends pulumi.CustomResource {
-  /** @param outputs Every declared output of the class (`EveryOutput<X>`, ../outputs.ts). */
+  /** `outputs` (ignored: the schema lists them) is Server's, until its class drops `SERVER_OUTPUTS`. */
   protected constructor(
     kind: ResourceKind,
     name: string,
-    outputs: Readonly<Record<string, true>>,
-    args: object,
-    opts: pulumi.CustomResourceOptions | undefined,
+    ...rest:
+      | [args: object, opts: pulumi.CustomResourceOptions | undefined]
+      | [outputs: object, args: object, opts: pulumi.CustomResourceOptions | undefined]
   ) {
+    const [args, opts] = rest.length === 3 ? [rest[1], rest[2]] : rest;
     const secrets = generatedSecrets(kind);
     const quiet = quietRegistration();
     try {
@@ -36,7 +31,7 @@ export abstract class CloudInfraResource extends pulumi.CustomResource {
         `pulumi-nodejs:dynamic/cloudinfra:${kind}`,
         name,
         {
-          ...withEveryOutput(Object.keys(outputs), args),
+          ...withEveryOutput(outputNames(kind), args),
           __provider: serializedShim(kind),
           // The host's `check` gets no URN: the logical name autonaming needs (../autoname.ts).
           ...(isAutonamed(kind) ? { [LOGICAL_NAME_INPUT]: name } : {}),
@@ -53,7 +48,7 @@ export abstract class CloudInfraResource extends pulumi.CustomResource {
     }
   }
 }
-/** A resource that can also be read by id without being managed (`X.get`): every kind but User. */
+/** Every kind but User: it can be read by id without being managed (`X.get`). */
 export abstract class ReadableResource extends CloudInfraResource {
   /**
    * Reads an existing object by id without managing it: nothing is created, changed or deleted,
@@ -81,15 +76,19 @@ export abstract class ReadableResource extends CloudInfraResource {
 /** {@link ReadableResource.get} as a class declares it again under its own TSDoc. */
 export type ReadById = typeof ReadableResource.get;
 
+let schema: SchemaResources | undefined;
+
+/** The class's declared outputs, as the package schema lists them (generated from the class). */
+function outputNames(kind: ResourceKind): string[] {
+  schema ??= schemaResources();
+  return schemaOutputs(schema, kind).names;
+}
+
 // `super()` calls CustomResource's constructor, so the SDK's serializer never runs; instances keep
 // `pulumi.dynamic.Resource` in their prototype chain for programs that test for it.
 Object.setPrototypeOf(CloudInfraResource.prototype, pulumi.dynamic.Resource.prototype);
 
-/**
- * Lowers `Error.stackTraceLimit` to 0 for a class's `super()` call (see the top of this module).
- * Use it as {@link CloudInfraResource} does: `failed(err)` (restores the limit, gives `err` the
- * caller's stack) in a catch around `super()`, `done()` in its finally.
- */
+/** Around `super()`: `failed(err)` in its catch (gives `err` the caller's stack), `done()` after. */
 export function quietRegistration(): { failed(err: unknown): unknown; done(): void } {
   const limit = Error.stackTraceLimit;
   const debugging = (process.env["PULUMI_DEBUG_PROMISE_LEAKS"] ?? "") !== "";

@@ -1,12 +1,6 @@
 /**
- * One provider session per configured provider: everything a provider keeps between calls belongs
- * to the account it was configured for, never to the process. A session is made from one
- * configuration by whoever configures a provider and handed to every operation as its first
- * argument; nothing here knows a "current" session. The dynamic entry point (src/provider.ts) makes
- * its host's in `configure()` ({@link lazySession}); a native plugin's provider instance takes
- * {@link sessionFor}`(config)`, whose registry is the one process-wide mutable state of
- * `src/resources`: the same configuration gives the same session, and two accounts in one process
- * never see each other's state.
+ * What a provider keeps between calls belongs to the account it was configured for, and is passed
+ * to every operation. {@link sessionFor}'s registry is the one process-wide state of src/resources.
  */
 import { CloudInfraClient } from "../api/client";
 import type { HttpClientOptions } from "../api/http";
@@ -23,11 +17,7 @@ export type SessionTimeouts = Pick<
   "timeoutMs" | "maxRetries" | "retryBaseDelayMs" | "retryMaxDelayMs"
 >;
 
-/**
- * One configured provider: the settings (the key is never logged, never in an error), the HTTP
- * timeouts, and the project directory whose journal records its creates (default: the working
- * directory, the Pulumi project's in a provider host).
- */
+/** The key is never logged, never in an error; `projectDir` holds the create journal (default cwd). */
 export type SessionConfig = Settings &
   SessionTimeouts & {
     projectDir?: string;
@@ -42,29 +32,20 @@ export interface SessionSlot<T> {
 
 export interface ProviderSession {
   readonly client: CloudInfraClient;
-  /** Shared reads of whole lists (shared-list.ts), refreshed by the client's write events. */
   readonly lists: SharedLists;
-  /** Claims and ids before of this session's creates (create.ts). */
   readonly creates: CreateLedger;
   readonly journal: CreateJournal;
-  /** The objects this session knows its deployment manages (stack-objects.ts). */
   readonly stack: StackObjects;
-  /** For messages; the key is never exposed. */
   readonly endpoint: string;
   /** Aborted by {@link cancel}: every wait of the session ends at once. */
   readonly cancelled: AbortSignal;
   slot<T>(slot: SessionSlot<T>): T;
   /** The engine's Cancel: ends the session's waits now; those still to come end at their start. */
   cancel(): void;
-  /** Closes the client's connections, if any were made. */
   close(): Promise<void>;
 }
 
-/**
- * The session of one configuration. The configuration is resolved on first need of the client,
- * the endpoint or the journal, so a session whose settings are missing still runs what needs none
- * (`check` and `diff` of most kinds) and fails with the settings' own error where it needs them.
- */
+/** Resolved on first need: without settings, what needs none (`check`, `diff`) still runs. */
 class ConfiguredSession implements ProviderSession {
   readonly creates = new CreateLedger();
   readonly stack = new StackObjects();
@@ -127,10 +108,7 @@ class ConfiguredSession implements ProviderSession {
   }
 }
 
-/**
- * A session whose configuration `resolve` gives when the session first needs it (and again after
- * it threw): what a provider that may be called before its settings exist is handed.
- */
+/** For a provider called before its settings exist: `resolve` runs again after it throws. */
 export function lazySession(resolve: () => SessionConfig): ProviderSession {
   return new ConfiguredSession(resolve);
 }
@@ -144,16 +122,13 @@ function keyOf(config: SessionConfig): string {
 
 const sessions = new Map<string, ProviderSession>();
 
-/**
- * The session of an explicit configuration: the same configuration (endpoint, key, CA,
- * timeouts, project directory) gives the same session for the life of the process.
- */
+/** The same configuration gives the same session for the life of the process. */
 export function sessionFor(config: SessionConfig): ProviderSession {
   const key = keyOf(config);
   let session = sessions.get(key);
   if (session === undefined) {
     const copy = { ...config };
-    session = new ConfiguredSession(() => copy);
+    session = lazySession(() => copy);
     sessions.set(key, session);
   }
   return session;

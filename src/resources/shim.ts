@@ -5,15 +5,11 @@ import type { ResourceKind } from "./kinds";
 /**
  * The provider object that Pulumi stores, serialized, as each resource's `__provider`, and that a
  * separate host process later loads, possibly after this package was upgraded. It must stay a
- * thin, stable shim: each method requires the package's stable entry point at call time and
- * delegates, so it captures nothing but `kind` (no client, agent, class or secret), old state runs
- * the installed code, and the text stays small (budget 2.5 KiB, test/provider-host). The
- * serializer wraps every function in ~190 bytes, so the methods are one-line calls to one
- * captured helper; this module imports nothing at run time, which the serializer would capture.
- *
- * One object per kind, kept: the SDK caches a serialized provider by object identity, and a new
- * object per resource would cost 12–16 ms and ~0.85 MB each to serialize again. Programs register
- * {@link serializedShim}, its text pinned (serialization.test.ts proves the two equal).
+ * thin, stable shim: each method requires the package's stable entry point at call time, so it
+ * captures nothing but `kind` (no client, class or secret), old state runs the installed code,
+ * and the text stays small (budget 2.5 KiB). This module imports nothing at run time, which the
+ * serializer would capture. One object per kind, kept: the SDK caches a serialized provider by
+ * object identity. Programs register {@link serializedShim} (serialization.test.ts: the same).
  */
 export function providerShim(kind: ResourceKind): pulumi.dynamic.ResourceProvider {
   return cached(SHIMS, kind, makeShim);
@@ -37,11 +33,9 @@ function makeShim(kind: ResourceKind): pulumi.dynamic.ResourceProvider {
 }
 
 /**
- * The `__provider` text of a kind's resources: what `pulumi.dynamic.Resource` would store for
- * {@link providerShim}, byte for byte, without running the closure serializer in the program
- * (an inspector session and ~11 MB of peak memory), nor the `Output` the SDK makes of its result
- * (a debug stack trace per resource: ~40 MB for 1000 tags). Pinned, the stored text also stays
- * the same when the SDK's serializer changes its output.
+ * What `pulumi.dynamic.Resource` would store for {@link providerShim}, byte for byte, without
+ * running the closure serializer in the program (~11 MB of peak memory) nor the `Output` the SDK
+ * makes of its result (~40 MB for 1000 tags). Pinned, it also survives serializer changes.
  */
 export function serializedShim(kind: ResourceKind): string {
   return cached(TEXTS, kind, shimText);

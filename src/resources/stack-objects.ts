@@ -1,14 +1,10 @@
 /**
- * The objects a provider session knows its deployment manages: every id the engine hands it as a
- * resource of the stack (diff, update, delete, a refresh's read) and every id it creates or
- * adopts. The conflict errors (conflict.ts) never advise adopting one of them, which would put
- * one object under two resources. What the session has not seen yet is not known: the advice is
- * then worded to hold either way.
+ * The objects a session knows its deployment manages: the conflict errors (conflict.ts) never
+ * advise adopting one, which would put one object under two resources.
  */
 import type { KindOperations } from "./common";
 import type { ProviderSession } from "./session";
 
-/** Ids of objects of the stack, by kind. */
 export class StackObjects {
   readonly #ids = new Set<string>();
 
@@ -23,7 +19,7 @@ export class StackObjects {
   }
 }
 
-/** `operations` of `kind`, noting in each call's session the ids the engine and creates name. */
+/** `operations` of `kind`, noting the ids the engine and creates name. */
 export function noteStackObjects(kind: string, operations: KindOperations): KindOperations {
   const noting =
     <Rest extends unknown[], R>(op: (session: ProviderSession, id: string, ...rest: Rest) => R) =>

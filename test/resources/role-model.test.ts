@@ -1,10 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { Permission, Role } from "../../src/api/schemas/iam";
-import { diffInputs } from "../../src/resources/common";
+import { diffInputs, tableInputs } from "../../src/resources/common";
 import { matchesRequest } from "../../src/resources/kind";
 import {
   fromApi,
-  liveInputs,
   needsCatalogue,
   outputsFromInputs,
   ROLE_FIELDS,
@@ -14,6 +13,9 @@ import {
 import { normaliseNames, resolvePermissions } from "../../src/resources/role/permissions";
 import { definition as roleDefinition } from "../../src/resources/role/provider";
 import { checkOf, failuresOf } from "../support/input-rules";
+
+/** What a refresh stores as the inputs (the builder's default `liveInputs`). */
+const liveInputs = (outputs: object) => tableInputs(outputs, ROLE_FIELDS);
 
 const CATALOGUE: Permission[] = [
   { id: 1, name: "servers:read" },

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Permission, Role } from "../../src/api/schemas/iam";
 import { didYouMean } from "../../src/lib/names";
 import { onHost, resetHost } from "../../src/provider";
-import { UNKNOWN } from "../../src/resources/common";
-import { fromApi, liveInputs, toApi } from "../../src/resources/role/model";
+import { tableInputs, UNKNOWN } from "../../src/resources/common";
+import { fromApi, ROLE_FIELDS, toApi } from "../../src/resources/role/model";
 import { resolvePermissions } from "../../src/resources/role/permissions";
 import { operations as roleOperations } from "../../src/resources/role/provider";
 import {
@@ -86,7 +86,7 @@ describe("Role mapping", () => {
       permissions: ["#77", "firewall:read", "servers:read"],
       permissionIds: [1, 5, 77],
     });
-    expect(liveInputs(outs)).toEqual({
+    expect(tableInputs(outs, ROLE_FIELDS)).toEqual({
       name: "ops",
       permissions: ["#77", "firewall:read", "servers:read"],
     });

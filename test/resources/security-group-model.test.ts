@@ -1,10 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { SecurityGroup } from "../../src/api/schemas/firewall";
-import { diffInputs } from "../../src/resources/common";
+import { diffInputs, tableInputs } from "../../src/resources/common";
 import { matchesRequest } from "../../src/resources/kind";
 import {
   fromApi,
-  liveInputs,
   outputsFromInputs,
   ruleFromApi,
   SECURITY_GROUP_FIELDS,
@@ -15,6 +14,9 @@ import {
 } from "../../src/resources/security-group/model";
 import { definition as groupDefinition } from "../../src/resources/security-group/provider";
 import { checkOf, failuresOf } from "../support/input-rules";
+
+/** What a refresh stores as the inputs (the builder's default `liveInputs`). */
+const liveInputs = (outputs: object) => tableInputs(outputs, SECURITY_GROUP_FIELDS);
 
 const DPORT = 'expected a port from 1 to 65535 ("22") or a range low-high ("8000-8080")';
 

@@ -1,15 +1,17 @@
 import { describe, expect, it } from "vitest";
 import type { Tag } from "../../src/api/schemas/tags";
-import { diffInputs } from "../../src/resources/common";
+import { diffInputs, tableInputs } from "../../src/resources/common";
 import {
   fromApi,
-  liveInputs,
   normaliseIds,
   outputsFromInputs,
   TAG_FIELDS,
   toApi,
 } from "../../src/resources/tag/model";
 import { checkOf, failuresOf } from "../support/input-rules";
+
+/** What a refresh stores as the inputs (the builder's default `liveInputs`). */
+const liveInputs = (outputs: object) => tableInputs(outputs, TAG_FIELDS);
 
 function tag(overrides: Partial<Tag> = {}): Tag {
   return {

@@ -9,7 +9,7 @@ import * as pulumi from "@pulumi/pulumi";
 import type { ResourceKind } from "../../resources/kinds";
 import { type OutputNames, withEveryOutput } from "../../resources/outputs";
 import { quietRegistration } from "../../resources/registration";
-import { resourceToken, type SchemaResources } from "../package";
+import { resourceToken, type SchemaResources, schemaOutputs } from "../package";
 
 /** An instance: a `CustomResource` with the outputs the dynamic class `R` declares. */
 export type NativeResource<R> = pulumi.CustomResource & Readonly<Pick<R, OutputNames<R>>>;
@@ -28,22 +28,12 @@ export interface NativeResourceClass<Args, R> {
   ): NativeResource<R>;
 }
 
-function outputsOf(
-  resources: SchemaResources,
-  kind: ResourceKind,
-): { names: string[]; secrets: string[] } {
-  const spec = resources[resourceToken(kind)];
-  if (spec === undefined) throw new Error(`cloudinfra: the package schema has no ${kind}`);
-  const names = Object.keys(spec.properties);
-  return { names, secrets: names.filter((name) => spec.properties[name]?.secret === true) };
-}
-
 /** The native class of `kind`, typed with the dynamic class's arguments `Args` and outputs of `R`. */
 export function nativeResourceClass<Args extends object, R>(
   resources: SchemaResources,
   kind: ResourceKind,
 ): NativeResourceClass<Args, R> {
-  const { names, secrets } = outputsOf(resources, kind);
+  const { names, secrets } = schemaOutputs(resources, kind);
   const token = resourceToken(kind);
   class Native extends pulumi.CustomResource {
     constructor(name: string, args: Args, opts?: pulumi.CustomResourceOptions) {

@@ -1,5 +1,4 @@
 import type * as pulumi from "@pulumi/pulumi";
-import type { EveryOutput } from "../outputs";
 import { ReadableResource, type ReadById } from "../registration";
 
 /** Arguments of a {@link Role}. */
@@ -55,7 +54,7 @@ export class Role extends ReadableResource {
   declare readonly roleId: pulumi.Output<number>;
 
   constructor(name: string, args: RoleArgs, opts?: pulumi.CustomResourceOptions) {
-    super("Role", name, ROLE_OUTPUTS, args, opts);
+    super("Role", name, args, opts);
   }
 
   /**
@@ -69,11 +68,3 @@ export class Role extends ReadableResource {
    */
   declare static get: ReadById;
 }
-
-const ROLE_OUTPUTS: EveryOutput<Role> = {
-  name: true,
-  description: true,
-  permissions: true,
-  permissionIds: true,
-  roleId: true,
-};

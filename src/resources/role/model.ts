@@ -1,18 +1,13 @@
-/**
- * Role inputs as Pulumi sees them and the pure mapping to and from the wire
- * (`/v1/account/roles`). Programs name permissions (`servers:read`); the wire carries their ids.
- */
+/** Role inputs and the pure wire mapping (`/v1/account/roles`): the wire carries permission ids. */
 import { z } from "zod";
 import { DescriptionInputSchema, expected, NameInputSchema } from "../../api/schemas/common";
 import type { CreateRoleRequest, Permission, Role } from "../../api/schemas/iam";
 import { AdoptIdSchema } from "../adopt";
-import { described, describedInputs, type FieldRule, type Props, sameText } from "../common";
+import { described, sameNormalised, sameText } from "../common";
+import type { FieldTable } from "../kind";
 import { normaliseNames } from "./permissions";
 
-/**
- * What `check` accepts before the names are resolved against the catalogue: the names trimmed,
- * sorted and without repeats, so their order never shows as a change.
- */
+/** Before the catalogue resolves them, names are trimmed, sorted and without repeats. */
 export const RoleInputsSchema = z.object({
   name: NameInputSchema,
   description: DescriptionInputSchema.optional(),
@@ -29,37 +24,27 @@ export const RoleInputsSchema = z.object({
 });
 export type RoleInputs = z.output<typeof RoleInputsSchema>;
 
-/** What a Role resource stores as outputs: its inputs, normalised, and the ids the API uses. */
 export interface RoleOutputs {
   roleId: number;
   name: string;
-  /** `""` when the role has none: the API does not distinguish the two. */
   description: string;
-  /** Permission names, sorted. */
+  /** Sorted. */
   permissions: string[];
-  /** The same permissions as ids, ascending. */
+  /** Ascending. */
   permissionIds: number[];
 }
 
 function sameNames(a: unknown, b: unknown): boolean {
-  if (!Array.isArray(a) || !Array.isArray(b)) return false;
-  const norm = (v: unknown[]) => normaliseNames(v.map((n) => String(n).trim().toLowerCase()));
-  const before = norm(a);
-  const after = norm(b);
-  return before.length === after.length && before.every((n, i) => n === after[i]);
+  return sameNormalised(a, b, (v) => normaliseNames(v.map((n) => String(n).trim().toLowerCase())));
 }
 
-/**
- * Every Role property changes in place: the API replaces name, description and permissions.
- * `adoptId` is not compared: it only matters at creation.
- */
-export const ROLE_FIELDS: Record<Exclude<keyof RoleInputs, "adoptId">, FieldRule> = {
+/** Every Role property changes in place. */
+export const ROLE_FIELDS: FieldTable<RoleInputs> = {
   name: {},
   description: { equals: sameText },
   permissions: { equals: sameNames },
 };
 
-/** The body of `POST /v1/account/roles` and `POST /v1/account/roles/:id/update`. */
 export function toApi(inputs: RoleInputs, permissionIds: readonly number[]): CreateRoleRequest {
   return {
     name: inputs.name,
@@ -70,9 +55,8 @@ export function toApi(inputs: RoleInputs, permissionIds: readonly number[]): Cre
 }
 
 /**
- * Outputs from the service's view of a role. A grant whose permission the answer does not spell
- * out is named from the catalogue; one the catalogue does not know either keeps its id in the
- * name (`#17`), so it shows as drift instead of vanishing.
+ * A grant the answer does not name is named from the catalogue, or else by its id (`#17`), so it
+ * shows as drift instead of vanishing.
  */
 export function fromApi(role: Role, catalogue: readonly Permission[] = []): RoleOutputs {
   const names = new Map<string, number>();
@@ -91,12 +75,11 @@ export function fromApi(role: Role, catalogue: readonly Permission[] = []): Role
   };
 }
 
-/** True when a grant of the role does not name its permission (the catalogue must be read). */
+/** A grant does not name its permission: the catalogue must be read. */
 export function needsCatalogue(role: Role): boolean {
   return role.role_permissions.some((grant) => grant.permission?.name === undefined);
 }
 
-/** Outputs after a successful create or update, from what was sent. */
 export function outputsFromInputs(
   roleId: number,
   inputs: RoleInputs,
@@ -108,9 +91,4 @@ export function outputsFromInputs(
     permissions: inputs.permissions,
     permissionIds: [...permissionIds],
   };
-}
-
-/** The inputs that would produce the live role, as refresh stores them. */
-export function liveInputs(outputs: RoleOutputs): Props {
-  return { ...describedInputs(outputs), permissions: outputs.permissions };
 }

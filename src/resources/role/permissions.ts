@@ -1,7 +1,4 @@
-/**
- * Resolving permission names (`servers:read`) against the service's catalogue, with suggestions
- * for names that do not exist. Pure: the catalogue is passed in.
- */
+/** Permission names (`servers:read`) resolved against the catalogue, with suggestions. Pure. */
 import type { Permission } from "../../api/schemas/iam";
 import { didYouMean } from "../../lib/names";
 
@@ -10,15 +7,13 @@ export function normaliseNames(names: readonly string[]): string[] {
   return [...new Set(names)].sort();
 }
 
-/** The outcome of {@link resolvePermissions}. */
 export type Resolution =
   | { ok: true; names: string[]; ids: number[] }
   | { ok: false; problems: { index: number; reason: string }[] };
 
 /**
- * Maps names to catalogue entries, ignoring case and surrounding blanks, and returns the
- * catalogue's spelling (sorted, without repeats) and the matching ids (ascending). Every unknown name is
- * reported with its position and the closest valid names.
+ * Ignores case and surrounding blanks; returns the catalogue's spelling (sorted, without repeats)
+ * and the ids (ascending), or every unknown name with its position and the closest valid names.
  */
 export function resolvePermissions(
   names: readonly string[],

@@ -1,8 +1,5 @@
-/**
- * The Role kind. Permission names are resolved against the catalogue in `check`, so a typo fails
- * the preview; a write sends their ids. A system role is the service's own: never created,
- * adopted, changed or deleted, and a 409 about one says so.
- */
+/** Permission names resolve in `check`, so a typo fails the preview; system roles are refused. */
+import { isDeepStrictEqual } from "node:util";
 import type { ConflictError } from "../../api/errors";
 import type { CreateRoleRequest, Permission, Role } from "../../api/schemas/iam";
 import {
@@ -16,27 +13,15 @@ import {
 import { INPUT_RULES } from "../input-rules";
 import { type KindDefinition, kindOperations, nameIn, nameTaken } from "../kind";
 import type { ProviderSession } from "../session";
-import {
-  fromApi,
-  liveInputs,
-  needsCatalogue,
-  outputsFromInputs,
-  ROLE_FIELDS,
-  type RoleInputs,
-  RoleInputsSchema,
-  type RoleOutputs,
-  toApi,
-} from "./model";
+import * as model from "./model";
 import { resolvePermissions } from "./permissions";
 
-/** A role's inputs with the ids of its permission names, as a write sends them. */
-type ResolvedRole = RoleInputs & { permissionIds: number[] };
+type ResolvedRole = model.RoleInputs & { permissionIds: number[] };
 
 function listPermissions(session: ProviderSession): Promise<readonly Permission[]> {
   return session.lists.read("permissions", () => session.client.iam.listPermissions());
 }
 
-/** A system role is the service's own: explain that instead of the bare 409. */
 function systemRoleError(role: Role, err?: unknown): Error {
   return new Error(
     `${JSON.stringify(role.name)} is a system role (role id ${role.id}): the service defines it and it cannot be created, changed or deleted by a Role resource; choose another name, or give users the system role by passing its id as a User's roleId`,
@@ -44,7 +29,6 @@ function systemRoleError(role: Role, err?: unknown): Error {
   );
 }
 
-/** The live role with id `id` when it is a system role (a 409 on changing it says why). */
 async function systemRole(session: ProviderSession, id: string): Promise<Role | undefined> {
   const list = definition.api.list?.(session.client);
   const roles = list === undefined ? [] : await session.lists.read(list.key, () => list.read());
@@ -52,23 +36,18 @@ async function systemRole(session: ProviderSession, id: string): Promise<Role | 
   return me?.system_role === true ? me : undefined;
 }
 
-/** Same ids in the same (ascending) order. */
-function sameIds(a: readonly number[], b: unknown): boolean {
-  return Array.isArray(b) && a.length === b.length && a.every((id, i) => id === b[i]);
-}
-
 export const definition: KindDefinition<
-  RoleInputs,
+  model.RoleInputs,
   Role,
   CreateRoleRequest,
   Role,
-  RoleOutputs,
+  model.RoleOutputs,
   ResolvedRole
 > = {
   what: { kind: "Role", noun: "role" },
-  schema: RoleInputsSchema,
+  schema: model.RoleInputsSchema,
   rules: INPUT_RULES.Role,
-  fields: ROLE_FIELDS,
+  fields: model.ROLE_FIELDS,
   api: {
     idOf: (role) => role.id,
     list: (client) => ({ key: "roles", read: (options) => client.iam.listRoles(options) }),
@@ -77,30 +56,27 @@ export const definition: KindDefinition<
     update: (client, id, request) => client.iam.updateRole(id, request),
     delete: (session, id) => session.client.iam.deleteRole(id),
   },
-  /** The ids of the checked permission names; a name the catalogue lost since `check` fails here. */
+  // A name the catalogue lost since `check` fails here.
   async resolve(session, role) {
     const resolution = resolvePermissions(role.permissions, await listPermissions(session));
     if (!resolution.ok) throw new Error(resolution.problems.map((p) => p.reason).join("; "));
     return { ...role, permissionIds: resolution.ids };
   },
-  toApi: (role) => toApi(role, role.permissionIds),
+  toApi: (role) => model.toApi(role, role.permissionIds),
   // A grant the answer does not name keeps the known names when the ids are the known ones.
   fromApi(role, known) {
-    const outs = fromApi(role);
+    const outs = model.fromApi(role);
     const names = known?.["permissions"];
-    return needsCatalogue(role) && sameIds(outs.permissionIds, known?.["permissionIds"])
+    return model.needsCatalogue(role) &&
+      isDeepStrictEqual(outs.permissionIds, known?.["permissionIds"])
       ? { ...outs, permissions: Array.isArray(names) ? names.map(String) : outs.permissions }
       : outs;
   },
   readOutputs: async (session, role) =>
-    fromApi(role, needsCatalogue(role) ? await listPermissions(session) : []),
-  outputsFromInputs: (id, role) => outputsFromInputs(id, role, role.permissionIds),
-  liveInputs,
+    model.fromApi(role, model.needsCatalogue(role) ? await listPermissions(session) : []),
+  outputsFromInputs: (id, role) => model.outputsFromInputs(id, role, role.permissionIds),
   foreign: (role) => role.system_role,
-  /**
-   * The 409 says only that the name is taken; the user needs to know by which role, and whether
-   * it is a system role. `self` is the role being changed, which may itself be a system role.
-   */
+  // The 409 says only that the name is taken; `self`, the role changed, may be a system role.
   async taken(session, role, err, self) {
     const me = self === undefined ? undefined : await systemRole(session, self);
     if (me !== undefined) return systemRoleError(me, err);
@@ -121,7 +97,7 @@ export const definition: KindDefinition<
   },
 };
 
-/** `check` also resolves the permission names against the catalogue, naming the position of a typo. */
+/** `check` also resolves the permission names, naming the position of a typo. */
 async function check(session: ProviderSession, _olds: Props, news: Props) {
   const result = checkResultOf(INPUT_RULES.Role(news));
   const names = news["permissions"];

@@ -1,5 +1,4 @@
 import type * as pulumi from "@pulumi/pulumi";
-import type { EveryOutput } from "../outputs";
 import { ReadableResource, type ReadById } from "../registration";
 
 /** Arguments of a {@link SecurityGroupAttachment}. */
@@ -34,7 +33,7 @@ export class SecurityGroupAttachment extends ReadableResource {
     args: SecurityGroupAttachmentArgs,
     opts?: pulumi.CustomResourceOptions,
   ) {
-    super("SecurityGroupAttachment", name, ATTACHMENT_OUTPUTS, args, opts);
+    super("SecurityGroupAttachment", name, args, opts);
   }
 
   /**
@@ -48,8 +47,3 @@ export class SecurityGroupAttachment extends ReadableResource {
    */
   declare static get: ReadById;
 }
-
-const ATTACHMENT_OUTPUTS: EveryOutput<SecurityGroupAttachment> = {
-  securityGroupId: true,
-  serverId: true,
-};

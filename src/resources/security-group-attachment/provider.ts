@@ -1,39 +1,29 @@
-/**
- * The SecurityGroupAttachment kind: one group on one server, read through the group list; every
- * change replaces it, and detaching a pair already apart (or whose group or server is gone) succeeds.
- */
+/** Read through the group list; detaching a pair already apart (or gone) succeeds. */
 import type { CloudInfraClient } from "../../api/client";
 import { NotFoundError } from "../../api/errors";
 import type { SecurityGroup } from "../../api/schemas/firewall";
 import { describeOperation, operationError, type Props, unlessNotFound } from "../common";
 import { INPUT_RULES } from "../input-rules";
-import { findListed, type KindDefinition, kindOperations, parseInputs } from "../kind";
+import { type KindDefinition, kindOperations, parseInputs } from "../kind";
 import { groupList } from "../security-group/provider";
-import {
-  ATTACHMENT_FIELDS,
-  type AttachmentInputs,
-  AttachmentInputsSchema,
-  attachmentId,
-  parseAttachmentId,
-} from "./model";
+import * as model from "./model";
 
 const KIND = "SecurityGroupAttachment";
 
-/** The pair from the id, else from the stored properties. */
-function pairOf(id: string, props: Props | undefined): AttachmentInputs | undefined {
-  const fromId = parseAttachmentId(id);
+function pairOf(id: string, props: Props | undefined): model.AttachmentInputs | undefined {
+  const fromId = model.parseAttachmentId(id);
   if (fromId !== undefined) return fromId;
-  const fromProps = AttachmentInputsSchema.safeParse({
+  const fromProps = model.AttachmentInputsSchema.safeParse({
     securityGroupId: props?.["securityGroupId"],
     serverId: props?.["serverId"],
   });
   return fromProps.success ? fromProps.data : undefined;
 }
 
-/** A 404 on attach means the group or the server is missing: say which. */
+/** A 404 on attach: say whether the group or the server is missing. */
 async function missingError(
   client: CloudInfraClient,
-  pair: AttachmentInputs,
+  pair: model.AttachmentInputs,
   operation: string,
   err: NotFoundError,
 ): Promise<Error> {
@@ -46,18 +36,18 @@ async function missingError(
   return operationError(operation, new Error(`${what} (${err.message})`, { cause: err }));
 }
 
-/** An attachment is the pair itself: it has no name, no list and no id of its own. */
+/** The pair itself: no name, no list, no id of its own. */
 export const definition: KindDefinition<
-  AttachmentInputs,
+  model.AttachmentInputs,
   SecurityGroup,
-  AttachmentInputs,
+  model.AttachmentInputs,
   unknown,
-  AttachmentInputs
+  model.AttachmentInputs
 > = {
   what: { kind: KIND, noun: "security group attachment" },
-  schema: AttachmentInputsSchema,
+  schema: model.AttachmentInputsSchema,
   rules: INPUT_RULES.SecurityGroupAttachment,
-  fields: ATTACHMENT_FIELDS,
+  fields: model.ATTACHMENT_FIELDS,
   api: {
     idOf: (group) => group.id,
     create: (client, pair) => client.firewall.attachServer(pair.securityGroupId, pair.serverId),
@@ -74,8 +64,8 @@ export const definition: KindDefinition<
 
 export const operations = kindOperations(definition, {
   async create(session, inputs) {
-    const pair = parseInputs(AttachmentInputsSchema, inputs, `creating ${KIND}`);
-    const id = attachmentId(pair);
+    const pair = parseInputs(model.AttachmentInputsSchema, inputs, `creating ${KIND}`);
+    const id = model.attachmentId(pair);
     const operation = describeOperation("creating", KIND, id);
     const client = session.client;
     try {
@@ -97,20 +87,17 @@ export const operations = kindOperations(definition, {
       );
     }
     // A refresh reads every attachment of the stack at once: the group list serves them all.
-    const group = await findListed(
-      session,
-      groupList(session.client),
-      (g) => g.id === pair.securityGroupId && g.servers.some((s) => s.id === pair.serverId),
-    ).catch((err: unknown) => {
-      throw operationError(operation, err);
-    });
+    const list = groupList(session.client);
+    const group = await session.lists
+      .find(
+        list.key,
+        () => list.read(),
+        (g) => g.id === pair.securityGroupId && g.servers.some((s) => s.id === pair.serverId),
+      )
+      .catch((err: unknown) => {
+        throw operationError(operation, err);
+      });
     if (group === undefined) return {};
-    return { id: attachmentId(pair), props: { ...pair }, inputs: { ...pair } };
-  },
-
-  async update(_session, id, _olds, news) {
-    // Every field replaces, so the engine never asks for an in-place change; kept for safety.
-    const operation = describeOperation("updating", KIND, id);
-    return { outs: { ...parseInputs(AttachmentInputsSchema, news, operation) } };
+    return { id: model.attachmentId(pair), props: { ...pair }, inputs: { ...pair } };
   },
 });

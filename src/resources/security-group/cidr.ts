@@ -1,8 +1,4 @@
-/**
- * CIDR blocks in one canonical spelling, so that `10.0.0.0 / 8`, `2001:DB8::/32` and
- * `2001:0db8:0:0::/32` are stored as the same text and never show as a change. Pure.
- */
-
+/** CIDR blocks in one spelling: `10.0.0.0 / 8`, `2001:DB8::/32` never show as a change. Pure. */
 export type CidrResult = { ok: true; cidr: string } | { ok: false; message: string };
 
 const EXAMPLE = "for example 10.0.0.0/8 or 2001:db8::/32";
@@ -94,9 +90,8 @@ function formatIpv6(value: bigint): string {
 }
 
 /**
- * The canonical form of a CIDR block; a bare address is the block of that one address (`/32`,
- * `/128`). A block with host bits set is refused with the network it probably means, because
- * the service would either refuse it or silently widen or narrow it.
+ * A bare address is the block of that one address. A block with host bits set is refused with the
+ * network it probably means: the service would refuse it or silently widen or narrow it.
  */
 export function normaliseCidr(input: string): CidrResult {
   const text = input.replace(/\s+/g, "");

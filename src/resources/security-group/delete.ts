@@ -1,10 +1,6 @@
 /**
- * Deleting a security group that servers may still hold. The service refuses (409) while any
- * server is attached. A server that is being deleted detaches when it is gone, and during a
- * `destroy` the engine may delete such a server at the same time as the group (nothing in the
- * program ties one to the other when the server lists the group's id as a literal): that is
- * waited for. Any other server holds the group for good, and the error says which server and
- * why it is not going away.
+ * The service refuses (409) to delete a group while a server is attached. During a `destroy` the
+ * engine may delete such a server meanwhile (when it lists the group's id as a literal): waited for.
  */
 import { ConflictError, NotFoundError } from "../../api/errors";
 import type { Server } from "../../api/schemas/servers";
@@ -26,10 +22,7 @@ function stillAttachedError(groupId: number, holding: Server[], conflict: Confli
   );
 }
 
-/**
- * Deletes group `id`; a group already gone is success. Waits (up to `waitMs`) for attached
- * servers that are being deleted; fails naming every other attached server.
- */
+/** A group already gone is success; fails naming every attached server not being deleted. */
 export async function deleteWhenDetached(
   session: ProviderSession,
   id: number,

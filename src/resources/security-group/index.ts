@@ -1,5 +1,4 @@
 import type * as pulumi from "@pulumi/pulumi";
-import type { EveryOutput } from "../outputs";
 import { ReadableResource, type ReadById } from "../registration";
 
 /** One firewall rule of a {@link SecurityGroup}. */
@@ -82,7 +81,7 @@ export class SecurityGroup extends ReadableResource {
   declare readonly securityGroupId: pulumi.Output<number>;
 
   constructor(name: string, args: SecurityGroupArgs, opts?: pulumi.CustomResourceOptions) {
-    super("SecurityGroup", name, SECURITY_GROUP_OUTPUTS, args, opts);
+    super("SecurityGroup", name, args, opts);
   }
 
   /**
@@ -96,10 +95,3 @@ export class SecurityGroup extends ReadableResource {
    */
   declare static get: ReadById;
 }
-
-const SECURITY_GROUP_OUTPUTS: EveryOutput<SecurityGroup> = {
-  name: true,
-  description: true,
-  rules: true,
-  securityGroupId: true,
-};

@@ -1,13 +1,7 @@
 /**
- * SecurityGroup inputs as Pulumi sees them and the pure mapping to and from the wire
- * (`/v1/firewall/groups`).
- *
- * Rule order is kept: the API stores rules as an ordered list and returns them in that order,
- * and with both ACCEPT and DROP rules, overlapping rules mean different things in different
- * orders. Reordering rules is therefore a change (applied in place). Everything else about a
- * rule has one canonical spelling: `ACCEPT`/`DROP` in upper case, protocols in lower case,
- * `"22-22"` as `"22"`, CIDR blocks in canonical form; a rule repeated exactly is kept once (the
- * copy can never match anything the first did not).
+ * SecurityGroup inputs and the pure wire mapping (`/v1/firewall/groups`). Rule order is kept:
+ * overlapping ACCEPT and DROP rules mean different things in different orders. An exact repeat is
+ * dropped: it can never match anything the first did not.
  */
 import { isDeepStrictEqual } from "node:util";
 import { z } from "zod";
@@ -20,10 +14,11 @@ import {
   type SecurityGroupRequest,
 } from "../../api/schemas/firewall";
 import { AdoptIdSchema } from "../adopt";
-import { described, describedInputs, type FieldRule, type Props, sameText } from "../common";
+import { described, sameText } from "../common";
+import type { FieldTable } from "../kind";
 import { normaliseCidr } from "./cidr";
 
-/** A rule as Pulumi stores it: only the keys that are set. */
+/** Only the keys that are set. */
 export interface RuleOutputs {
   action: (typeof RULE_ACTIONS)[number];
   proto: (typeof RULE_PROTOCOLS)[number];
@@ -107,7 +102,6 @@ export function withoutRepeats(rules: readonly RuleOutputs[]): RuleOutputs[] {
   return out;
 }
 
-/** What `check` accepts and stores. */
 export const SecurityGroupInputsSchema = z.object({
   name: NameInputSchema,
   description: DescriptionInputSchema.optional(),
@@ -118,19 +112,14 @@ export const SecurityGroupInputsSchema = z.object({
 });
 export type SecurityGroupInputs = z.output<typeof SecurityGroupInputsSchema>;
 
-/** What a SecurityGroup resource stores as outputs. */
 export interface SecurityGroupOutputs {
   securityGroupId: number;
   name: string;
-  /** `""` when the group has none: the API does not distinguish the two. */
   description: string;
   rules: RuleOutputs[];
 }
 
-/**
- * A rule from the service in the canonical spelling. A value this version cannot read is kept
- * as it came, so it shows as drift rather than being silently rewritten.
- */
+/** A value this version cannot read is kept as it came: drift, not a silent rewrite. */
 export function ruleFromApi(
   rule: Pick<Rule, "action" | "proto" | "dport" | "source">,
 ): RuleOutputs {
@@ -175,20 +164,13 @@ export function sameRules(a: unknown, b: unknown): boolean {
   return before !== undefined && after !== undefined && isDeepStrictEqual(before, after);
 }
 
-/**
- * Everything changes in place: an update replaces name, description and the rule set. `adoptId`
- * is not compared: it only matters at creation.
- */
-export const SECURITY_GROUP_FIELDS: Record<
-  Exclude<keyof SecurityGroupInputs, "adoptId">,
-  FieldRule
-> = {
+/** Everything changes in place. */
+export const SECURITY_GROUP_FIELDS: FieldTable<SecurityGroupInputs> = {
   name: {},
   description: { equals: sameText },
   rules: { equals: sameRules },
 };
 
-/** The body of `POST /v1/firewall/groups` and `POST /v1/firewall/groups/:id`. */
 export function toApi(inputs: SecurityGroupInputs): SecurityGroupRequest {
   return {
     name: inputs.name,
@@ -198,7 +180,6 @@ export function toApi(inputs: SecurityGroupInputs): SecurityGroupRequest {
   };
 }
 
-/** Outputs from the service's view of a group. */
 export function fromApi(group: SecurityGroup): SecurityGroupOutputs {
   return {
     securityGroupId: group.id,
@@ -207,7 +188,6 @@ export function fromApi(group: SecurityGroup): SecurityGroupOutputs {
   };
 }
 
-/** Outputs after a successful create or update, from what was sent. */
 export function outputsFromInputs(
   securityGroupId: number,
   inputs: SecurityGroupInputs,
@@ -217,9 +197,4 @@ export function outputsFromInputs(
     ...described(inputs),
     rules: inputs.rules,
   };
-}
-
-/** The inputs that would produce the live group, as refresh stores them. */
-export function liveInputs(outputs: SecurityGroupOutputs): Props {
-  return { ...describedInputs(outputs), rules: outputs.rules };
 }

@@ -4,22 +4,9 @@ import type { SecurityGroup, SecurityGroupRequest } from "../../api/schemas/fire
 import { INPUT_RULES } from "../input-rules";
 import { type KindDefinition, type KindList, kindOperations, nameTaken } from "../kind";
 import { deleteWhenDetached } from "./delete";
-import {
-  fromApi,
-  liveInputs,
-  outputsFromInputs,
-  SECURITY_GROUP_FIELDS,
-  type SecurityGroupInputs,
-  SecurityGroupInputsSchema,
-  type SecurityGroupOutputs,
-  toApi,
-} from "./model";
+import * as model from "./model";
 
-/**
- * Every group, all pages (each carries its rules and attached servers). SecurityGroup and
- * SecurityGroupAttachment share it under one key in the shared-list cache, so a refresh of both
- * reads it once.
- */
+/** Shared with SecurityGroupAttachment under one key: a refresh of both reads it once. */
 export function groupList(client: CloudInfraClient): KindList<SecurityGroup> {
   return {
     key: "security-groups",
@@ -28,16 +15,16 @@ export function groupList(client: CloudInfraClient): KindList<SecurityGroup> {
 }
 
 export const definition: KindDefinition<
-  SecurityGroupInputs,
+  model.SecurityGroupInputs,
   SecurityGroup,
   SecurityGroupRequest,
   unknown,
-  SecurityGroupOutputs
+  model.SecurityGroupOutputs
 > = {
   what: { kind: "SecurityGroup", noun: "security group" },
-  schema: SecurityGroupInputsSchema,
+  schema: model.SecurityGroupInputsSchema,
   rules: INPUT_RULES.SecurityGroup,
-  fields: SECURITY_GROUP_FIELDS,
+  fields: model.SECURITY_GROUP_FIELDS,
   api: {
     idOf: (group) => group.id,
     list: groupList,
@@ -47,10 +34,9 @@ export const definition: KindDefinition<
     update: (client, id, request) => client.firewall.update(id, request),
     delete: (session, id) => deleteWhenDetached(session, Number(id)),
   },
-  toApi,
-  fromApi,
-  outputsFromInputs,
-  liveInputs,
+  toApi: model.toApi,
+  fromApi: model.fromApi,
+  outputsFromInputs: model.outputsFromInputs,
   // A 409 says only that the name is taken; the user needs to know by which group.
   taken: (session, group, err, self) =>
     nameTaken(definition, session, group.name, err, self, {

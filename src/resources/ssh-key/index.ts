@@ -1,5 +1,4 @@
 import type * as pulumi from "@pulumi/pulumi";
-import type { EveryOutput } from "../outputs";
 import { ReadableResource, type ReadById } from "../registration";
 
 /** Arguments of an {@link SshKey}: set exactly one of `publicKey` and `generate: true`. */
@@ -63,7 +62,7 @@ export class SshKey extends ReadableResource {
   declare readonly privateKey: pulumi.Output<string | undefined>;
 
   constructor(name: string, args: SshKeyArgs, opts?: pulumi.CustomResourceOptions) {
-    super("SshKey", name, SSH_KEY_OUTPUTS, args, opts);
+    super("SshKey", name, args, opts);
   }
 
   /**
@@ -78,13 +77,3 @@ export class SshKey extends ReadableResource {
    */
   declare static get: ReadById;
 }
-
-const SSH_KEY_OUTPUTS: EveryOutput<SshKey> = {
-  name: true,
-  publicKey: true,
-  generate: true,
-  fingerprint: true,
-  keyId: true,
-  createdAt: true,
-  privateKey: true,
-};

@@ -1,29 +1,23 @@
 /**
- * SshKey inputs as Pulumi sees them and the pure mapping to and from the wire (`/v1/keys`).
- *
- * A key's identity is its key material (type and data), never its comment: the fingerprint
- * ignores the comment, and so does `diff`. Changing only the comment of an imported key shows no
- * change; replacing the key for it would gain nothing (the service cannot edit a key) and the
- * service refuses to hold the same key twice.
+ * SshKey inputs and the pure wire mapping (`/v1/keys`). A key is its key material, never its
+ * comment: replacing a key for its comment would gain nothing (the service holds a key once).
  */
 import { z } from "zod";
 import { expected, NameInputSchema } from "../../api/schemas/common";
 import type { CreateKeyRequest, Key } from "../../api/schemas/keys";
 import { parsePublicKey } from "../../lib/sshkeys";
 import { AdoptIdSchema } from "../adopt";
-import { containsUnknown, type FieldRule, type Props } from "../common";
+import { containsUnknown, type InputIssue, type Props } from "../common";
+import type { FieldTable } from "../kind";
 
-/**
- * `<type> <base64> [comment]` with the whitespace tidied (a trailing newline from a `.pub` file
- * is gone) and the comment kept.
- */
+/** `<type> <base64> [comment]`, whitespace tidied (a `.pub` file's trailing newline). */
 export function canonicalPublicKey(text: string): string {
   const key = parsePublicKey(text);
   const line = `${key.type} ${key.blob.toString("base64")}`;
   return key.comment === "" ? line : `${line} ${key.comment}`;
 }
 
-/** Type and data only: equal for two spellings or comments of the same key. */
+/** Type and data only. */
 function keyMaterial(text: string): string | undefined {
   try {
     const key = parsePublicKey(text);
@@ -40,11 +34,10 @@ export function sameKeyMaterial(a: unknown, b: unknown): boolean {
   return left !== undefined ? left === keyMaterial(b) : a === b;
 }
 
-/** What a public key may be, for messages. */
 const PUBLIC_KEY_ALLOWED =
   "expected one line of a .pub file: ssh-ed25519, ssh-rsa (2048 bits or more) or ecdsa-sha2-nistp256/384/521, then the base64 key data and an optional comment";
 
-/** What `check` accepts and stores; `generate` is always a boolean once checked. */
+/** `generate` is always a boolean once checked. */
 export const SshKeyInputsSchema = z.object({
   name: NameInputSchema,
   publicKey: z
@@ -69,35 +62,23 @@ export const SshKeyInputsSchema = z.object({
 });
 export type SshKeyInputs = z.output<typeof SshKeyInputsSchema>;
 
-/**
- * The rule that needs two properties: exactly one of `publicKey` and `generate: true`. Unknown
- * values (preview) could become anything, so they never fail it.
- */
-export function keySourceFailures(inputs: Props): { property: string; reason: string }[] {
+/** Exactly one of `publicKey` and `generate: true`; unknown values (preview) never fail it. */
+export function keySourceIssues(inputs: Props): InputIssue[] {
   const { publicKey, generate } = inputs;
   if (containsUnknown(publicKey) || containsUnknown(generate)) return [];
   if (publicKey !== undefined && generate === true) {
-    return [
-      {
-        property: "generate",
-        reason:
-          "set either publicKey (import an existing key) or generate: true (the service creates a key pair), not both",
-      },
-    ];
+    const message =
+      "set either publicKey (import an existing key) or generate: true (the service creates a key pair), not both";
+    return [{ path: ["generate"], message }];
   }
   if (publicKey === undefined && generate !== true) {
-    return [
-      {
-        property: "publicKey",
-        reason:
-          "is required unless generate is true: set publicKey to import an existing key, or generate: true to let the service create a key pair",
-      },
-    ];
+    const message =
+      "is required unless generate is true: set publicKey to import an existing key, or generate: true to let the service create a key pair";
+    return [{ path: ["publicKey"], message }];
   }
   return [];
 }
 
-/** What an SshKey stores as outputs. */
 export interface SshKeyOutputs {
   keyId: number;
   name: string;
@@ -105,22 +86,18 @@ export interface SshKeyOutputs {
   fingerprint: string;
   createdAt: string;
   generate: boolean;
-  /** Only for generated keys; the service shows it once, in the creation answer. */
+  /** Only for generated keys: the service shows it once, in the creation answer. */
   privateKey?: string;
 }
 
-/**
- * The service cannot change a key: every difference replaces it. `adoptId` is not compared: it
- * only matters at creation.
- */
-export const SSH_KEY_FIELDS: Record<Exclude<keyof SshKeyInputs, "adoptId">, FieldRule> = {
+/** The service cannot change a key: every difference replaces it. */
+export const SSH_KEY_FIELDS: FieldTable<SshKeyInputs> = {
   name: { replaceOnChange: true },
   // Left out (a generated key), the public half is the service's to choose.
   publicKey: { replaceOnChange: true, equals: (a, b) => b === undefined || sameKeyMaterial(a, b) },
   generate: { replaceOnChange: true, equals: (a, b) => (a === true) === (b === true) },
 };
 
-/** The body of `POST /v1/keys`. */
 export function toApi(inputs: SshKeyInputs): CreateKeyRequest {
   if (inputs.generate) return { name: inputs.name, type: "generate" };
   if (inputs.publicKey === undefined) throw new Error("publicKey is required to import a key");
@@ -128,10 +105,8 @@ export function toApi(inputs: SshKeyInputs): CreateKeyRequest {
 }
 
 /**
- * Outputs from the service's view of a key; the caller adds `generate` and `privateKey`.
- * `known`: the key text the program gave or the state holds. The service may keep a key without
- * its comment (the emulator does); for the same key material the known text, comment included,
- * is kept, so a refresh never drops the comment and the next `up` has nothing to put back.
+ * The caller adds `generate` and `privateKey`. The service may keep a key without its comment (the
+ * emulator does): for the same key material the `known` text is kept, so a refresh never drops it.
  */
 export function fromApi(key: Key, known?: unknown): Omit<SshKeyOutputs, "generate" | "privateKey"> {
   return {
@@ -144,7 +119,6 @@ export function fromApi(key: Key, known?: unknown): Omit<SshKeyOutputs, "generat
   };
 }
 
-/** The inputs that would produce the live key, as refresh stores them. */
 export function liveInputs(outputs: SshKeyOutputs): Props {
   return outputs.generate
     ? { name: outputs.name, generate: true }

@@ -1,9 +1,6 @@
 /**
- * The SshKey kind. The service cannot change a key, so every difference replaces it; a generated
- * key's private half exists only in the creation answer, so later operations carry it from the
- * stored state, and a generated key whose answer was lost is deleted before the create is sent
- * again. The service holds each public key once: an import's 409 is the verdict, the lookup only
- * names the holder.
+ * A generated key's private half exists only in the creation answer: later operations carry it
+ * from the state, and one whose answer was lost is deleted before the create is sent again.
  */
 import type { CreateKeyRequest, Key, KeyEnvelope } from "../../api/schemas/keys";
 import { parsePublicKey } from "../../lib/sshkeys";
@@ -18,18 +15,9 @@ import {
 import { alreadyExistsError, explainConflict } from "../conflict";
 import { INPUT_RULES } from "../input-rules";
 import { type KindDefinition, kindOperations } from "../kind";
-import {
-  fromApi,
-  liveInputs,
-  SSH_KEY_FIELDS,
-  type SshKeyInputs,
-  SshKeyInputsSchema,
-  type SshKeyOutputs,
-  sameKeyMaterial,
-  toApi,
-} from "./model";
+import * as model from "./model";
 
-/** The fingerprint of a key text, or the text itself when it does not parse. */
+/** The text itself when it does not parse. */
 function fingerprintOf(text: string): string {
   try {
     return parsePublicKey(text).fingerprint;
@@ -38,27 +26,27 @@ function fingerprintOf(text: string): string {
   }
 }
 
-/** A live key with what only the stored state (or the request) knows: the comment, `generate`, the private half. */
-function withKnown(key: Key, known: Props | undefined): SshKeyOutputs {
+/** With what only the state (or the request) knows: the comment, `generate`, the private half. */
+function withKnown(key: Key, known: Props | undefined): model.SshKeyOutputs {
   const privateKey = known?.["privateKey"];
   return {
-    ...fromApi(key, known?.["publicKey"]),
+    ...model.fromApi(key, known?.["publicKey"]),
     generate: known?.["generate"] === true,
     ...(typeof privateKey === "string" ? { privateKey } : {}),
   };
 }
 
 export const definition: KindDefinition<
-  SshKeyInputs,
+  model.SshKeyInputs,
   Key,
   CreateKeyRequest,
   KeyEnvelope,
-  SshKeyOutputs
+  model.SshKeyOutputs
 > = {
   what: { kind: "SshKey", noun: "SSH key" },
-  schema: SshKeyInputsSchema,
+  schema: model.SshKeyInputsSchema,
   rules: INPUT_RULES.SshKey,
-  fields: SSH_KEY_FIELDS,
+  fields: model.SSH_KEY_FIELDS,
   api: {
     idOf: (key) => key.id,
     list: (client) => ({ key: "keys", read: (options) => client.keys.list(options) }),
@@ -67,9 +55,9 @@ export const definition: KindDefinition<
     idInAnswer: (answer) => answer.key.id,
     delete: (session, id) => session.client.keys.delete(id),
   },
-  toApi,
+  toApi: model.toApi,
   fromApi: withKnown,
-  liveInputs,
+  liveInputs: model.liveInputs,
   async created(session, made, key) {
     if (!key.generate) return withKnown(made.found ?? made.answer.key, { ...key });
     const answer = made.answer;
@@ -84,7 +72,7 @@ export const definition: KindDefinition<
         `the service generated key id ${made.id} but did not return its private key; the key was deleted again`,
       );
     }
-    return { ...fromApi(answer.key), generate: true, privateKey: answer.private_key };
+    return { ...model.fromApi(answer.key), generate: true, privateKey: answer.private_key };
   },
   recovery: {
     describe: (key) =>
@@ -97,7 +85,6 @@ export const definition: KindDefinition<
         ? (id) => unlessNotFound(session.client.keys.delete(id)).then(() => undefined)
         : undefined,
   },
-  /** A 409 of an import: the key that holds the material, and the ways out. */
   async taken(session, key, err) {
     if (key.generate) return err;
     const fingerprint = fingerprintOf(key.publicKey ?? "");
@@ -121,19 +108,14 @@ export const definition: KindDefinition<
         ),
     );
   },
-  /**
-   * A key cannot change at all, so adopting one only checks it: a different name, or (for
-   * `publicKey`) different key material, fails and nothing is changed. With `generate: true` any
-   * key material is accepted, but the private half is not recoverable: the service shows it only
-   * in the answer that created the key, so `privateKey` stays unset.
-   */
+  // A key cannot change, so adopting one only checks it; an adopted key has no `privateKey`.
   adoption: {
     mismatches(live, key) {
       const out: Mismatch[] = [];
       if (live.name !== key.name) {
         out.push({ field: "name", live: shown(live.name), wanted: shown(key.name) });
       }
-      if (!key.generate && !sameKeyMaterial(live.public_key, key.publicKey)) {
+      if (!key.generate && !model.sameKeyMaterial(live.public_key, key.publicKey)) {
         out.push({
           field: "publicKey",
           live: `the key ${live.fingerprint}`,
@@ -142,19 +124,19 @@ export const definition: KindDefinition<
       }
       return out;
     },
-    converge: async (_session, live, key) => ({ ...fromApi(live), generate: key.generate }),
+    converge: async (_session, live, key) => ({ ...model.fromApi(live), generate: key.generate }),
   },
 };
 
 export const operations = kindOperations(definition, {
   async diff(_session, id, olds, news) {
     const generated = news["generate"] === true;
-    const { publicKey, ...others } = SSH_KEY_FIELDS;
+    const { publicKey, ...others } = model.SSH_KEY_FIELDS;
     // A generated key's public half is the service's output, not something the program sets.
     const result = diffInputs(olds, news, generated ? others : { publicKey, ...others });
     // The service refuses a second copy of a key, so a new copy of the same key can only be
     // imported after the old one is gone.
-    const sameKey = !generated && sameKeyMaterial(olds["publicKey"], news["publicKey"]);
+    const sameKey = !generated && model.sameKeyMaterial(olds["publicKey"], news["publicKey"]);
     return guardAdoptedReplacement(definition.what, id, news, {
       ...result,
       deleteBeforeReplace: (result.replaces?.length ?? 0) > 0 && sameKey,

@@ -1,5 +1,4 @@
 import type * as pulumi from "@pulumi/pulumi";
-import type { EveryOutput } from "../outputs";
 import { ReadableResource, type ReadById } from "../registration";
 
 /** Arguments of a {@link Tag}. */
@@ -59,7 +58,7 @@ export class Tag extends ReadableResource {
   declare readonly tagId: pulumi.Output<number>;
 
   constructor(name: string, args: TagArgs, opts?: pulumi.CustomResourceOptions) {
-    super("Tag", name, TAG_OUTPUTS, args, opts);
+    super("Tag", name, args, opts);
   }
 
   /**
@@ -72,11 +71,3 @@ export class Tag extends ReadableResource {
    */
   declare static get: ReadById;
 }
-
-const TAG_OUTPUTS: EveryOutput<Tag> = {
-  name: true,
-  color: true,
-  data: true,
-  serverIds: true,
-  tagId: true,
-};

@@ -1,22 +1,18 @@
-/**
- * Tag inputs as Pulumi sees them and the pure mapping to and from the wire (`/v1/tags`).
- */
+/** Tag inputs and the pure mapping to and from the wire (`/v1/tags`). */
 import { z } from "zod";
 import { DescriptionInputSchema, expected, NameInputSchema } from "../../api/schemas/common";
 import { COLOR_PATTERN, type CreateTagRequest, type Tag } from "../../api/schemas/tags";
 import { AdoptIdSchema } from "../adopt";
-import { type FieldRule, type Props, sameText } from "../common";
+import { sameNormalised, sameText } from "../common";
 import { idReference } from "../ids";
+import type { FieldTable } from "../kind";
 
 /** Sorted and without repeats: the order of a membership list carries no meaning. */
 export function normaliseIds(ids: readonly number[]): number[] {
   return [...new Set(ids)].sort((a, b) => a - b);
 }
 
-/**
- * What `check` accepts and stores. Colours are stored in lower case and server ids as sorted
- * numbers, so equivalent spellings never show as a change.
- */
+/** Colours in lower case, server ids sorted: equivalent spellings never show as a change. */
 export const TagInputsSchema = z.object({
   name: NameInputSchema,
   color: z
@@ -33,7 +29,6 @@ export const TagInputsSchema = z.object({
 });
 export type TagInputs = z.output<typeof TagInputsSchema>;
 
-/** What a Tag resource stores as outputs: its inputs, normalised, and the tag id. */
 export interface TagOutputs {
   tagId: number;
   name: string;
@@ -53,24 +48,17 @@ function sameColor(a: unknown, b: unknown): boolean {
 function sameServers(a: unknown, b: unknown): boolean {
   // Left out, the membership is not managed here: whatever the service holds is fine.
   if (b === undefined) return true;
-  if (!Array.isArray(a) || !Array.isArray(b)) return false;
-  const before = normaliseIds(a.map(Number));
-  const after = normaliseIds(b.map(Number));
-  return before.length === after.length && before.every((id, i) => id === after[i]);
+  return sameNormalised(a, b, (ids) => normaliseIds(ids.map(Number)));
 }
 
-/**
- * Every Tag property changes in place: the API updates name, colour, data and servers.
- * `adoptId` is not compared: it only matters at creation.
- */
-export const TAG_FIELDS: Record<Exclude<keyof TagInputs, "adoptId">, FieldRule> = {
+/** Every Tag property changes in place. */
+export const TAG_FIELDS: FieldTable<TagInputs> = {
   name: {},
   color: { equals: sameColor },
   data: { equals: sameText },
   serverIds: { equals: sameServers },
 };
 
-/** The body of `POST /v1/tags` and `POST /v1/tags/:id`. */
 export function toApi(inputs: TagInputs): CreateTagRequest {
   return {
     name: inputs.name,
@@ -81,7 +69,6 @@ export function toApi(inputs: TagInputs): CreateTagRequest {
   };
 }
 
-/** Outputs from the service's view of a tag. */
 export function fromApi(tag: Tag, managesServers: boolean): TagOutputs {
   return {
     tagId: tag.id,
@@ -92,7 +79,6 @@ export function fromApi(tag: Tag, managesServers: boolean): TagOutputs {
   };
 }
 
-/** Outputs after a successful create or update, from what was sent. */
 export function outputsFromInputs(tagId: number, inputs: TagInputs): TagOutputs {
   return {
     tagId,
@@ -101,12 +87,4 @@ export function outputsFromInputs(tagId: number, inputs: TagInputs): TagOutputs 
     data: inputs.data ?? "",
     ...(inputs.serverIds === undefined ? {} : { serverIds: inputs.serverIds }),
   };
-}
-
-/** The inputs that would produce the live tag, as refresh stores them. */
-export function liveInputs(outputs: TagOutputs): Props {
-  const inputs: Props = { name: outputs.name, color: outputs.color };
-  if (outputs.data !== "") inputs["data"] = outputs.data;
-  if (outputs.serverIds !== undefined) inputs["serverIds"] = outputs.serverIds;
-  return inputs;
 }

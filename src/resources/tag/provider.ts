@@ -3,33 +3,26 @@ import type { CreateTagRequest, Tag } from "../../api/schemas/tags";
 import type { Props } from "../common";
 import { INPUT_RULES } from "../input-rules";
 import { type KindDefinition, kindOperations } from "../kind";
-import {
-  fromApi,
-  liveInputs,
-  outputsFromInputs,
-  TAG_FIELDS,
-  type TagInputs,
-  TagInputsSchema,
-  type TagOutputs,
-  toApi,
-} from "./model";
+import * as model from "./model";
 
-/**
- * Whether the membership is this resource's to report: the stored state (or the request) lists
- * `serverIds`, or it is a lookup (`Tag.get`), whose state has no outputs at all, only
- * `__provider`.
- */
+/** The state (or the request) lists `serverIds`, or it is a lookup (`Tag.get`: no outputs). */
 function managesServers(known: Props | undefined): boolean {
   const lookup =
     known === undefined || (known["tagId"] === undefined && known["name"] === undefined);
   return lookup || Array.isArray(known["serverIds"]);
 }
 
-export const definition: KindDefinition<TagInputs, Tag, CreateTagRequest, Tag, TagOutputs> = {
+export const definition: KindDefinition<
+  model.TagInputs,
+  Tag,
+  CreateTagRequest,
+  Tag,
+  model.TagOutputs
+> = {
   what: { kind: "Tag", noun: "tag" },
-  schema: TagInputsSchema,
+  schema: model.TagInputsSchema,
   rules: INPUT_RULES.Tag,
-  fields: TAG_FIELDS,
+  fields: model.TAG_FIELDS,
   api: {
     idOf: (tag) => tag.id,
     list: (client) => ({ key: "tags", read: (options) => client.tags.list(options) }),
@@ -38,10 +31,9 @@ export const definition: KindDefinition<TagInputs, Tag, CreateTagRequest, Tag, T
     update: (client, id, request) => client.tags.update(id, request),
     delete: (session, id) => session.client.tags.delete(id),
   },
-  toApi,
-  fromApi: (tag, known) => fromApi(tag, managesServers(known)),
-  outputsFromInputs,
-  liveInputs,
+  toApi: model.toApi,
+  fromApi: (tag, known) => model.fromApi(tag, managesServers(known)),
+  outputsFromInputs: model.outputsFromInputs,
   adoption: {},
 };
 

@@ -1,5 +1,4 @@
 import type * as pulumi from "@pulumi/pulumi";
-import type { EveryOutput } from "../outputs";
 import { CloudInfraResource } from "../registration";
 
 /** Arguments of a {@link User}. */
@@ -66,15 +65,6 @@ export class User extends CloudInfraResource {
   declare readonly userId: pulumi.Output<number>;
 
   constructor(name: string, args: UserArgs, opts?: pulumi.CustomResourceOptions) {
-    super("User", name, USER_OUTPUTS, args, opts);
+    super("User", name, args, opts);
   }
 }
-
-const USER_OUTPUTS: EveryOutput<User> = {
-  name: true,
-  type: true,
-  roleId: true,
-  did: true,
-  apiKey: true,
-  userId: true,
-};

@@ -1,23 +1,15 @@
-/**
- * User inputs as Pulumi sees them and the pure mapping to the wire (`/v1/account/users`).
- *
- * The API has no call to read a user: what the state holds is what the last create or update
- * wrote, and the API key exists only in the creation answer.
- */
+/** User inputs and the pure mapping to the wire (`/v1/account/users`). */
 import { z } from "zod";
 import { expected, NameInputSchema } from "../../api/schemas/common";
 import { type CreateUserRequest, DidInputSchema } from "../../api/schemas/iam";
-import { containsUnknown, type FieldRule, type Props } from "../common";
+import { containsUnknown, type InputIssue, type Props } from "../common";
 import { idReference } from "../ids";
+import type { FieldTable } from "../kind";
 
-/** How a user authenticates. */
 export const USER_TYPES = ["api", "did"] as const;
 export type UserType = (typeof USER_TYPES)[number];
 
-/**
- * What `check` accepts and stores: `type` in lower case, `roleId` a number, the DID trimmed.
- * Whether `did` fits `type` is checked by {@link typeFailures}, once both are known.
- */
+/** Whether `did` fits `type` is {@link typeIssues}'s rule, once both are known. */
 export const UserInputsSchema = z.object({
   name: NameInputSchema,
   type: z
@@ -33,58 +25,39 @@ export const UserInputsSchema = z.object({
 });
 export type UserInputs = z.output<typeof UserInputsSchema>;
 
-/**
- * `did` is required for `did` users and meaningless for `api` users. Unknown values (preview)
- * could become anything, so they never fail it.
- */
-export function typeFailures(inputs: { type?: unknown; did?: unknown }): {
-  property: string;
-  reason: string;
-}[] {
+/** `did` only for `did` users; unknown values (preview) never fail it. */
+export function typeIssues(inputs: { type?: unknown; did?: unknown }): InputIssue[] {
   if (containsUnknown(inputs.type) || containsUnknown(inputs.did)) return [];
   if (inputs.type === "did" && inputs.did === undefined) {
-    return [
-      {
-        property: "did",
-        reason: 'is required for type "did": give the user\'s DID, for example did:key:z6Mk...',
-      },
-    ];
+    const message = 'is required for type "did": give the user\'s DID, for example did:key:z6Mk...';
+    return [{ path: ["did"], message }];
   }
   if (inputs.type === "api" && inputs.did !== undefined) {
-    return [
-      {
-        property: "did",
-        reason:
-          'must be left out for type "api" (API users authenticate with the key the service returns); use type "did" for a DID user',
-      },
-    ];
+    const message =
+      'must be left out for type "api" (API users authenticate with the key the service returns); use type "did" for a DID user';
+    return [{ path: ["did"], message }];
   }
   return [];
 }
 
-/** What a User resource stores as outputs. */
 export interface UserOutputs {
   userId: number;
   name: string;
   type: UserType;
   roleId: number;
   did?: string;
-  /** Only for `api` users: the key from the creation answer, the one time the service shows it. */
+  /** Only for `api` users: the one time the service shows it is the creation answer. */
   apiKey?: string;
 }
 
-/**
- * The role changes in place; the API has no call to rename a user or to change how it
- * authenticates, so the rest replaces it (an `api` user gets a new key).
- */
-export const USER_FIELDS: Record<keyof UserInputs, FieldRule> = {
+/** Only the role changes in place: the API cannot rename a user or change how it authenticates. */
+export const USER_FIELDS: FieldTable<UserInputs> = {
   name: { replaceOnChange: true },
   type: { replaceOnChange: true },
   roleId: { equals: (a, b) => Number(a) === Number(b) },
   did: { replaceOnChange: true },
 };
 
-/** The body of `POST /v1/account/users`. */
 export function toApi(inputs: UserInputs): CreateUserRequest {
   if (inputs.type === "did") {
     return { name: inputs.name, type: "did", role_id: inputs.roleId, did: inputs.did ?? "" };
@@ -92,7 +65,6 @@ export function toApi(inputs: UserInputs): CreateUserRequest {
   return { name: inputs.name, type: "api", role_id: inputs.roleId };
 }
 
-/** Outputs from the inputs, the new id and (for `api` users) the key of the creation answer. */
 export function outputsFromInputs(
   userId: number,
   inputs: UserInputs,
@@ -108,10 +80,7 @@ export function outputsFromInputs(
   };
 }
 
-/**
- * A replacement must delete the old user first when the new one carries the same DID: the
- * service holds each DID once, so creating the new user first would be refused.
- */
+/** The service holds each DID once: a replacement with the same DID deletes the old user first. */
 export function replacementNeedsDeleteFirst(olds: Props, news: Props): boolean {
   return (
     olds["type"] === "did" &&

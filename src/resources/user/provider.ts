@@ -1,7 +1,4 @@
-/**
- * The User kind: no call reads or lists users, so `read` keeps the stored state (and the API key,
- * only ever in the creation answer), and create recovery rests on the 409 naming the holder.
- */
+/** No call reads or lists users: `read` keeps the state; create recovery rests on the 409. */
 import { type ConflictError, NotFoundError } from "../../api/errors";
 import type { CreateUserRequest, CreateUserResponse } from "../../api/schemas/iam";
 import { definedOnly } from "../../lib/defined";
@@ -9,21 +6,10 @@ import { describeOperation, operationError, unlessNotFound } from "../common";
 import { AlreadyExistsError } from "../conflict";
 import { INPUT_RULES } from "../input-rules";
 import { type KindDefinition, kindOperations, nameIn, parseInputs } from "../kind";
-import {
-  outputsFromInputs,
-  replacementNeedsDeleteFirst,
-  toApi,
-  USER_FIELDS,
-  type UserInputs,
-  UserInputsSchema,
-  type UserOutputs,
-} from "./model";
+import * as model from "./model";
 
-/**
- * A 409 of a user create names the user holding the name (or the DID): say which, and why a user
- * cannot be adopted.
- */
-async function userTaken(user: UserInputs, err: ConflictError): Promise<Error> {
+/** A 409 names the user holding the name (or the DID): say which, and why it cannot be adopted. */
+async function userTaken(user: model.UserInputs, err: ConflictError): Promise<Error> {
   const holder = err.existingId;
   if (holder !== undefined) {
     const held =
@@ -45,33 +31,30 @@ async function userTaken(user: UserInputs, err: ConflictError): Promise<Error> {
   return err;
 }
 
-/** No call lists users: there is never a live user to read, only creation answers. */
 export const definition: KindDefinition<
-  UserInputs,
+  model.UserInputs,
   never,
   CreateUserRequest,
   CreateUserResponse,
-  UserOutputs
+  model.UserOutputs
 > = {
   what: { kind: "User", noun: "user" },
-  schema: UserInputsSchema,
+  schema: model.UserInputsSchema,
   rules: INPUT_RULES.User,
-  fields: USER_FIELDS,
+  fields: model.USER_FIELDS,
   api: {
     idOf: (live) => live,
     create: (client, request) => client.iam.createUser(request),
     idInAnswer: (answer) => answer.user_id,
     delete: (session, id) => session.client.iam.deleteUser(id),
   },
-  toApi,
+  toApi: model.toApi,
   async created(_session, made, user) {
     if (made.answer === undefined) throw new Error("the create answered no user");
-    return outputsFromInputs(made.answer.user_id, user, made.answer.api_key);
+    return model.outputsFromInputs(made.answer.user_id, user, made.answer.api_key);
   },
-  // After a lost answer the toolkit sends again, and a 409 names the user the lost answer made,
-  // which is deleted (its key was only in that answer) before the next send, unless the 409 dates
-  // it before that send (then it is someone else's, and the name is taken) or does not date it
-  // (then nothing is deleted and the create fails naming it: create.ts, rule 8).
+  // After a lost answer a 409 names the user it made, deleted (its key was only in that answer)
+  // before the next send unless the 409 dates it earlier or not at all (create.ts, rule 8).
   recovery: {
     unlistable: (user) =>
       `look for a user named ${JSON.stringify(user.name)} in the account and delete it (its id${user.type === "api" ? " and its API key, which is shown only once," : ""} were only in the lost answer), then run \`pulumi up\` again`,
@@ -82,21 +65,19 @@ export const definition: KindDefinition<
     journalRequest: (user) => ({ name: user.name }),
   },
   taken: (_session, user, err) => userTaken(user, err),
-  deleteBeforeReplace: replacementNeedsDeleteFirst,
+  deleteBeforeReplace: model.replacementNeedsDeleteFirst,
 };
 
 export const operations = kindOperations(definition, {
   async read(_session, id, props) {
-    // No call reads a user: keep what the state holds. Returning no `inputs` keeps the stored
-    // inputs too, so a refresh never invents drift.
+    // No `inputs`: the stored ones are kept too, so a refresh never invents drift.
     const { __provider: _provider, ...stored } = props ?? {};
     return { id, props: stored };
   },
 
-  /** Only the role changes in place. */
   async update(session, id, olds, news) {
     const operation = describeOperation("updating", "User", nameIn(news));
-    const user = parseInputs(UserInputsSchema, news, operation);
+    const user = parseInputs(model.UserInputsSchema, news, operation);
     if (Number(olds["roleId"]) !== user.roleId) {
       try {
         await session.client.iam.updateUserRole(id, { role_id: user.roleId });
@@ -116,6 +97,6 @@ export const operations = kindOperations(definition, {
     // The key is not in `news` (it is an output) and the service never shows it again: carry it.
     const apiKey = typeof olds["apiKey"] === "string" ? olds["apiKey"] : undefined;
     const userId = Number(olds["userId"] ?? id);
-    return { outs: { ...definedOnly({ ...outputsFromInputs(userId, user, apiKey) }) } };
+    return { outs: { ...definedOnly({ ...model.outputsFromInputs(userId, user, apiKey) }) } };
   },
 });
