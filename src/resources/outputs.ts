@@ -6,9 +6,6 @@ export type OutputNames<R> = Exclude<
   "id" | "urn"
 >;
 
-/** Every declared output of a class: Server's list, until it takes the schema's. */
-export type EveryOutput<R> = Record<OutputNames<R>, true>;
-
 /** `args` with every output of `names` present, as `undefined` where `args` does not set it. */
 export function withEveryOutput(names: readonly string[], args: object): Record<string, unknown> {
   return { ...Object.fromEntries(names.map((name) => [name, undefined])), ...args };

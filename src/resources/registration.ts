@@ -15,15 +15,12 @@ import { serializedShim } from "./shim";
  * ({@link serializedShim}) instead of serialized in the program.
  */
 export abstract class CloudInfraResource extends pulumi.CustomResource {
-  /** `outputs` (ignored: the schema lists them) is Server's, until its class drops `SERVER_OUTPUTS`. */
   protected constructor(
     kind: ResourceKind,
     name: string,
-    ...rest:
-      | [args: object, opts: pulumi.CustomResourceOptions | undefined]
-      | [outputs: object, args: object, opts: pulumi.CustomResourceOptions | undefined]
+    args: object,
+    opts: pulumi.CustomResourceOptions | undefined,
   ) {
-    const [args, opts] = rest.length === 3 ? [rest[1], rest[2]] : rest;
     const secrets = generatedSecrets(kind);
     const quiet = quietRegistration();
     try {

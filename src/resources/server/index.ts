@@ -1,5 +1,4 @@
 import type * as pulumi from "@pulumi/pulumi";
-import type { EveryOutput } from "../outputs";
 import { ReadableResource, type ReadById } from "../registration";
 
 /**
@@ -118,7 +117,7 @@ export class Server extends ReadableResource {
   declare readonly createdAt: pulumi.Output<string>;
 
   constructor(name: string, args: ServerArgs, opts?: pulumi.CustomResourceOptions) {
-    super("Server", name, SERVER_OUTPUTS, args, opts);
+    super("Server", name, args, opts);
   }
 
   /**
@@ -138,22 +137,3 @@ export class Server extends ReadableResource {
    */
   declare static get: ReadById;
 }
-
-const SERVER_OUTPUTS: EveryOutput<Server> = {
-  name: true,
-  planId: true,
-  image: true,
-  sshKeyIds: true,
-  securityGroupIds: true,
-  firewallEnabled: true,
-  powerState: true,
-  timeouts: true,
-  serverId: true,
-  ip: true,
-  status: true,
-  statusDate: true,
-  os: true,
-  orderId: true,
-  vmId: true,
-  createdAt: true,
-};
