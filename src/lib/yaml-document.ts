@@ -285,8 +285,8 @@ const LONE_CR = /\r(?!\n)/g;
  * Whether a quoted scalar is left open at the end of a line (goes on to the next one). js-yaml
  * reads such a scalar even when its next line is indented less than YAML allows (`a: "x\ny"`),
  * which the library refuses; so a text with one is read by the library alone. A quote opens a
- * scalar only where a node starts: at a line's first character, after `- `, `? `, `: `, `[`,
- * `{` or `,`. One pass over the text.
+ * scalar only where a node starts: at a line's first character, after `- `, `: `, `[`, `{` or
+ * `,` (a text with `?` never comes here: {@link NOT_FAST}). One pass over the text.
  */
 export function quoteSpansLines(text: string): boolean {
   let quote = 0;
@@ -297,33 +297,38 @@ export function quoteSpansLines(text: string): boolean {
       if (quote !== 0) return true;
       nodeStart = true;
     } else if (quote !== 0) {
-      // An escape skips the next character, but not a line break (`"a\` then a new line).
-      if (quote === DQ && c === BACKSLASH && text.charCodeAt(i + 1) !== LF) i++;
-      else if (c === SQ && quote === SQ && text.charCodeAt(i + 1) === SQ) i++;
-      else if (c === quote) quote = 0;
+      // An escape skips the next character, but not a line break (`"a\` then a new line);
+      // `''` in a single-quoted scalar is one quote.
+      const next = text.charCodeAt(i + 1);
+      if (c === BACKSLASH && quote === DQ) {
+        if (next !== LF) i++;
+      } else if (c === quote) {
+        if (c === SQ && next === SQ) i++;
+        else quote = 0;
+      }
     } else if (c === HASH && (i === 0 || isBlank(text.charCodeAt(i - 1)))) {
       const end = text.indexOf("\n", i);
-      if (end < 0) return false;
+      if (end < 0) break;
       i = end - 1;
     } else if (c === DQ || c === SQ) {
       if (nodeStart) quote = c;
       nodeStart = false;
     } else if (c === 0x5b || c === 0x7b || c === 0x2c) {
       nodeStart = true; // [ { ,
-    } else if ((c === 0x2d || c === 0x3f || c === 0x3a) && isBlank(text.charCodeAt(i + 1))) {
-      nodeStart = true; // "- ", "? ", ": "
-    } else if (c !== SPACE && c !== TAB) {
+    } else if ((c === 0x2d || c === 0x3a) && isBlank(text.charCodeAt(i + 1))) {
+      nodeStart = true; // "- ", ": "
+    } else if (!isBlank(c)) {
       nodeStart = false;
     }
   }
   return false;
 }
 
-const [LF, CR, TAB, SPACE, DQ, SQ, HASH, BACKSLASH] = [10, 13, 9, 32, 34, 39, 35, 92];
+const [LF, TAB, SPACE, DQ, SQ, HASH, BACKSLASH] = [10, 9, 32, 34, 39, 35, 92];
 
-/** A space, a tab, a line break, or past the end of the text (NaN). */
+/** A space, a tab or a line feed (a carriage return is always followed by one here). */
 function isBlank(c: number): boolean {
-  return c === SPACE || c === TAB || c === LF || c === CR || Number.isNaN(c);
+  return c === SPACE || c === TAB || c === LF;
 }
 
 /** A key that is null to the YAML library (`~:`, `null:`), whose plain key is `""`, not `"null"`. */

@@ -273,17 +273,45 @@ describe("the fast read and the YAML library agree", () => {
 
 describe("quoteSpansLines", () => {
   it.each([
+    // A quoted scalar left open at a line's end, wherever a node starts.
     ['a: "x\ny"', true],
     ["a: 'x\ny'", true],
-    ['a: "x\\\ny"', true],
+    ['"x\ny"', true],
+    ['a\n"x\ny"', true],
+    ['- "x\ny"', true],
+    ['a:\t"x\ny"', true],
+    ['a: ["x\n  y"]', true],
+    ['a: {"x\ny": 1}', true],
+    ['a: [b,"x\ny"]', true],
     ['"k": "x\n  y"', true],
-    ["[a, 'b\n  c']", true],
+    ['a: # c\nb: "x\ny"', true],
+    ['a: # c\n"x\ny"', true],
+    // Escapes: `\"` and `''` do not close; a `\` at a line's end is still open.
+    ['a: "x\\"y\nz"', true],
+    ['a: "x\\\ny"', true],
+    ["a: 'it''s\n  more'", true],
+    // A `#` inside a plain scalar starts no comment.
+    ['a: x# - "y\nb: c', true],
+    // Closed on its line.
     ['a: "x"\nb: y', false],
-    ["a: it's\nb: c", false],
-    ['a: x # "y\nb: c', false],
+    ["a: 'x'\nb: c", false],
     ["a: 'it''s'\nb: c", false],
     ['a: "\\""\nb: c', false],
+    ["a: 'x\\'\nb: c", false],
+    ['a: "x""\nb: c', false],
+    ['a: "x" "y\nb: c', false],
+    // A quote that starts no node is text.
+    ["a: it's\nb: c", false],
+    ['a: x "y\nb: c', false],
+    // Quotes in comments.
+    ['a: x # "y\nb: c', false],
+    ['a: x # - "y\nb: c', false],
+    ['a: x #- "y\nb: c', false],
+    ['a: b\t# - "x\nc: d', false],
+    ['a: b\n# - "x\nc: d', false],
+    ['# - "x\ny', false],
     ["# 'x\nb: c", false],
+    ["a: b # c", false],
   ])("%j: %s", (text, spans) => {
     expect(quoteSpansLines(text)).toBe(spans);
   });

@@ -10,7 +10,7 @@
  * ts-node that Pulumi's Node runtime runs TypeScript programs with (`ts-node-<hash>`), and Node's
  * own module compile cache (`node-compile-cache`, which npm turns on).
  */
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { chmodSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -30,6 +30,9 @@ export function leftBehind(dir: string): string[] {
 export default function setup(): () => void {
   const saved = process.env["TMPDIR"];
   const dir = mkdtempSync(join(tmpdir(), RUN_TEMP_PREFIX));
+  // Others may pass through (not list or write): test/resources/foreign-folders.test.ts plays
+  // another user who plants folders in a shared temp folder made inside this one.
+  chmodSync(dir, 0o711);
   process.env["TMPDIR"] = dir;
   return () => {
     if (saved === undefined) delete process.env["TMPDIR"];
