@@ -308,7 +308,7 @@ export function quoteSpansLines(text: string): boolean {
       }
     } else if (c === HASH && (i === 0 || isBlank(text.charCodeAt(i - 1)))) {
       const end = text.indexOf("\n", i);
-      if (end < 0) break;
+      if (end === -1) break;
       i = end - 1;
     } else if (c === DQ || c === SQ) {
       if (nodeStart) quote = c;
