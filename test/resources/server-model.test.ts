@@ -3,8 +3,10 @@ import { ConnectionError, NotFoundError, UnauthorizedError } from "../../src/api
 import { formatDuration } from "../../src/lib/duration";
 import { onHost } from "../../src/provider";
 import { UNKNOWN } from "../../src/resources/common";
+import { matchesRequest } from "../../src/resources/kind";
 import {
   DEFAULT_TIMEOUTS,
+  deadlineFor,
   diffServer,
   FIELDS,
   fromApi,
@@ -14,13 +16,14 @@ import {
   osOf,
   powerStateOf,
   type ServerInputs,
+  ServerInputsSchema,
   storedInputs,
   timeoutMs,
   timeoutSetting,
   toApi,
   withPowerStateDefault,
 } from "../../src/resources/server/model";
-import { operations as serverOperations } from "../../src/resources/server/provider";
+import { definition, operations as serverOperations } from "../../src/resources/server/provider";
 import { ServerWaitError, waitForServerStatus } from "../../src/resources/server/wait";
 import { pollIntervalMs, ServerWatch } from "../../src/resources/server/watch";
 import { checkOf, failuresOf } from "../support/input-rules";
@@ -268,6 +271,21 @@ describe("fromApi and the live inputs", () => {
   });
 });
 
+describe("matching a lost create's answer", () => {
+  it("leaves the power state out: a server is made running and stopped only after its create", () => {
+    const asked = ServerInputsSchema.parse({
+      name: "web",
+      planId: 3,
+      image: "ubuntu-24.04",
+      powerState: "stopped",
+    });
+    for (const status of ["provisioning", "running"] as const) {
+      expect(matchesRequest(definition, wireServer({ status }), asked)).toBe(true);
+    }
+    expect(matchesRequest(definition, wireServer({ plan_id: 4 }), asked)).toBe(false);
+  });
+});
+
 describe("durations", () => {
   it("parses Go-style durations", async () => {
     const create = (text: string) => timeoutMs({ timeouts: { create: text } }, "create");
@@ -280,6 +298,29 @@ describe("durations", () => {
       expect((result.failures ?? []).map((f) => f.reason)).toEqual([
         expect.stringMatching(/^timeouts\.create: expected a duration/),
       ]);
+    }
+  });
+
+  it("takes an operation's deadline from the timeouts input, else the engine's customTimeouts, else the default", () => {
+    vi.useFakeTimers({ now: 1_000_000 });
+    try {
+      expect(deadlineFor({}, "create", { timeoutMs: 90_000 })).toEqual({
+        deadlineAt: 1_090_000,
+        timeoutSetting: "customTimeouts.create (now 1m30s)",
+      });
+      expect(deadlineFor({ timeouts: { update: "5m" } }, "update", { timeoutMs: 90_000 })).toEqual({
+        deadlineAt: 1_300_000,
+        timeoutSetting: "timeouts.update (now 5m)",
+      });
+      // Another operation's input does not count; no limit, a zero one or none: the default.
+      for (const limits of [undefined, {}, { timeoutMs: 0 }]) {
+        expect(deadlineFor({ timeouts: { update: "5m" } }, "delete", limits)).toEqual({
+          deadlineAt: 1_600_000,
+          timeoutSetting: "timeouts.delete (now 10m, the default)",
+        });
+      }
+    } finally {
+      vi.useRealTimers();
     }
   });
 

@@ -130,6 +130,21 @@ describe("create", () => {
     }
   });
 
+  it("continues with a lost create's server when powerState is stopped (reached only after the create)", async () => {
+    const name = "lost-answer-stopped";
+    emulator.admin.setFaults({
+      seed: 1,
+      rules: [{ method: "POST", path: "/v1/servers", answer_lost: 1, limit: 1 }],
+    });
+    const postsBefore = createPosts();
+    const { id, outs } = await server.create(
+      await inputs({ name, planId: 2, image: "ubuntu-24.04", powerState: "stopped" }),
+    );
+    expect((await serversNamed(name)).map((s) => String(s.id))).toEqual([id]);
+    expect(createPosts() - postsBefore).toBe(1);
+    expect(outs).toMatchObject({ status: "stopped", powerState: "stopped" });
+  });
+
   it("sends the create once more when the failed request made nothing", async () => {
     // A 502 before the handler runs looks exactly like a lost answer to the client.
     emulator.admin.setFaults({
