@@ -143,6 +143,17 @@ describe("SshKey diff", () => {
     });
   });
 
+  it("leaves the public key to the service once the program generates the key", () => {
+    // An imported key the program now generates: only `generate` replaces it, since the
+    // program no longer says what the public half is.
+    expect(diffInputs(olds, { name: "laptop", generate: true }, SSH_KEY_FIELDS)).toStrictEqual({
+      changes: true,
+      replaces: ["generate"],
+      stables: ["name", "publicKey"],
+      deleteBeforeReplace: false,
+    });
+  });
+
   it("replaces the key for another key, name or source", () => {
     expect(
       diffInputs(olds, { name: "desk", publicKey: other, generate: true }, SSH_KEY_FIELDS),
