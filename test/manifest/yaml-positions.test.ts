@@ -9,9 +9,10 @@ import * as jsYaml from "js-yaml";
 import { describe, expect, it, vi } from "vitest";
 import { stringify } from "yaml";
 import { z } from "zod";
-import { formatIssue, type Path, YamlSource } from "../../src/lib/yaml-document";
+import { formatIssue, type Path, type YamlSource } from "../../src/lib/yaml-document";
 import { YamlPositions } from "../../src/lib/yaml-positions";
 import { jsonValue } from "../support/yaml-arbitraries";
+import { libraryText, parse } from "../support/yaml-source";
 
 /** How many documents the YAML library built: locating a fast-read text must build none. */
 const built = vi.hoisted(() => ({ documents: 0 }));
@@ -25,12 +26,6 @@ vi.mock("yaml", async (original) => {
     },
   };
 });
-
-function parse(text: string): YamlSource {
-  const source = YamlSource.parse(text, "x.yaml");
-  if (Array.isArray(source)) throw new Error(`unexpected syntax issues: ${JSON.stringify(source)}`);
-  return source;
-}
 
 /** Every path of `value`, and below each map and list one that is not there. */
 function paths(value: unknown, prefix: PropertyKey[] = []): PropertyKey[][] {
@@ -64,7 +59,7 @@ function places(source: YamlSource, all: readonly Path[]): string[] {
  * locating in the fast-read text needed the library's document after all.
  */
 function both(text: string): { fast: string[]; library: string[]; libraryBuilt: boolean } {
-  const library = parse(`${text.endsWith("\n") ? text : `${text}\n`}# ?\n`);
+  const library = parse(libraryText(text));
   const fast = parse(text);
   expect(fast.value).toEqual(library.value);
   const all = paths(fast.value);
@@ -151,7 +146,7 @@ describe("texts the index would misplace are read and located by the library", (
     const index = YamlPositions.of(text, CORE_SCHEMA, { lookups: 0 });
     expect(index?.locate(["a"])).toEqual({ line: 1, column: indexColumn });
     const before = built.documents;
-    const source = parse(text);
+    const source = parse(text, "x.yaml");
     expect(built.documents).toBe(before + 1);
     const checked = source.validate(z.object({ a: z.number() }));
     expect(checked.ok ? [] : checked.issues.map(formatIssue)).toEqual([

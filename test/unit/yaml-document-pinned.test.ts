@@ -18,12 +18,7 @@ import {
   YamlSource,
 } from "../../src/lib/yaml-document";
 import { tempDir } from "../support/temp-dir";
-
-function parse(text: string): YamlSource {
-  const source = YamlSource.parse(text, "seed.yaml");
-  if (Array.isArray(source)) throw new Error(`unexpected syntax issues: ${JSON.stringify(source)}`);
-  return source;
-}
+import { parse } from "../support/yaml-source";
 
 function refused(text: string): string[] {
   const issues = YamlSource.parse(text, "seed.yaml");
