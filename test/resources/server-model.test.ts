@@ -24,8 +24,12 @@ import {
   withPowerStateDefault,
 } from "../../src/resources/server/model";
 import { definition, operations as serverOperations } from "../../src/resources/server/provider";
-import { ServerWaitError, waitForServerStatus } from "../../src/resources/server/wait";
-import { pollIntervalMs, ServerWatch } from "../../src/resources/server/watch";
+import {
+  pollIntervalMs,
+  ServerWaitError,
+  ServerWatch,
+  waitForServerStatus,
+} from "../../src/resources/server/watch";
 import { checkOf, failuresOf } from "../support/input-rules";
 import { wireServer } from "../support/wire-objects";
 

@@ -5,8 +5,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { NotFoundError } from "../../src/api/errors";
 import type { Server } from "../../src/api/schemas/servers";
-import { waitForServerStatus } from "../../src/resources/server/wait";
-import { ServerWatch } from "../../src/resources/server/watch";
+import { ServerWatch, waitForServerStatus } from "../../src/resources/server/watch";
 
 type Script = [at: number, status: string][];
 

@@ -16,7 +16,7 @@ import * as common from "../../src/resources/common";
 import { operationError } from "../../src/resources/common";
 import * as conflict from "../../src/resources/conflict";
 import * as create from "../../src/resources/create";
-import * as wait from "../../src/resources/server/wait";
+import * as serverWatch from "../../src/resources/server/watch";
 
 const MODULES = {
   apiErrors,
@@ -28,7 +28,7 @@ const MODULES = {
   common,
   conflict,
   create,
-  wait,
+  serverWatch,
 };
 
 type ErrorClass = abstract new (...args: never[]) => Error;

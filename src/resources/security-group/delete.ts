@@ -5,8 +5,7 @@
 import { ConflictError, NotFoundError } from "../../api/errors";
 import type { Server } from "../../api/schemas/servers";
 import { unlessNotFound } from "../common";
-import { waitForServerStatus } from "../server/wait";
-import { serverWatch } from "../server/watch";
+import { serverWatch, waitForServerStatus } from "../server/watch";
 import type { ProviderSession } from "../session";
 
 /** How long a delete waits for attached servers that are being deleted. */

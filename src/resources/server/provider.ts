@@ -35,8 +35,7 @@ import {
   type WaitTarget,
   withPowerStateDefault,
 } from "./model";
-import { type Reached, ServerWaitError, waitForServerStatus } from "./wait";
-import { serverWatch } from "./watch";
+import { type Reached, ServerWaitError, serverWatch, waitForServerStatus } from "./watch";
 
 /** A lost answer is resent only when the server shows neither the action's `via` nor its `to`. */
 async function sendAction(

@@ -1,16 +1,30 @@
 /**
- * The shared polls of the servers one process waits for (docs/resources.md, "Waiting for
- * servers"). An answer counts only for the waits that began before it was requested: a server
- * absent from an older list is not gone. A wait's first poll is never at once (the answer that
- * started it said where the server was). A transition's expected end is the shortest duration
- * seen, from the service's `status_date`s, or from our clock (action sent → 404) for a deletion.
+ * Waiting for servers (docs/resources.md, "Waiting for servers"): the API cannot read an action,
+ * so a wait polls the server for its status, sharing the polls of the session's other waits. An
+ * answer counts only for the waits that began before it was requested: a server absent from an
+ * older list is not gone. A wait's first poll is never at once (the answer that started it said
+ * where the server was). A transition's expected end is the shortest duration seen, from the
+ * service's `status_date`s, or from our clock (action sent → 404) for a deletion.
  */
 import type { Id } from "../../api/endpoints/base";
-import { NotFoundError } from "../../api/errors";
+import {
+  ApiError,
+  CloudInfraError,
+  ConnectionError,
+  nameErrorClass,
+  TimeoutError,
+} from "../../api/errors";
 import { type RequestOptions, withOperationSignal } from "../../api/http";
-import type { Server } from "../../api/schemas/servers";
+import {
+  MANAGEMENT_TRANSITIONS,
+  type ManagementAction,
+  type Server,
+} from "../../api/schemas/servers";
+import { formatDuration } from "../../lib/duration";
+import { unlessNotFound } from "../common";
 import type { ProviderSession, SessionSlot } from "../session";
 import type { SharedLists } from "../shared-list";
+import { settlesIn, type WaitTarget } from "./model";
 
 /** The next poll's delay: `clamp(elapsed × 0.1, 250 ms, 10 s)`. */
 export function pollIntervalMs(elapsedMs: number): number {
@@ -24,7 +38,7 @@ export interface ServerSource {
 }
 
 /** One wait's question (times in ms since the epoch; no poll after `deadlineAt`). */
-export interface WatchQuestion {
+interface WatchQuestion {
   serverId: number;
   /** The transient status waited out (`"provisioning"`), for its expected duration. */
   transition: string | undefined;
@@ -34,11 +48,10 @@ export interface WatchQuestion {
   /** When its last answered poll was sent (`startedAt` before the first). */
   lastPolledAt: number;
   deadlineAt: number;
-  signal?: AbortSignal | undefined;
 }
 
 /** The server as a poll sent after the question showed it (`undefined`: gone). */
-export interface WatchAnswer {
+interface WatchAnswer {
   server: Server | undefined;
   polledAt: number;
   answeredAt: number;
@@ -52,27 +65,23 @@ interface Pending {
 
 export class ServerWatch {
   readonly #source: ServerSource;
-  readonly #now: () => number;
   readonly #pending = new Set<Pending>();
   /** The shortest duration seen of each transient status, and the moment it counts from. */
   readonly #expected = new Map<string, { ms: number; from: "startedAt" | "sentAt" }>();
   #timer: NodeJS.Timeout | undefined;
   #timerDue = Number.POSITIVE_INFINITY;
   #polling = false;
-  /** Polls sent, for tests and benchmarks. */
-  polls = 0;
-  /** The session's cancellation (the engine's Cancel): every wait ends (wait.ts). */
+  /** The session's cancellation (the engine's Cancel): every wait ends. */
   readonly signal: AbortSignal | undefined;
 
-  constructor(source: ServerSource, options: { now?: () => number; signal?: AbortSignal } = {}) {
+  constructor(source: ServerSource, options: { signal?: AbortSignal } = {}) {
     this.#source = source;
-    this.#now = options.now ?? Date.now;
     this.signal = options.signal;
   }
 
   /** The answer of the next poll sent after this call; rejects with its error, or on abort. */
   next(question: WatchQuestion): Promise<WatchAnswer> {
-    const { signal } = question;
+    const { signal } = this;
     if (signal?.aborted) return Promise.reject(signal.reason);
     let onAbort = (): void => {};
     return new Promise<WatchAnswer>((resolve, reject) => {
@@ -90,7 +99,7 @@ export class ServerWatch {
 
   /** The server as a poll sent at once shows it; reads that arrive meanwhile share the next. */
   async read(serverId: number): Promise<Server | undefined> {
-    const now = this.#now();
+    const now = Date.now();
     const at = { sentAt: now, startedAt: now, lastPolledAt: now, deadlineAt: now };
     return (await this.next({ serverId, transition: undefined, ...at })).server;
   }
@@ -143,7 +152,7 @@ export class ServerWatch {
     // the timer (its customTimeouts would end the request in flight for all, http.ts).
     this.#timer = setTimeout(
       () => void withOperationSignal(this.signal, () => this.#poll()),
-      Math.max(0, due - this.#now()),
+      Math.max(0, due - Date.now()),
     );
   }
 
@@ -154,23 +163,18 @@ export class ServerWatch {
     if (batch.length === 0) return;
     this.#polling = true;
     for (const p of batch) this.#pending.delete(p);
-    const polledAt = this.#now();
-    this.polls++;
+    const polledAt = Date.now();
     try {
       const ids = new Set(batch.map((p) => p.question.serverId));
       const found = new Map<number, Server>();
       if (ids.size === 1) {
         const [id] = ids;
-        try {
-          const server = await this.#source.get(id ?? 0);
-          found.set(server.id, server);
-        } catch (err) {
-          if (!(err instanceof NotFoundError)) throw err;
-        }
+        const server = await unlessNotFound(this.#source.get(id ?? 0));
+        if (server !== undefined) found.set(server.id, server);
       } else {
         for (const server of await this.#source.list()) found.set(server.id, server);
       }
-      const answeredAt = this.#now();
+      const answeredAt = Date.now();
       for (const p of batch) {
         p.resolve({ server: found.get(p.question.serverId), polledAt, answeredAt });
       }
@@ -209,4 +213,155 @@ const WATCH: SessionSlot<ServerWatch> = {
 /** The watch shared by every server wait of `session`, made on first use. */
 export function serverWatch(session: ProviderSession): ServerWatch {
   return session.slot(WATCH);
+}
+export interface WaitForServerStatusOptions {
+  /** What started the wait: a management action, a create, or a transition already under way. */
+  action: ManagementAction | "create" | "settle";
+  actionId?: string | undefined;
+  target: WaitTarget;
+  deadlineAt: number;
+  /** Named when the deadline passes: `timeouts.update (now 10m)`. */
+  timeoutSetting?: string | undefined;
+  /** The server as last seen before the wait: its status and timestamp say when the transition began. */
+  initial?: Server | undefined;
+  /** When the request that started the transition was sent; default now. */
+  sentAt?: number | undefined;
+}
+
+/** A wait that did not reach its target. */
+export class ServerWaitError extends CloudInfraError {
+  static {
+    nameErrorClass(ServerWaitError, "ServerWaitError");
+  }
+  constructor(
+    message: string,
+    readonly reason: "error" | "unreachable" | "disappeared" | "timeout" | "aborted",
+    /** The last answer about the server, for recording what exists. */
+    readonly lastServer: Server | undefined,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+  }
+}
+
+/** A wait for `gone` ends with the server's 404, any other with its last answer. */
+export type Reached<T extends WaitTarget> = T extends "gone" ? undefined : Server;
+
+/** Poll failures that say nothing about the server and may pass. */
+function isTransient(err: unknown): boolean {
+  if (err instanceof ConnectionError || err instanceof TimeoutError) return true;
+  return err instanceof ApiError && (err.status === 429 || err.status >= 500);
+}
+
+/**
+ * Polls until the server reaches `target`: its last answer (`undefined` for `gone`), else a
+ * {@link ServerWaitError} as soon as the target cannot come. A poll's error is thrown unless
+ * transient (then polled again until the deadline).
+ */
+export async function waitForServerStatus<T extends WaitTarget>(
+  watch: ServerWatch,
+  serverId: Id,
+  options: WaitForServerStatusOptions & { target: T },
+): Promise<Reached<T>> {
+  const startedAt = Date.now();
+  const { signal } = watch;
+  const { action } = options;
+  // The transient status waited out (for its expected duration), and the statuses an action may
+  // still show a moment after its answer (those it is accepted from).
+  const { via: transition, from: pending }: { via: string | undefined; from: readonly string[] } =
+    action === "create"
+      ? { via: "provisioning", from: [] }
+      : action === "settle"
+        ? { via: options.initial?.status, from: [] }
+        : MANAGEMENT_TRANSITIONS[action];
+  const described =
+    action === "create" || action === "settle"
+      ? { create: "create", settle: "a transition already under way" }[action]
+      : `${action} action`;
+  let last: Server | undefined = options.initial;
+  // The last answer in the transient status: its timestamp says when the transition began.
+  let transient = last?.status === transition ? last : undefined;
+  let lastPollError: unknown;
+  let lastPolledAt = startedAt;
+  const sentAt = options.sentAt ?? startedAt;
+  const asked = { serverId: Number(serverId), transition, sentAt, startedAt };
+
+  const fail = (
+    reason: ServerWaitError["reason"],
+    headline: string,
+    cause?: unknown,
+    advice?: string,
+  ): ServerWaitError => {
+    const context = [
+      options.actionId === undefined ? described : `${described} ${options.actionId}`,
+      `last status ${last === undefined ? "unknown" : JSON.stringify(last.status)}`,
+      `${formatDuration(Date.now() - startedAt)} elapsed`,
+    ].join("; ");
+    return new ServerWaitError(
+      `${headline} (${context})${advice === undefined ? "" : `; ${advice}`}`,
+      reason,
+      last,
+      cause === undefined ? undefined : { cause },
+    );
+  };
+  const target = JSON.stringify(options.target);
+  const aborted = () =>
+    fail("aborted", `stopped waiting for server ${serverId} to reach ${target}: aborted`);
+
+  for (;;) {
+    if (signal?.aborted) throw aborted();
+    const question: WatchQuestion = { ...asked, lastPolledAt, deadlineAt: options.deadlineAt };
+    let answer: WatchAnswer | undefined;
+    try {
+      answer = await watch.next(question);
+      lastPollError = undefined;
+    } catch (err) {
+      if (signal?.aborted) throw aborted();
+      if (!isTransient(err)) throw err;
+      lastPollError = err;
+      lastPolledAt = Date.now();
+    }
+    if (answer !== undefined) {
+      lastPolledAt = answer.polledAt;
+      const server = answer.server;
+      if (server === undefined) {
+        if (options.target === "gone") {
+          watch.learn(question, transient, answer);
+          return undefined as Reached<T>;
+        }
+        throw fail("disappeared", `server ${serverId} disappeared (404) before reaching ${target}`);
+      }
+      last = server;
+      const status = server.status;
+      if (status === transition) transient = server;
+      if (status === options.target) {
+        watch.learn(question, transient, answer);
+        return server as Reached<T>;
+      }
+      if (settlesIn(status) !== options.target && !pending.includes(status)) {
+        if (status === "error") {
+          throw fail(
+            "error",
+            `server ${serverId} went to status "error" before reaching ${target}`,
+          );
+        }
+        throw fail(
+          "unreachable",
+          `server ${serverId} is ${JSON.stringify(status)} and can no longer reach ${target} by itself (something else changed the server meanwhile)`,
+        );
+      }
+    }
+    if (Date.now() >= options.deadlineAt) {
+      const pollError =
+        lastPollError instanceof Error ? `; the last poll failed: ${lastPollError.message}` : "";
+      throw fail(
+        "timeout",
+        `timed out waiting for server ${serverId} to reach ${target}${pollError}`,
+        lastPollError,
+        options.timeoutSetting === undefined
+          ? undefined
+          : `raise ${options.timeoutSetting} if it needs longer`,
+      );
+    }
+  }
 }
