@@ -18,8 +18,6 @@ import {
   type ServerInputs,
   ServerInputsSchema,
   storedInputs,
-  timeoutMs,
-  timeoutSetting,
   toApi,
   withPowerStateDefault,
 } from "../../src/resources/server/model";
@@ -37,6 +35,18 @@ const implementation = onHost(serverOperations);
 const check = (news: Record<string, unknown>) => implementation.check({}, news);
 
 const server = wireServer;
+
+/** An operation's limit and the setting its wait names, from {@link deadlineFor} at time 0. */
+function limitOf(inputs: Partial<ServerInputs>, kind: keyof typeof DEFAULT_TIMEOUTS) {
+  vi.useFakeTimers({ now: 0 });
+  try {
+    return deadlineFor(inputs, kind);
+  } finally {
+    vi.useRealTimers();
+  }
+}
+const timeoutMs = (...args: Parameters<typeof limitOf>) => limitOf(...args).deadlineAt;
+const timeoutSetting = (...args: Parameters<typeof limitOf>) => limitOf(...args).timeoutSetting;
 
 const INPUTS: ServerInputs = {
   name: "web",

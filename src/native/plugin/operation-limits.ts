@@ -4,8 +4,8 @@
  */
 import { CloudInfraError, nameErrorClass } from "../../api/errors";
 import { withOperationSignal } from "../../api/http";
-import { formatDuration } from "../../lib/duration";
 import type { OperationLimits } from "../../resources/common";
+import { customTimeoutsSetting } from "../../resources/server/model";
 import type { ProviderSession } from "../../resources/session";
 
 /** An operation's time limit ran out (the request's `timeout`: the user's `customTimeouts`). */
@@ -30,7 +30,7 @@ export async function stoppable<T>(
   const ms = limits.timeoutMs;
   if (ms === undefined || ms <= 0) return withOperationSignal(session.cancelled, work);
   const deadline = new AbortController();
-  const setting = `customTimeouts.${operation} (now ${formatDuration(ms)})`;
+  const setting = customTimeoutsSetting(operation, ms);
   const timer = setTimeout(
     () =>
       deadline.abort(

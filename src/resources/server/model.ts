@@ -73,8 +73,7 @@ export const INPUT_FIELDS = Object.keys(ServerInputsSchema.shape).filter(
 ) as Exclude<keyof ServerInputs, "adoptId">[];
 
 function sameIdSet(a: unknown, b: unknown): boolean {
-  const norm = (v: unknown) => (v === undefined || v === null ? [] : v);
-  return isDeepStrictEqual(norm(a), norm(b));
+  return isDeepStrictEqual(a ?? [], b ?? []);
 }
 
 /** `"running"` when left out, except on a server adopted now or before: that one keeps its own. */
@@ -125,8 +124,7 @@ export function toApi(inputs: ServerInputs): CreateServerRequest {
 }
 
 export function osOf(server: Server): string | undefined {
-  const entry = server.data.find((d) => d.name === "os");
-  return entry?.value ?? undefined;
+  return server.data.find((d) => d.name === "os")?.value ?? undefined;
 }
 
 /** Where a wait ends: a settled status, or `gone` (the server answers 404). */
@@ -204,32 +202,30 @@ export function inputsOf(outputs: Props): Props {
   return out;
 }
 
-export function timeoutMs(inputs: Partial<ServerInputs>, kind: TimeoutKind): number {
-  const text = inputs.timeouts?.[kind] ?? DEFAULT_TIMEOUTS[kind];
-  return parseDuration(text) ?? (parseDuration(DEFAULT_TIMEOUTS[kind]) as number);
+/** `customTimeouts.create (now 1m30s)`: the engine's limit, as every error names it. */
+export function customTimeoutsSetting(operation: string, ms: number): string {
+  return `customTimeouts.${operation} (now ${formatDuration(ms)})`;
 }
 
-/** `timeouts.create (now 10m, the default)`. */
-export function timeoutSetting(inputs: Partial<ServerInputs>, kind: TimeoutKind): string {
-  const given = inputs.timeouts?.[kind];
-  return given === undefined
-    ? `timeouts.${kind} (now ${DEFAULT_TIMEOUTS[kind]}, the default)`
-    : `timeouts.${kind} (now ${given})`;
-}
-
-/** The deadline of one operation: the `timeouts` input, else the engine's `customTimeouts`. */
+/**
+ * The deadline of one operation: the `timeouts` input, else the engine's `customTimeouts`, else
+ * the default, and the setting a wait names when it gives up.
+ */
 export function deadlineFor(
   inputs: Partial<ServerInputs>,
   kind: TimeoutKind,
   limits?: OperationLimits,
 ): Deadline {
-  const custom = limits?.timeoutMs;
-  if (inputs.timeouts?.[kind] === undefined && custom !== undefined && custom > 0) {
-    const timeoutSetting = `customTimeouts.${kind} (now ${formatDuration(custom)})`;
-    return { deadlineAt: Date.now() + custom, timeoutSetting };
+  const given = inputs.timeouts?.[kind];
+  const custom = limits?.timeoutMs ?? 0;
+  if (given === undefined && custom > 0) {
+    return { deadlineAt: Date.now() + custom, timeoutSetting: customTimeoutsSetting(kind, custom) };
   }
-  return {
-    deadlineAt: Date.now() + timeoutMs(inputs, kind),
-    timeoutSetting: timeoutSetting(inputs, kind),
-  };
+  const fallback = DEFAULT_TIMEOUTS[kind];
+  const ms = parseDuration(given ?? fallback) ?? (parseDuration(fallback) as number);
+  const timeoutSetting =
+    given === undefined
+      ? `timeouts.${kind} (now ${fallback}, the default)`
+      : `timeouts.${kind} (now ${given})`;
+  return { deadlineAt: Date.now() + ms, timeoutSetting };
 }
