@@ -37,18 +37,20 @@ import {
 } from "./model";
 import { type Reached, ServerWaitError, serverWatch, waitForServerStatus } from "./watch";
 
-/** A lost answer is resent only when the server shows neither the action's `via` nor its `to`. */
-async function sendAction(
+/** Sends `action`, then waits for `target`; a lost answer is resent only when the server shows neither the action's `via` nor its `to`. */
+async function perform<T extends WaitTarget>(
   session: ProviderSession,
-  id: number,
+  initial: Server,
   action: ManagementAction,
+  target: T,
   deadline: Deadline,
-): Promise<string> {
+): Promise<Reached<T>> {
   const { client } = session;
+  const { id } = initial;
   const transition = MANAGEMENT_TRANSITIONS[action];
+  const sentAt = Date.now();
   let failure = "";
   let status = "unknown";
-  const lost = "unknown (its answer was lost)";
   const sent = await sendLookResend({
     send: () => client.servers.manage(id, { action }, { deadlineAt: deadline.deadlineAt }),
     afterFailure: async (err) => {
@@ -67,30 +69,20 @@ async function sendAction(
         throw new Error(`${failure}; server ${id} is gone (404)`, { cause: err });
       }
       if (now === undefined || now.status === transition.via || now.status === transition.to) {
-        return { found: lost };
+        return { found: "unknown (its answer was lost)" };
       }
       status = now.status;
       return RESEND;
     },
   });
-  if (sent.answer !== undefined) return sent.answer.action_id;
-  if (sent.found !== undefined) return sent.found;
-  throw new Error(
-    `${failure}; the ${action} action was sent ${DEFAULT_MAX_SENDS} times and each time server ${id} showed no sign of it (status ${JSON.stringify(status)}): run the command again`,
-  );
-}
-
-async function perform<T extends WaitTarget>(
-  session: ProviderSession,
-  initial: Server,
-  action: ManagementAction,
-  target: T,
-  deadline: Deadline,
-): Promise<Reached<T>> {
-  const sentAt = Date.now();
-  const actionId = await sendAction(session, initial.id, action, deadline);
+  if (sent.exhausted) {
+    throw new Error(
+      `${failure}; the ${action} action was sent ${DEFAULT_MAX_SENDS} times and each time server ${id} showed no sign of it (status ${JSON.stringify(status)}): run the command again`,
+    );
+  }
+  const actionId = sent.answer?.action_id ?? sent.found;
   const waiting = { action, actionId, target, ...deadline, initial, sentAt };
-  return waitForServerStatus(serverWatch(session), initial.id, waiting);
+  return waitForServerStatus(serverWatch(session), id, waiting);
 }
 
 /** Lets a transition under way finish (an action is refused meanwhile), then starts or stops. */

@@ -283,72 +283,58 @@ export async function waitForServerStatus<T extends WaitTarget>(
   let transient = last?.status === transition ? last : undefined;
   let lastPollError: unknown;
   let lastPolledAt = startedAt;
-  const sentAt = options.sentAt ?? startedAt;
-  const asked = { serverId: Number(serverId), transition, sentAt, startedAt };
+  const asked = { serverId: Number(serverId), transition, sentAt: options.sentAt ?? startedAt };
+  const target = JSON.stringify(options.target);
 
-  const fail = (
-    reason: ServerWaitError["reason"],
-    headline: string,
-    cause?: unknown,
-    advice?: string,
-  ): ServerWaitError => {
+  /** A timeout names the last poll's failure as its cause, and the setting to raise. */
+  const fail = (reason: ServerWaitError["reason"], headline: string): ServerWaitError => {
     const context = [
       options.actionId === undefined ? described : `${described} ${options.actionId}`,
       `last status ${last === undefined ? "unknown" : JSON.stringify(last.status)}`,
       `${formatDuration(Date.now() - startedAt)} elapsed`,
     ].join("; ");
-    return new ServerWaitError(
-      `${headline} (${context})${advice === undefined ? "" : `; ${advice}`}`,
-      reason,
-      last,
-      cause === undefined ? undefined : { cause },
-    );
+    const timedOut = reason === "timeout";
+    const advice =
+      timedOut && options.timeoutSetting !== undefined
+        ? `; raise ${options.timeoutSetting} if it needs longer`
+        : "";
+    const cause = timedOut && lastPollError !== undefined ? { cause: lastPollError } : undefined;
+    return new ServerWaitError(`${headline} (${context})${advice}`, reason, last, cause);
   };
-  const target = JSON.stringify(options.target);
-  const aborted = () =>
-    fail("aborted", `stopped waiting for server ${serverId} to reach ${target}: aborted`);
 
   for (;;) {
-    if (signal?.aborted) throw aborted();
-    const question: WatchQuestion = { ...asked, lastPolledAt, deadlineAt: options.deadlineAt };
+    const question = { ...asked, startedAt, lastPolledAt, deadlineAt: options.deadlineAt };
     let answer: WatchAnswer | undefined;
     try {
       answer = await watch.next(question);
       lastPollError = undefined;
     } catch (err) {
-      if (signal?.aborted) throw aborted();
+      if (signal?.aborted) {
+        throw fail("aborted", `stopped waiting for server ${serverId} to reach ${target}: aborted`);
+      }
       if (!isTransient(err)) throw err;
       lastPollError = err;
       lastPolledAt = Date.now();
     }
     if (answer !== undefined) {
       lastPolledAt = answer.polledAt;
-      const server = answer.server;
-      if (server === undefined) {
-        if (options.target === "gone") {
-          watch.learn(question, transient, answer);
-          return undefined as Reached<T>;
-        }
+      const { server } = answer;
+      if (server === undefined && options.target !== "gone") {
         throw fail("disappeared", `server ${serverId} disappeared (404) before reaching ${target}`);
       }
-      last = server;
-      const status = server.status;
-      if (status === transition) transient = server;
-      if (status === options.target) {
+      if (server?.status === transition) transient = server;
+      if (server === undefined || server.status === options.target) {
         watch.learn(question, transient, answer);
         return server as Reached<T>;
       }
-      if (settlesIn(status) !== options.target && !pending.includes(status)) {
-        if (status === "error") {
-          throw fail(
-            "error",
-            `server ${serverId} went to status "error" before reaching ${target}`,
-          );
-        }
-        throw fail(
-          "unreachable",
-          `server ${serverId} is ${JSON.stringify(status)} and can no longer reach ${target} by itself (something else changed the server meanwhile)`,
-        );
+      last = server;
+      if (settlesIn(server.status) !== options.target && !pending.includes(server.status)) {
+        throw server.status === "error"
+          ? fail("error", `server ${serverId} went to status "error" before reaching ${target}`)
+          : fail(
+              "unreachable",
+              `server ${serverId} is ${JSON.stringify(server.status)} and can no longer reach ${target} by itself (something else changed the server meanwhile)`,
+            );
       }
     }
     if (Date.now() >= options.deadlineAt) {
@@ -357,10 +343,6 @@ export async function waitForServerStatus<T extends WaitTarget>(
       throw fail(
         "timeout",
         `timed out waiting for server ${serverId} to reach ${target}${pollError}`,
-        lastPollError,
-        options.timeoutSetting === undefined
-          ? undefined
-          : `raise ${options.timeoutSetting} if it needs longer`,
       );
     }
   }
