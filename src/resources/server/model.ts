@@ -67,11 +67,6 @@ export const ServerInputsSchema = z.object({
 });
 export type ServerInputs = z.output<typeof ServerInputsSchema>;
 
-/** `adoptId` only says where `create` starts from. */
-export const INPUT_FIELDS = Object.keys(ServerInputsSchema.shape).filter(
-  (field) => field !== "adoptId",
-) as Exclude<keyof ServerInputs, "adoptId">[];
-
 function sameIdSet(a: unknown, b: unknown): boolean {
   return isDeepStrictEqual(a ?? [], b ?? []);
 }
@@ -100,6 +95,9 @@ export const FIELDS: FieldTable<ServerInputs> = {
   timeouts: {},
 };
 
+/** Every input but `adoptId`, which only says where `create` starts from. */
+export const INPUT_FIELDS = Object.keys(FIELDS) as (keyof typeof FIELDS)[];
+
 /** A server whose provisioning failed can neither start nor be repaired: it is replaced. */
 export function diffServer(olds: Props, news: Props): pulumi.dynamic.DiffResult {
   const result = diffInputs(olds, news, FIELDS);
@@ -110,17 +108,15 @@ export function diffServer(olds: Props, news: Props): pulumi.dynamic.DiffResult 
 }
 
 export function toApi(inputs: ServerInputs): CreateServerRequest {
-  return {
+  return definedOnly({
     plan_id: inputs.planId,
     image: inputs.image,
     user_defined_name: inputs.name,
-    ...(inputs.sshKeyIds === undefined ? {} : { ssh_key_ids: inputs.sshKeyIds }),
-    ...(inputs.securityGroupIds === undefined
-      ? {}
-      : { security_group_ids: inputs.securityGroupIds }),
+    ssh_key_ids: inputs.sshKeyIds,
+    security_group_ids: inputs.securityGroupIds,
     firewall_enabled: inputs.firewallEnabled,
     quantity: 1,
-  };
+  });
 }
 
 export function osOf(server: Server): string | undefined {
@@ -150,9 +146,8 @@ export function powerStateOf(status: string): PowerState | undefined {
 /** The stored inputs that still validate, field by field: an older state never fails a refresh. */
 export function storedInputs(props: Props | undefined): Partial<ServerInputs> {
   const out: Record<string, unknown> = {};
-  if (props === undefined) return out;
   for (const field of INPUT_FIELDS) {
-    if (props[field] === undefined) continue;
+    if (props?.[field] === undefined) continue;
     const parsed = ServerInputsSchema.shape[field].safeParse(props[field]);
     if (parsed.success) out[field] = parsed.data;
   }
@@ -174,10 +169,7 @@ export function liveInputs(server: Server, stored: Partial<ServerInputs>): Parti
   });
 }
 
-/**
- * Never holds `undefined` (the host cannot send it). Tags and other resources' attachments are
- * not outputs: the engine's legacy refresh diff would report them as a change after every `up`.
- */
+/** Never holds `undefined` (the host cannot send it); no tags or attachments (index.ts says why). */
 export function fromApi(server: Server, stored: Partial<ServerInputs>): Props {
   const reported = {
     ip: server.ip === "" ? undefined : server.ip,
@@ -197,9 +189,7 @@ export function fromApi(server: Server, stored: Partial<ServerInputs>): Props {
 }
 
 export function inputsOf(outputs: Props): Props {
-  const out: Props = {};
-  for (const field of INPUT_FIELDS) if (outputs[field] !== undefined) out[field] = outputs[field];
-  return out;
+  return definedOnly(Object.fromEntries(INPUT_FIELDS.map((field) => [field, outputs[field]])));
 }
 
 /** `customTimeouts.create (now 1m30s)`: the engine's limit, as every error names it. */

@@ -69,7 +69,6 @@ export class ServerWatch {
   /** The shortest duration seen of each transient status, and the moment it counts from. */
   readonly #expected = new Map<string, { ms: number; from: "startedAt" | "sentAt" }>();
   #timer: NodeJS.Timeout | undefined;
-  #timerDue = Number.POSITIVE_INFINITY;
   #polling = false;
   /** The session's cancellation (the engine's Cancel): every wait ends. */
   readonly signal: AbortSignal | undefined;
@@ -112,12 +111,10 @@ export class ServerWatch {
     let learned: { ms: number; from: "startedAt" | "sentAt" } | undefined;
     if (after === undefined) {
       learned = { ms: answer.answeredAt - question.sentAt, from: "sentAt" };
-    } else if (before !== undefined && before.status === transition) {
-      const from = Date.parse(before.status_date ?? "");
-      const to = Date.parse(after.status_date ?? "");
-      if (Number.isFinite(from) && Number.isFinite(to) && to >= from) {
-        learned = { ms: to - from, from: "startedAt" };
-      }
+    } else if (before?.status === transition) {
+      // NaN (a missing or unreadable `status_date`) is never >= 0.
+      const ms = Date.parse(after.status_date ?? "") - Date.parse(before.status_date ?? "");
+      if (ms >= 0) learned = { ms, from: "startedAt" };
     }
     if (learned === undefined) return;
     const known = this.#expected.get(transition);
@@ -143,10 +140,8 @@ export class ServerWatch {
     if (this.#polling) return;
     let due = Number.POSITIVE_INFINITY;
     for (const p of this.#pending) due = Math.min(due, this.dueAt(p.question));
-    if (due === this.#timerDue) return;
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    clearTimeout(this.#timer);
     this.#timer = undefined;
-    this.#timerDue = due;
     if (due === Number.POSITIVE_INFINITY) return;
     // A poll serves every wait: only the session's Cancel ends it, not the operation that armed
     // the timer (its customTimeouts would end the request in flight for all, http.ts).
@@ -158,7 +153,6 @@ export class ServerWatch {
 
   async #poll(): Promise<void> {
     this.#timer = undefined;
-    this.#timerDue = Number.POSITIVE_INFINITY;
     const batch = [...this.#pending];
     if (batch.length === 0) return;
     this.#polling = true;
