@@ -11,6 +11,7 @@ import {
   checkResultOf,
   describeOperation,
   diffInputs,
+  type OperationLimits,
   operationError,
   type Props,
   unlessNotFound,
@@ -20,25 +21,11 @@ import { resourceIdOf } from "../ids";
 import { INPUT_RULES } from "../input-rules";
 import { type Deadline, type KindDefinition, kindOperations, parseInputs } from "../kind";
 import type { ProviderSession } from "../session";
-import {
-  deadlineFor,
-  diffServer,
-  FIELDS,
-  fromApi,
-  inputsOf,
-  type PowerState,
-  type ServerInputs,
-  ServerInputsSchema,
-  settlesIn,
-  storedInputs,
-  toApi,
-  type WaitTarget,
-  withPowerStateDefault,
-} from "./model";
+import * as model from "./model";
 import { type Reached, ServerWaitError, serverWatch, waitForServerStatus } from "./watch";
 
 /** Sends `action`, then waits for `target`; a lost answer is resent only when the server shows neither the action's `via` nor its `to`. */
-async function perform<T extends WaitTarget>(
+async function perform<T extends model.WaitTarget>(
   session: ProviderSession,
   initial: Server,
   action: ManagementAction,
@@ -89,7 +76,7 @@ async function perform<T extends WaitTarget>(
 async function ensurePowerState(
   session: ProviderSession,
   id: number,
-  wanted: PowerState,
+  wanted: model.PowerState,
   deadline: Deadline,
 ): Promise<Server> {
   const watch = serverWatch(session);
@@ -97,7 +84,7 @@ async function ensurePowerState(
   if (server === undefined) {
     throw new NotFoundError({ status: 404, method: "GET", path: `/v1/servers/${id}` });
   }
-  const target = settlesIn(server.status);
+  const target = model.settlesIn(server.status);
   if (target === "gone") {
     throw new Error(`server ${id} is being deleted (status "deleting"): it cannot be ${wanted}`);
   }
@@ -123,7 +110,7 @@ async function converge(
   session: ProviderSession,
   live: Server,
   before: readonly number[],
-  inputs: ServerInputs,
+  inputs: model.ServerInputs,
   deadline: Deadline,
 ): Promise<Server> {
   const { client } = session;
@@ -148,11 +135,18 @@ async function converge(
   return ensurePowerState(session, live.id, inputs.powerState, deadline);
 }
 
-async function deleteServer(session: ProviderSession, id: number, deadline: Deadline) {
+async function deleteServer(
+  session: ProviderSession,
+  resourceId: string,
+  props: Props,
+  limits?: OperationLimits,
+) {
+  const id = resourceIdOf(resourceId, "a server id");
+  const deadline = model.deadlineFor(model.storedInputs(props), "delete", limits);
   const watch = serverWatch(session);
   const initial = await watch.read(id);
   if (initial === undefined) return;
-  const target = settlesIn(initial.status);
+  const target = model.settlesIn(initial.status);
   if (target !== undefined) {
     // The delete action is refused during a transition; one that ends in `error` is fine
     // (an errored server can be deleted), one that ends with the server gone is done.
@@ -171,32 +165,27 @@ async function deleteServer(session: ProviderSession, id: number, deadline: Dead
 
 /** Names are not unique: only a server that did not exist before the request is taken for its. */
 export const definition: KindDefinition<
-  ServerInputs,
+  model.ServerInputs,
   Server,
   CreateServerRequest,
   Server[],
   Props
 > = {
   what: { kind: "Server", noun: "server" },
-  schema: ServerInputsSchema,
+  schema: model.ServerInputsSchema,
   rules: INPUT_RULES.Server,
-  fields: FIELDS,
+  fields: model.FIELDS,
   api: {
     idOf: (server) => server.id,
     list: (client) => ({ key: "servers", read: (options) => client.servers.list(options) }),
     create: (client, request, options) => client.servers.create(request, options),
     idInAnswer: (servers) => servers[0]?.id,
-    delete: (session, id, props, limits) =>
-      deleteServer(
-        session,
-        resourceIdOf(id, "a server id"),
-        deadlineFor(storedInputs(props), "delete", limits),
-      ),
+    delete: deleteServer,
   },
-  toApi,
-  fromApi: (server, known) => fromApi(server, storedInputs(known)),
-  liveInputs: inputsOf,
-  createDeadline: (inputs, limits) => deadlineFor(inputs, "create", limits),
+  toApi: model.toApi,
+  fromApi: (server, known) => model.fromApi(server, model.storedInputs(known)),
+  liveInputs: model.inputsOf,
+  createDeadline: (inputs, limits) => model.deadlineFor(inputs, "create", limits),
   /** The server exists from here on: a failure keeps it in the stack, or Pulumi forgets it. */
   async created(session, made, inputs, ongoing) {
     const server = made.answer === undefined ? made.found : made.answer[0];
@@ -212,13 +201,13 @@ export const definition: KindDefinition<
       if (inputs.powerState === "stopped") {
         last = await ensurePowerState(session, server.id, "stopped", deadline);
       }
-      return fromApi(last, inputs);
+      return model.fromApi(last, inputs);
     } catch (err) {
       if (err instanceof ServerWaitError && err.lastServer !== undefined) last = err.lastServer;
       const message = err instanceof Error ? err.message : String(err);
       const next = last.status === "error" ? "replaces it" : "resumes from it";
       const why = `${message}; server ${server.id} exists and is kept in the stack: the next pulumi up ${next}`;
-      throw kept(fromApi(last, inputs), new Error(why, { cause: err }));
+      throw kept(model.fromApi(last, inputs), new Error(why, { cause: err }));
     }
   },
   /** A refused `plan_id` lists every plan id (ids are not names: no "did you mean"). */
@@ -243,27 +232,23 @@ export const definition: KindDefinition<
     read: (session, id) => serverWatch(session).read(id),
     /** The replacing fields, as a refresh would read them: no image without `os`, no SSH keys. */
     mismatches(live, inputs) {
+      const found = model.fromApi(live, inputs);
       const wanted: Props = { ...inputs };
-      const found = fromApi(live, inputs);
-      const { replaces = [] } = diffInputs(found, wanted, FIELDS);
-      return replaces.map((field) => ({
-        field,
-        live: shown(found[field]),
-        wanted: shown(wanted[field]),
-      }));
+      const { replaces = [] } = diffInputs(found, wanted, model.FIELDS);
+      return replaces.map((f) => ({ field: f, live: shown(found[f]), wanted: shown(wanted[f]) }));
     },
     refusal(live) {
       if (live.status === "error") {
         return `server ${live.id} is in status "error" and cannot be adopted: its provisioning failed; delete it, or adopt another server`;
       }
-      if (settlesIn(live.status) === "gone") {
+      if (model.settlesIn(live.status) === "gone") {
         return `server ${live.id} is in status ${JSON.stringify(live.status)} and cannot be adopted: it is being deleted`;
       }
       return undefined;
     },
     async converge(session, live, inputs) {
-      const server = await converge(session, live, [], inputs, deadlineFor(inputs, "create"));
-      return fromApi(server, inputs);
+      const server = await converge(session, live, [], inputs, model.deadlineFor(inputs, "create"));
+      return model.fromApi(server, inputs);
     },
   },
 };
@@ -272,22 +257,22 @@ export const operations = kindOperations(definition, {
   async check(_session, olds, news) {
     const checked = INPUT_RULES.Server(news);
     if (checked.issues.length > 0) return checkResultOf(checked);
-    return { inputs: withPowerStateDefault(checked.inputs, olds) };
+    return { inputs: model.withPowerStateDefault(checked.inputs, olds) };
   },
 
   async diff(_session, id, olds, news) {
-    return guardAdoptedReplacement(definition.what, id, news, diffServer(olds, news));
+    return guardAdoptedReplacement(definition.what, id, news, model.diffServer(olds, news));
   },
 
   async update(session, id, olds, news, limits) {
-    const before = storedInputs(olds);
+    const before = model.storedInputs(olds);
     const operation = describeOperation("updating", "Server", before.name ?? id);
-    const inputs = parseInputs(ServerInputsSchema, news, operation);
-    const deadline = deadlineFor(inputs, "update", limits);
+    const inputs = parseInputs(model.ServerInputsSchema, news, operation);
+    const deadline = model.deadlineFor(inputs, "update", limits);
     try {
       const live = await session.client.servers.get(resourceIdOf(id, "a server id"));
       const server = await converge(session, live, before.securityGroupIds ?? [], inputs, deadline);
-      return { outs: fromApi(server, inputs) };
+      return { outs: model.fromApi(server, inputs) };
     } catch (err) {
       throw operationError(operation, err);
     }
