@@ -208,6 +208,7 @@ const WATCH: SessionSlot<ServerWatch> = {
 export function serverWatch(session: ProviderSession): ServerWatch {
   return session.slot(WATCH);
 }
+
 export interface WaitForServerStatusOptions {
   /** What started the wait: a management action, a create, or a transition already under way. */
   action: ManagementAction | "create" | "settle";
@@ -280,20 +281,20 @@ export async function waitForServerStatus<T extends WaitTarget>(
   const asked = { serverId: Number(serverId), transition, sentAt: options.sentAt ?? startedAt };
   const target = JSON.stringify(options.target);
 
-  /** A timeout names the last poll's failure as its cause, and the setting to raise. */
+  /** A timeout also names the last poll's failure (its cause) and the setting to raise. */
   const fail = (reason: ServerWaitError["reason"], headline: string): ServerWaitError => {
     const context = [
       options.actionId === undefined ? described : `${described} ${options.actionId}`,
       `last status ${last === undefined ? "unknown" : JSON.stringify(last.status)}`,
       `${formatDuration(Date.now() - startedAt)} elapsed`,
     ].join("; ");
-    const timedOut = reason === "timeout";
-    const advice =
-      timedOut && options.timeoutSetting !== undefined
-        ? `; raise ${options.timeoutSetting} if it needs longer`
-        : "";
-    const cause = timedOut && lastPollError !== undefined ? { cause: lastPollError } : undefined;
-    return new ServerWaitError(`${headline} (${context})${advice}`, reason, last, cause);
+    if (reason !== "timeout") return new ServerWaitError(`${headline} (${context})`, reason, last);
+    const polled =
+      lastPollError instanceof Error ? `; the last poll failed: ${lastPollError.message}` : "";
+    const { timeoutSetting: setting } = options;
+    const advice = setting === undefined ? "" : `; raise ${setting} if it needs longer`;
+    const cause = lastPollError === undefined ? undefined : { cause: lastPollError };
+    return new ServerWaitError(`${headline}${polled} (${context})${advice}`, reason, last, cause);
   };
 
   for (;;) {
@@ -332,12 +333,7 @@ export async function waitForServerStatus<T extends WaitTarget>(
       }
     }
     if (Date.now() >= options.deadlineAt) {
-      const pollError =
-        lastPollError instanceof Error ? `; the last poll failed: ${lastPollError.message}` : "";
-      throw fail(
-        "timeout",
-        `timed out waiting for server ${serverId} to reach ${target}${pollError}`,
-      );
+      throw fail("timeout", `timed out waiting for server ${serverId} to reach ${target}`);
     }
   }
 }
