@@ -264,15 +264,6 @@ describe("fromApi and the live inputs", () => {
     expect(outs).not.toHaveProperty("attachedSecurityGroupIds");
   });
 
-  it("reads stored inputs field by field, skipping what no longer validates", () => {
-    expect(
-      storedInputs({ name: "web", planId: "x", powerState: "stopped", status: "running" }),
-    ).toStrictEqual({
-      name: "web",
-      powerState: "stopped",
-    });
-  });
-
   it("creates exactly one server with the wire's names", () => {
     expect(toApi({ ...INPUTS, securityGroupIds: [4], firewallEnabled: true })).toEqual({
       plan_id: 3,

@@ -143,17 +143,6 @@ export function powerStateOf(status: string): PowerState | undefined {
   return to === "gone" ? undefined : to;
 }
 
-/** The stored inputs that still validate, field by field: an older state never fails a refresh. */
-export function storedInputs(props: Props | undefined): Partial<ServerInputs> {
-  const out: Record<string, unknown> = {};
-  for (const field of INPUT_FIELDS) {
-    if (props?.[field] === undefined) continue;
-    const parsed = ServerInputsSchema.shape[field].safeParse(props[field]);
-    if (parsed.success) out[field] = parsed.data;
-  }
-  return out as Partial<ServerInputs>;
-}
-
 /** SSH keys and timeouts cannot be read back; listed groups detached meanwhile drop out. */
 export function liveInputs(server: Server, stored: Partial<ServerInputs>): Partial<ServerInputs> {
   const attached = new Set(server.security_groups.map((g) => g.id));
@@ -190,6 +179,11 @@ export function fromApi(server: Server, stored: Partial<ServerInputs>): Props {
 
 export function inputsOf(outputs: Props): Props {
   return definedOnly(Object.fromEntries(INPUT_FIELDS.map((field) => [field, outputs[field]])));
+}
+
+/** A state's inputs (`check` validated them before this version stored them). */
+export function storedInputs(props: Props | undefined): Partial<ServerInputs> {
+  return inputsOf(props ?? {}) as Partial<ServerInputs>;
 }
 
 /** `customTimeouts.create (now 1m30s)`: the engine's limit, as every error names it. */
