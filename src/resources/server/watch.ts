@@ -75,25 +75,23 @@ export class ServerWatch {
 
   constructor(source: ServerSource, options: { signal?: AbortSignal } = {}) {
     this.#source = source;
-    this.signal = options.signal;
+    const { signal } = options;
+    this.signal = signal;
+    // Every wait ends at once, even one whose poll is in flight.
+    signal?.addEventListener("abort", () => {
+      for (const p of this.#pending) p.reject(signal.reason);
+      this.#pending.clear();
+      this.#arm();
+    });
   }
 
   /** The answer of the next poll sent after this call; rejects with its error, or on abort. */
   next(question: WatchQuestion): Promise<WatchAnswer> {
-    const { signal } = this;
-    if (signal?.aborted) return Promise.reject(signal.reason);
-    let onAbort = (): void => {};
+    if (this.signal?.aborted) return Promise.reject(this.signal.reason);
     return new Promise<WatchAnswer>((resolve, reject) => {
-      const pending: Pending = { question, resolve, reject };
-      onAbort = () => {
-        this.#pending.delete(pending);
-        reject(signal?.reason);
-        this.#arm();
-      };
-      signal?.addEventListener("abort", onAbort, { once: true });
-      this.#pending.add(pending);
+      this.#pending.add({ question, resolve, reject });
       this.#arm();
-    }).finally(() => signal?.removeEventListener("abort", onAbort));
+    });
   }
 
   /** The server as a poll sent at once shows it; reads that arrive meanwhile share the next. */
@@ -156,7 +154,6 @@ export class ServerWatch {
     const batch = [...this.#pending];
     if (batch.length === 0) return;
     this.#polling = true;
-    for (const p of batch) this.#pending.delete(p);
     const polledAt = Date.now();
     try {
       const ids = new Set(batch.map((p) => p.question.serverId));
@@ -175,6 +172,7 @@ export class ServerWatch {
     } catch (err) {
       for (const p of batch) p.reject(err);
     } finally {
+      for (const p of batch) this.#pending.delete(p);
       this.#polling = false;
       this.#arm();
     }
