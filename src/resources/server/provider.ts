@@ -163,7 +163,6 @@ async function deleteServer(
   await unlessNotFound(perform(session, initial, "delete", "gone", deadline));
 }
 
-/** Names are not unique: only a server that did not exist before the request is taken for its. */
 export const definition: KindDefinition<
   model.ServerInputs,
   Server,
