@@ -4,7 +4,7 @@
  */
 import type { CreateKeyRequest, Key, KeyEnvelope } from "../../api/schemas/keys";
 import { parsePublicKey } from "../../lib/sshkeys";
-import { guardAdoptedReplacement, type Mismatch, shown } from "../adopt";
+import { shown } from "../adopt";
 import {
   describeOperation,
   diffInputs,
@@ -18,7 +18,8 @@ import { type KindDefinition, kindOperations } from "../kind";
 import * as model from "./model";
 
 /** The text itself when it does not parse. */
-function fingerprintOf(text: string): string {
+function fingerprintOf(key: model.SshKeyInputs): string {
+  const text = key.publicKey ?? "";
   try {
     return parsePublicKey(text).fingerprint;
   } catch {
@@ -78,7 +79,7 @@ export const definition: KindDefinition<
     describe: (key) =>
       key.generate
         ? `named ${JSON.stringify(key.name)}`
-        : `named ${JSON.stringify(key.name)} with fingerprint ${fingerprintOf(key.publicKey ?? "")}`,
+        : `named ${JSON.stringify(key.name)} with fingerprint ${fingerprintOf(key)}`,
     // A delete whose own answer was lost and was retried answers 404: the key is gone.
     discard: (session, key) =>
       key.generate
@@ -87,7 +88,7 @@ export const definition: KindDefinition<
   },
   async taken(session, key, err) {
     if (key.generate) return err;
-    const fingerprint = fingerprintOf(key.publicKey ?? "");
+    const fingerprint = fingerprintOf(key);
     return explainConflict(
       err,
       async () => (await session.client.keys.list()).find((k) => k.fingerprint === fingerprint),
@@ -108,41 +109,26 @@ export const definition: KindDefinition<
         ),
     );
   },
+  // The service holds a key once: a new copy of the same key material waits for the old one to go.
+  deleteBeforeReplace: (olds, news) =>
+    news["generate"] !== true && model.sameKeyMaterial(olds["publicKey"], news["publicKey"]),
   // A key cannot change, so adopting one only checks it; an adopted key has no `privateKey`.
   adoption: {
     mismatches(live, key) {
-      const out: Mismatch[] = [];
-      if (live.name !== key.name) {
-        out.push({ field: "name", live: shown(live.name), wanted: shown(key.name) });
-      }
-      if (!key.generate && !model.sameKeyMaterial(live.public_key, key.publicKey)) {
-        out.push({
-          field: "publicKey",
-          live: `the key ${live.fingerprint}`,
-          wanted: `the key ${fingerprintOf(key.publicKey ?? "")}`,
-        });
-      }
-      return out;
+      const wanted: Props = { ...key };
+      const outputs: Props = { ...withKnown(live, wanted) };
+      const { replaces = [] } = diffInputs(outputs, wanted, model.SSH_KEY_FIELDS);
+      return replaces.map((field) =>
+        field === "publicKey"
+          ? { field, live: `the key ${live.fingerprint}`, wanted: `the key ${fingerprintOf(key)}` }
+          : { field, live: shown(outputs[field]), wanted: shown(wanted[field]) },
+      );
     },
     converge: async (_session, live, key) => ({ ...model.fromApi(live), generate: key.generate }),
   },
 };
 
 export const operations = kindOperations(definition, {
-  async diff(_session, id, olds, news) {
-    const generated = news["generate"] === true;
-    const { publicKey, ...others } = model.SSH_KEY_FIELDS;
-    // A generated key's public half is the service's output, not something the program sets.
-    const result = diffInputs(olds, news, generated ? others : { publicKey, ...others });
-    // The service refuses a second copy of a key, so a new copy of the same key can only be
-    // imported after the old one is gone.
-    const sameKey = !generated && model.sameKeyMaterial(olds["publicKey"], news["publicKey"]);
-    return guardAdoptedReplacement(definition.what, id, news, {
-      ...result,
-      deleteBeforeReplace: (result.replaces?.length ?? 0) > 0 && sameKey,
-    });
-  },
-
   // `diff` replaces on every change, so the engine calls this only to finish a resource whose
   // create it recorded as incomplete: the key is read back and nothing stored is lost.
   async update(session, id, olds) {
