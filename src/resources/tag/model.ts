@@ -1,4 +1,3 @@
-/** Tag inputs and the pure mapping to and from the wire (`/v1/tags`). */
 import { z } from "zod";
 import { DescriptionInputSchema, expected, NameInputSchema } from "../../api/schemas/common";
 import { COLOR_PATTERN, type CreateTagRequest, type Tag } from "../../api/schemas/tags";
@@ -51,7 +50,6 @@ function sameServers(a: unknown, b: unknown): boolean {
   return sameNormalised(a, b, (ids) => normaliseIds(ids.map(Number)));
 }
 
-/** Every Tag property changes in place. */
 export const TAG_FIELDS: FieldTable<TagInputs> = {
   name: {},
   color: { equals: sameColor },
