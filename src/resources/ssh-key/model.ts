@@ -1,7 +1,4 @@
-/**
- * SshKey inputs and the pure wire mapping (`/v1/keys`). A key is its key material, never its
- * comment: replacing a key for its comment would gain nothing (the service holds a key once).
- */
+/** A key is its key material, never its comment: replacing a key for its comment gains nothing. */
 import { z } from "zod";
 import { expected, NameInputSchema } from "../../api/schemas/common";
 import type { CreateKeyRequest, Key } from "../../api/schemas/keys";
@@ -17,7 +14,6 @@ export function canonicalPublicKey(text: string): string {
   return key.comment === "" ? line : `${line} ${key.comment}`;
 }
 
-/** Type and data only. */
 function keyMaterial(text: string): string | undefined {
   try {
     const key = parsePublicKey(text);
@@ -90,7 +86,6 @@ export interface SshKeyOutputs {
   privateKey?: string;
 }
 
-/** The service cannot change a key: every difference replaces it. */
 export const SSH_KEY_FIELDS: FieldTable<SshKeyInputs> = {
   name: { replaceOnChange: true },
   // Left out (a generated key), the public half is the service's to choose.

@@ -1,17 +1,8 @@
-/**
- * A generated key's private half exists only in the creation answer: later operations carry it
- * from the state, and one whose answer was lost is deleted before the create is sent again.
- */
+/** A generated key's private half is only in the creation answer: a lost one's key is deleted. */
 import type { CreateKeyRequest, Key, KeyEnvelope } from "../../api/schemas/keys";
 import { parsePublicKey } from "../../lib/sshkeys";
 import { shown } from "../adopt";
-import {
-  describeOperation,
-  diffInputs,
-  operationError,
-  type Props,
-  unlessNotFound,
-} from "../common";
+import { diffInputs, type Props, unlessNotFound } from "../common";
 import { alreadyExistsError, explainConflict } from "../conflict";
 import { INPUT_RULES } from "../input-rules";
 import { type KindDefinition, kindOperations } from "../kind";
@@ -62,18 +53,15 @@ export const definition: KindDefinition<
   async created(session, made, key) {
     if (!key.generate) return withKnown(made.found ?? made.answer.key, { ...key });
     const answer = made.answer;
-    if (
-      answer === undefined ||
-      typeof answer.private_key !== "string" ||
-      answer.private_key === ""
-    ) {
+    const privateKey = answer?.private_key ?? "";
+    if (answer === undefined || privateKey === "") {
       // Without its private half the key is useless to the user; leave nothing behind.
       await session.client.keys.delete(made.id).catch(() => undefined);
       throw new Error(
         `the service generated key id ${made.id} but did not return its private key; the key was deleted again`,
       );
     }
-    return { ...model.fromApi(answer.key), generate: true, privateKey: answer.private_key };
+    return withKnown(answer.key, { generate: true, privateKey });
   },
   recovery: {
     describe: (key) =>
@@ -128,14 +116,4 @@ export const definition: KindDefinition<
   },
 };
 
-export const operations = kindOperations(definition, {
-  // `diff` replaces on every change, so the engine calls this only to finish a resource whose
-  // create it recorded as incomplete: the key is read back and nothing stored is lost.
-  async update(session, id, olds) {
-    try {
-      return { outs: { ...withKnown(await session.client.keys.get(id), olds) } };
-    } catch (err) {
-      throw operationError(describeOperation("updating", "SshKey", id), err);
-    }
-  },
-});
+export const operations = kindOperations(definition);
