@@ -1,4 +1,3 @@
-/** User inputs and the pure mapping to the wire (`/v1/account/users`). */
 import { z } from "zod";
 import { expected, NameInputSchema } from "../../api/schemas/common";
 import { type CreateUserRequest, DidInputSchema } from "../../api/schemas/iam";

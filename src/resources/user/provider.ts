@@ -31,6 +31,13 @@ async function userTaken(user: model.UserInputs, err: ConflictError): Promise<Er
   return err;
 }
 
+function userGone(id: string, err: NotFoundError): Error {
+  return new Error(
+    `user ${id} no longer exists (deleted outside Pulumi; the API cannot read users, so refresh cannot notice): remove it from the state with \`pulumi state delete\` and run \`pulumi up\` to create it again (${err.message})`,
+    { cause: err },
+  );
+}
+
 export const definition: KindDefinition<
   model.UserInputs,
   never,
@@ -82,16 +89,7 @@ export const operations = kindOperations(definition, {
       try {
         await session.client.iam.updateUserRole(id, { role_id: user.roleId });
       } catch (err) {
-        if (err instanceof NotFoundError) {
-          throw operationError(
-            operation,
-            new Error(
-              `user ${id} no longer exists (deleted outside Pulumi; the API cannot read users, so refresh cannot notice): remove it from the state with \`pulumi state delete\` and run \`pulumi up\` to create it again (${err.message})`,
-              { cause: err },
-            ),
-          );
-        }
-        throw operationError(operation, err);
+        throw operationError(operation, err instanceof NotFoundError ? userGone(id, err) : err);
       }
     }
     // The key is not in `news` (it is an output) and the service never shows it again: carry it.
