@@ -20,10 +20,10 @@ function listPermissions(session: ProviderSession): Promise<readonly Permission[
   return session.lists.read("permissions", () => session.client.iam.listPermissions());
 }
 
-function systemRoleError(role: Role, err?: unknown): Error {
+function systemRoleError(role: Role, err: ConflictError): Error {
   return new Error(
     `${JSON.stringify(role.name)} is a system role (role id ${role.id}): the service defines it and it cannot be created, changed or deleted by a Role resource; choose another name, or give users the system role by passing its id as a User's roleId`,
-    err === undefined ? undefined : { cause: err },
+    { cause: err },
   );
 }
 
@@ -83,7 +83,7 @@ export const definition: KindDefinition<
       special: (existing) => (existing.system_role ? systemRoleError(existing, err) : undefined),
     });
   },
-  async deleteConflict(session, id, err: ConflictError) {
+  async deleteConflict(session, id, err) {
     const self = await systemRole(session, id);
     return self === undefined ? err : systemRoleError(self, err);
   },
@@ -114,16 +114,12 @@ async function check(session: ProviderSession, _olds: Props, news: Props) {
   });
   // Resolved in the program's order, so a failure names the position the user wrote.
   const resolution = resolvePermissions(names.map(String), catalogue);
-  if (!resolution.ok) {
-    return {
-      inputs: news,
-      failures: resolution.problems.map((p) => ({
-        property: "permissions",
-        reason: `permissions[${p.index}]: ${p.reason}`,
-      })),
-    };
-  }
-  return { inputs: { ...result.inputs, permissions: resolution.names } };
+  if (resolution.ok) return { inputs: { ...result.inputs, permissions: resolution.names } };
+  const issues = resolution.problems.map((p) => ({
+    path: ["permissions", p.index],
+    message: p.reason,
+  }));
+  return checkResultOf({ inputs: news, issues });
 }
 
 export const operations: KindOperations = kindOperations(definition, { check });
