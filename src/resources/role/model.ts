@@ -73,7 +73,6 @@ export function fromApi(role: Role, catalogue: readonly Permission[] = []): Role
   };
 }
 
-/** A grant does not name its permission: the catalogue must be read. */
 export function needsCatalogue(role: Role): boolean {
   return role.role_permissions.some((grant) => grant.permission?.name === undefined);
 }

@@ -17,7 +17,6 @@ import { described, sameText } from "../common";
 import type { FieldTable } from "../kind";
 import { normaliseCidr } from "./cidr";
 
-/** Only the keys that are set. */
 export interface RuleOutputs {
   action: (typeof RULE_ACTIONS)[number];
   proto: (typeof RULE_PROTOCOLS)[number];

@@ -33,7 +33,6 @@ export function sameKeyMaterial(a: unknown, b: unknown): boolean {
 const PUBLIC_KEY_ALLOWED =
   "expected one line of a .pub file: ssh-ed25519, ssh-rsa (2048 bits or more) or ecdsa-sha2-nistp256/384/521, then the base64 key data and an optional comment";
 
-/** `generate` is always a boolean once checked. */
 export const SshKeyInputsSchema = z.object({
   name: NameInputSchema,
   publicKey: z
