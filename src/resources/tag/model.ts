@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { DescriptionInputSchema, expected, NameInputSchema } from "../../api/schemas/common";
 import { COLOR_PATTERN, type CreateTagRequest, type Tag } from "../../api/schemas/tags";
+import { definedOnly } from "../../lib/defined";
 import { AdoptIdSchema } from "../adopt";
 import { sameNormalised, sameText } from "../common";
 import { idReference } from "../ids";
@@ -78,11 +79,6 @@ export function fromApi(tag: Tag, managesServers: boolean): TagOutputs {
 }
 
 export function outputsFromInputs(tagId: number, inputs: TagInputs): TagOutputs {
-  return {
-    tagId,
-    name: inputs.name,
-    color: inputs.color,
-    data: inputs.data ?? "",
-    ...(inputs.serverIds === undefined ? {} : { serverIds: inputs.serverIds }),
-  };
+  const { adoptId: _adoptId, ...given } = inputs;
+  return { tagId, ...definedOnly(given), data: inputs.data ?? "" };
 }

@@ -1,7 +1,6 @@
 /** No call reads or lists users: `read` keeps the state; create recovery rests on the 409. */
 import { type ConflictError, NotFoundError } from "../../api/errors";
 import type { CreateUserRequest, CreateUserResponse } from "../../api/schemas/iam";
-import { definedOnly } from "../../lib/defined";
 import { describeOperation, operationError, unlessNotFound } from "../common";
 import { AlreadyExistsError } from "../conflict";
 import { INPUT_RULES } from "../input-rules";
@@ -95,6 +94,6 @@ export const operations = kindOperations(definition, {
     // The key is not in `news` (it is an output) and the service never shows it again: carry it.
     const apiKey = typeof olds["apiKey"] === "string" ? olds["apiKey"] : undefined;
     const userId = Number(olds["userId"] ?? id);
-    return { outs: { ...definedOnly({ ...model.outputsFromInputs(userId, user, apiKey) }) } };
+    return { outs: { ...model.outputsFromInputs(userId, user, apiKey) } };
   },
 });
