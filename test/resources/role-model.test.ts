@@ -166,12 +166,12 @@ describe("Role wire mapping", () => {
   const inputs: RoleInputs = { name: "ops", permissions: ["servers:read", "tags:read"] };
 
   it("always sends a description and the permission ids", () => {
-    expect(toApi(inputs, [1, 3])).toStrictEqual({
+    expect(toApi({ ...inputs, permissionIds: [1, 3] })).toStrictEqual({
       name: "ops",
       description: "",
       permission_ids: [1, 3],
     });
-    expect(toApi({ ...inputs, description: "x" }, [3])).toStrictEqual({
+    expect(toApi({ ...inputs, description: "x", permissionIds: [3] })).toStrictEqual({
       name: "ops",
       description: "x",
       permission_ids: [3],
@@ -203,7 +203,7 @@ describe("Role wire mapping", () => {
   });
 
   it("records what was sent, and refreshes to the inputs that would make the live role", () => {
-    const outputs = outputsFromInputs(5, inputs, [1, 3]);
+    const outputs = outputsFromInputs(5, { ...inputs, permissionIds: [1, 3] });
     expect(outputs).toStrictEqual({
       roleId: 5,
       name: "ops",

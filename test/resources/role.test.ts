@@ -93,7 +93,7 @@ describe("Role mapping", () => {
   });
 
   it("always sends the description, so removing it clears it", () => {
-    expect(toApi({ name: "r", permissions: [] }, [])).toEqual({
+    expect(toApi({ name: "r", permissions: [], permissionIds: [] })).toEqual({
       name: "r",
       description: "",
       permission_ids: [],

@@ -1,4 +1,3 @@
-/** Role inputs and the pure wire mapping (`/v1/account/roles`): the wire carries permission ids. */
 import { z } from "zod";
 import { DescriptionInputSchema, expected, NameInputSchema } from "../../api/schemas/common";
 import type { CreateRoleRequest, Permission, Role } from "../../api/schemas/iam";
@@ -23,14 +22,14 @@ export const RoleInputsSchema = z.object({
   adoptId: AdoptIdSchema.optional(),
 });
 export type RoleInputs = z.output<typeof RoleInputsSchema>;
+/** With the ids of its permissions, which the wire carries: the catalogue's answer. */
+export type ResolvedRole = RoleInputs & { permissionIds: number[] };
 
 export interface RoleOutputs {
   roleId: number;
   name: string;
   description: string;
-  /** Sorted. */
   permissions: string[];
-  /** Ascending. */
   permissionIds: number[];
 }
 
@@ -38,19 +37,18 @@ function sameNames(a: unknown, b: unknown): boolean {
   return sameNormalised(a, b, (v) => normaliseNames(v.map((n) => String(n).trim().toLowerCase())));
 }
 
-/** Every Role property changes in place. */
 export const ROLE_FIELDS: FieldTable<RoleInputs> = {
   name: {},
   description: { equals: sameText },
   permissions: { equals: sameNames },
 };
 
-export function toApi(inputs: RoleInputs, permissionIds: readonly number[]): CreateRoleRequest {
+export function toApi(role: ResolvedRole): CreateRoleRequest {
   return {
-    name: inputs.name,
+    name: role.name,
     // Always sent: an update without it would keep a description the program removed.
-    description: inputs.description ?? "",
-    permission_ids: [...permissionIds],
+    description: role.description ?? "",
+    permission_ids: [...role.permissionIds],
   };
 }
 
@@ -75,20 +73,11 @@ export function fromApi(role: Role, catalogue: readonly Permission[] = []): Role
   };
 }
 
-/** A grant does not name its permission: the catalogue must be read. */
 export function needsCatalogue(role: Role): boolean {
   return role.role_permissions.some((grant) => grant.permission?.name === undefined);
 }
 
-export function outputsFromInputs(
-  roleId: number,
-  inputs: RoleInputs,
-  permissionIds: readonly number[],
-): RoleOutputs {
-  return {
-    roleId,
-    ...described(inputs),
-    permissions: inputs.permissions,
-    permissionIds: [...permissionIds],
-  };
+export function outputsFromInputs(roleId: number, role: ResolvedRole): RoleOutputs {
+  const { permissions, permissionIds } = role;
+  return { roleId, ...described(role), permissions, permissionIds: [...permissionIds] };
 }

@@ -1,4 +1,3 @@
-/** Permission names (`servers:read`) resolved against the catalogue, with suggestions. Pure. */
 import type { Permission } from "../../api/schemas/iam";
 import { didYouMean } from "../../lib/names";
 

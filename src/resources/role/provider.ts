@@ -16,16 +16,14 @@ import type { ProviderSession } from "../session";
 import * as model from "./model";
 import { resolvePermissions } from "./permissions";
 
-type ResolvedRole = model.RoleInputs & { permissionIds: number[] };
-
 function listPermissions(session: ProviderSession): Promise<readonly Permission[]> {
   return session.lists.read("permissions", () => session.client.iam.listPermissions());
 }
 
-function systemRoleError(role: Role, err?: unknown): Error {
+function systemRoleError(role: Role, err: ConflictError): Error {
   return new Error(
     `${JSON.stringify(role.name)} is a system role (role id ${role.id}): the service defines it and it cannot be created, changed or deleted by a Role resource; choose another name, or give users the system role by passing its id as a User's roleId`,
-    err === undefined ? undefined : { cause: err },
+    { cause: err },
   );
 }
 
@@ -42,7 +40,7 @@ export const definition: KindDefinition<
   CreateRoleRequest,
   Role,
   model.RoleOutputs,
-  ResolvedRole
+  model.ResolvedRole
 > = {
   what: { kind: "Role", noun: "role" },
   schema: model.RoleInputsSchema,
@@ -62,7 +60,7 @@ export const definition: KindDefinition<
     if (!resolution.ok) throw new Error(resolution.problems.map((p) => p.reason).join("; "));
     return { ...role, permissionIds: resolution.ids };
   },
-  toApi: (role) => model.toApi(role, role.permissionIds),
+  toApi: model.toApi,
   // A grant the answer does not name keeps the known names when the ids are the known ones.
   fromApi(role, known) {
     const outs = model.fromApi(role);
@@ -74,7 +72,7 @@ export const definition: KindDefinition<
   },
   readOutputs: async (session, role) =>
     model.fromApi(role, model.needsCatalogue(role) ? await listPermissions(session) : []),
-  outputsFromInputs: (id, role) => model.outputsFromInputs(id, role, role.permissionIds),
+  outputsFromInputs: model.outputsFromInputs,
   foreign: (role) => role.system_role,
   // The 409 says only that the name is taken; `self`, the role changed, may be a system role.
   async taken(session, role, err, self) {
@@ -85,7 +83,7 @@ export const definition: KindDefinition<
       special: (existing) => (existing.system_role ? systemRoleError(existing, err) : undefined),
     });
   },
-  async deleteConflict(session, id, err: ConflictError) {
+  async deleteConflict(session, id, err) {
     const self = await systemRole(session, id);
     return self === undefined ? err : systemRoleError(self, err);
   },
@@ -101,9 +99,8 @@ export const definition: KindDefinition<
 async function check(session: ProviderSession, _olds: Props, news: Props) {
   const result = checkResultOf(INPUT_RULES.Role(news));
   const names = news["permissions"];
-  if ((result.failures?.length ?? 0) > 0 || containsUnknown(names) || !Array.isArray(names)) {
+  if (result.failures !== undefined || containsUnknown(names) || !Array.isArray(names))
     return result;
-  }
   const catalogue = await listPermissions(session).catch((err: unknown) => {
     // Not a failure of the inputs: an operation error, so Pulumi does not call them invalid.
     const message = err instanceof Error ? err.message : String(err);
@@ -117,16 +114,12 @@ async function check(session: ProviderSession, _olds: Props, news: Props) {
   });
   // Resolved in the program's order, so a failure names the position the user wrote.
   const resolution = resolvePermissions(names.map(String), catalogue);
-  if (!resolution.ok) {
-    return {
-      inputs: news,
-      failures: resolution.problems.map((p) => ({
-        property: "permissions",
-        reason: `permissions[${p.index}]: ${p.reason}`,
-      })),
-    };
-  }
-  return { inputs: { ...result.inputs, permissions: resolution.names } };
+  if (resolution.ok) return { inputs: { ...result.inputs, permissions: resolution.names } };
+  const issues = resolution.problems.map((p) => ({
+    path: ["permissions", p.index],
+    message: p.reason,
+  }));
+  return checkResultOf({ inputs: news, issues });
 }
 
 export const operations: KindOperations = kindOperations(definition, { check });

@@ -1,4 +1,3 @@
-/** SecurityGroupAttachment inputs and its id, `<securityGroupId>/<serverId>`. Pure. */
 import { z } from "zod";
 import { idReference } from "../ids";
 import type { FieldTable } from "../kind";

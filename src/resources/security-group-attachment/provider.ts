@@ -2,7 +2,7 @@
 import type { CloudInfraClient } from "../../api/client";
 import { NotFoundError } from "../../api/errors";
 import type { SecurityGroup } from "../../api/schemas/firewall";
-import { describeOperation, operationError, type Props, unlessNotFound } from "../common";
+import { describeOperation, operationError, unlessNotFound } from "../common";
 import { INPUT_RULES } from "../input-rules";
 import { type KindDefinition, kindOperations, parseInputs } from "../kind";
 import { groupList } from "../security-group/provider";
@@ -10,30 +10,17 @@ import * as model from "./model";
 
 const KIND = "SecurityGroupAttachment";
 
-function pairOf(id: string, props: Props | undefined): model.AttachmentInputs | undefined {
-  const fromId = model.parseAttachmentId(id);
-  if (fromId !== undefined) return fromId;
-  const fromProps = model.AttachmentInputsSchema.safeParse({
-    securityGroupId: props?.["securityGroupId"],
-    serverId: props?.["serverId"],
-  });
-  return fromProps.success ? fromProps.data : undefined;
-}
-
-/** A 404 on attach: say whether the group or the server is missing. */
-async function missingError(
+/** A 404 on attach: which of the group and the server is missing (the 404 when that is unknown). */
+async function missingSide(
   client: CloudInfraClient,
   pair: model.AttachmentInputs,
-  operation: string,
   err: NotFoundError,
 ): Promise<Error> {
   const group = await unlessNotFound(client.firewall.get(pair.securityGroupId)).catch(() => null);
-  if (group === null) return operationError(operation, err);
-  const what =
-    group === undefined
-      ? `security group ${pair.securityGroupId} does not exist`
-      : `server ${pair.serverId} does not exist`;
-  return operationError(operation, new Error(`${what} (${err.message})`, { cause: err }));
+  if (group === null) return err;
+  const missing =
+    group === undefined ? `security group ${pair.securityGroupId}` : `server ${pair.serverId}`;
+  return new Error(`${missing} does not exist (${err.message})`, { cause: err });
 }
 
 /** The pair itself: no name, no list, no id of its own. */
@@ -52,8 +39,8 @@ export const definition: KindDefinition<
     idOf: (group) => group.id,
     create: (client, pair) => client.firewall.attachServer(pair.securityGroupId, pair.serverId),
     idInAnswer: () => undefined,
-    delete: async (session, id, props) => {
-      const pair = pairOf(id, props);
+    delete: async (session, id) => {
+      const pair = model.parseAttachmentId(id);
       if (pair !== undefined) {
         await session.client.firewall.detachServer(pair.securityGroupId, pair.serverId);
       }
@@ -67,37 +54,36 @@ export const operations = kindOperations(definition, {
     const pair = parseInputs(model.AttachmentInputsSchema, inputs, `creating ${KIND}`);
     const id = model.attachmentId(pair);
     const operation = describeOperation("creating", KIND, id);
-    const client = session.client;
     try {
-      await definition.api.create(client, pair);
+      await definition.api.create(session.client, pair);
+      return { id, outs: { ...pair } };
     } catch (err) {
-      if (err instanceof NotFoundError) throw await missingError(client, pair, operation, err);
-      throw operationError(operation, err);
+      const shown =
+        err instanceof NotFoundError ? await missingSide(session.client, pair, err) : err;
+      throw operationError(operation, shown);
     }
-    return { id, outs: { ...pair } };
   },
 
-  async read(session, id, props) {
+  async read(session, id) {
     const operation = describeOperation("reading", KIND, id);
-    const pair = pairOf(id, props);
+    const pair = model.parseAttachmentId(id);
     if (pair === undefined) {
       throw operationError(
         operation,
         new Error('expected an id of the form "<securityGroupId>/<serverId>", such as "12/34"'),
       );
     }
-    // A refresh reads every attachment of the stack at once: the group list serves them all.
     const list = groupList(session.client);
-    const group = await session.lists
-      .find(
+    try {
+      const group = await session.lists.find(
         list.key,
         () => list.read(),
         (g) => g.id === pair.securityGroupId && g.servers.some((s) => s.id === pair.serverId),
-      )
-      .catch((err: unknown) => {
-        throw operationError(operation, err);
-      });
-    if (group === undefined) return {};
+      );
+      if (group === undefined) return {};
+    } catch (err) {
+      throw operationError(operation, err);
+    }
     return { id: model.attachmentId(pair), props: { ...pair }, inputs: { ...pair } };
   },
 });

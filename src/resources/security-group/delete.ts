@@ -2,14 +2,13 @@
  * The service refuses (409) to delete a group while a server is attached. During a `destroy` the
  * engine may delete such a server meanwhile (when it lists the group's id as a literal): waited for.
  */
-import { ConflictError, NotFoundError } from "../../api/errors";
+import { ConflictError } from "../../api/errors";
 import type { Server } from "../../api/schemas/servers";
-import { unlessNotFound } from "../common";
 import { serverWatch, waitForServerStatus } from "../server/watch";
 import type { ProviderSession } from "../session";
 
 /** How long a delete waits for attached servers that are being deleted. */
-export const DETACH_WAIT_MS = 10 * 60_000;
+const DETACH_WAIT_MS = 10 * 60_000;
 
 function stillAttachedError(groupId: number, holding: Server[], conflict: ConflictError): Error {
   const which = holding
@@ -21,14 +20,10 @@ function stillAttachedError(groupId: number, holding: Server[], conflict: Confli
   );
 }
 
-/** A group already gone is success; fails naming every attached server not being deleted. */
-export async function deleteWhenDetached(
-  session: ProviderSession,
-  id: number,
-  waitMs = DETACH_WAIT_MS,
-): Promise<void> {
+/** Fails naming every attached server not being deleted; a 404 (gone) is the builder's success. */
+export async function deleteWhenDetached(session: ProviderSession, id: number): Promise<void> {
   const { client } = session;
-  const deadlineAt = Date.now() + waitMs;
+  const deadlineAt = Date.now() + DETACH_WAIT_MS;
   let detachedMeanwhile = false;
   for (;;) {
     let conflict: ConflictError;
@@ -36,12 +31,10 @@ export async function deleteWhenDetached(
       await client.firewall.delete(id);
       return;
     } catch (err) {
-      if (err instanceof NotFoundError) return;
       if (!(err instanceof ConflictError)) throw err;
       conflict = err;
     }
-    const group = await unlessNotFound(client.firewall.get(id));
-    if (group === undefined) return;
+    const group = await client.firewall.get(id);
     const watch = serverWatch(session);
     const attached = await Promise.all(group.servers.map((s) => watch.read(s.id)));
     const present = attached.filter((s): s is Server => s !== undefined);

@@ -1,7 +1,6 @@
 /**
- * SecurityGroup inputs and the pure wire mapping (`/v1/firewall/groups`). Rule order is kept:
- * overlapping ACCEPT and DROP rules mean different things in different orders. An exact repeat is
- * dropped: it can never match anything the first did not.
+ * Rule order is kept: overlapping ACCEPT and DROP rules mean different things in different orders.
+ * An exact repeat is dropped: it can never match anything the first did not.
  */
 import { isDeepStrictEqual } from "node:util";
 import { z } from "zod";
@@ -18,7 +17,6 @@ import { described, sameText } from "../common";
 import type { FieldTable } from "../kind";
 import { normaliseCidr } from "./cidr";
 
-/** Only the keys that are set. */
 export interface RuleOutputs {
   action: (typeof RULE_ACTIONS)[number];
   proto: (typeof RULE_PROTOCOLS)[number];
@@ -75,24 +73,18 @@ const RuleInputSchema = z
     },
   )
   .transform((rule, ctx): RuleOutputs => {
-    const out: RuleOutputs = { action: rule.action, proto: rule.proto };
-    if (rule.dport !== undefined) {
-      if (rule.proto === "icmp" || rule.proto === "any") {
-        ctx.addIssue({
-          code: "custom",
-          path: ["dport"],
-          message: `must be left out for proto "${rule.proto}", which has no ports`,
-        });
-      } else {
-        const dport = normaliseDport(rule.dport);
-        if (dport.ok) out.dport = dport.dport;
-      }
+    if (rule.dport !== undefined && (rule.proto === "icmp" || rule.proto === "any")) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["dport"],
+        message: `must be left out for proto "${rule.proto}", which has no ports`,
+      });
     }
-    if (rule.source !== undefined) {
-      const source = normaliseCidr(rule.source);
-      if (source.ok) out.source = source.cidr;
-    }
-    return out;
+    // Each field is valid here: the reading of a stored rule is the normalisation.
+    return ruleFromApi({
+      ...rule,
+      dport: rule.dport === undefined ? undefined : String(rule.dport),
+    });
   });
 
 /** Rules without exact repeats, the first of each kept in place. */
@@ -164,7 +156,6 @@ export function sameRules(a: unknown, b: unknown): boolean {
   return before !== undefined && after !== undefined && isDeepStrictEqual(before, after);
 }
 
-/** Everything changes in place. */
 export const SECURITY_GROUP_FIELDS: FieldTable<SecurityGroupInputs> = {
   name: {},
   description: { equals: sameText },
@@ -181,20 +172,9 @@ export function toApi(inputs: SecurityGroupInputs): SecurityGroupRequest {
 }
 
 export function fromApi(group: SecurityGroup): SecurityGroupOutputs {
-  return {
-    securityGroupId: group.id,
-    ...described(group),
-    rules: group.rules.map(ruleFromApi),
-  };
+  return { securityGroupId: group.id, ...described(group), rules: group.rules.map(ruleFromApi) };
 }
 
-export function outputsFromInputs(
-  securityGroupId: number,
-  inputs: SecurityGroupInputs,
-): SecurityGroupOutputs {
-  return {
-    securityGroupId,
-    ...described(inputs),
-    rules: inputs.rules,
-  };
+export function outputsFromInputs(id: number, inputs: SecurityGroupInputs): SecurityGroupOutputs {
+  return { securityGroupId: id, ...described(inputs), rules: inputs.rules };
 }

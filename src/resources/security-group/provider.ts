@@ -1,4 +1,3 @@
-/** The SecurityGroup kind: the creation answer names no id, so the toolkit finds the new group. */
 import type { CloudInfraClient } from "../../api/client";
 import type { SecurityGroup, SecurityGroupRequest } from "../../api/schemas/firewall";
 import { INPUT_RULES } from "../input-rules";

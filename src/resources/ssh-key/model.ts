@@ -1,7 +1,4 @@
-/**
- * SshKey inputs and the pure wire mapping (`/v1/keys`). A key is its key material, never its
- * comment: replacing a key for its comment would gain nothing (the service holds a key once).
- */
+/** A key is its key material, never its comment: replacing a key for its comment gains nothing. */
 import { z } from "zod";
 import { expected, NameInputSchema } from "../../api/schemas/common";
 import type { CreateKeyRequest, Key } from "../../api/schemas/keys";
@@ -17,7 +14,6 @@ export function canonicalPublicKey(text: string): string {
   return key.comment === "" ? line : `${line} ${key.comment}`;
 }
 
-/** Type and data only. */
 function keyMaterial(text: string): string | undefined {
   try {
     const key = parsePublicKey(text);
@@ -37,7 +33,6 @@ export function sameKeyMaterial(a: unknown, b: unknown): boolean {
 const PUBLIC_KEY_ALLOWED =
   "expected one line of a .pub file: ssh-ed25519, ssh-rsa (2048 bits or more) or ecdsa-sha2-nistp256/384/521, then the base64 key data and an optional comment";
 
-/** `generate` is always a boolean once checked. */
 export const SshKeyInputsSchema = z.object({
   name: NameInputSchema,
   publicKey: z
@@ -90,7 +85,6 @@ export interface SshKeyOutputs {
   privateKey?: string;
 }
 
-/** The service cannot change a key: every difference replaces it. */
 export const SSH_KEY_FIELDS: FieldTable<SshKeyInputs> = {
   name: { replaceOnChange: true },
   // Left out (a generated key), the public half is the service's to choose.

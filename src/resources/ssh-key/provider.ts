@@ -1,24 +1,16 @@
-/**
- * A generated key's private half exists only in the creation answer: later operations carry it
- * from the state, and one whose answer was lost is deleted before the create is sent again.
- */
+/** A generated key's private half is only in the creation answer: a lost one's key is deleted. */
 import type { CreateKeyRequest, Key, KeyEnvelope } from "../../api/schemas/keys";
 import { parsePublicKey } from "../../lib/sshkeys";
-import { guardAdoptedReplacement, type Mismatch, shown } from "../adopt";
-import {
-  describeOperation,
-  diffInputs,
-  operationError,
-  type Props,
-  unlessNotFound,
-} from "../common";
+import { shown } from "../adopt";
+import { diffInputs, type Props, unlessNotFound } from "../common";
 import { alreadyExistsError, explainConflict } from "../conflict";
 import { INPUT_RULES } from "../input-rules";
 import { type KindDefinition, kindOperations } from "../kind";
 import * as model from "./model";
 
 /** The text itself when it does not parse. */
-function fingerprintOf(text: string): string {
+function fingerprintOf(key: model.SshKeyInputs): string {
+  const text = key.publicKey ?? "";
   try {
     return parsePublicKey(text).fingerprint;
   } catch {
@@ -61,24 +53,21 @@ export const definition: KindDefinition<
   async created(session, made, key) {
     if (!key.generate) return withKnown(made.found ?? made.answer.key, { ...key });
     const answer = made.answer;
-    if (
-      answer === undefined ||
-      typeof answer.private_key !== "string" ||
-      answer.private_key === ""
-    ) {
+    const privateKey = answer?.private_key ?? "";
+    if (answer === undefined || privateKey === "") {
       // Without its private half the key is useless to the user; leave nothing behind.
       await session.client.keys.delete(made.id).catch(() => undefined);
       throw new Error(
         `the service generated key id ${made.id} but did not return its private key; the key was deleted again`,
       );
     }
-    return { ...model.fromApi(answer.key), generate: true, privateKey: answer.private_key };
+    return withKnown(answer.key, { generate: true, privateKey });
   },
   recovery: {
     describe: (key) =>
       key.generate
         ? `named ${JSON.stringify(key.name)}`
-        : `named ${JSON.stringify(key.name)} with fingerprint ${fingerprintOf(key.publicKey ?? "")}`,
+        : `named ${JSON.stringify(key.name)} with fingerprint ${fingerprintOf(key)}`,
     // A delete whose own answer was lost and was retried answers 404: the key is gone.
     discard: (session, key) =>
       key.generate
@@ -87,7 +76,7 @@ export const definition: KindDefinition<
   },
   async taken(session, key, err) {
     if (key.generate) return err;
-    const fingerprint = fingerprintOf(key.publicKey ?? "");
+    const fingerprint = fingerprintOf(key);
     return explainConflict(
       err,
       async () => (await session.client.keys.list()).find((k) => k.fingerprint === fingerprint),
@@ -108,48 +97,23 @@ export const definition: KindDefinition<
         ),
     );
   },
+  // The service holds a key once: a new copy of the same key material waits for the old one to go.
+  deleteBeforeReplace: (olds, news) =>
+    news["generate"] !== true && model.sameKeyMaterial(olds["publicKey"], news["publicKey"]),
   // A key cannot change, so adopting one only checks it; an adopted key has no `privateKey`.
   adoption: {
     mismatches(live, key) {
-      const out: Mismatch[] = [];
-      if (live.name !== key.name) {
-        out.push({ field: "name", live: shown(live.name), wanted: shown(key.name) });
-      }
-      if (!key.generate && !model.sameKeyMaterial(live.public_key, key.publicKey)) {
-        out.push({
-          field: "publicKey",
-          live: `the key ${live.fingerprint}`,
-          wanted: `the key ${fingerprintOf(key.publicKey ?? "")}`,
-        });
-      }
-      return out;
+      const wanted: Props = { ...key };
+      const outputs: Props = { ...withKnown(live, wanted) };
+      const { replaces = [] } = diffInputs(outputs, wanted, model.SSH_KEY_FIELDS);
+      return replaces.map((field) =>
+        field === "publicKey"
+          ? { field, live: `the key ${live.fingerprint}`, wanted: `the key ${fingerprintOf(key)}` }
+          : { field, live: shown(outputs[field]), wanted: shown(wanted[field]) },
+      );
     },
     converge: async (_session, live, key) => ({ ...model.fromApi(live), generate: key.generate }),
   },
 };
 
-export const operations = kindOperations(definition, {
-  async diff(_session, id, olds, news) {
-    const generated = news["generate"] === true;
-    const { publicKey, ...others } = model.SSH_KEY_FIELDS;
-    // A generated key's public half is the service's output, not something the program sets.
-    const result = diffInputs(olds, news, generated ? others : { publicKey, ...others });
-    // The service refuses a second copy of a key, so a new copy of the same key can only be
-    // imported after the old one is gone.
-    const sameKey = !generated && model.sameKeyMaterial(olds["publicKey"], news["publicKey"]);
-    return guardAdoptedReplacement(definition.what, id, news, {
-      ...result,
-      deleteBeforeReplace: (result.replaces?.length ?? 0) > 0 && sameKey,
-    });
-  },
-
-  // `diff` replaces on every change, so the engine calls this only to finish a resource whose
-  // create it recorded as incomplete: the key is read back and nothing stored is lost.
-  async update(session, id, olds) {
-    try {
-      return { outs: { ...withKnown(await session.client.keys.get(id), olds) } };
-    } catch (err) {
-      throw operationError(describeOperation("updating", "SshKey", id), err);
-    }
-  },
-});
+export const operations = kindOperations(definition);

@@ -1,7 +1,7 @@
-/** Tag inputs and the pure mapping to and from the wire (`/v1/tags`). */
 import { z } from "zod";
 import { DescriptionInputSchema, expected, NameInputSchema } from "../../api/schemas/common";
 import { COLOR_PATTERN, type CreateTagRequest, type Tag } from "../../api/schemas/tags";
+import { definedOnly } from "../../lib/defined";
 import { AdoptIdSchema } from "../adopt";
 import { sameNormalised, sameText } from "../common";
 import { idReference } from "../ids";
@@ -51,7 +51,6 @@ function sameServers(a: unknown, b: unknown): boolean {
   return sameNormalised(a, b, (ids) => normaliseIds(ids.map(Number)));
 }
 
-/** Every Tag property changes in place. */
 export const TAG_FIELDS: FieldTable<TagInputs> = {
   name: {},
   color: { equals: sameColor },
@@ -80,11 +79,6 @@ export function fromApi(tag: Tag, managesServers: boolean): TagOutputs {
 }
 
 export function outputsFromInputs(tagId: number, inputs: TagInputs): TagOutputs {
-  return {
-    tagId,
-    name: inputs.name,
-    color: inputs.color,
-    data: inputs.data ?? "",
-    ...(inputs.serverIds === undefined ? {} : { serverIds: inputs.serverIds }),
-  };
+  const { adoptId: _adoptId, ...given } = inputs;
+  return { tagId, ...definedOnly(given), data: inputs.data ?? "" };
 }

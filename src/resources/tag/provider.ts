@@ -1,4 +1,3 @@
-/** The Tag kind: no call reads one tag, so `read` finds it in the shared list (../shared-list.ts). */
 import type { CreateTagRequest, Tag } from "../../api/schemas/tags";
 import type { Props } from "../common";
 import { INPUT_RULES } from "../input-rules";

@@ -1,7 +1,7 @@
-/** User inputs and the pure mapping to the wire (`/v1/account/users`). */
 import { z } from "zod";
 import { expected, NameInputSchema } from "../../api/schemas/common";
 import { type CreateUserRequest, DidInputSchema } from "../../api/schemas/iam";
+import { definedOnly } from "../../lib/defined";
 import { containsUnknown, type InputIssue, type Props } from "../common";
 import { idReference } from "../ids";
 import type { FieldTable } from "../kind";
@@ -70,14 +70,8 @@ export function outputsFromInputs(
   inputs: UserInputs,
   apiKey: string | undefined,
 ): UserOutputs {
-  return {
-    userId,
-    name: inputs.name,
-    type: inputs.type,
-    roleId: inputs.roleId,
-    ...(inputs.did === undefined ? {} : { did: inputs.did }),
-    ...(inputs.type === "api" && apiKey !== undefined && apiKey !== "" ? { apiKey } : {}),
-  };
+  const keyed = inputs.type === "api" && apiKey !== undefined && apiKey !== "";
+  return { userId, ...definedOnly(inputs), ...(keyed ? { apiKey } : {}) };
 }
 
 /** The service holds each DID once: a replacement with the same DID deletes the old user first. */

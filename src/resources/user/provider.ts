@@ -1,7 +1,6 @@
 /** No call reads or lists users: `read` keeps the state; create recovery rests on the 409. */
 import { type ConflictError, NotFoundError } from "../../api/errors";
 import type { CreateUserRequest, CreateUserResponse } from "../../api/schemas/iam";
-import { definedOnly } from "../../lib/defined";
 import { describeOperation, operationError, unlessNotFound } from "../common";
 import { AlreadyExistsError } from "../conflict";
 import { INPUT_RULES } from "../input-rules";
@@ -29,6 +28,13 @@ async function userTaken(user: model.UserInputs, err: ConflictError): Promise<Er
     );
   }
   return err;
+}
+
+function userGone(id: string, err: NotFoundError): Error {
+  return new Error(
+    `user ${id} no longer exists (deleted outside Pulumi; the API cannot read users, so refresh cannot notice): remove it from the state with \`pulumi state delete\` and run \`pulumi up\` to create it again (${err.message})`,
+    { cause: err },
+  );
 }
 
 export const definition: KindDefinition<
@@ -82,21 +88,12 @@ export const operations = kindOperations(definition, {
       try {
         await session.client.iam.updateUserRole(id, { role_id: user.roleId });
       } catch (err) {
-        if (err instanceof NotFoundError) {
-          throw operationError(
-            operation,
-            new Error(
-              `user ${id} no longer exists (deleted outside Pulumi; the API cannot read users, so refresh cannot notice): remove it from the state with \`pulumi state delete\` and run \`pulumi up\` to create it again (${err.message})`,
-              { cause: err },
-            ),
-          );
-        }
-        throw operationError(operation, err);
+        throw operationError(operation, err instanceof NotFoundError ? userGone(id, err) : err);
       }
     }
     // The key is not in `news` (it is an output) and the service never shows it again: carry it.
     const apiKey = typeof olds["apiKey"] === "string" ? olds["apiKey"] : undefined;
     const userId = Number(olds["userId"] ?? id);
-    return { outs: { ...definedOnly({ ...model.outputsFromInputs(userId, user, apiKey) }) } };
+    return { outs: { ...model.outputsFromInputs(userId, user, apiKey) } };
   },
 });
