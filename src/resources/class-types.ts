@@ -1,6 +1,5 @@
 /** Each kind's dynamic class (classes.ts): a kind without one fails to compile here. */
 import type * as classes from "./classes";
-import type { KindDefinition } from "./kind";
 import type { ResourceKind } from "./kinds";
 import type { OutputNames } from "./outputs";
 
@@ -23,9 +22,7 @@ type Definitions = {
 };
 
 type OutputsOf<K extends ResourceKind> =
-  Definitions[K] extends KindDefinition<infer _I, infer _L, infer _R, infer _A, infer O, infer _S>
-    ? O
-    : never;
+  NonNullable<Definitions[K]["fromApi"]> extends (...args: never[]) => infer O ? O : never;
 
 /** The outputs of a kind's definition its class does not declare (Server's are untyped `Props`). */
 type Undeclared = {
