@@ -1,14 +1,6 @@
 /**
- * Autonaming, one rule for every named kind and both flavours (docs/native-provider.md). The
- * native plugin passes the engine's request (URN, seed, autonaming configuration); the dynamic
- * flavour only the logical name, a hidden input its class adds. First match wins:
- * 1. a `name` the program gives (even an unknown one, in a preview);
- * 2. the `disable` mode refuses a missing name;
- * 3. an autoname of the old inputs (marked by `__defaults: ["name"]`, as Pulumi's bridged
- *    providers store it, or of the form of step 5, all a dynamic refresh leaves) is kept;
- * 4. the engine's proposed name (`propose` and `enforce` modes);
- * 5. `<logical name>-<7 random lowercase alphanumerics>`, drawn from the engine's seed when it
- *    gives one (the same seed, the same name: a preview and its `up` agree).
+ * Autonaming, one rule for every named kind and both flavours: its steps (first match wins) and
+ * what each flavour passes are in docs/native-provider.md, "Autonaming".
  */
 import { createHash, randomBytes } from "node:crypto";
 import type * as pulumi from "@pulumi/pulumi";
@@ -56,7 +48,7 @@ export function uniqueName(prefix: string, seed?: Uint8Array): string {
   return `${prefix}-${suffix}`;
 }
 
-/** Marked so, or (a dynamic refresh drops the marker) of step 5's form. */
+/** Marked so, or (a dynamic refresh drops the marker) of {@link uniqueName}'s form. */
 function autonamedBefore(olds: Props, logicalName: string): string | undefined {
   const defaults = olds[DEFAULTS_INPUT];
   const name = olds["name"];
@@ -74,25 +66,7 @@ export function keepAutonameMarker(stored: Props, inputs: Props): Props {
     : inputs;
 }
 
-function chooseName(olds: Props, naming: NamingRequest): { name: string } | { failure: string } {
-  if (naming.autonaming?.mode === "disable") {
-    return {
-      failure:
-        "a name is required: autonaming is disabled by the stack's autonaming configuration (`pulumi:autonaming` mode `disable`); set `name`, or allow autonaming",
-    };
-  }
-  const kept = autonamedBefore(olds, naming.logicalName);
-  if (kept !== undefined) return { name: kept };
-  const proposed = naming.autonaming?.proposedName ?? "";
-  const name = proposed !== "" ? proposed : uniqueName(naming.logicalName, naming.randomSeed);
-  return name.length <= MAX_NAME_LENGTH
-    ? { name }
-    : {
-        failure: `the automatic name ${JSON.stringify(name.slice(0, 40))}... would be ${name.length} characters, over the limit of ${MAX_NAME_LENGTH}: set \`name\`, or give the resource a shorter logical name`,
-      };
-}
-
-/** `check` with a missing name chosen by the rule above, recorded in {@link DEFAULTS_INPUT}. */
+/** `check` with a missing name chosen by the rule, recorded in {@link DEFAULTS_INPUT}. */
 export async function checkWithAutonaming(
   kind: ResourceKind,
   olds: Props,
@@ -104,13 +78,24 @@ export async function checkWithAutonaming(
   if (!isAutonamed(kind) || naming === undefined || (given["name"] ?? null) !== null) {
     return check(given);
   }
-  const chosen = chooseName(olds, naming);
-  if ("failure" in chosen) {
-    return { inputs: given, failures: [{ property: "name", reason: chosen.failure }] };
+  const refused = (reason: string) => ({ inputs: given, failures: [{ property: "name", reason }] });
+  if (naming.autonaming?.mode === "disable") {
+    return refused(
+      "a name is required: autonaming is disabled by the stack's autonaming configuration (`pulumi:autonaming` mode `disable`); set `name`, or allow autonaming",
+    );
   }
-  const result = await check({ ...given, name: chosen.name });
-  const inputs: Props = { ...(result.inputs ?? { ...given, name: chosen.name }) };
-  inputs[DEFAULTS_INPUT] = ["name"];
+  const proposed = naming.autonaming?.proposedName ?? "";
+  const name =
+    autonamedBefore(olds, naming.logicalName) ??
+    (proposed !== "" ? proposed : uniqueName(naming.logicalName, naming.randomSeed));
+  if (name.length > MAX_NAME_LENGTH) {
+    return refused(
+      `the automatic name ${JSON.stringify(name.slice(0, 40))}... would be ${name.length} characters, over the limit of ${MAX_NAME_LENGTH}: set \`name\`, or give the resource a shorter logical name`,
+    );
+  }
+  const named = { ...given, name };
+  const result = await check(named);
+  const inputs: Props = { ...(result.inputs ?? named), [DEFAULTS_INPUT]: ["name"] };
   return result.failures === undefined ? { inputs } : { inputs, failures: result.failures };
 }
 

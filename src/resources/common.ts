@@ -68,10 +68,8 @@ export function failuresOf(issues: readonly InputIssue[]): pulumi.dynamic.CheckF
   });
 }
 
-export function checkResultOf(check: InputCheck): pulumi.dynamic.CheckResult {
-  return check.issues.length === 0
-    ? { inputs: check.inputs }
-    : { inputs: check.inputs, failures: failuresOf(check.issues) };
+export function checkResultOf({ inputs, issues }: InputCheck): pulumi.dynamic.CheckResult {
+  return issues.length === 0 ? { inputs } : { inputs, failures: failuresOf(issues) };
 }
 
 /**
@@ -98,13 +96,9 @@ function relaxedSchema(schema: z.ZodObject, unknownKeys: readonly string[]): z.Z
   const variants = relaxedSchemas.get(schema) ?? new Map<string, z.ZodObject>();
   relaxedSchemas.set(schema, variants);
   const id = JSON.stringify(names);
-  let relaxed = variants.get(id);
-  if (relaxed === undefined) {
-    const mask: Record<string, true> = {};
-    for (const k of names) mask[k] = true;
-    relaxed = schema.partial(mask);
-    variants.set(id, relaxed);
-  }
+  const mask: Record<string, true> = Object.fromEntries(names.map((k) => [k, true] as const));
+  const relaxed = variants.get(id) ?? schema.partial(mask);
+  variants.set(id, relaxed);
   return relaxed;
 }
 
@@ -121,21 +115,12 @@ export function inputIssues(schema: z.ZodObject, news: Props): InputCheck {
   return { inputs, issues: [] };
 }
 
-/** How an error names a resource: its stored `name`, else its id. */
 export function labelOf(props: Props | undefined, id: string): string {
   return typeof props?.["name"] === "string" ? props["name"] : id;
 }
 
 /** A role's or a security group's; `""` for none, as the service says. */
-export interface Described {
-  name: string;
-  description: string;
-}
-
-export function described(from: {
-  name: string;
-  description?: string | null | undefined;
-}): Described {
+export function described(from: { name: string; description?: string | null | undefined }) {
   return { name: from.name, description: from.description ?? "" };
 }
 
@@ -187,7 +172,6 @@ export function diffInputs(
   };
 }
 
-/** `undefined` for a 404. */
 export async function unlessNotFound<T>(request: Promise<T>): Promise<T | undefined> {
   try {
     return await request;
@@ -226,22 +210,6 @@ export class OperationError extends CloudInfraError {
 export function operationError(operation: string, err: unknown, more = ""): OperationError {
   const message = err instanceof Error ? err.message : String(err);
   return new OperationError(`cloudinfra: ${operation} failed: ${message}${more}`, { cause: err });
-}
-
-/** An update that found its object gone (404 `err`): how to recover. */
-export function deletedOutsidePulumiError(
-  operation: string,
-  noun: string,
-  id: string,
-  err: Error,
-): Error {
-  return operationError(
-    operation,
-    new Error(
-      `${noun} ${id} no longer exists (deleted outside Pulumi); run \`pulumi refresh\` to drop it from the state, then \`pulumi up\` creates it again (${err.message})`,
-      { cause: err },
-    ),
-  );
 }
 
 /**

@@ -18,10 +18,7 @@ function withPairRule(
   always = false,
 ): InputCheck {
   if (check.issues.length > 0 && !always) return check;
-  const issues = rule(check.inputs);
-  return issues.length === 0
-    ? check
-    : { inputs: check.inputs, issues: [...check.issues, ...issues] };
+  return { inputs: check.inputs, issues: [...check.issues, ...rule(check.inputs)] };
 }
 
 export const INPUT_RULES: Readonly<Record<ResourceKind, InputRules>> = {

@@ -3,11 +3,11 @@ import type { z } from "zod";
 import type { CloudInfraClient } from "../api/client";
 import { ConfigurationError, ConflictError, NotFoundError } from "../api/errors";
 import type { RequestOptions } from "../api/http";
+import { definedOnly } from "../lib/defined";
 import { type Adoption, adopt, guardAdoptedReplacement, type Mismatch } from "./adopt";
 import {
   aNoun,
   checkResultOf,
-  deletedOutsidePulumiError,
   describeOperation,
   diffInputs,
   type FieldRule,
@@ -29,27 +29,24 @@ import { resourceIdOf } from "./ids";
 import type { InputRules } from "./input-rules";
 import type { ProviderSession } from "./session";
 
-/** A missing input is a compile error. */
 export type FieldTable<Inputs> = Record<Exclude<keyof Inputs, "adoptId">, FieldRule>;
 
-/** A kind's API list (every page) and its shared-list key: one key per API list. */
+/** Every page; `key`: its shared list's (one per API list). */
 export interface KindList<Live> {
   key: string;
   read(options?: RequestOptions): Promise<readonly Live[]>;
 }
 
-/** The calls a kind makes; `list`, `get` and `update` only where the API has them. */
 export interface KindApi<Live, Request, Answer> {
   idOf(live: Live): number;
   list?(client: CloudInfraClient): KindList<Live>;
   /** Without it, adoption finds the object in the list. */
   get?(client: CloudInfraClient, id: number): Promise<Live>;
-  /** `options`: the create's deadline, when it has one ({@link KindDefinition.createDeadline}). */
   create(client: CloudInfraClient, request: Request, options?: RequestOptions): Promise<Answer>;
   /** `undefined` when the answer names no id: the new object is then found in the list. */
   idInAnswer(answer: Answer): number | undefined;
   update?(client: CloudInfraClient, id: number | string, request: Request): Promise<unknown>;
-  /** `props`: the stored state; a 404 is success. */
+  /** `props`: the stored state. */
   delete(
     session: ProviderSession,
     id: string,
@@ -77,26 +74,24 @@ export interface KindDefinition<
   toApi(inputs: Resolved): Request;
   /** `known`: the state or request (a key's comment, whether a tag's servers are managed). */
   fromApi?(live: Live, known: Props | undefined): Outputs;
-  /** Left out when only the service knows the outputs (a key): it gives `created` and overrides. */
+  /** Left out when only the service knows the outputs (a key). */
   outputsFromInputs?(id: number, inputs: Resolved, answer?: Answer): Outputs;
-  /** The inputs refresh stores for these outputs; default {@link tableInputs}. */
   liveInputs?(outputs: Outputs): Props;
   /** When a read needs more than `fromApi` (a role's catalogue). */
   readOutputs?(session: ProviderSession, live: Live, stored: Props | undefined): Promise<Outputs>;
-  /** When not {@link outputsFromInputs}; `ongoing` when the kind has a {@link createDeadline}. */
+  /** `ongoing` when the kind has a {@link createDeadline}. */
   created?(
     session: ProviderSession,
     made: CreateOutcome<Answer, Live>,
     r: Resolved,
     ongoing?: Ongoing,
   ): Promise<Outputs>;
-  /** For a create that goes on after its request (a server waits until it runs): README.md. */
   createDeadline?(inputs: Inputs, limits?: OperationLimits): Deadline;
   /** What a failed create's error adds (the plan ids after a refused `plan_id`). */
   failureDetail?(session: ProviderSession, err: unknown): Promise<string>;
-  /** Objects no create of ours can have made (a system role); never matched. */
+  /** Objects no create of ours can have made (a system role). */
   foreign?(live: Live): boolean;
-  /** Create recovery beyond the default: fields of `createExactlyOnce`'s recipe (../create.ts). */
+  /** Fields of `createExactlyOnce`'s recipe (../create.ts). */
   recovery?: {
     /** What the request asks for after the noun; default `named "<name>"`. */
     describe?(r: Resolved): string;
@@ -108,9 +103,7 @@ export interface KindDefinition<
   };
   /** The error for a 409 of a write; default {@link nameTaken}. */
   taken?(session: ProviderSession, r: Resolved, err: ConflictError, self?: string): Promise<Error>;
-  /** The error for a 409 of a delete; default the service's. */
   deleteConflict?(session: ProviderSession, id: string, err: ConflictError): Promise<Error>;
-  /** A replacement must delete the old object first (the service holds the value once). */
   deleteBeforeReplace?(olds: Props, news: Props): boolean;
   /** Left out when the kind cannot adopt (`adoptId`). */
   adoption?: {
@@ -151,10 +144,7 @@ export function parseInputs<Inputs>(schema: z.ZodType<Inputs>, props: Props, ope
   throw new Error(`cloudinfra: ${operation} failed: invalid inputs: ${reasons.join("; ")}`);
 }
 
-/**
- * Whether a live object is what a request asks for (after a lost create answer, before an
- * adoption changes anything), derived from the field table: a new input is in the match too.
- */
+/** Derived from the field table, so a new input is in the match too. */
 export function matchesRequest<Inputs extends object, Live, Resolved extends Inputs>(
   def: KindDefinition<Inputs, Live, unknown, unknown, object, Resolved>,
   live: Live,
@@ -162,14 +152,11 @@ export function matchesRequest<Inputs extends object, Live, Resolved extends Inp
 ): boolean {
   if (def.foreign?.(live) === true || def.fromApi === undefined) return false;
   const wanted = bag(r);
-  const made: Record<string, FieldRule> = {};
-  for (const [field, rule] of Object.entries<FieldRule>(def.fields)) {
-    if (rule.afterCreate !== true) made[field] = rule;
-  }
-  return !diffInputs({ ...def.fromApi(live, wanted) }, wanted, made).changes;
+  const rules = Object.entries<FieldRule>(def.fields).filter(([, rule]) => !rule.afterCreate);
+  return !diffInputs({ ...def.fromApi(live, wanted) }, wanted, Object.fromEntries(rules)).changes;
 }
 
-/** The error for a 409 on a name: the object that holds it, from a fresh read of the list. */
+/** The object that holds the name, from a fresh read of the list. */
 export function nameTaken<Live extends NamedObject>(
   def: { what: KindNames; api: KindApi<Live, unknown, unknown> },
   session: ProviderSession,
@@ -200,17 +187,10 @@ export function kindOperations<
   overrides: Partial<KindOperations> = {},
 ): KindOperations {
   const { what, api } = def;
+  const { update } = api;
   const resolve = (session: ProviderSession, inputs: Inputs): Promise<Resolved> =>
-    def.resolve === undefined ? Promise.resolve(inputs as Resolved) : def.resolve(session, inputs);
-  const taken = (session: ProviderSession, r: Resolved, err: ConflictError, self?: string) => {
-    if (def.taken !== undefined) return def.taken(session, r, err, self);
-    const name = nameIn(r);
-    const named = def as unknown as {
-      what: KindNames;
-      api: KindApi<NamedObject, unknown, unknown>;
-    };
-    return name === undefined ? Promise.resolve(err) : nameTaken(named, session, name, err, self);
-  };
+    def.resolve?.(session, inputs) ?? Promise.resolve(inputs as Resolved);
+  /** A write whose 409 is explained by {@link KindDefinition.taken}. */
   const explained = async <T>(
     session: ProviderSession,
     r: Resolved,
@@ -220,7 +200,11 @@ export function kindOperations<
     try {
       return await write();
     } catch (err) {
-      throw err instanceof ConflictError ? await taken(session, r, err, self) : err;
+      if (!(err instanceof ConflictError)) throw err;
+      if (def.taken !== undefined) throw await def.taken(session, r, err, self);
+      const name = nameIn(r);
+      const named = def as unknown as Parameters<typeof nameTaken>[0];
+      throw name === undefined ? err : await nameTaken(named, session, name, err, self);
     }
   };
   const outputs = (id: number, r: Resolved, answer?: Answer): Outputs => {
@@ -232,11 +216,7 @@ export function kindOperations<
   const find = (session: ProviderSession, id: number): Promise<Live | undefined> => {
     const list = api.list?.(session.client);
     if (list === undefined) throw new Error(`the API cannot list ${what.noun}s`);
-    return session.lists.find(
-      list.key,
-      () => list.read(),
-      (l) => api.idOf(l) === id,
-    );
+    return session.lists.find(list.key, list.read, (l) => api.idOf(l) === id);
   };
 
   const adoption = (session: ProviderSession): Adoption<Inputs, Live> => {
@@ -249,14 +229,12 @@ export function kindOperations<
           : api.get !== undefined
             ? unlessNotFound(api.get(session.client, id))
             : find(session, id),
-      ...(own.mismatches === undefined ? {} : { mismatches: own.mismatches }),
-      ...(own.refusal === undefined ? {} : { refusal: own.refusal }),
+      ...definedOnly({ mismatches: own.mismatches, refusal: own.refusal }),
       async converge(live, inputs) {
         if (own.converge !== undefined) return own.converge(session, live, inputs);
         const r = await resolve(session, inputs);
         const id = api.idOf(live);
-        if (!matchesRequest(def, live, r) && api.update !== undefined) {
-          const update = api.update;
+        if (!matchesRequest(def, live, r) && update !== undefined) {
           await explained(session, r, () => update(session.client, id, def.toApi(r)), String(id));
         }
         return bag(outputs(id, r));
@@ -264,7 +242,6 @@ export function kindOperations<
     };
   };
 
-  /** With a `deadline`, a failure of `created` after the object exists keeps it (`kept`). */
   const createNew = async (
     session: ProviderSession,
     r: Resolved,
@@ -275,8 +252,6 @@ export function kindOperations<
     const list = api.list?.(client);
     const request = def.toApi(r);
     const recovery = def.recovery ?? {};
-    const discard = recovery.discard?.(session, r);
-    const unlistable = recovery.unlistable?.(r);
     const made = await explained(session, r, () =>
       createExactlyOnce({
         what,
@@ -286,14 +261,16 @@ export function kindOperations<
           list === undefined
             ? undefined
             : { ...list, idOf: api.idOf, matches: (l) => matchesRequest(def, l, r) },
-        ...(unlistable === undefined ? {} : { unlistable }),
-        ...(discard === undefined ? {} : { discard }),
-        ...(recovery.unique === true ? { unique: true } : {}),
+        ...definedOnly({
+          unlistable: recovery.unlistable?.(r),
+          discard: recovery.discard?.(session, r),
+          unique: recovery.unique,
+        }),
         // A 429 is waited out within the create's own deadline.
         send: () => api.create(client, request, deadline && { deadlineAt: deadline.deadlineAt }),
         idInAnswer: api.idInAnswer,
         request: recovery.journalRequest?.(r) ?? request,
-        ...(deadline === undefined ? {} : { closesLater: true }),
+        closesLater: deadline !== undefined,
       }),
     );
     const ongoing = deadline && { deadline, kept: kept(made.id) };
@@ -331,8 +308,7 @@ export function kindOperations<
       try {
         return await createNew(session, await resolve(session, inputs), deadline, kept);
       } catch (err) {
-        // A provider with no endpoint or key: the configuration's problem, said as it is; a
-        // partial create says its operation already.
+        // A missing endpoint or key is said as it is; a partial create names its operation.
         if (err instanceof ConfigurationError || err instanceof OperationError) throw err;
         throw operationError(operation, err, (await def.failureDetail?.(session, err)) ?? "");
       }
@@ -340,38 +316,33 @@ export function kindOperations<
     async read(session, id, props) {
       const operation = describeOperation("reading", what.kind, labelOf(props, id));
       const { fromApi, liveInputs = (outs) => tableInputs(outs, def.fields) } = def;
-      if (fromApi === undefined) {
-        throw operationError(operation, new Error(`the API cannot read ${what.noun}s`));
-      }
-      let outs: Outputs;
       try {
+        if (fromApi === undefined) throw new Error(`the API cannot read ${what.noun}s`);
         const live = await find(session, resourceIdOf(id, `${aNoun(what)} id`));
         if (live === undefined) return {};
-        outs = await (def.readOutputs?.(session, live, props) ?? fromApi(live, props));
+        const outs = await (def.readOutputs?.(session, live, props) ?? fromApi(live, props));
+        return { id, props: { ...outs }, inputs: liveInputs(outs) };
       } catch (err) {
         throw operationError(operation, err);
       }
-      return { id, props: { ...outs }, inputs: liveInputs(outs) };
     },
 
     async update(session, id, _olds, news) {
       const operation = describeOperation("updating", what.kind, nameIn(news) ?? id);
       const inputs = parseInputs(def.schema, news, operation);
-      if (api.update === undefined) {
-        throw operationError(operation, new Error(`a ${what.kind} cannot change in place`));
-      }
-      const update = api.update;
       let r: Resolved | undefined;
       try {
+        if (update === undefined) throw new Error(`a ${what.kind} cannot change in place`);
         r = await resolve(session, inputs);
         const request = def.toApi(r);
         await explained(session, r, () => update(session.client, id, request), id);
         return { outs: bag(outputs(Number(id), r)) };
       } catch (err) {
-        if (err instanceof NotFoundError && r !== undefined) {
-          throw deletedOutsidePulumiError(operation, what.noun, id, err);
+        if (!(err instanceof NotFoundError) || r === undefined) {
+          throw operationError(operation, err);
         }
-        throw operationError(operation, err);
+        const gone = `${what.noun} ${id} no longer exists (deleted outside Pulumi); run \`pulumi refresh\` to drop it from the state, then \`pulumi up\` creates it again`;
+        throw operationError(operation, new Error(`${gone} (${err.message})`, { cause: err }));
       }
     },
 

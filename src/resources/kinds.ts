@@ -17,9 +17,9 @@ interface KindEntry {
   readonly folder: string;
   /** The manifest section that declares resources of the kind, if any. */
   readonly section?: string;
-  /** Generated secret outputs: here, not in the definition, so classes need not load the provider. */
+  /** Generated secret outputs (here so that classes need not load the provider). */
   readonly secrets?: readonly string[];
-  /** A `name` input, which autonaming (autoname.ts) fills in when it is left out. */
+  /** A `name` input, autonamed when left out. */
   readonly named: boolean;
 }
 

@@ -1,8 +1,4 @@
-/**
- * The base of every resource class. While a resource registers, the SDK records a stack trace per
- * property promise (printed only under `PULUMI_DEBUG_PROMISE_LEAKS`), ~90 µs each, so classes
- * register with `Error.stackTraceLimit` at 0 ({@link quietRegistration}) unless that variable is set.
- */
+/** The base of every resource class: ./README.md, "The class". */
 import * as pulumi from "@pulumi/pulumi";
 import { type SchemaResources, schemaOutputs, schemaResources } from "../native/package";
 import { isAutonamed, LOGICAL_NAME_INPUT } from "./autoname";
@@ -10,10 +6,6 @@ import { generatedSecrets, type ResourceKind } from "./kinds";
 import { withEveryOutput } from "./outputs";
 import { serializedShim } from "./shim";
 
-/**
- * Registered as `pulumi.dynamic.Resource` registers one, but with the shim's text pinned
- * ({@link serializedShim}) instead of serialized in the program.
- */
 export abstract class CloudInfraResource extends pulumi.CustomResource {
   protected constructor(
     kind: ResourceKind,
@@ -75,7 +67,6 @@ export type ReadById = typeof ReadableResource.get;
 
 let schema: SchemaResources | undefined;
 
-/** The class's declared outputs, as the package schema lists them (generated from the class). */
 function outputNames(kind: ResourceKind): string[] {
   schema ??= schemaResources();
   return schemaOutputs(schema, kind).names;
@@ -85,7 +76,12 @@ function outputNames(kind: ResourceKind): string[] {
 // `pulumi.dynamic.Resource` in their prototype chain for programs that test for it.
 Object.setPrototypeOf(CloudInfraResource.prototype, pulumi.dynamic.Resource.prototype);
 
-/** Around `super()`: `failed(err)` in its catch (gives `err` the caller's stack), `done()` after. */
+/**
+ * While a resource registers, the SDK records a stack trace per property promise (printed only
+ * under `PULUMI_DEBUG_PROMISE_LEAKS`), ~90 µs each: around `super()`, this sets
+ * `Error.stackTraceLimit` to 0 unless that variable is set. `failed(err)` in its catch (gives
+ * `err` the caller's stack), `done()` after.
+ */
 export function quietRegistration(): { failed(err: unknown): unknown; done(): void } {
   const limit = Error.stackTraceLimit;
   const debugging = (process.env["PULUMI_DEBUG_PROMISE_LEAKS"] ?? "") !== "";

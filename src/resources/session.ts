@@ -36,7 +36,6 @@ export interface ProviderSession {
   readonly creates: CreateLedger;
   readonly journal: CreateJournal;
   readonly stack: StackObjects;
-  readonly endpoint: string;
   /** Aborted by {@link cancel}: every wait of the session ends at once. */
   readonly cancelled: AbortSignal;
   slot<T>(slot: SessionSlot<T>): T;
@@ -49,20 +48,18 @@ export interface ProviderSession {
 class ConfiguredSession implements ProviderSession {
   readonly creates = new CreateLedger();
   readonly stack = new StackObjects();
-  readonly #resolve: () => SessionConfig;
+  readonly #cancellation = new AbortController();
+  readonly cancelled = this.#cancellation.signal;
+  readonly #slots = new Map<SessionSlot<unknown>, unknown>();
   #config: SessionConfig | undefined;
   #client: CloudInfraClient | undefined;
   #lists: SharedLists | undefined;
   #journal: CreateJournal | undefined;
-  readonly #slots = new Map<SessionSlot<unknown>, unknown>();
-  readonly #cancellation = new AbortController();
 
-  constructor(resolve: () => SessionConfig) {
-    this.#resolve = resolve;
-  }
+  constructor(private readonly resolve: () => SessionConfig) {}
 
   get #settings(): SessionConfig {
-    this.#config ??= { ...this.#resolve() };
+    this.#config ??= { ...this.resolve() };
     return this.#config;
   }
 
@@ -80,18 +77,10 @@ class ConfiguredSession implements ProviderSession {
     return this.#lists;
   }
 
-  get endpoint(): string {
-    return this.#settings.endpoint;
-  }
-
   get journal(): CreateJournal {
     const { projectDir, endpoint, apiKey } = this.#settings;
     this.#journal ??= CreateJournal.forProject(projectDir ?? process.cwd(), endpoint, apiKey);
     return this.#journal;
-  }
-
-  get cancelled(): AbortSignal {
-    return this.#cancellation.signal;
   }
 
   slot<T>(slot: SessionSlot<T>): T {
@@ -115,9 +104,8 @@ export function lazySession(resolve: () => SessionConfig): ProviderSession {
 
 /** What tells two configurations apart: the settings (the key hashed), timeouts and directory. */
 function keyOf(config: SessionConfig): string {
-  const { endpoint, apiKey, caCert, projectDir, logger: _logger, ...timeouts } = config;
-  const settings = caCert === undefined ? { endpoint, apiKey } : { endpoint, apiKey, caCert };
-  return `${settingsFingerprint(settings)}\n${projectDir ?? ""}\n${JSON.stringify(timeouts)}`;
+  const { endpoint: _e, apiKey: _k, caCert: _ca, projectDir, logger: _l, ...timeouts } = config;
+  return `${settingsFingerprint(config)}\n${projectDir ?? ""}\n${JSON.stringify(timeouts)}`;
 }
 
 const sessions = new Map<string, ProviderSession>();

@@ -3,13 +3,10 @@ import type * as entry from "../provider";
 import type { ResourceKind } from "./kinds";
 
 /**
- * The provider object that Pulumi stores, serialized, as each resource's `__provider`, and that a
- * separate host process later loads, possibly after this package was upgraded. It must stay a
- * thin, stable shim: each method requires the package's stable entry point at call time, so it
- * captures nothing but `kind` (no client, class or secret), old state runs the installed code,
- * and the text stays small (budget 2.5 KiB). This module imports nothing at run time, which the
- * serializer would capture. One object per kind, kept: the SDK caches a serialized provider by
- * object identity. Programs register {@link serializedShim} (serialization.test.ts: the same).
+ * The provider object Pulumi stores as each resource's `__provider` (./README.md): it captures
+ * nothing but `kind` and requires the stable entry point at call time (text budget 2.5 KiB). This
+ * module imports nothing at run time, which the serializer would capture. One object per kind,
+ * kept: the SDK caches a serialized provider by object identity.
  */
 export function providerShim(kind: ResourceKind): pulumi.dynamic.ResourceProvider {
   return cached(SHIMS, kind, makeShim);
