@@ -71,7 +71,7 @@ export interface KindDefinition<
   fields: FieldTable<Inputs>;
   api: KindApi<Live, Request, Answer>;
   resolve?(session: ProviderSession, inputs: Inputs): Promise<Resolved>;
-  toApi(inputs: Resolved): Request;
+  toApi(inputs: Resolved): Complete<Request>;
   /** `known`: the state or request (a key's comment, whether a tag's servers are managed). */
   fromApi?(live: Live, known: Props | undefined): Outputs;
   /** Left out when only the service knows the outputs (a key). */
@@ -114,6 +114,9 @@ export interface KindDefinition<
     converge?(session: ProviderSession, live: Live, inputs: Inputs): Promise<Props>;
   };
 }
+
+/** `R` with every optional key required (`undefined` allowed): a `toApi` cannot forget one. */
+export type Complete<R> = { [K in keyof R]-?: undefined extends R[K] ? R[K] | undefined : R[K] };
 
 export interface Deadline {
   deadlineAt: number;
@@ -188,6 +191,8 @@ export function kindOperations<
 ): KindOperations {
   const { what, api } = def;
   const { update } = api;
+  // `Complete<Request>` without its undefined keys is `Request`, which the compiler cannot see.
+  const toWire = (r: Resolved) => definedOnly(def.toApi(r)) as Request;
   const resolve = (session: ProviderSession, inputs: Inputs): Promise<Resolved> =>
     def.resolve?.(session, inputs) ?? Promise.resolve(inputs as Resolved);
   /** A write whose 409 is explained by {@link KindDefinition.taken}. */
@@ -235,7 +240,7 @@ export function kindOperations<
         const r = await resolve(session, inputs);
         const id = api.idOf(live);
         if (!matchesRequest(def, live, r) && update !== undefined) {
-          await explained(session, r, () => update(session.client, id, def.toApi(r)), String(id));
+          await explained(session, r, () => update(session.client, id, toWire(r)), String(id));
         }
         return bag(outputs(id, r));
       },
@@ -250,7 +255,7 @@ export function kindOperations<
   ) => {
     const { client } = session;
     const list = api.list?.(client);
-    const request = def.toApi(r);
+    const request = toWire(r);
     const recovery = def.recovery ?? {};
     const made = await explained(session, r, () =>
       createExactlyOnce({
@@ -334,7 +339,7 @@ export function kindOperations<
       try {
         if (update === undefined) throw new Error(`a ${what.kind} cannot change in place`);
         r = await resolve(session, inputs);
-        const request = def.toApi(r);
+        const request = toWire(r);
         await explained(session, r, () => update(session.client, id, request), id);
         return { outs: bag(outputs(Number(id), r)) };
       } catch (err) {

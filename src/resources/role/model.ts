@@ -4,7 +4,7 @@ import { DescriptionInputSchema, expected, NameInputSchema } from "../../api/sch
 import type { CreateRoleRequest, Permission, Role } from "../../api/schemas/iam";
 import { AdoptIdSchema } from "../adopt";
 import { described, sameNormalised, sameText } from "../common";
-import type { FieldTable } from "../kind";
+import type { Complete, FieldTable } from "../kind";
 import { normaliseNames } from "./permissions";
 
 /** Before the catalogue resolves them, names are trimmed, sorted and without repeats. */
@@ -45,7 +45,10 @@ export const ROLE_FIELDS: FieldTable<RoleInputs> = {
   permissions: { equals: sameNames },
 };
 
-export function toApi(inputs: RoleInputs, permissionIds: readonly number[]): CreateRoleRequest {
+export function toApi(
+  inputs: RoleInputs,
+  permissionIds: readonly number[],
+): Complete<CreateRoleRequest> {
   return {
     name: inputs.name,
     // Always sent: an update without it would keep a description the program removed.

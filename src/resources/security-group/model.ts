@@ -15,7 +15,7 @@ import {
 } from "../../api/schemas/firewall";
 import { AdoptIdSchema } from "../adopt";
 import { described, sameText } from "../common";
-import type { FieldTable } from "../kind";
+import type { Complete, FieldTable } from "../kind";
 import { normaliseCidr } from "./cidr";
 
 /** Only the keys that are set. */
@@ -171,7 +171,7 @@ export const SECURITY_GROUP_FIELDS: FieldTable<SecurityGroupInputs> = {
   rules: { equals: sameRules },
 };
 
-export function toApi(inputs: SecurityGroupInputs): SecurityGroupRequest {
+export function toApi(inputs: SecurityGroupInputs): Complete<SecurityGroupRequest> {
   return {
     name: inputs.name,
     // Always sent: an update without it would keep a description the program removed.

@@ -13,7 +13,7 @@ import { formatDuration, parseDuration } from "../../lib/duration";
 import { AdoptIdSchema } from "../adopt";
 import { diffInputs, type OperationLimits, type Props } from "../common";
 import { idReference } from "../ids";
-import type { Deadline, FieldTable } from "../kind";
+import type { Complete, Deadline, FieldTable } from "../kind";
 
 const POWER_STATES = ["running", "stopped"] as const;
 export type PowerState = (typeof POWER_STATES)[number];
@@ -110,15 +110,13 @@ export function diffServer(olds: Props, news: Props): pulumi.dynamic.DiffResult 
   return result;
 }
 
-export function toApi(inputs: ServerInputs): CreateServerRequest {
+export function toApi(inputs: ServerInputs): Complete<CreateServerRequest> {
   return {
     plan_id: inputs.planId,
     image: inputs.image,
     user_defined_name: inputs.name,
-    ...(inputs.sshKeyIds === undefined ? {} : { ssh_key_ids: inputs.sshKeyIds }),
-    ...(inputs.securityGroupIds === undefined
-      ? {}
-      : { security_group_ids: inputs.securityGroupIds }),
+    ssh_key_ids: inputs.sshKeyIds,
+    security_group_ids: inputs.securityGroupIds,
     firewall_enabled: inputs.firewallEnabled,
     quantity: 1,
   };
