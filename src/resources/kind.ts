@@ -71,7 +71,7 @@ export interface KindDefinition<
   fields: FieldTable<Inputs>;
   api: KindApi<Live, Request, Answer>;
   resolve?(session: ProviderSession, inputs: Inputs): Promise<Resolved>;
-  toApi(inputs: Resolved): Request;
+  toApi(inputs: Resolved): Complete<Request>;
   /** `known`: the state or request (a key's comment, whether a tag's servers are managed). */
   fromApi?(live: Live, known: Props | undefined): Outputs;
   /** Left out when only the service knows the outputs (a key). */
@@ -113,6 +113,15 @@ export interface KindDefinition<
     /** Default: an update when the live object does not match, then {@link outputsFromInputs}. */
     converge?(session: ProviderSession, live: Live, inputs: Inputs): Promise<Props>;
   };
+}
+
+/** `R` with every optional key required (`undefined` allowed): a `toApi` cannot forget one. */
+export type Complete<R> = { [K in keyof R]-?: undefined extends R[K] ? R[K] | undefined : R[K] };
+
+/** What is sent for a `toApi` answer: its keys set to `undefined` left out. */
+export function wireRequest<R>(request: Complete<R>): R {
+  // Without its undefined keys a `Complete<R>` is an `R`, which the compiler cannot see.
+  return definedOnly(request) as R;
 }
 
 export interface Deadline {
@@ -188,6 +197,7 @@ export function kindOperations<
 ): KindOperations {
   const { what, api } = def;
   const { update } = api;
+  const toWire = (r: Resolved) => wireRequest<Request>(def.toApi(r));
   const resolve = (session: ProviderSession, inputs: Inputs): Promise<Resolved> =>
     def.resolve?.(session, inputs) ?? Promise.resolve(inputs as Resolved);
   /** A write whose 409 is explained by {@link KindDefinition.taken}. */
@@ -235,7 +245,7 @@ export function kindOperations<
         const r = await resolve(session, inputs);
         const id = api.idOf(live);
         if (!matchesRequest(def, live, r) && update !== undefined) {
-          await explained(session, r, () => update(session.client, id, def.toApi(r)), String(id));
+          await explained(session, r, () => update(session.client, id, toWire(r)), String(id));
         }
         return bag(outputs(id, r));
       },
@@ -250,7 +260,7 @@ export function kindOperations<
   ) => {
     const { client } = session;
     const list = api.list?.(client);
-    const request = def.toApi(r);
+    const request = toWire(r);
     const recovery = def.recovery ?? {};
     const made = await explained(session, r, () =>
       createExactlyOnce({
@@ -334,7 +344,7 @@ export function kindOperations<
       try {
         if (update === undefined) throw new Error(`a ${what.kind} cannot change in place`);
         r = await resolve(session, inputs);
-        const request = def.toApi(r);
+        const request = toWire(r);
         await explained(session, r, () => update(session.client, id, request), id);
         return { outs: bag(outputs(Number(id), r)) };
       } catch (err) {

@@ -3,7 +3,7 @@ import { ConnectionError, NotFoundError, UnauthorizedError } from "../../src/api
 import { formatDuration } from "../../src/lib/duration";
 import { onHost } from "../../src/provider";
 import { UNKNOWN } from "../../src/resources/common";
-import { matchesRequest } from "../../src/resources/kind";
+import { matchesRequest, wireRequest } from "../../src/resources/kind";
 import {
   DEFAULT_TIMEOUTS,
   deadlineFor,
@@ -833,7 +833,7 @@ describe("the model's exact words and values", () => {
   });
 
   it("sends the SSH keys only when given", () => {
-    expect(toApi({ ...INPUTS, sshKeyIds: [5, 12] })).toStrictEqual({
+    expect(wireRequest(toApi({ ...INPUTS, sshKeyIds: [5, 12] }))).toStrictEqual({
       plan_id: 3,
       image: "ubuntu-24.04",
       user_defined_name: "web",
@@ -841,7 +841,7 @@ describe("the model's exact words and values", () => {
       firewall_enabled: false,
       quantity: 1,
     });
-    expect(toApi(INPUTS)).toStrictEqual({
+    expect(wireRequest(toApi(INPUTS))).toStrictEqual({
       plan_id: 3,
       image: "ubuntu-24.04",
       user_defined_name: "web",

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Tag } from "../../src/api/schemas/tags";
 import { diffInputs, tableInputs } from "../../src/resources/common";
+import { wireRequest } from "../../src/resources/kind";
 import {
   fromApi,
   normaliseIds,
@@ -124,12 +125,14 @@ describe("Tag diff", () => {
 
 describe("Tag wire mapping", () => {
   it("always sends data, and the servers only when the program manages them", () => {
-    expect(toApi({ name: "prod", color: "#ff00aa" })).toStrictEqual({
+    expect(wireRequest(toApi({ name: "prod", color: "#ff00aa" }))).toStrictEqual({
       name: "prod",
       color: "#ff00aa",
       data: "",
     });
-    expect(toApi({ name: "prod", color: "#ff00aa", data: "x", serverIds: [3] })).toStrictEqual({
+    expect(
+      wireRequest(toApi({ name: "prod", color: "#ff00aa", data: "x", serverIds: [3] })),
+    ).toStrictEqual({
       name: "prod",
       color: "#ff00aa",
       data: "x",

@@ -3,7 +3,7 @@ import { DescriptionInputSchema, expected, NameInputSchema } from "../../api/sch
 import type { CreateRoleRequest, Permission, Role } from "../../api/schemas/iam";
 import { AdoptIdSchema } from "../adopt";
 import { described, sameNormalised, sameText } from "../common";
-import type { FieldTable } from "../kind";
+import type { Complete, FieldTable } from "../kind";
 import { normaliseNames } from "./permissions";
 
 /** Before the catalogue resolves them, names are trimmed, sorted and without repeats. */
@@ -43,7 +43,7 @@ export const ROLE_FIELDS: FieldTable<RoleInputs> = {
   permissions: { equals: sameNames },
 };
 
-export function toApi(role: ResolvedRole): CreateRoleRequest {
+export function toApi(role: ResolvedRole): Complete<CreateRoleRequest> {
   return {
     name: role.name,
     // Always sent: an update without it would keep a description the program removed.

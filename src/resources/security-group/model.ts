@@ -14,7 +14,7 @@ import {
 } from "../../api/schemas/firewall";
 import { AdoptIdSchema } from "../adopt";
 import { described, sameText } from "../common";
-import type { FieldTable } from "../kind";
+import type { Complete, FieldTable } from "../kind";
 import { normaliseCidr } from "./cidr";
 
 export interface RuleOutputs {
@@ -162,7 +162,7 @@ export const SECURITY_GROUP_FIELDS: FieldTable<SecurityGroupInputs> = {
   rules: { equals: sameRules },
 };
 
-export function toApi(inputs: SecurityGroupInputs): SecurityGroupRequest {
+export function toApi(inputs: SecurityGroupInputs): Complete<SecurityGroupRequest> {
   return {
     name: inputs.name,
     // Always sent: an update without it would keep a description the program removed.

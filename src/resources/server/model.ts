@@ -13,7 +13,7 @@ import { formatDuration, parseDuration } from "../../lib/duration";
 import { AdoptIdSchema } from "../adopt";
 import { diffInputs, type OperationLimits, type Props } from "../common";
 import { idReference } from "../ids";
-import type { Deadline, FieldTable } from "../kind";
+import type { Complete, Deadline, FieldTable } from "../kind";
 
 const POWER_STATES = ["running", "stopped"] as const;
 export type PowerState = (typeof POWER_STATES)[number];
@@ -107,8 +107,8 @@ export function diffServer(olds: Props, news: Props): pulumi.dynamic.DiffResult 
   return result;
 }
 
-export function toApi(inputs: ServerInputs): CreateServerRequest {
-  return definedOnly({
+export function toApi(inputs: ServerInputs): Complete<CreateServerRequest> {
+  return {
     plan_id: inputs.planId,
     image: inputs.image,
     user_defined_name: inputs.name,
@@ -116,7 +116,7 @@ export function toApi(inputs: ServerInputs): CreateServerRequest {
     security_group_ids: inputs.securityGroupIds,
     firewall_enabled: inputs.firewallEnabled,
     quantity: 1,
-  });
+  };
 }
 
 export function osOf(server: Server): string | undefined {

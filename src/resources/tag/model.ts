@@ -5,7 +5,7 @@ import { definedOnly } from "../../lib/defined";
 import { AdoptIdSchema } from "../adopt";
 import { sameNormalised, sameText } from "../common";
 import { idReference } from "../ids";
-import type { FieldTable } from "../kind";
+import type { Complete, FieldTable } from "../kind";
 
 /** Sorted and without repeats: the order of a membership list carries no meaning. */
 export function normaliseIds(ids: readonly number[]): number[] {
@@ -58,13 +58,13 @@ export const TAG_FIELDS: FieldTable<TagInputs> = {
   serverIds: { equals: sameServers },
 };
 
-export function toApi(inputs: TagInputs): CreateTagRequest {
+export function toApi(inputs: TagInputs): Complete<CreateTagRequest> {
   return {
     name: inputs.name,
     color: inputs.color,
     // Always sent: leaving it out of an update would keep the old text after the user removed it.
     data: inputs.data ?? "",
-    ...(inputs.serverIds === undefined ? {} : { server_ids: inputs.serverIds }),
+    server_ids: inputs.serverIds,
   };
 }
 
