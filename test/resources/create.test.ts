@@ -302,6 +302,7 @@ describe("createExactlyOnce with a journal (a host killed mid-create)", () => {
     entries.forEach((entry, i) => {
       const full = {
         name: `e${i}`,
+        kind: "Thing",
         pid: deadPid(),
         process: "gone",
         at: Date.now(),

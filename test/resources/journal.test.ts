@@ -59,6 +59,7 @@ describe("CreateJournal's reads", () => {
       const entry = {
         name: `old${i}`,
         digest: "d",
+        kind: "Tag",
         pid: dead,
         process: "gone",
         at: Date.now(),
@@ -82,6 +83,7 @@ describe("CreateJournal's reads", () => {
     const entry = {
       name: "live",
       digest: "d",
+      kind: "Tag",
       pid: process.pid,
       process: "another",
       at: Date.now(),
@@ -111,7 +113,14 @@ describe("CreateJournal's reads", () => {
   it("costs each create the same however many creates came before, in this run and earlier ones", () => {
     const dir = tempDir("journal-reads-");
     const dead = deadPid();
-    const earlier = { digest: "d", pid: dead, process: "gone", at: Date.now(), before: [] };
+    const earlier = {
+      digest: "d",
+      kind: "Tag",
+      pid: dead,
+      process: "gone",
+      at: Date.now(),
+      before: [],
+    };
     // An older version's run closed its entries in place, in the folder.
     for (let i = 0; i < 300; i++) {
       const entry = { ...earlier, name: `old${i}`, id: i, closedAt: Date.now() };
@@ -147,7 +156,14 @@ describe("CreateJournal's reads", () => {
   it("takes no entry for an orphan when its host closed it and was killed before removing its file", () => {
     const dir = tempDir("journal-reads-");
     const dead = deadPid();
-    const entry = { name: "cut", digest: "d", pid: dead, process: "gone", at: Date.now() };
+    const entry = {
+      name: "cut",
+      digest: "d",
+      kind: "Tag",
+      pid: dead,
+      process: "gone",
+      at: Date.now(),
+    };
     fs.writeFileSync(join(dir, "cut.json"), JSON.stringify({ ...entry, before: [], id: 7 }));
     writeLog(dir, `${dead}.x.jsonl`, [{ ...entry, before: [], id: 7, closedAt: Date.now() }]);
     const journal = new CreateJournal(dir);
@@ -159,7 +175,14 @@ describe("CreateJournal's reads", () => {
   it("takes an entry for an orphan when its host was killed while closing it", () => {
     const dir = tempDir("journal-reads-");
     const dead = deadPid();
-    const entry = { name: "cut", digest: "d", pid: dead, process: "gone", at: Date.now() };
+    const entry = {
+      name: "cut",
+      digest: "d",
+      kind: "Tag",
+      pid: dead,
+      process: "gone",
+      at: Date.now(),
+    };
     fs.writeFileSync(join(dir, "cut.json"), JSON.stringify({ ...entry, before: [], id: 7 }));
     fs.mkdirSync(join(dir, "closed"));
     const line = JSON.stringify({ ...entry, before: [], id: 7, closedAt: Date.now() });
@@ -176,6 +199,7 @@ describe("CreateJournal's reads", () => {
     const closed = (name: string, id: number, at: number) => ({
       name,
       digest: "d",
+      kind: "Tag",
       pid: dead,
       process: "gone",
       at,
