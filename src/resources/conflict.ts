@@ -32,7 +32,12 @@ export class AlreadyExistsError extends CloudInfraError {
 export function alreadyExistsError(
   what: KindNames,
   existing: ExistingObject,
-  options: { rule?: string; remedy?: string; cause?: unknown; managedByStack?: boolean } = {},
+  options: {
+    rule?: string | undefined;
+    remedy?: string;
+    cause?: unknown;
+    managedByStack?: boolean;
+  },
 ): AlreadyExistsError {
   const rule = options.rule ?? `${what.noun} names are unique in an account`;
   const remedy =
@@ -81,26 +86,18 @@ export function nameTakenError<Live extends NamedObject>(
     special?(existing: Live): Error | undefined;
   },
 ): Promise<Error> {
+  const { name, self, rule } = options;
+  const holding = (o: Live) => `named ${JSON.stringify(o.name)}`;
   return explainConflict(
     err,
     async () =>
-      (await options.list()).find(
-        (o) => sameName(o.name, options.name) && String(o.id) !== String(options.self),
-      ),
+      (await options.list()).find((o) => sameName(o.name, name) && String(o.id) !== String(self)),
     (existing) =>
       options.special?.(existing) ??
       alreadyExistsError(
         what,
-        {
-          id: existing.id,
-          holding: `named ${JSON.stringify(existing.name)}`,
-          detail: options.detail?.(existing),
-        },
-        {
-          ...(options.rule === undefined ? {} : { rule: options.rule }),
-          cause: err,
-          managedByStack: options.managed?.(existing.id) === true,
-        },
+        { id: existing.id, holding: holding(existing), detail: options.detail?.(existing) },
+        { rule, cause: err, managedByStack: options.managed?.(existing.id) === true },
       ),
   );
 }

@@ -3,7 +3,7 @@
  * folder must be private: docs/resources.md). An open entry is a file written atomically; closing
  * appends it to this process's log in `closed/` and removes the file, so a create lists only
  * creates in flight or unfinished. Closed ids are kept a day from take-overs. An entry whose log
- * cannot be written is closed in place (`closedAt` in its file) and moved when next found.
+ * cannot be written is closed in place (`closedAt` in its file).
  */
 import { createHash, randomUUID } from "node:crypto";
 import { openSync, readdirSync, readFileSync, rmSync, statSync, writeSync } from "node:fs";
@@ -43,13 +43,7 @@ export interface JournalEntry {
 }
 
 /** An open entry of this process, as its create goes on. */
-export interface JournalTicket {
-  made(id: number): void;
-  /** The create gives up with sends unresolved since `sentAt`: the entry stays open. */
-  unresolvedSince(sentAt: number): void;
-  /** The create returned to the engine. */
-  close(id?: number): void;
-}
+export type JournalTicket = ReturnType<CreateJournal["open"]>;
 
 const PROCESS = randomUUID();
 
@@ -152,7 +146,7 @@ export class CreateJournal {
   }
 
   /** Writes an open entry before a request is sent. */
-  open(kind: string, digest: string, before: Iterable<number>): JournalTicket {
+  open(kind: string, digest: string, before: Iterable<number>) {
     this.#trust();
     const entry: JournalEntry = {
       name: randomUUID(),
@@ -169,16 +163,18 @@ export class CreateJournal {
       entry.before = [];
     };
     return {
-      made: (id) => {
+      made: (id: number) => {
         named(id);
         this.#write(entry);
       },
-      unresolvedSince: (sentAt) => {
+      /** The create gives up with sends unresolved since `sentAt`: the entry stays open. */
+      unresolvedSince: (sentAt: number) => {
         if (sentAt === entry.at) return;
         entry.sentAt = sentAt;
         this.#write(entry);
       },
-      close: (id) => {
+      /** The create returned to the engine. */
+      close: (id?: number) => {
         if (entry.closedAt !== undefined) return;
         if (id !== undefined) named(id);
         entry.closedAt = Date.now();
@@ -197,7 +193,7 @@ export class CreateJournal {
     rmSync(join(this.dir, `${entry.name}.json`), { force: true });
   }
 
-  /** The folder's entries: open ones, and ones closed in place (moved to the log now). */
+  /** The folder's entries: open ones, and ones closed in place. */
   #folder(): JournalEntry[] {
     this.#trust();
     const files = readOr(() => readdirSync(this.dir), []).filter((file) => file.endsWith(".json"));
@@ -210,8 +206,6 @@ export class CreateJournal {
         this.forget(entry);
         continue;
       }
-      // Closed in place, it keeps its id from take-overs until the log has it.
-      if (entry.closedAt !== undefined && this.#append(entry)) this.forget(entry);
       out.push(entry);
     }
     for (const name of this.#settled.keys()) if (!names.has(name)) this.#settled.delete(name);
