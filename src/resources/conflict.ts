@@ -1,6 +1,5 @@
 /** The one conflict error: a 409 said with the holder's id and the ways out, adoption included. */
 import { CloudInfraError, type ConflictError, nameErrorClass } from "../api/errors";
-import { sameName } from "../lib/names";
 import { aNoun, type KindNames } from "./common";
 
 /** An existing object that the program's object would duplicate. */
@@ -15,13 +14,6 @@ export interface ExistingObject {
 export class AlreadyExistsError extends CloudInfraError {
   static {
     nameErrorClass(AlreadyExistsError, "AlreadyExistsError");
-  }
-  constructor(
-    message: string,
-    readonly existingId: number,
-    options?: ErrorOptions,
-  ) {
-    super(message, options);
   }
 }
 
@@ -49,7 +41,6 @@ export function alreadyExistsError(
       : `, or, if no resource of this stack manages it, adopt it with adoptId: ${existing.id}`;
   return new AlreadyExistsError(
     `${aNoun(what)} ${existing.holding} already exists (${what.noun} id ${existing.id}${existing.detail ?? ""}); ${rule}: ${remedy}${adoption}${cause}`,
-    existing.id,
     options.cause === undefined ? undefined : { cause: options.cause },
   );
 }
@@ -62,42 +53,4 @@ export async function explainConflict<Live>(
 ): Promise<Error> {
   const existing = await lookup().catch(() => undefined);
   return (existing === undefined ? undefined : explain(existing)) ?? err;
-}
-
-export interface NamedObject {
-  id: number;
-  name: string;
-}
-
-/** The error for a 409 on a unique name (a tag, a role, a security group): the holder from `list`. */
-export function nameTakenError<Live extends NamedObject>(
-  what: KindNames,
-  err: ConflictError,
-  options: {
-    name: string;
-    list(): Promise<readonly Live[]>;
-    /** The object being changed (an update, an adoption): it never takes its own name. */
-    self?: number | string;
-    managed?(id: number): boolean;
-    /** What must be unique, when it is not just the name (letter case, say). */
-    rule?: string;
-    detail?(existing: Live): string | undefined;
-    /** The whole explanation instead (a system role). */
-    special?(existing: Live): Error | undefined;
-  },
-): Promise<Error> {
-  const { name, self, rule } = options;
-  const holding = (o: Live) => `named ${JSON.stringify(o.name)}`;
-  return explainConflict(
-    err,
-    async () =>
-      (await options.list()).find((o) => sameName(o.name, name) && String(o.id) !== String(self)),
-    (existing) =>
-      options.special?.(existing) ??
-      alreadyExistsError(
-        what,
-        { id: existing.id, holding: holding(existing), detail: options.detail?.(existing) },
-        { rule, cause: err, managedByStack: options.managed?.(existing.id) === true },
-      ),
-  );
 }

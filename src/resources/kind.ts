@@ -3,6 +3,7 @@ import type { z } from "zod";
 import type { CloudInfraClient } from "../api/client";
 import { ConfigurationError, ConflictError, NotFoundError } from "../api/errors";
 import type { RequestOptions } from "../api/http";
+import { sameName } from "../lib/names";
 import { type Adoption, adopt, guardAdoptedReplacement, type Mismatch } from "./adopt";
 import {
   aNoun,
@@ -23,7 +24,7 @@ import {
   tableInputs,
   unlessNotFound,
 } from "./common";
-import { type NamedObject, nameTakenError } from "./conflict";
+import { alreadyExistsError, explainConflict } from "./conflict";
 import { type CreateOutcome, createExactlyOnce } from "./create";
 import { resourceIdOf } from "./ids";
 import type { InputRules } from "./input-rules";
@@ -169,6 +170,11 @@ export function matchesRequest<Inputs extends object, Live, Resolved extends Inp
   return !diffInputs({ ...def.fromApi(live, wanted) }, wanted, made).changes;
 }
 
+interface NamedObject {
+  id: number;
+  name: string;
+}
+
 /** The error for a 409 on a name: the object that holds it, from a fresh read of the list. */
 export function nameTaken<Live extends NamedObject>(
   def: { what: KindNames; api: KindApi<Live, unknown, unknown> },
@@ -176,16 +182,34 @@ export function nameTaken<Live extends NamedObject>(
   name: string,
   err: ConflictError,
   self?: string,
-  more: Pick<Parameters<typeof nameTakenError<Live>>[2], "rule" | "detail" | "special"> = {},
+  more: {
+    /** What must be unique, when it is not just the name (letter case, say). */
+    rule?: string;
+    detail?(existing: Live): string | undefined;
+    /** The whole explanation instead (a system role). */
+    special?(existing: Live): Error | undefined;
+  } = {},
 ): Promise<Error> {
   const list = def.api.list?.(session.client);
-  return nameTakenError(def.what, err, {
-    name,
-    list: () => (list === undefined ? Promise.resolve([]) : list.read()),
-    managed: (id) => session.stack.manages(def.what.kind, id),
-    ...(self === undefined ? {} : { self }),
-    ...more,
-  });
+  return explainConflict(
+    err,
+    async () => (await list?.read())?.find((o) => sameName(o.name, name) && String(o.id) !== self),
+    (existing) =>
+      more.special?.(existing) ??
+      alreadyExistsError(
+        def.what,
+        {
+          id: existing.id,
+          holding: `named ${JSON.stringify(existing.name)}`,
+          detail: more.detail?.(existing),
+        },
+        {
+          rule: more.rule,
+          cause: err,
+          managedByStack: session.stack.manages(def.what.kind, existing.id),
+        },
+      ),
+  );
 }
 
 export function kindOperations<

@@ -18,7 +18,6 @@ async function userTaken(user: model.UserInputs, err: ConflictError): Promise<Er
         : `a user named ${JSON.stringify(user.name)} already exists (user id ${holder}); user names are unique in an account`;
     return new AlreadyExistsError(
       `${held}: choose another name, or delete user ${holder} (a user cannot be adopted: its API key is shown only when it is made). If an earlier pulumi up of this user was cut short where its create journal is not kept (another machine, a fresh CI runner: see docs/resources.md), user ${holder} is the one it made (${err.message})`,
-      holder,
       { cause: err },
     );
   }
