@@ -24,17 +24,18 @@
  *    `customTimeouts`) fails without a look, its entry left open. [1, 2]
  * 7. An object useless without its lost answer (a generated key, a user's API key) is deleted
  *    (`discard`) and the request sent again; a delete that fails fails naming the id. [spec]
- * 8. A kind the API cannot list, with `unique` names (a user): after an ambiguous failure the
- *    request is sent again; a success proves the lost send made nothing; a 409's holder is ours
- *    (deleted as in 7, then sent again) only if made no earlier than the first unresolved send
- *    less {@link HOLDER_CLOCK_MARGIN_MS} and claimed by no other create. A create that gives up
+ * 8. A kind the API cannot list (a user): after an ambiguous failure the request is sent again;
+ *    a success proves the lost send made nothing; a 409's holder is ours (deleted as in 7, then
+ *    sent again) only if made no earlier than the first unresolved send less
+ *    {@link HOLDER_CLOCK_MARGIN_MS} and claimed by no other create. A create that gives up
  *    unresolved leaves its entry open with that time. [project: unique user names, the 409's
  *    `existing_id` and `existing_created_at`; HTTP's `Date` header]
  *
  * Without the [project] fields rule 8 fails safe: a 409 that does not name or date its holder
  * deletes nothing and fails naming the holder when it can (the entry stays open); a holder made
- * before the first unresolved send, or claimed, fails with the 409. A kind the API cannot list
- * without `unique` names fails after an ambiguous failure, with its `unlistable` advice.
+ * before the first unresolved send, or claimed, fails with the 409. Against a service whose user
+ * names are not unique (the spec does not say they are), the send after a lost answer can make
+ * a second user: nothing is deleted, and the first is left for the user to find by name.
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import {
@@ -76,15 +77,15 @@ interface CreateRecipe<Answer, Live> {
   request: unknown;
   send(): Promise<Answer>;
   idInAnswer(answer: Answer): number | undefined;
+  /** `undefined` when the API cannot list the kind (rule 8). */
   lookup: Lookup<Live> | undefined;
+  /** Rule 8's advice where the journal is not kept. */
   unlistable?: string;
   discard?(id: number): Promise<void>;
-  unique?: boolean;
-  closesLater?: boolean;
   settleMs?: number;
 }
 
-/** What a create made, answered or found; `close()` says it returned to the engine. */
+/** What a create made, answered or found; `close()` says it returned to the engine (rule 6). */
 export type CreateOutcome<Answer, Live> = Made<Answer, Live> & { close(): void };
 type Made<Answer, Live> =
   | { id: number; answer: Answer; found?: undefined }
@@ -195,9 +196,7 @@ export async function createExactlyOnce<Answer, Live>(
   const run: Run<Answer, Live> = { recipe, record, before, discarded: [] };
   let ticket: JournalTicket | undefined;
   const done = (made: Made<Answer, Live>): CreateOutcome<Answer, Live> => {
-    // Made and closed at once when the create ends here: one write instead of two.
-    if (recipe.closesLater === true) ticket?.made(made.id);
-    else ticket?.close(made.id);
+    ticket?.made(made.id);
     return { ...made, close: () => ticket?.close() };
   };
   try {
@@ -211,7 +210,7 @@ export async function createExactlyOnce<Answer, Live>(
         await discard(run, id, undefined);
         ticket.close();
       }
-    } else if (recipe.unique === true) {
+    } else {
       // A dead host's unresolved creates of this request: this one carries their first send on.
       for (const orphan of journal.orphans(digest)) {
         const sentAt = orphan.sentAt ?? orphan.at;
@@ -242,15 +241,11 @@ async function sendAndFind<A, L>(run: Run<A, L>): Promise<Made<A, L>> {
     },
     afterFailure: async (err): Promise<{ found: L } | typeof RESEND> => {
       const since = run.unresolvedSince;
-      if (recipe.unique === true && err instanceof ConflictError && since !== undefined) {
+      if (lookup === undefined && err instanceof ConflictError && since !== undefined) {
         await settleHolder(run, err, since);
         return RESEND;
       }
-      if (
-        err instanceof AbortedError &&
-        err.mayHaveBeenApplied &&
-        (lookup !== undefined || recipe.unique === true)
-      ) {
+      if (err instanceof AbortedError && err.mayHaveBeenApplied) {
         run.unresolvedSince ??= sentAt;
         throw new CreateFailedError(
           `${err.message}: the next pulumi up of this project takes over what it made ${journalNote(recipe)}`,
@@ -259,15 +254,9 @@ async function sendAndFind<A, L>(run: Run<A, L>): Promise<Made<A, L>> {
       }
       if (!isAmbiguousFailure(err)) throw err;
       run.lastFailure = err;
-      if (recipe.unique === true) {
+      if (lookup === undefined) {
         run.unresolvedSince ??= sentAt;
         return RESEND;
-      }
-      if (lookup === undefined) {
-        throw new CreateFailedError(
-          `${causeOf(what, err)}; the service may have made the ${what.noun}, and the API cannot list ${what.noun}s to find it${recipe.unlistable === undefined ? "" : `: ${recipe.unlistable}`}`,
-          { cause: err },
-        );
       }
       const made = await findMade(run, lookup, err);
       if (made === undefined) return RESEND;

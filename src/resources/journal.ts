@@ -110,14 +110,6 @@ export class CreateJournal {
     return new CreateJournal(join(root, scope.slice(0, 24)));
   }
 
-  /** Every readable, unexpired entry, open and closed. */
-  entries(): JournalEntry[] {
-    const open = this.#folder();
-    const closed = this.#closed(open).filter((e) => !this.#expired(e));
-    const names = new Set(closed.map((e) => e.name));
-    return [...open.filter((e) => !names.has(e.name)), ...closed].sort((a, b) => a.at - b.at);
-  }
-
   /** Open entries for `digest` whose process is gone. */
   orphans(digest: string): JournalEntry[] {
     const folder = this.#folder();

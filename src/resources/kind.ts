@@ -102,8 +102,8 @@ export interface KindDefinition<
     /** What the request asks for after the noun; default `named "<name>"`. */
     describe?(r: Resolved): string;
     discard?(session: ProviderSession, r: Resolved): ((id: number) => Promise<void>) | undefined;
+    /** A kind the API cannot list (its names are unique): what to do where the journal is lost. */
     unlistable?(r: Resolved): string;
-    unique?: true;
     /** What identifies the request in the journal; default its body. */
     journalRequest?(r: Resolved): unknown;
   };
@@ -312,12 +312,10 @@ export function kindOperations<
             : { ...list, idOf: api.idOf, matches: (l) => matchesRequest(def, l, r) },
         ...(unlistable === undefined ? {} : { unlistable }),
         ...(discard === undefined ? {} : { discard }),
-        ...(recovery.unique === true ? { unique: true } : {}),
         // A 429 is waited out within the create's own deadline.
         send: () => api.create(client, request, deadline && { deadlineAt: deadline.deadlineAt }),
         idInAnswer: api.idInAnswer,
         request: recovery.journalRequest?.(r) ?? request,
-        ...(deadline === undefined ? {} : { closesLater: true }),
       }),
     );
     const ongoing = deadline && { deadline, kept: kept(made.id) };
@@ -326,7 +324,7 @@ export function kindOperations<
       return { id: String(made.id), outs: bag(await outs) };
     } finally {
       // Returned to the engine either way, with the id: no later create may take it over.
-      if (ongoing !== undefined) made.close();
+      made.close();
     }
   };
 

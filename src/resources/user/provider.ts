@@ -57,7 +57,6 @@ export const definition: KindDefinition<
   recovery: {
     unlistable: (user) =>
       `look for a user named ${JSON.stringify(user.name)} in the account and delete it (its id${user.type === "api" ? " and its API key, which is shown only once," : ""} were only in the lost answer), then run \`pulumi up\` again`,
-    unique: true,
     discard: (session) => (id) =>
       unlessNotFound(session.client.iam.deleteUser(id)).then(() => undefined),
     // Keyed by name alone: names are what the service keeps unique.
