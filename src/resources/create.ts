@@ -4,21 +4,20 @@
  * nor leak what it made. Each rule rests on [spec] the API spec, [HTTP], or [project] the
  * project's wire contract (docs/wire-contract.md), which a service may lack.
  *
- * 1. Ids before: the kind's live ids in a list requested before the first send (shared by the
- *    creates of a moment) are never taken for what the create made. [spec: the list endpoint;
- *    the security groups' `page` is project: a list showing an object twice fails the create]
- * 2. After an ambiguous failure (a 5xx, a reset, a timeout after the body was sent), a look
- *    [spec]: the new objects in a fresh list that match the request and no other create claimed
- *    are what it made. One is the result; several fail naming every id; none, after a second
- *    look, means nothing was made: the request is sent again, at most {@link DEFAULT_MAX_SENDS}
- *    times. A failed look says what to look for.
- * 3. Any other failure (a 400, a 409) proves nothing was applied and is thrown as the client threw
- *    it, for the caller to explain (but see 8). [HTTP: a 4xx refuses the request]
+ * 1. Ids in a list requested before the first send (shared by the creates of a moment) are never
+ *    taken for what the create made. [spec: the list endpoint; the security groups' `page` is
+ *    project: a list showing an object twice fails the create]
+ * 2. After an ambiguous failure (a 5xx, a reset, a timeout after the body was sent), the new
+ *    objects in a fresh list that match the request and no other create claimed are what it
+ *    made [spec]: one is the result; several fail naming every id; none, after a second look,
+ *    means nothing was made: the request is sent again, at most {@link DEFAULT_MAX_SENDS} times.
+ * 3. Any other failure (a 400, a 409) proves nothing was applied and is thrown as it is, for the
+ *    caller to explain (but see 8). [HTTP: a 4xx refuses the request]
  * 4. An answer without an id (a security group) is found as in 2. [spec: GenericResponse]
  * 5. No duplicate within a host: ids answered or found are claimed, sends in flight are awaited
  *    before a look, and a kind's looks run one at a time. [none]
- * 6. No orphan across hosts: a create stays open in the journal (journal.ts) until it returned to
- *    the engine; the next create of the same request takes over what a dead host's open entry
+ * 6. No orphan across hosts: a create stays open in the journal (journal.ts) until the caller
+ *    closes it; the next create of the same request takes over what a dead host's open entry
  *    made (the id its answer named, else the one new matching object since its ids before)
  *    unless another create of the kind claimed it. A create stopped in flight (Cancel,
  *    `customTimeouts`) fails without a look, its entry left open. [1, 2]
@@ -80,8 +79,8 @@ interface CreateRecipe<Answer, Live> {
   /** `undefined` when the API cannot list the kind (rule 8). */
   lookup: Lookup<Live> | undefined;
   /** Rule 8's advice where the journal is not kept. */
-  unlistable?: string;
-  discard?(id: number): Promise<void>;
+  unlistable?: string | undefined;
+  discard?: ((id: number) => Promise<void>) | undefined;
   settleMs?: number;
 }
 
@@ -104,7 +103,6 @@ class CreateRecord {
   }
 }
 
-/** A session's create records, by kind. */
 export class CreateLedger {
   readonly #records = new Map<string, CreateRecord>();
 
@@ -171,11 +169,10 @@ export class CreateFailedError extends CloudInfraError {
   }
 }
 
-/** One create under way. */
 interface Run<Answer, Live> {
   recipe: CreateRecipe<Answer, Live>;
   record: CreateRecord;
-  /** Rule 1; none when the kind cannot be listed. */
+  /** Rule 1's ids. */
   before: ReadonlySet<number>;
   /** Rule 8: the first send that may have made an object nobody found (this clock). */
   unresolvedSince?: number | undefined;
@@ -184,7 +181,6 @@ interface Run<Answer, Live> {
   discarded: number[];
 }
 
-/** Sends a create and returns what it made, by the rules above. */
 export async function createExactlyOnce<Answer, Live>(
   recipe: CreateRecipe<Answer, Live>,
 ): Promise<CreateOutcome<Answer, Live>> {
@@ -229,7 +225,6 @@ export async function createExactlyOnce<Answer, Live>(
   }
 }
 
-/** Rules 2, 4, 7 and 8. */
 async function sendAndFind<A, L>(run: Run<A, L>): Promise<Made<A, L>> {
   const { recipe, record } = run;
   const { what, lookup } = recipe;
@@ -308,7 +303,7 @@ function exhausted<A, L>(run: Run<A, L>): CreateFailedError {
   );
 }
 
-/** Rule 8: deletes the 409's holder when it is provably what an unresolved send made. */
+/** Rule 8. */
 async function settleHolder<A, L>(
   run: Run<A, L>,
   err: ConflictError,
@@ -397,7 +392,7 @@ async function takeOver<A, L>(
   return undefined;
 }
 
-/** Rule 1, from a list requested shortly before: what this process made meanwhile it claimed. */
+/** Rule 1: a list of moments ago serves, as what this process made since, it claimed. */
 async function idsBefore<A, L>(
   recipe: CreateRecipe<A, L>,
   lookup: Lookup<L>,

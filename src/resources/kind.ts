@@ -299,8 +299,6 @@ export function kindOperations<
     const list = api.list?.(client);
     const request = def.toApi(r);
     const recovery = def.recovery ?? {};
-    const discard = recovery.discard?.(session, r);
-    const unlistable = recovery.unlistable?.(r);
     const made = await explained(session, r, () =>
       createExactlyOnce({
         what,
@@ -310,8 +308,8 @@ export function kindOperations<
           list === undefined
             ? undefined
             : { ...list, idOf: api.idOf, matches: (l) => matchesRequest(def, l, r) },
-        ...(unlistable === undefined ? {} : { unlistable }),
-        ...(discard === undefined ? {} : { discard }),
+        unlistable: recovery.unlistable?.(r),
+        discard: recovery.discard?.(session, r),
         // A 429 is waited out within the create's own deadline.
         send: () => api.create(client, request, deadline && { deadlineAt: deadline.deadlineAt }),
         idInAnswer: api.idInAnswer,
