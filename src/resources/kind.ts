@@ -190,26 +190,20 @@ export function nameTaken<Live extends NamedObject>(
     special?(existing: Live): Error | undefined;
   } = {},
 ): Promise<Error> {
-  const list = def.api.list?.(session.client);
-  return explainConflict(
-    err,
-    async () => (await list?.read())?.find((o) => sameName(o.name, name) && String(o.id) !== self),
-    (existing) =>
-      more.special?.(existing) ??
-      alreadyExistsError(
-        def.what,
-        {
-          id: existing.id,
-          holding: `named ${JSON.stringify(existing.name)}`,
-          detail: more.detail?.(existing),
-        },
-        {
-          rule: more.rule,
-          cause: err,
-          managedByStack: session.stack.manages(def.what.kind, existing.id),
-        },
-      ),
-  );
+  const { what, api } = def;
+  const holder = async () =>
+    (await api.list?.(session.client).read())?.find(
+      (o) => sameName(o.name, name) && String(o.id) !== self,
+    );
+  return explainConflict(err, holder, (o) => {
+    const managedByStack = session.stack.manages(what.kind, o.id);
+    const holding = `named ${JSON.stringify(o.name)}`;
+    const existing = { id: o.id, holding, detail: more.detail?.(o) };
+    return (
+      more.special?.(o) ??
+      alreadyExistsError(what, existing, { rule: more.rule, cause: err, managedByStack })
+    );
+  });
 }
 
 export function kindOperations<
@@ -226,15 +220,8 @@ export function kindOperations<
   const { what, api } = def;
   const resolve = (session: ProviderSession, inputs: Inputs): Promise<Resolved> =>
     def.resolve === undefined ? Promise.resolve(inputs as Resolved) : def.resolve(session, inputs);
-  const taken = (session: ProviderSession, r: Resolved, err: ConflictError, self?: string) => {
-    if (def.taken !== undefined) return def.taken(session, r, err, self);
-    const name = nameIn(r);
-    const named = def as unknown as {
-      what: KindNames;
-      api: KindApi<NamedObject, unknown, unknown>;
-    };
-    return name === undefined ? Promise.resolve(err) : nameTaken(named, session, name, err, self);
-  };
+  const named = def as unknown as { what: KindNames; api: KindApi<NamedObject, unknown, unknown> };
+  /** A 409 said by {@link KindDefinition.taken}, else as a name taken. */
   const explained = async <T>(
     session: ProviderSession,
     r: Resolved,
@@ -244,7 +231,10 @@ export function kindOperations<
     try {
       return await write();
     } catch (err) {
-      throw err instanceof ConflictError ? await taken(session, r, err, self) : err;
+      if (!(err instanceof ConflictError)) throw err;
+      if (def.taken !== undefined) throw await def.taken(session, r, err, self);
+      const name = nameIn(r);
+      throw name === undefined ? err : await nameTaken(named, session, name, err, self);
     }
   };
   const outputs = (id: number, r: Resolved, answer?: Answer): Outputs => {
