@@ -234,7 +234,7 @@ async function sendAndFind<A, L>(run: Run<A, L>): Promise<Made<A, L>> {
       sentAt = Date.now();
       return track(recipe, record);
     },
-    afterFailure: async (err): Promise<{ found: L } | typeof RESEND> => {
+    afterFailure: async (err): Promise<{ found: Made<A, L> } | typeof RESEND> => {
       const since = run.unresolvedSince;
       if (lookup === undefined && err instanceof ConflictError && since !== undefined) {
         await settleHolder(run, err, since);
@@ -255,14 +255,13 @@ async function sendAndFind<A, L>(run: Run<A, L>): Promise<Made<A, L>> {
       }
       const made = await findMade(run, lookup, err);
       if (made === undefined) return RESEND;
-      if (recipe.discard === undefined) return { found: made };
-      await discard(run, lookup.idOf(made), err);
+      const id = lookup.idOf(made);
+      if (recipe.discard === undefined) return { found: { id, found: made } };
+      await discard(run, id, err);
       return RESEND;
     },
   });
-  if (sent.found !== undefined && lookup !== undefined) {
-    return { id: lookup.idOf(sent.found), found: sent.found };
-  }
+  if (sent.found !== undefined) return sent.found;
   if (sent.answer === undefined) throw exhausted(run);
   const id = recipe.idInAnswer(sent.answer);
   if (id !== undefined) return { id, answer: sent.answer };

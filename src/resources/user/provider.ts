@@ -52,8 +52,7 @@ export const definition: KindDefinition<
     if (made.answer === undefined) throw new Error("the create answered no user");
     return model.outputsFromInputs(made.answer.user_id, user, made.answer.api_key);
   },
-  // After a lost answer a 409 names the user it made, deleted (its key was only in that answer)
-  // before the next send unless the 409 dates it earlier or not at all (create.ts, rule 8).
+  // The API cannot list users: create.ts, rule 8.
   recovery: {
     unlistable: (user) =>
       `look for a user named ${JSON.stringify(user.name)} in the account and delete it (its id${user.type === "api" ? " and its API key, which is shown only once," : ""} were only in the lost answer), then run \`pulumi up\` again`,
