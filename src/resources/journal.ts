@@ -150,13 +150,10 @@ export class CreateJournal {
       before: [...before],
     };
     this.#write(entry);
-    const named = (id: number) => {
-      entry.id = id;
-      entry.before = [];
-    };
     return {
       made: (id: number) => {
-        named(id);
+        entry.id = id;
+        entry.before = [];
         this.#write(entry);
       },
       /** The create gives up with sends unresolved since `sentAt`: the entry stays open. */
@@ -166,9 +163,8 @@ export class CreateJournal {
         this.#write(entry);
       },
       /** The create returned to the engine. */
-      close: (id?: number) => {
+      close: () => {
         if (entry.closedAt !== undefined) return;
-        if (id !== undefined) named(id);
         entry.closedAt = Date.now();
         // The closed entry first, then the open file goes: a kill in between leaves an open file
         // that its closed entry shadows, never an orphan.

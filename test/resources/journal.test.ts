@@ -135,7 +135,9 @@ describe("CreateJournal's reads", () => {
       cost(dir, () => {
         const digest = requestDigest("Tag", { name: `t${i}` });
         expect(journal.orphans(digest)).toEqual([]);
-        journal.open("Tag", digest, new Set([1, 2, 3])).close(5000 + i);
+        const ticket = journal.open("Tag", digest, new Set([1, 2, 3]));
+        ticket.made(5000 + i);
+        ticket.close();
       }),
     );
     // Every create after the first (which sweeps closed/) lists the folder, which holds nothing
