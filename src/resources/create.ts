@@ -44,9 +44,9 @@ import {
   isAmbiguousFailure,
   nameErrorClass,
 } from "../api/errors";
-import type { RequestOptions } from "../api/http";
 import { aNoun, type KindNames } from "./common";
 import { type CreateJournal, type JournalTicket, requestDigest } from "./journal";
+import type { KindList } from "./kind";
 import type { SharedLists } from "./shared-list";
 
 /** Retries of each list read of a create, beyond the client's: a look that gives up leaks. */
@@ -58,10 +58,8 @@ export const DEFAULT_MAX_SENDS = 3;
 /** Rule 8's margin for a rounded `Date` header, seconds-only times and clock drift. */
 export const HOLDER_CLOCK_MARGIN_MS = 2000;
 
-/** How to find what a create made in the kind's list (every page; `key` in SharedLists). */
-export interface Lookup<Live> {
-  key: string;
-  read(options?: RequestOptions): Promise<readonly Live[]>;
+/** How to find what a create made in the kind's list. */
+export interface Lookup<Live> extends KindList<Live> {
   idOf(live: Live): number;
   matches(live: Live): boolean;
 }
