@@ -38,12 +38,9 @@ export async function adopt<Inputs extends object, Live>(
   const operation = `adopting ${kind}${name} (adoptId ${adoptId})`;
   const failed = (message: string, cause?: unknown) =>
     operationError(operation, new Error(message, cause === undefined ? undefined : { cause }));
-  let live: Live | undefined;
-  try {
-    live = await adoption.read(adoptId);
-  } catch (err) {
+  const live = await adoption.read(adoptId).catch((err: unknown) => {
     throw operationError(operation, err);
-  }
+  });
   if (live === undefined) {
     throw failed(
       `there is no ${noun} with id ${adoptId} to adopt; nothing was created: correct adoptId, or remove it to create a new ${noun}`,

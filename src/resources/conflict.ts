@@ -1,6 +1,5 @@
 /** The one conflict error: a 409 said with the holder's id and the ways out, adoption included. */
 import { CloudInfraError, type ConflictError, nameErrorClass } from "../api/errors";
-import { sameName } from "../lib/names";
 import { aNoun, type KindNames } from "./common";
 
 /** An existing object that the program's object would duplicate. */
@@ -16,13 +15,6 @@ export class AlreadyExistsError extends CloudInfraError {
   static {
     nameErrorClass(AlreadyExistsError, "AlreadyExistsError");
   }
-  constructor(
-    message: string,
-    readonly existingId: number,
-    options?: ErrorOptions,
-  ) {
-    super(message, options);
-  }
 }
 
 /**
@@ -32,7 +24,12 @@ export class AlreadyExistsError extends CloudInfraError {
 export function alreadyExistsError(
   what: KindNames,
   existing: ExistingObject,
-  options: { rule?: string; remedy?: string; cause?: unknown; managedByStack?: boolean } = {},
+  options: {
+    rule?: string | undefined;
+    remedy?: string;
+    cause?: unknown;
+    managedByStack?: boolean;
+  },
 ): AlreadyExistsError {
   const rule = options.rule ?? `${what.noun} names are unique in an account`;
   const remedy =
@@ -44,7 +41,6 @@ export function alreadyExistsError(
       : `, or, if no resource of this stack manages it, adopt it with adoptId: ${existing.id}`;
   return new AlreadyExistsError(
     `${aNoun(what)} ${existing.holding} already exists (${what.noun} id ${existing.id}${existing.detail ?? ""}); ${rule}: ${remedy}${adoption}${cause}`,
-    existing.id,
     options.cause === undefined ? undefined : { cause: options.cause },
   );
 }
@@ -57,50 +53,4 @@ export async function explainConflict<Live>(
 ): Promise<Error> {
   const existing = await lookup().catch(() => undefined);
   return (existing === undefined ? undefined : explain(existing)) ?? err;
-}
-
-export interface NamedObject {
-  id: number;
-  name: string;
-}
-
-/** The error for a 409 on a unique name (a tag, a role, a security group): the holder from `list`. */
-export function nameTakenError<Live extends NamedObject>(
-  what: KindNames,
-  err: ConflictError,
-  options: {
-    name: string;
-    list(): Promise<readonly Live[]>;
-    /** The object being changed (an update, an adoption): it never takes its own name. */
-    self?: number | string;
-    managed?(id: number): boolean;
-    /** What must be unique, when it is not just the name (letter case, say). */
-    rule?: string;
-    detail?(existing: Live): string | undefined;
-    /** The whole explanation instead (a system role). */
-    special?(existing: Live): Error | undefined;
-  },
-): Promise<Error> {
-  return explainConflict(
-    err,
-    async () =>
-      (await options.list()).find(
-        (o) => sameName(o.name, options.name) && String(o.id) !== String(options.self),
-      ),
-    (existing) =>
-      options.special?.(existing) ??
-      alreadyExistsError(
-        what,
-        {
-          id: existing.id,
-          holding: `named ${JSON.stringify(existing.name)}`,
-          detail: options.detail?.(existing),
-        },
-        {
-          ...(options.rule === undefined ? {} : { rule: options.rule }),
-          cause: err,
-          managedByStack: options.managed?.(existing.id) === true,
-        },
-      ),
-  );
 }

@@ -4,37 +4,37 @@
  * nor leak what it made. Each rule rests on [spec] the API spec, [HTTP], or [project] the
  * project's wire contract (docs/wire-contract.md), which a service may lack.
  *
- * 1. Ids before: the kind's live ids in a list requested before the first send (shared by the
- *    creates of a moment) are never taken for what the create made. [spec: the list endpoint;
- *    the security groups' `page` is project: a list showing an object twice fails the create]
- * 2. After an ambiguous failure (`mayHaveBeenApplied`: a 5xx, a reset, a timeout after the body
- *    was sent), a look [spec]: the new objects in a fresh list that match the request and no
- *    other create claimed are what it made. One is the result; several fail naming every id;
- *    none, after a second look ({@link DEFAULT_SETTLE_MS}), means nothing was made: the request
- *    is sent again, at most {@link DEFAULT_MAX_SENDS} times. A failed look says what to look for.
- * 3. Any other failure (a 400, a 409) proves nothing was applied and is thrown as the client threw
- *    it, for the caller to explain (but see 8). [HTTP: a 4xx refuses the request]
+ * 1. Ids in a list requested before the first send (shared by the creates of a moment) are never
+ *    taken for what the create made. [spec: the list endpoint; the security groups' `page` is
+ *    project: a list showing an object twice fails the create]
+ * 2. After an ambiguous failure (a 5xx, a reset, a timeout after the body was sent), the new
+ *    objects in a fresh list that match the request and no other create claimed are what it
+ *    made [spec]: one is the result; several fail naming every id; none, after a second look,
+ *    means nothing was made: the request is sent again, at most {@link DEFAULT_MAX_SENDS} times.
+ * 3. Any other failure (a 400, a 409) proves nothing was applied and is thrown as it is, for the
+ *    caller to explain (but see 8). [HTTP: a 4xx refuses the request]
  * 4. An answer without an id (a security group) is found as in 2. [spec: GenericResponse]
  * 5. No duplicate within a host: ids answered or found are claimed, sends in flight are awaited
  *    before a look, and a kind's looks run one at a time. [none]
- * 6. No orphan across hosts: a create stays open in the journal (journal.ts) until it returned to
- *    the engine; the next create of the same request takes over what a dead host's open entry
+ * 6. No orphan across hosts: a create stays open in the journal (journal.ts) until the caller
+ *    closes it; the next create of the same request takes over what a dead host's open entry
  *    made (the id its answer named, else the one new matching object since its ids before)
- *    unless another create of the kind claimed it (returned it, or a live host made it). A create
- *    stopped in flight (Cancel, `customTimeouts`) fails without a look, its entry left open. [1, 2]
+ *    unless another create of the kind claimed it. A create stopped in flight (Cancel,
+ *    `customTimeouts`) fails without a look, its entry left open. [1, 2]
  * 7. An object useless without its lost answer (a generated key, a user's API key) is deleted
  *    (`discard`) and the request sent again; a delete that fails fails naming the id. [spec]
- * 8. A kind the API cannot list, with `unique` names (a user): after an ambiguous failure the
- *    request is sent again; a success proves the lost send made nothing; a 409's holder is ours
- *    (deleted as in 7, then sent again) only if made no earlier than the first unresolved send
- *    less {@link HOLDER_CLOCK_MARGIN_MS} and claimed by no other create. A create that gives up
+ * 8. A kind the API cannot list (a user): after an ambiguous failure the request is sent again;
+ *    a success proves the lost send made nothing; a 409's holder is ours (deleted as in 7, then
+ *    sent again) only if made no earlier than the first unresolved send less
+ *    {@link HOLDER_CLOCK_MARGIN_MS} and claimed by no other create. A create that gives up
  *    unresolved leaves its entry open with that time. [project: unique user names, the 409's
  *    `existing_id` and `existing_created_at`; HTTP's `Date` header]
  *
  * Without the [project] fields rule 8 fails safe: a 409 that does not name or date its holder
  * deletes nothing and fails naming the holder when it can (the entry stays open); a holder made
- * before the first unresolved send, or claimed, fails with the 409. A kind the API cannot list
- * without `unique` names fails after an ambiguous failure, with its `unlistable` advice.
+ * before the first unresolved send, or claimed, fails with the 409. Against a service whose user
+ * names are not unique (the spec does not say they are), the send after a lost answer can make
+ * a second user: nothing is deleted, and the first is left for the user to find by name.
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import {
@@ -44,9 +44,9 @@ import {
   isAmbiguousFailure,
   nameErrorClass,
 } from "../api/errors";
-import type { RequestOptions } from "../api/http";
 import { aNoun, type KindNames } from "./common";
 import { type CreateJournal, type JournalTicket, requestDigest } from "./journal";
+import type { KindList } from "./kind";
 import type { SharedLists } from "./shared-list";
 
 /** Retries of each list read of a create, beyond the client's: a look that gives up leaks. */
@@ -55,16 +55,11 @@ export const LOOKUP_MAX_RETRIES = 8;
 export const DEFAULT_SETTLE_MS = 500;
 /** Requests sent at most, while each one provably did nothing. */
 export const DEFAULT_MAX_SENDS = 3;
-/**
- * Rule 8's margin for a rounded `Date` header, seconds-only times and drift: a stranger's user
- * made less than this before the first send is taken for ours.
- */
+/** Rule 8's margin for a rounded `Date` header, seconds-only times and clock drift. */
 export const HOLDER_CLOCK_MARGIN_MS = 2000;
 
-/** How to find what a create made in the kind's list (every page; `key` in SharedLists). */
-export interface Lookup<Live> {
-  key: string;
-  read(options?: RequestOptions): Promise<readonly Live[]>;
+/** How to find what a create made in the kind's list. */
+export interface Lookup<Live> extends KindList<Live> {
   idOf(live: Live): number;
   matches(live: Live): boolean;
 }
@@ -79,15 +74,15 @@ interface CreateRecipe<Answer, Live> {
   request: unknown;
   send(): Promise<Answer>;
   idInAnswer(answer: Answer): number | undefined;
+  /** `undefined` when the API cannot list the kind (rule 8). */
   lookup: Lookup<Live> | undefined;
-  unlistable?: string;
-  discard?(id: number): Promise<void>;
-  unique?: boolean;
-  closesLater?: boolean;
+  /** Rule 8's advice where the journal is not kept. */
+  unlistable?: string | undefined;
+  discard?: ((id: number) => Promise<void>) | undefined;
   settleMs?: number;
 }
 
-/** What a create made, answered or found; `close()` says it returned to the engine. */
+/** What a create made, answered or found; `close()` says it returned to the engine (rule 6). */
 export type CreateOutcome<Answer, Live> = Made<Answer, Live> & { close(): void };
 type Made<Answer, Live> =
   | { id: number; answer: Answer; found?: undefined }
@@ -106,21 +101,13 @@ class CreateRecord {
   }
 }
 
-/** A session's create records by kind, and the ids of each list read, once per list. */
 export class CreateLedger {
   readonly #records = new Map<string, CreateRecord>();
-  readonly #idsOfList = new WeakMap<readonly unknown[], ReadonlySet<number>>();
 
   record(key: string): CreateRecord {
     const record = this.#records.get(key) ?? new CreateRecord();
     this.#records.set(key, record);
     return record;
-  }
-
-  idsOf<Live>(list: readonly Live[], idOf: (live: Live) => number): ReadonlySet<number> {
-    const ids = this.#idsOfList.get(list) ?? new Set(list.map(idOf));
-    this.#idsOfList.set(list, ids);
-    return ids;
   }
 }
 
@@ -134,17 +121,12 @@ export const RESEND = Symbol("resend");
 export async function sendLookResend<Answer, Found>(loop: {
   send(): Promise<Answer>;
   afterFailure(err: unknown): Promise<{ found: Found } | typeof RESEND>;
-  /** Default {@link DEFAULT_MAX_SENDS}. */
-  maxSends?: number;
-  /** Aborts the loop before its next send (the signal's reason is thrown). */
-  signal?: AbortSignal;
 }): Promise<
   | { answer: Answer; found?: undefined; exhausted?: undefined }
   | { found: Found; answer?: undefined; exhausted?: undefined }
   | { exhausted: true; answer?: undefined; found?: undefined }
 > {
-  for (let sent = 1; sent <= (loop.maxSends ?? DEFAULT_MAX_SENDS); sent++) {
-    loop.signal?.throwIfAborted();
+  for (let sent = 1; sent <= DEFAULT_MAX_SENDS; sent++) {
     let answer: Answer;
     try {
       answer = await loop.send();
@@ -185,21 +167,18 @@ export class CreateFailedError extends CloudInfraError {
   }
 }
 
-/** One create under way. */
 interface Run<Answer, Live> {
   recipe: CreateRecipe<Answer, Live>;
   record: CreateRecord;
-  /** Rule 1; `undefined` when the kind cannot be listed. */
-  before: ReadonlySet<number> | undefined;
+  /** Rule 1's ids. */
+  before: ReadonlySet<number>;
   /** Rule 8: the first send that may have made an object nobody found (this clock). */
   unresolvedSince?: number | undefined;
-  /** The last ambiguous failure. */
   lastFailure?: unknown;
-  /** By rule 7. */
+  /** Rule 7's deletes. */
   discarded: number[];
 }
 
-/** Sends a create and returns what it made, by the rules above. */
 export async function createExactlyOnce<Answer, Live>(
   recipe: CreateRecipe<Answer, Live>,
 ): Promise<CreateOutcome<Answer, Live>> {
@@ -207,13 +186,11 @@ export async function createExactlyOnce<Answer, Live>(
   const { journal } = session;
   const digest = requestDigest(what.kind, recipe.request);
   const record = session.creates.record(lookup?.key ?? what.kind);
-  const before = lookup === undefined ? undefined : await idsBefore(recipe, lookup);
+  const before = lookup === undefined ? new Set<number>() : await idsBefore(recipe, lookup);
   const run: Run<Answer, Live> = { recipe, record, before, discarded: [] };
   let ticket: JournalTicket | undefined;
   const done = (made: Made<Answer, Live>): CreateOutcome<Answer, Live> => {
-    // Made and closed at once when the create ends here: one write instead of two.
-    if (recipe.closesLater === true) ticket?.made(made.id);
-    else ticket?.close(made.id);
+    ticket?.made(made.id);
     return { ...made, close: () => ticket?.close() };
   };
   try {
@@ -221,13 +198,13 @@ export async function createExactlyOnce<Answer, Live>(
       const left = await record.exclusive(() => takeOver(run, lookup, digest));
       if (left !== undefined) {
         const id = lookup.idOf(left);
-        ticket = journal.open(what.kind, digest, before ?? []);
+        ticket = journal.open(what.kind, digest, before);
         if (recipe.discard === undefined) return done({ id, found: left });
         ticket.made(id);
         await discard(run, id, undefined);
         ticket.close();
       }
-    } else if (recipe.unique === true) {
+    } else {
       // A dead host's unresolved creates of this request: this one carries their first send on.
       for (const orphan of journal.orphans(digest)) {
         const sentAt = orphan.sentAt ?? orphan.at;
@@ -235,7 +212,7 @@ export async function createExactlyOnce<Answer, Live>(
         journal.forget(orphan);
       }
     }
-    ticket = journal.open(what.kind, digest, before ?? []);
+    ticket = journal.open(what.kind, digest, before);
     if (run.unresolvedSince !== undefined) ticket.unresolvedSince(run.unresolvedSince);
     return done(await sendAndFind(run));
   } catch (err) {
@@ -246,9 +223,8 @@ export async function createExactlyOnce<Answer, Live>(
   }
 }
 
-/** Rules 2, 4, 7 and 8. */
 async function sendAndFind<A, L>(run: Run<A, L>): Promise<Made<A, L>> {
-  const { recipe, record, before } = run;
+  const { recipe, record } = run;
   const { what, lookup } = recipe;
   let sentAt = Date.now();
   const sent = await sendLookResend({
@@ -256,17 +232,13 @@ async function sendAndFind<A, L>(run: Run<A, L>): Promise<Made<A, L>> {
       sentAt = Date.now();
       return track(recipe, record);
     },
-    afterFailure: async (err): Promise<{ found: L } | typeof RESEND> => {
+    afterFailure: async (err): Promise<{ found: Made<A, L> } | typeof RESEND> => {
       const since = run.unresolvedSince;
-      if (recipe.unique === true && err instanceof ConflictError && since !== undefined) {
+      if (lookup === undefined && err instanceof ConflictError && since !== undefined) {
         await settleHolder(run, err, since);
         return RESEND;
       }
-      if (
-        err instanceof AbortedError &&
-        err.mayHaveBeenApplied &&
-        (lookup !== undefined || recipe.unique === true)
-      ) {
+      if (err instanceof AbortedError && err.mayHaveBeenApplied) {
         run.unresolvedSince ??= sentAt;
         throw new CreateFailedError(
           `${err.message}: the next pulumi up of this project takes over what it made ${journalNote(recipe)}`,
@@ -275,33 +247,26 @@ async function sendAndFind<A, L>(run: Run<A, L>): Promise<Made<A, L>> {
       }
       if (!isAmbiguousFailure(err)) throw err;
       run.lastFailure = err;
-      if (recipe.unique === true) {
+      if (lookup === undefined) {
         run.unresolvedSince ??= sentAt;
         return RESEND;
       }
-      if (lookup === undefined || before === undefined) {
-        throw new CreateFailedError(
-          `${causeOf(what, err)}; the service may have made the ${what.noun}, and the API cannot list ${what.noun}s to find it${recipe.unlistable === undefined ? "" : `: ${recipe.unlistable}`}`,
-          { cause: err },
-        );
-      }
-      const made = await findMade(run, lookup, before, err);
+      const made = await findMade(run, lookup, err);
       if (made === undefined) return RESEND;
-      if (recipe.discard === undefined) return { found: made };
-      await discard(run, lookup.idOf(made), err);
+      const id = lookup.idOf(made);
+      if (recipe.discard === undefined) return { found: { id, found: made } };
+      await discard(run, id, err);
       return RESEND;
     },
   });
-  if (sent.found !== undefined && lookup !== undefined) {
-    return { id: lookup.idOf(sent.found), found: sent.found };
-  }
+  if (sent.found !== undefined) return sent.found;
   if (sent.answer === undefined) throw exhausted(run);
   const id = recipe.idInAnswer(sent.answer);
   if (id !== undefined) return { id, answer: sent.answer };
-  if (lookup === undefined || before === undefined) {
+  if (lookup === undefined) {
     throw new CreateFailedError(`the service made the ${what.noun} but did not say its id`);
   }
-  const made = await findMade(run, lookup, before, undefined);
+  const made = await findMade(run, lookup, undefined);
   if (made === undefined) {
     throw new CreateFailedError(
       `the service accepted the ${what.noun}, but no new ${what.noun} ${recipe.describe} is in its list (deleted at once by someone else?)`,
@@ -335,7 +300,7 @@ function exhausted<A, L>(run: Run<A, L>): CreateFailedError {
   );
 }
 
-/** Rule 8: deletes the 409's holder when it is provably what an unresolved send made. */
+/** Rule 8. */
 async function settleHolder<A, L>(
   run: Run<A, L>,
   err: ConflictError,
@@ -424,7 +389,7 @@ async function takeOver<A, L>(
   return undefined;
 }
 
-/** Rule 1, from a list requested shortly before: what this process made meanwhile it claimed. */
+/** Rule 1: a list of moments ago serves, as what this process made since, it claimed. */
 async function idsBefore<A, L>(
   recipe: CreateRecipe<A, L>,
   lookup: Lookup<L>,
@@ -436,7 +401,7 @@ async function idsBefore<A, L>(
     (why) =>
       `reading the ${recipe.what.noun}s before sending the create failed (${why}); nothing was sent`,
   );
-  return recipe.session.creates.idsOf(live, (item) => lookup.idOf(item));
+  return new Set(live.map((item) => lookup.idOf(item)));
 }
 
 /** The kind's list through `share`, or a failure saying `failed(why)`; rule 1's twice refused. */
@@ -449,10 +414,8 @@ async function listOf<A, L>(
 ): Promise<readonly L[]> {
   try {
     const live = await share(() => lookup.read({ maxRetries: LOOKUP_MAX_RETRIES }));
-    if (recipe.session.creates.idsOf(live, (item) => lookup.idOf(item)).size === live.length) {
-      return live;
-    }
     const ids = live.map((item) => lookup.idOf(item));
+    if (new Set(ids).size === ids.length) return live;
     const twice = ids.find((id, i) => ids.indexOf(id) !== i);
     throw new Error(
       `the list shows ${recipe.what.noun} ${twice} twice, as a service does that ignores the page parameter`,
@@ -482,10 +445,9 @@ function track<A, L>(recipe: CreateRecipe<A, L>, record: CreateRecord): Promise<
 async function findMade<A, L>(
   run: Run<A, L>,
   lookup: Lookup<L>,
-  before: ReadonlySet<number>,
   failure: unknown,
 ): Promise<L | undefined> {
-  const { recipe, record } = run;
+  const { recipe, record, before } = run;
   const { lists } = recipe.session;
   const what = recipe.what;
   // Any list asked for after the request settled shows what it made: a wave shares one.

@@ -3,7 +3,7 @@
  * folder must be private: docs/resources.md). An open entry is a file written atomically; closing
  * appends it to this process's log in `closed/` and removes the file, so a create lists only
  * creates in flight or unfinished. Closed ids are kept a day from take-overs. An entry whose log
- * cannot be written is closed in place (`closedAt` in its file) and moved when next found.
+ * cannot be written is closed in place (`closedAt` in its file).
  */
 import { createHash, randomUUID } from "node:crypto";
 import { openSync, readdirSync, readFileSync, rmSync, statSync, writeSync } from "node:fs";
@@ -27,10 +27,8 @@ const LOG_SUFFIX = ".jsonl";
 export interface JournalEntry {
   /** The file's name, without `.json`. */
   name: string;
-  /** {@link requestDigest} */
   digest: string;
-  /** None in an older version's entries. */
-  kind?: string;
+  kind: string;
   pid: number;
   /** The writing process's token: a pid can be reused. */
   process: string;
@@ -45,13 +43,7 @@ export interface JournalEntry {
 }
 
 /** An open entry of this process, as its create goes on. */
-export interface JournalTicket {
-  made(id: number): void;
-  /** The create gives up with sends unresolved since `sentAt`: the entry stays open. */
-  unresolvedSince(sentAt: number): void;
-  /** The create returned to the engine. */
-  close(id?: number): void;
-}
+export type JournalTicket = ReturnType<CreateJournal["open"]>;
 
 const PROCESS = randomUUID();
 
@@ -90,17 +82,11 @@ function parseLog(text: string): JournalEntry[] {
   });
 }
 
-/** An entry as a file or a log line holds it, its ids before serialized once per list. */
-function serialize(entry: JournalEntry, before: string): string {
-  return `${JSON.stringify({ ...entry, before: undefined }).slice(0, -1)},"before":${before}}`;
-}
-
 /**
  * The creates of one project against one account. A create reads only the folder's listing:
  * this process's entries are in memory, a dead process's entries and logs are read once.
  */
 export class CreateJournal {
-  readonly #dir: string;
   readonly #closedDir: string;
   readonly #logName = `${process.pid}.${randomUUID()}${LOG_SUFFIX}`;
   #log: number | undefined;
@@ -112,11 +98,8 @@ export class CreateJournal {
   readonly #settledLogs = new Map<string, JournalEntry[]>();
   #swept = false;
   #trusted = false;
-  /** The creates that share a list share its set of ids before, serialized once. */
-  readonly #serializedBefore = new WeakMap<object, { ids: readonly number[]; json: string }>();
 
-  constructor(dir: string) {
-    this.#dir = dir;
+  constructor(readonly dir: string) {
     this.#closedDir = join(dir, CLOSED);
   }
 
@@ -125,18 +108,6 @@ export class CreateJournal {
     const scope = createHash("sha256").update(`${cwd}\n${endpoint}\n${apiKey}`).digest("hex");
     const root = process.env["CLOUDINFRA_JOURNAL_DIR"] || join(userDir(), "journal");
     return new CreateJournal(join(root, scope.slice(0, 24)));
-  }
-
-  get dir(): string {
-    return this.#dir;
-  }
-
-  /** Every readable, unexpired entry, open and closed. */
-  entries(): JournalEntry[] {
-    const open = this.#folder();
-    const closed = this.#closed(open).filter((e) => !this.#expired(e));
-    const names = new Set(closed.map((e) => e.name));
-    return [...open.filter((e) => !names.has(e.name)), ...closed].sort((a, b) => a.at - b.at);
   }
 
   /** Open entries for `digest` whose process is gone. */
@@ -155,10 +126,10 @@ export class CreateJournal {
     });
   }
 
-  /** Ids of `kind` handed to the engine or made by live processes (an entry without kind: any). */
+  /** Ids of `kind` handed to the engine or made by live processes. */
   claimedIds(kind: string): Set<number> {
     const folder = this.#folder();
-    const ofKind = (e: JournalEntry) => e.id !== undefined && (e.kind ?? kind) === kind;
+    const ofKind = (e: JournalEntry) => e.id !== undefined && e.kind === kind;
     const claimed = [
       ...folder.filter((e) => ofKind(e) && (e.closedAt !== undefined || !this.#gone(e))),
       ...this.#closed(folder).filter((e) => ofKind(e) && !this.#expired(e)),
@@ -166,18 +137,9 @@ export class CreateJournal {
     return new Set(claimed.flatMap((e) => e.id ?? []));
   }
 
-  /** Writes an open entry before a request is sent; `before` must not change afterwards. */
-  open(
-    kind: string,
-    digest: string,
-    before: ReadonlySet<number> | readonly number[],
-  ): JournalTicket {
+  /** Writes an open entry before a request is sent. */
+  open(kind: string, digest: string, before: Iterable<number>) {
     this.#trust();
-    const known = this.#serializedBefore.get(before) ?? {
-      ids: [...before],
-      json: JSON.stringify([...before]),
-    };
-    this.#serializedBefore.set(before, known);
     const entry: JournalEntry = {
       name: randomUUID(),
       digest,
@@ -185,31 +147,29 @@ export class CreateJournal {
       pid: process.pid,
       process: PROCESS,
       at: Date.now(),
-      before: known.ids,
+      before: [...before],
     };
-    this.#write(entry, known.json);
-    const named = (id: number) => {
-      entry.id = id;
-      entry.before = [];
-    };
+    this.#write(entry);
     return {
-      made: (id) => {
-        named(id);
-        this.#write(entry, "[]");
+      made: (id: number) => {
+        entry.id = id;
+        entry.before = [];
+        this.#write(entry);
       },
-      unresolvedSince: (sentAt) => {
+      /** The create gives up with sends unresolved since `sentAt`: the entry stays open. */
+      unresolvedSince: (sentAt: number) => {
         if (sentAt === entry.at) return;
         entry.sentAt = sentAt;
-        this.#write(entry, entry.id === undefined ? known.json : "[]");
+        this.#write(entry);
       },
-      close: (id) => {
+      /** The create returned to the engine. */
+      close: () => {
         if (entry.closedAt !== undefined) return;
-        if (id !== undefined) named(id);
         entry.closedAt = Date.now();
         // The closed entry first, then the open file goes: a kill in between leaves an open file
         // that its closed entry shadows, never an orphan.
         if (entry.id === undefined || this.#append(entry)) this.forget(entry);
-        else this.#write(entry, "[]");
+        else this.#write(entry);
       },
     };
   }
@@ -218,13 +178,13 @@ export class CreateJournal {
   forget(entry: JournalEntry): void {
     this.#mine.delete(entry.name);
     this.#settled.delete(entry.name);
-    rmSync(join(this.#dir, `${entry.name}.json`), { force: true });
+    rmSync(join(this.dir, `${entry.name}.json`), { force: true });
   }
 
-  /** The folder's entries: open ones, and ones closed in place (moved to the log now). */
+  /** The folder's entries: open ones, and ones closed in place. */
   #folder(): JournalEntry[] {
     this.#trust();
-    const files = readOr(() => readdirSync(this.#dir), []).filter((file) => file.endsWith(".json"));
+    const files = readOr(() => readdirSync(this.dir), []).filter((file) => file.endsWith(".json"));
     const names = new Set(files.map((file) => file.slice(0, -".json".length)));
     const out: JournalEntry[] = [];
     for (const name of names) {
@@ -234,8 +194,6 @@ export class CreateJournal {
         this.forget(entry);
         continue;
       }
-      // Closed in place, it keeps its id from take-overs until the log has it.
-      if (entry.closedAt !== undefined && this.#append(entry)) this.forget(entry);
       out.push(entry);
     }
     for (const name of this.#settled.keys()) if (!names.has(name)) this.#settled.delete(name);
@@ -283,7 +241,7 @@ export class CreateJournal {
 
   /** Another process's entry, remembered once that process is gone. */
   #read(name: string): JournalEntry | undefined {
-    const path = join(this.#dir, `${name}.json`);
+    const path = join(this.dir, `${name}.json`);
     const entry = readOr(() => JSON.parse(readFileSync(path, "utf8")) as JournalEntry, undefined);
     if (entry === undefined) return undefined;
     if (entry.process !== PROCESS && !processRunning(entry.pid)) this.#settled.set(name, entry);
@@ -302,7 +260,7 @@ export class CreateJournal {
     try {
       const path = join(this.#closedDir, this.#logName);
       this.#log ??= this.#inFolders(() => openSync(path, "a", 0o600));
-      writeSync(this.#log, `${serialize(entry, "[]")}\n`);
+      writeSync(this.#log, `${JSON.stringify(entry)}\n`);
     } catch {
       return false;
     }
@@ -310,11 +268,11 @@ export class CreateJournal {
     return true;
   }
 
-  #write(entry: JournalEntry, before: string): void {
+  #write(entry: JournalEntry): void {
     this.#mine.set(entry.name, { ...entry });
     try {
-      const path = join(this.#dir, `${entry.name}.json`);
-      this.#inFolders(() => writePrivateFile(path, serialize(entry, before)));
+      const path = join(this.dir, `${entry.name}.json`);
+      this.#inFolders(() => writePrivateFile(path, JSON.stringify(entry)));
     } catch {
       // A journal that cannot be written only loses the take-over after a crash.
     }

@@ -4,6 +4,7 @@ import type { CloudInfraClient } from "../api/client";
 import { ConfigurationError, ConflictError, NotFoundError } from "../api/errors";
 import type { RequestOptions } from "../api/http";
 import { definedOnly } from "../lib/defined";
+import { sameName } from "../lib/names";
 import { type Adoption, adopt, guardAdoptedReplacement, type Mismatch } from "./adopt";
 import {
   aNoun,
@@ -23,7 +24,7 @@ import {
   tableInputs,
   unlessNotFound,
 } from "./common";
-import { type NamedObject, nameTakenError } from "./conflict";
+import { alreadyExistsError, explainConflict } from "./conflict";
 import { type CreateOutcome, createExactlyOnce } from "./create";
 import { resourceIdOf } from "./ids";
 import type { InputRules } from "./input-rules";
@@ -96,8 +97,8 @@ export interface KindDefinition<
     /** What the request asks for after the noun; default `named "<name>"`. */
     describe?(r: Resolved): string;
     discard?(session: ProviderSession, r: Resolved): ((id: number) => Promise<void>) | undefined;
+    /** A kind the API cannot list (its names are unique): what to do where the journal is lost. */
     unlistable?(r: Resolved): string;
-    unique?: true;
     /** What identifies the request in the journal; default its body. */
     journalRequest?(r: Resolved): unknown;
   };
@@ -165,22 +166,39 @@ export function matchesRequest<Inputs extends object, Live, Resolved extends Inp
   return !diffInputs({ ...def.fromApi(live, wanted) }, wanted, Object.fromEntries(rules)).changes;
 }
 
-/** The object that holds the name, from a fresh read of the list. */
+interface NamedObject {
+  id: number;
+  name: string;
+}
+
+/** The error for a 409 on a name: the object that holds it, from a fresh read of the list. */
 export function nameTaken<Live extends NamedObject>(
   def: { what: KindNames; api: KindApi<Live, unknown, unknown> },
   session: ProviderSession,
   name: string,
   err: ConflictError,
   self?: string,
-  more: Pick<Parameters<typeof nameTakenError<Live>>[2], "rule" | "detail" | "special"> = {},
+  more: {
+    /** What must be unique, when it is not just the name (letter case, say). */
+    rule?: string;
+    detail?(existing: Live): string | undefined;
+    /** The whole explanation instead (a system role). */
+    special?(existing: Live): Error | undefined;
+  } = {},
 ): Promise<Error> {
-  const list = def.api.list?.(session.client);
-  return nameTakenError(def.what, err, {
-    name,
-    list: () => (list === undefined ? Promise.resolve([]) : list.read()),
-    managed: (id) => session.stack.manages(def.what.kind, id),
-    ...(self === undefined ? {} : { self }),
-    ...more,
+  const { what, api } = def;
+  const holder = async () =>
+    (await api.list?.(session.client).read())?.find(
+      (o) => sameName(o.name, name) && String(o.id) !== self,
+    );
+  return explainConflict(err, holder, (o) => {
+    const managedByStack = session.stack.manages(what.kind, o.id);
+    const holding = `named ${JSON.stringify(o.name)}`;
+    const existing = { id: o.id, holding, detail: more.detail?.(o) };
+    return (
+      more.special?.(o) ??
+      alreadyExistsError(what, existing, { rule: more.rule, cause: err, managedByStack })
+    );
   });
 }
 
@@ -200,7 +218,8 @@ export function kindOperations<
   const toWire = (r: Resolved) => wireRequest<Request>(def.toApi(r));
   const resolve = (session: ProviderSession, inputs: Inputs): Promise<Resolved> =>
     def.resolve?.(session, inputs) ?? Promise.resolve(inputs as Resolved);
-  /** A write whose 409 is explained by {@link KindDefinition.taken}. */
+  const named = def as unknown as { what: KindNames; api: KindApi<NamedObject, unknown, unknown> };
+  /** A 409 said by {@link KindDefinition.taken}, else as a name taken. */
   const explained = async <T>(
     session: ProviderSession,
     r: Resolved,
@@ -213,7 +232,6 @@ export function kindOperations<
       if (!(err instanceof ConflictError)) throw err;
       if (def.taken !== undefined) throw await def.taken(session, r, err, self);
       const name = nameIn(r);
-      const named = def as unknown as Parameters<typeof nameTaken>[0];
       throw name === undefined ? err : await nameTaken(named, session, name, err, self);
     }
   };
@@ -271,16 +289,12 @@ export function kindOperations<
           list === undefined
             ? undefined
             : { ...list, idOf: api.idOf, matches: (l) => matchesRequest(def, l, r) },
-        ...definedOnly({
-          unlistable: recovery.unlistable?.(r),
-          discard: recovery.discard?.(session, r),
-          unique: recovery.unique,
-        }),
+        unlistable: recovery.unlistable?.(r),
+        discard: recovery.discard?.(session, r),
         // A 429 is waited out within the create's own deadline.
         send: () => api.create(client, request, deadline && { deadlineAt: deadline.deadlineAt }),
         idInAnswer: api.idInAnswer,
         request: recovery.journalRequest?.(r) ?? request,
-        closesLater: deadline !== undefined,
       }),
     );
     const ongoing = deadline && { deadline, kept: kept(made.id) };
@@ -289,7 +303,7 @@ export function kindOperations<
       return { id: String(made.id), outs: bag(await outs) };
     } finally {
       // Returned to the engine either way, with the id: no later create may take it over.
-      if (ongoing !== undefined) made.close();
+      made.close();
     }
   };
 

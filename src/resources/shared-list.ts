@@ -42,17 +42,11 @@ export class SharedLists {
     return entry;
   }
 
-  /** The request in flight, a list finished moments ago, or `fetch`; callers share the array. */
-  read<T>(kind: string, fetch: () => Promise<readonly T[]>): Promise<readonly T[]> {
-    return this.#read(kind, fetch, 0);
-  }
-
-  /** {@link read}, sharing only requests numbered above `sentAfter`. */
-  #read<T>(
-    kind: string,
-    fetch: () => Promise<readonly T[]>,
-    sentAfter: number,
-  ): Promise<readonly T[]> {
+  /**
+   * The request in flight, a list finished moments ago, or `fetch`; callers share the array.
+   * Only requests numbered above `sentAfter` are shared.
+   */
+  read<T>(kind: string, fetch: () => Promise<readonly T[]>, sentAfter = 0): Promise<readonly T[]> {
     const entry = this.#entry(kind);
     const writes = this.#writes;
     const { finished, inFlight } = entry;
@@ -106,7 +100,7 @@ export class SharedLists {
   since<T>(kind: string, fetch: () => Promise<readonly T[]>, mark: number): Promise<readonly T[]> {
     const { latest } = this.#entry(kind);
     if (latest !== undefined && latest.sent > mark) return latest.promise as Promise<readonly T[]>;
-    return this.#read(kind, fetch, this.#sent);
+    return this.read(kind, fetch, this.#sent);
   }
 
   /** The latest list requested within the reuse window, even if written since (create rule 1). */
@@ -115,7 +109,7 @@ export class SharedLists {
     if (latest !== undefined && this.#now() - latest.requestedAt < this.#reuseMs) {
       return latest.promise as Promise<readonly T[]>;
     }
-    return this.#read(kind, fetch, this.#sent);
+    return this.read(kind, fetch, this.#sent);
   }
 
   /** The first item `match` accepts; absent only in a list requested after this call. */
@@ -125,8 +119,8 @@ export class SharedLists {
     match: (item: T) => boolean,
   ): Promise<T | undefined> {
     const sentBefore = this.#sent;
-    const found = (await this.#read(kind, fetch, 0)).find(match);
+    const found = (await this.read(kind, fetch, 0)).find(match);
     if (found !== undefined) return found;
-    return (await this.#read(kind, fetch, sentBefore)).find(match);
+    return (await this.read(kind, fetch, sentBefore)).find(match);
   }
 }

@@ -1,6 +1,6 @@
 /**
- * The fail-safe of create recovery (src/resources/create.ts, "What rests on the project's wire
- * contract"): against a service that keeps the API spec but not the project's additions, a User
+ * The fail-safe of create recovery (src/resources/create.ts, "Without the [project] fields rule 8
+ * fails safe"): against a service that keeps the API spec but not the project's additions, a User
  * create whose answer was lost never deletes the user a 409 names. The spec promises neither
  * `existing_created_at` in a 409 nor a `Date` header, so this is HTTP policy against a scripted
  * service (nock), through the provider's own client and session.

@@ -17,7 +17,6 @@ async function userTaken(user: model.UserInputs, err: ConflictError): Promise<Er
         : `a user named ${JSON.stringify(user.name)} already exists (user id ${holder}); user names are unique in an account`;
     return new AlreadyExistsError(
       `${held}: choose another name, or delete user ${holder} (a user cannot be adopted: its API key is shown only when it is made). If an earlier pulumi up of this user was cut short where its create journal is not kept (another machine, a fresh CI runner: see docs/resources.md), user ${holder} is the one it made (${err.message})`,
-      holder,
       { cause: err },
     );
   }
@@ -59,12 +58,10 @@ export const definition: KindDefinition<
     if (made.answer === undefined) throw new Error("the create answered no user");
     return model.outputsFromInputs(made.answer.user_id, user, made.answer.api_key);
   },
-  // After a lost answer a 409 names the user it made, deleted (its key was only in that answer)
-  // before the next send unless the 409 dates it earlier or not at all (create.ts, rule 8).
+  // The API cannot list users: create.ts, rule 8.
   recovery: {
     unlistable: (user) =>
       `look for a user named ${JSON.stringify(user.name)} in the account and delete it (its id${user.type === "api" ? " and its API key, which is shown only once," : ""} were only in the lost answer), then run \`pulumi up\` again`,
-    unique: true,
     discard: (session) => (id) =>
       unlessNotFound(session.client.iam.deleteUser(id)).then(() => undefined),
     // Keyed by name alone: names are what the service keeps unique.
