@@ -1,4 +1,5 @@
 /** Each kind's dynamic class (classes.ts): a kind without one fails to compile here. */
+import type { z } from "zod";
 import type * as classes from "./classes";
 import type { ResourceKind } from "./kinds";
 import type { OutputNames } from "./outputs";
@@ -31,3 +32,11 @@ type Undeclared = {
     : Exclude<keyof OutputsOf<K>, OutputNames<ResourceOf<K>>>;
 }[ResourceKind];
 const _everyOutputDeclared: [Undeclared] extends [never] ? true : Undeclared = true;
+
+type InputsOf<K extends ResourceKind> = z.output<Definitions[K]["schema"]>;
+
+/** The inputs of a kind's definition its class's arguments (`TagArgs`) do not offer. */
+type Unoffered = {
+  [K in ResourceKind]: Exclude<keyof InputsOf<K>, keyof ArgsOf<K>>;
+}[ResourceKind];
+const _everyInputOffered: [Unoffered] extends [never] ? true : Unoffered = true;
