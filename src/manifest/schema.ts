@@ -5,18 +5,21 @@
  * hardly transforms: values go to the resources as written (a tag's colour in the Tag's own
  * spelling, lower case), and each resource's own `check` still normalises them (letter case of
  * rule actions, `"22-22"`, CIDR spelling). The values themselves are judged by the resources'
- * rules (resource-rules.ts); this schema only types them, so that it refuses nothing they take.
+ * rules (resource-rules.ts); this schema only types them, so that it refuses nothing they take,
+ * except where a field's rule is the kind's own piece of schema (a colour, a description).
  *
  * Field names follow the resources' arguments where a value passes straight through
  * (`powerState`, `firewallEnabled`, `rules`, `permissions`, `color`); references to other entries
  * of the manifest are by their manifest names (`sshKeys`, `securityGroups`, `role`, `servers`).
  */
 import { z } from "zod";
-import { DescriptionInputSchema, expected, NameInputSchema } from "../api/schemas/common";
+import { expected, NameInputSchema } from "../api/schemas/common";
 import { RULE_ACTIONS, RULE_PROTOCOLS } from "../api/schemas/firewall";
 import { PERMISSION_NAMES } from "../api/schemas/iam";
 import { MaxPriceArg, RegexArg } from "../functions/common";
 import type { ManifestSection } from "../resources/kinds";
+import { RoleInputsSchema } from "../resources/role/model";
+import { SecurityGroupInputsSchema } from "../resources/security-group/model";
 import { TagInputsSchema } from "../resources/tag/model";
 import { USER_TYPES } from "../resources/user/model";
 
@@ -171,7 +174,7 @@ export const RuleEntrySchema = z
 export const SecurityGroupEntrySchema = z
   .strictObject({
     name: objectName,
-    description: DescriptionInputSchema.optional().describe("What the group is for."),
+    description: SecurityGroupInputsSchema.shape.description.describe("What the group is for."),
     rules: z
       .array(RuleEntrySchema, { error: expected("a list of rules") })
       .optional()
@@ -184,7 +187,7 @@ export const SecurityGroupEntrySchema = z
 export const RoleEntrySchema = z
   .strictObject({
     name: objectName,
-    description: DescriptionInputSchema.optional().describe("What the role is for."),
+    description: RoleInputsSchema.shape.description.describe("What the role is for."),
     permissions: z
       // The catalogue decides which names exist; the enum only offers completion in editors.
       .array(z.union([z.enum(PERMISSION_NAMES), z.string()]), {
@@ -306,9 +309,9 @@ export const ServerEntrySchema = z
 export const TagEntrySchema = z
   .strictObject({
     name: objectName,
-    // The Tag's own colour rule, which editors read as a pattern.
+    // The Tag's own rules (the colour's, which editors read as a pattern).
     color: TagInputsSchema.shape.color.describe("Colour as #RRGGBB."),
-    data: DescriptionInputSchema.optional().describe("Free-form text kept with the tag."),
+    data: TagInputsSchema.shape.data.describe("Free-form text kept with the tag."),
     servers: references("servers")
       .optional()
       .describe(
