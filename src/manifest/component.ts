@@ -22,7 +22,7 @@ import { User } from "../resources/user";
 import type { UserType } from "../resources/user/model";
 import { ManifestError } from "./errors";
 import { type LoadedManifest, loadManifest } from "./load";
-import type { Alias } from "./schema";
+import type { Alias, EntryArgs } from "./schema";
 import { type ValidatedManifest, validateLoaded } from "./validate";
 
 /** Arguments of a {@link Manifest}. */
@@ -189,9 +189,13 @@ export class Manifest extends pulumi.ComponentResource<ManifestResources> {
 
     const sshKeys = byName(doc.sshKeys, (key, entry) => {
       const publicKey = entry.publicKey ?? loaded.publicKeyFiles.get(key);
-      const material = publicKey === undefined ? { generate: true } : { publicKey };
-      const args = definedOnly({ name: entry.name ?? key, adoptId: entry.adoptId });
-      return new SshKey(key, { ...args, ...material }, options(entry));
+      const args = definedOnly({
+        name: entry.name ?? key,
+        adoptId: entry.adoptId,
+        publicKey,
+        generate: publicKey === undefined ? true : undefined,
+      } satisfies EntryArgs<"sshKeys">);
+      return new SshKey(key, args, options(entry));
     });
     const securityGroups = byName(doc.securityGroups, (key, entry) => {
       const args = definedOnly({
@@ -199,7 +203,7 @@ export class Manifest extends pulumi.ComponentResource<ManifestResources> {
         description: entry.description,
         rules: (entry.rules ?? []).map((rule) => definedOnly(rule)),
         adoptId: entry.adoptId,
-      });
+      } satisfies EntryArgs<"securityGroups">);
       return new SecurityGroup(key, args, options(entry));
     });
     const roles = byName(doc.roles, (key, entry) => {
@@ -208,7 +212,7 @@ export class Manifest extends pulumi.ComponentResource<ManifestResources> {
         description: entry.description,
         permissions: entry.permissions,
         adoptId: entry.adoptId,
-      });
+      } satisfies EntryArgs<"roles">);
       return new Role(key, args, options(entry));
     });
     const users = byName(doc.users, (key, entry) => {
@@ -220,7 +224,7 @@ export class Manifest extends pulumi.ComponentResource<ManifestResources> {
         type: (entry.type ?? "api") as UserType,
         roleId: role.id,
         did: entry.did,
-      });
+      } satisfies EntryArgs<"users">);
       return new User(key, args, options(entry));
     });
     const servers = byName(doc.servers, (key, entry) => {
@@ -234,7 +238,7 @@ export class Manifest extends pulumi.ComponentResource<ManifestResources> {
         powerState: entry.powerState,
         timeouts: entry.timeouts === undefined ? undefined : definedOnly(entry.timeouts),
         adoptId: entry.adoptId,
-      });
+      } satisfies EntryArgs<"servers">);
       return new Server(key, args, options(entry));
     });
     const tags = byName(doc.tags, (key, entry) => {
@@ -244,7 +248,7 @@ export class Manifest extends pulumi.ComponentResource<ManifestResources> {
         data: entry.data,
         serverIds: idsOf(entry.servers, servers),
         adoptId: entry.adoptId,
-      });
+      } satisfies EntryArgs<"tags">);
       return new Tag(key, args, options(entry));
     });
     this.registerOutputs({

@@ -11,17 +11,23 @@
  * Field names follow the resources' arguments where a value passes straight through
  * (`powerState`, `firewallEnabled`, `rules`, `permissions`, `color`); references to other entries
  * of the manifest are by their manifest names (`sshKeys`, `securityGroups`, `role`, `servers`).
+ * An input of a kind that its entry does not offer is a compile error (end of this file).
  */
 import { z } from "zod";
 import { expected, NameInputSchema } from "../api/schemas/common";
 import { RULE_ACTIONS, RULE_PROTOCOLS } from "../api/schemas/firewall";
 import { PERMISSION_NAMES } from "../api/schemas/iam";
 import { MaxPriceArg, RegexArg } from "../functions/common";
-import type { ManifestSection } from "../resources/kinds";
-import { RoleInputsSchema } from "../resources/role/model";
-import { SecurityGroupInputsSchema } from "../resources/security-group/model";
-import { TagInputsSchema } from "../resources/tag/model";
-import { USER_TYPES } from "../resources/user/model";
+import type { KINDS, ManifestSection, ResourceKind } from "../resources/kinds";
+import { type RoleInputs, RoleInputsSchema } from "../resources/role/model";
+import {
+  type SecurityGroupInputs,
+  SecurityGroupInputsSchema,
+} from "../resources/security-group/model";
+import type { ServerInputs } from "../resources/server/model";
+import type { SshKeyInputs } from "../resources/ssh-key/model";
+import { type TagInputs, TagInputsSchema } from "../resources/tag/model";
+import { USER_TYPES, type UserInputs } from "../resources/user/model";
 
 /**
  * A manifest name (an entry's key): it is the Pulumi resource name, and it appears in paths such
@@ -358,3 +364,71 @@ export type TagEntry = z.output<typeof TagEntrySchema>;
 export type PlanSpec = z.output<typeof PlanSpecSchema>;
 export type ImageSpec = z.output<typeof ImageSpecSchema>;
 export type Alias = z.output<typeof AliasSchema>;
+
+/**
+ * The entry field of each input that an entry names otherwise: a reference to other entries, or
+ * to the catalogue (`servers` gives a tag's `serverIds`). Every other input is the entry's field
+ * of the same name, or in {@link InputsNotOffered}.
+ */
+export const ENTRY_FIELD_OF_INPUT = {
+  sshKeys: {},
+  securityGroups: {},
+  roles: {},
+  users: { roleId: "role" },
+  servers: { planId: "plan", sshKeyIds: "sshKeys", securityGroupIds: "securityGroups" },
+  tags: { serverIds: "servers" },
+} as const satisfies {
+  readonly [S in Section]: { readonly [I in keyof SectionInputs<S>]?: keyof EntryOf<S> };
+};
+
+/**
+ * The inputs each section's entries deliberately do not offer (`tags: "someInput"`), each with
+ * the reason in a comment. None: every input of every kind can be written in a manifest.
+ */
+interface InputsNotOffered {
+  sshKeys: never;
+  securityGroups: never;
+  roles: never;
+  users: never;
+  servers: never;
+  tags: never;
+}
+
+/** The inputs of each kind that has a section: `z.output` of its input schema. */
+interface InputsOfKind {
+  SshKey: SshKeyInputs;
+  SecurityGroup: SecurityGroupInputs;
+  Role: RoleInputs;
+  User: UserInputs;
+  Server: ServerInputs;
+  Tag: TagInputs;
+}
+type KindOf<S extends Section> = {
+  [K in ResourceKind]: (typeof KINDS)[K] extends { section: S } ? K : never;
+}[ResourceKind];
+type SectionInputs<S extends Section> = InputsOfKind[KindOf<S>];
+type EntryOf<S extends Section> = NonNullable<ManifestDocument[S]>[string];
+
+/**
+ * The arguments an entry becomes, as the component (component.ts) and the load-time rules
+ * (resource-rules.ts) write them: every input of the kind spelt out, `undefined` where the entry
+ * has none, so an input added to a kind is a compile error in both until it is passed on.
+ */
+export type EntryArgs<S extends Section> = { [I in keyof SectionInputs<S>]-?: unknown };
+
+/**
+ * Each section's inputs that its entries do not offer: no field of that name, none renamed in
+ * {@link ENTRY_FIELD_OF_INPUT}, not in {@link InputsNotOffered}.
+ */
+type MissingInputs<S extends Section> = Exclude<
+  keyof SectionInputs<S>,
+  keyof EntryOf<S> | keyof (typeof ENTRY_FIELD_OF_INPUT)[S] | InputsNotOffered[S]
+>;
+/**
+ * An input added to a kind's schema and not to its entry fails to compile here, the error naming
+ * the section and the input (`Type 'boolean' is not assignable to type '{ tags: "description"; }'`).
+ */
+type NoneMissing<Missing> = keyof Missing extends never ? true : Missing;
+const _everyInputOffered: NoneMissing<{
+  [S in Section as MissingInputs<S> extends never ? never : S]: MissingInputs<S>;
+}> = true;
