@@ -6,7 +6,8 @@
  * spelling, lower case), and each resource's own `check` still normalises them (letter case of
  * rule actions, `"22-22"`, CIDR spelling). The values themselves are judged by the resources'
  * rules (resource-rules.ts); this schema only types them, so that it refuses nothing they take,
- * except where a field's rule is the kind's own piece of schema (a colour, a description).
+ * except where a field's rule is the kind's own piece of schema (a colour, a description, a
+ * power state).
  *
  * Field names follow the resources' arguments where a value passes straight through
  * (`powerState`, `firewallEnabled`, `rules`, `permissions`, `color`); references to other entries
@@ -24,7 +25,7 @@ import {
   type SecurityGroupInputs,
   SecurityGroupInputsSchema,
 } from "../resources/security-group/model";
-import type { ServerInputs } from "../resources/server/model";
+import { type ServerInputs, ServerInputsSchema } from "../resources/server/model";
 import type { SshKeyInputs } from "../resources/ssh-key/model";
 import { type TagInputs, TagInputsSchema } from "../resources/tag/model";
 import { USER_TYPES, type UserInputs } from "../resources/user/model";
@@ -299,10 +300,7 @@ export const ServerEntrySchema = z
       .boolean({ error: expected("true or false") })
       .optional()
       .describe("Whether the server's firewall is on. Default: false."),
-    powerState: z
-      .enum(["running", "stopped"])
-      .optional()
-      .describe("`running` (default) or `stopped`."),
+    powerState: ServerInputsSchema.shape.powerState.describe("`running` (default) or `stopped`."),
     timeouts: z
       .strictObject({ create: duration, update: duration, delete: duration })
       .optional()
