@@ -13,7 +13,7 @@ import { describe, type LocatedIssue, valueAt, type YamlSource } from "../lib/ya
 import { UNKNOWN } from "../resources/common";
 import { INPUT_RULES } from "../resources/input-rules";
 import { kindOfSection } from "../resources/kinds";
-import { ENTRY_FIELD_OF_INPUT, type EntryArgs, type Section } from "./schema";
+import { ENTRY_FIELD_OF_INPUT, type EntryArgs, plainArgs, type Section } from "./schema";
 
 type Entry = Record<string, unknown>;
 type Path = readonly PropertyKey[];
@@ -21,7 +21,7 @@ type Path = readonly PropertyKey[];
 /**
  * How a section's entries become its kind's arguments (the kind whose `section` it is in
  * ../resources/kinds.ts): the arguments the component would pass (component.ts), with unknowns
- * where it resolves ids, every input spelt out.
+ * where it resolves ids: the entry's plain fields as they are, the other inputs spelt out.
  */
 type SectionArgs = {
   readonly [S in Section]: (
@@ -52,48 +52,37 @@ const SECTION_ARGS: SectionArgs = {
       files.get(key) ??
       (entry["publicKeyFile"] !== undefined ? UNKNOWN : undefined);
     return {
+      ...plainArgs("sshKeys", entry),
       name: entry["name"] ?? key,
       publicKey,
       generate: publicKey === undefined ? true : undefined,
-      adoptId: entry["adoptId"],
     };
   },
   securityGroups: (key, entry) => ({
+    ...plainArgs("securityGroups", entry),
     name: entry["name"] ?? key,
-    description: entry["description"],
     rules: rulesOf(entry["rules"]),
-    adoptId: entry["adoptId"],
   }),
-  roles: (key, entry) => ({
-    name: entry["name"] ?? key,
-    description: entry["description"],
-    permissions: entry["permissions"],
-    adoptId: entry["adoptId"],
-  }),
+  roles: (key, entry) => ({ ...plainArgs("roles", entry), name: entry["name"] ?? key }),
   users: (key, entry) => ({
+    ...plainArgs("users", entry),
     name: entry["name"] ?? key,
     type: entry["type"] ?? "api",
     roleId: UNKNOWN,
-    did: entry["did"],
   }),
   servers: (key, entry) => ({
+    ...plainArgs("servers", entry),
     name: entry["name"] ?? key,
     // Resolved from the catalogue by catalogue.ts, which reports a plan or image it lacks.
     planId: UNKNOWN,
     image: UNKNOWN,
     sshKeyIds: referenced(entry["sshKeys"]),
     securityGroupIds: referenced(entry["securityGroups"]),
-    firewallEnabled: entry["firewallEnabled"],
-    powerState: entry["powerState"],
-    timeouts: entry["timeouts"],
-    adoptId: entry["adoptId"],
   }),
   tags: (key, entry) => ({
+    ...plainArgs("tags", entry),
     name: entry["name"] ?? key,
-    color: entry["color"],
-    data: entry["data"],
     serverIds: referenced(entry["servers"]),
-    adoptId: entry["adoptId"],
   }),
 };
 

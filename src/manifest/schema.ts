@@ -19,16 +19,18 @@ import { expected, NameInputSchema } from "../api/schemas/common";
 import { RULE_ACTIONS, RULE_PROTOCOLS } from "../api/schemas/firewall";
 import { PERMISSION_NAMES } from "../api/schemas/iam";
 import { MaxPriceArg, RegexArg } from "../functions/common";
-import type { KINDS, ManifestSection, ResourceKind } from "../resources/kinds";
-import { type RoleInputs, RoleInputsSchema } from "../resources/role/model";
 import {
-  type SecurityGroupInputs,
-  SecurityGroupInputsSchema,
-} from "../resources/security-group/model";
-import { type ServerInputs, ServerInputsSchema } from "../resources/server/model";
-import type { SshKeyInputs } from "../resources/ssh-key/model";
-import { type TagInputs, TagInputsSchema } from "../resources/tag/model";
-import { USER_TYPES, type UserInputs } from "../resources/user/model";
+  type KINDS,
+  kindOfSection,
+  type ManifestSection,
+  type ResourceKind,
+} from "../resources/kinds";
+import { RoleInputsSchema } from "../resources/role/model";
+import { SecurityGroupInputsSchema } from "../resources/security-group/model";
+import { ServerInputsSchema } from "../resources/server/model";
+import { SshKeyInputsSchema } from "../resources/ssh-key/model";
+import { TagInputsSchema } from "../resources/tag/model";
+import { USER_TYPES, UserInputsSchema } from "../resources/user/model";
 
 /**
  * A manifest name (an entry's key): it is the Pulumi resource name, and it appears in paths such
@@ -392,27 +394,91 @@ interface InputsNotOffered {
   tags: never;
 }
 
-/** The inputs of each kind that has a section: `z.output` of its input schema. */
-interface InputsOfKind {
-  SshKey: SshKeyInputs;
-  SecurityGroup: SecurityGroupInputs;
-  Role: RoleInputs;
-  User: UserInputs;
-  Server: ServerInputs;
-  Tag: TagInputs;
-}
 type KindOf<S extends Section> = {
   [K in ResourceKind]: (typeof KINDS)[K] extends { section: S } ? K : never;
 }[ResourceKind];
-type SectionInputs<S extends Section> = InputsOfKind[KindOf<S>];
+
+/** The input schema of each kind that has a section (one missing is a compile error). */
+export const INPUT_SCHEMAS = {
+  SshKey: SshKeyInputsSchema,
+  SecurityGroup: SecurityGroupInputsSchema,
+  Role: RoleInputsSchema,
+  User: UserInputsSchema,
+  Server: ServerInputsSchema,
+  Tag: TagInputsSchema,
+} as const satisfies { readonly [K in KindOf<Section>]: z.ZodObject };
+
+/** The entry schema of each section. */
+const ENTRY_SCHEMAS = {
+  sshKeys: SshKeyEntrySchema,
+  securityGroups: SecurityGroupEntrySchema,
+  roles: RoleEntrySchema,
+  users: UserEntrySchema,
+  servers: ServerEntrySchema,
+  tags: TagEntrySchema,
+} as const satisfies { readonly [S in Section]: z.ZodObject };
+
+/** The inputs of a section's kind: `z.output` of its input schema. */
+type SectionInputs<S extends Section> = z.output<(typeof INPUT_SCHEMAS)[KindOf<S>]>;
 type EntryOf<S extends Section> = NonNullable<ManifestDocument[S]>[string];
 
 /**
  * The arguments an entry becomes, as the component (component.ts) and the load-time rules
- * (resource-rules.ts) write them: every input of the kind spelt out, `undefined` where the entry
- * has none, so an input added to a kind is a compile error in both until it is passed on.
+ * (resource-rules.ts) write them: every input of the kind present, `undefined` where the entry
+ * has none, so an input added to a kind is a compile error in both until it is passed on. The
+ * entry's plain fields come from {@link plainArgs}, with no edit in either file; the rest
+ * (references, defaults, values the component resolves) each file spells out.
  */
 export type EntryArgs<S extends Section> = { [I in keyof SectionInputs<S>]-?: unknown };
+
+/**
+ * The inputs an entry gives as they are, in its field of the same name: every input of the kind
+ * but the references renamed in {@link ENTRY_FIELD_OF_INPUT} and those in {@link InputsNotOffered}.
+ * (Keyed by the inputs, not the entry's fields, so that an input the entry lacks is a compile
+ * error at the end of this file alone.)
+ */
+type PlainInput<S extends Section> = Exclude<
+  keyof SectionInputs<S>,
+  keyof (typeof ENTRY_FIELD_OF_INPUT)[S] | InputsNotOffered[S]
+>;
+
+/** The plain inputs of an entry, each present, `undefined` where the entry has none. */
+export type PlainArgs<S extends Section, E> = {
+  [I in PlainInput<S>]-?: I extends keyof E ? E[I] : undefined;
+};
+
+const plainInputsOfSection = new Map<Section, readonly string[]>();
+
+/** The fields of a section's entries that have the name of one of its kind's inputs, not renamed. */
+function plainInputs(section: Section): readonly string[] {
+  const known = plainInputsOfSection.get(section);
+  if (known !== undefined) return known;
+  const schemas: Partial<Record<ResourceKind, z.ZodObject>> = INPUT_SCHEMAS;
+  const inputs = schemas[kindOfSection(section)];
+  if (inputs === undefined) throw new Error(`no input schema for the section ${section}`);
+  const fields = Object.keys(ENTRY_SCHEMAS[section].shape);
+  const renamed = ENTRY_FIELD_OF_INPUT[section];
+  const plain = Object.keys(inputs.shape).filter(
+    (input) => fields.includes(input) && !Object.hasOwn(renamed, input),
+  );
+  plainInputsOfSection.set(section, plain);
+  return plain;
+}
+
+/**
+ * An entry's plain fields, as the kind's arguments of the same name: what the component and the
+ * load-time rules pass on as it is, so a field added to an entry for an input of the same name
+ * needs no edit in either. Each file then sets the arguments that are not plain, and may replace
+ * a plain one that it resolves (a default name, a catalogue's image).
+ */
+export function plainArgs<S extends Section, E extends Readonly<Record<string, unknown>>>(
+  section: S,
+  entry: E,
+): PlainArgs<S, E> {
+  const out: Record<string, unknown> = {};
+  for (const input of plainInputs(section)) out[input] = entry[input];
+  return out as PlainArgs<S, E>;
+}
 
 /**
  * Each section's inputs that its entries do not offer: no field of that name, none renamed in

@@ -1,33 +1,24 @@
 /**
  * Every input of a kind that has a manifest section can be written in its entries (schema.ts ends
- * with the compile-time check of the same promise), and the arguments an entry becomes spell out
- * every input, so one added to a kind fails to compile until the manifest passes it on.
+ * with the compile-time check of the same promise); the fields named as an input are passed on
+ * as they are (plainArgs, which the component and the load-time rules both call), and the
+ * arguments an entry becomes give every input, so one added to a kind fails to compile until the
+ * manifest passes it on.
  */
 import { describe, expect, it } from "vitest";
 import type { z } from "zod";
 import {
   ENTRY_FIELD_OF_INPUT,
   type EntryArgs,
+  INPUT_SCHEMAS,
   ManifestSchema,
+  plainArgs,
   SECTIONS,
   type Section,
 } from "../../src/manifest/schema";
 import { kindOfSection } from "../../src/resources/kinds";
-import { RoleInputsSchema } from "../../src/resources/role/model";
-import { SecurityGroupInputsSchema } from "../../src/resources/security-group/model";
-import { ServerInputsSchema } from "../../src/resources/server/model";
-import { SshKeyInputsSchema } from "../../src/resources/ssh-key/model";
-import { TagInputsSchema } from "../../src/resources/tag/model";
-import { UserInputsSchema } from "../../src/resources/user/model";
 
-const INPUT_SCHEMAS: Record<string, z.ZodObject> = {
-  SshKey: SshKeyInputsSchema,
-  SecurityGroup: SecurityGroupInputsSchema,
-  Role: RoleInputsSchema,
-  User: UserInputsSchema,
-  Server: ServerInputsSchema,
-  Tag: TagInputsSchema,
-};
+const INPUTS: Partial<Record<string, z.ZodObject>> = INPUT_SCHEMAS;
 
 /** The fields an entry of `section` may have. */
 function entryFields(section: Section): string[] {
@@ -37,7 +28,7 @@ function entryFields(section: Section): string[] {
 
 describe("the manifest's entries", () => {
   it.each(SECTIONS)("of %s offer every input of their kind, by name or by reference", (section) => {
-    const inputs = INPUT_SCHEMAS[kindOfSection(section)];
+    const inputs = INPUTS[kindOfSection(section)];
     if (inputs === undefined) throw new Error(`no input schema for the section ${section}`);
     const renamed: Readonly<Record<string, string>> = ENTRY_FIELD_OF_INPUT[section];
     const fields = entryFields(section);
@@ -46,6 +37,28 @@ describe("the manifest's entries", () => {
     );
     expect(missing).toEqual([]);
   });
+
+  it.each(SECTIONS)(
+    "of %s pass on as they are every field named as an input, and no option, reference or other field",
+    (section) => {
+      const inputs = INPUTS[kindOfSection(section)];
+      if (inputs === undefined) throw new Error(`no input schema for the section ${section}`);
+      const renamed: Readonly<Record<string, string>> = ENTRY_FIELD_OF_INPUT[section];
+      const entry = Object.fromEntries(entryFields(section).map((f) => [f, `value of ${f}`]));
+      const plain = Object.keys(inputs.shape).filter(
+        (input) => input in entry && renamed[input] === undefined,
+      );
+      expect(plainArgs(section, entry)).toEqual(
+        Object.fromEntries(plain.map((input) => [input, `value of ${input}`])),
+      );
+      for (const other of ["aliases", "protect", "publicKeyFile", ...Object.values(renamed)])
+        expect(plainArgs(section, entry)).not.toHaveProperty(other);
+      // An input the entry leaves out is passed on as undefined, which the callers drop.
+      expect(plainArgs(section, {})).toEqual(
+        Object.fromEntries(plain.map((input) => [input, undefined])),
+      );
+    },
+  );
 
   it("become arguments that spell out every input: one left out does not compile", () => {
     // @ts-expect-error: the tag's `adoptId` is left out
