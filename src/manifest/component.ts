@@ -22,7 +22,7 @@ import { User } from "../resources/user";
 import type { UserType } from "../resources/user/model";
 import { ManifestError } from "./errors";
 import { type LoadedManifest, loadManifest } from "./load";
-import type { Alias } from "./schema";
+import { type Alias, type EntryArgs, plainArgs } from "./schema";
 import { type ValidatedManifest, validateLoaded } from "./validate";
 
 /** Arguments of a {@link Manifest}. */
@@ -189,62 +189,59 @@ export class Manifest extends pulumi.ComponentResource<ManifestResources> {
 
     const sshKeys = byName(doc.sshKeys, (key, entry) => {
       const publicKey = entry.publicKey ?? loaded.publicKeyFiles.get(key);
-      const material = publicKey === undefined ? { generate: true } : { publicKey };
-      const args = definedOnly({ name: entry.name ?? key, adoptId: entry.adoptId });
-      return new SshKey(key, { ...args, ...material }, options(entry));
+      const args = definedOnly({
+        ...plainArgs("sshKeys", entry),
+        name: entry.name ?? key,
+        publicKey,
+        generate: publicKey === undefined ? true : undefined,
+      } satisfies EntryArgs<"sshKeys">);
+      return new SshKey(key, args, options(entry));
     });
     const securityGroups = byName(doc.securityGroups, (key, entry) => {
       const args = definedOnly({
+        ...plainArgs("securityGroups", entry),
         name: entry.name ?? key,
-        description: entry.description,
         rules: (entry.rules ?? []).map((rule) => definedOnly(rule)),
-        adoptId: entry.adoptId,
-      });
+      } satisfies EntryArgs<"securityGroups">);
       return new SecurityGroup(key, args, options(entry));
     });
     const roles = byName(doc.roles, (key, entry) => {
       const args = definedOnly({
+        ...plainArgs("roles", entry),
         name: entry.name ?? key,
-        description: entry.description,
-        permissions: entry.permissions,
-        adoptId: entry.adoptId,
-      });
+      } satisfies EntryArgs<"roles">);
       return new Role(key, args, options(entry));
     });
     const users = byName(doc.users, (key, entry) => {
       const role = roles[entry.role];
       if (role === undefined) return undefined; // validation refuses dangling references
       const args = definedOnly({
+        ...plainArgs("users", entry),
         name: entry.name ?? key,
         // Any letter case: the User's rules (checked at load) take it and its check normalises it.
         type: (entry.type ?? "api") as UserType,
         roleId: role.id,
-        did: entry.did,
-      });
+      } satisfies EntryArgs<"users">);
       return new User(key, args, options(entry));
     });
     const servers = byName(doc.servers, (key, entry) => {
       const args = definedOnly({
+        ...plainArgs("servers", entry),
         name: entry.name ?? key,
         planId: choices.planIds.get(key) ?? 0,
         image: choices.images.get(key) ?? "",
         sshKeyIds: idsOf(entry.sshKeys, sshKeys),
         securityGroupIds: idsOf(entry.securityGroups, securityGroups),
-        firewallEnabled: entry.firewallEnabled,
-        powerState: entry.powerState,
         timeouts: entry.timeouts === undefined ? undefined : definedOnly(entry.timeouts),
-        adoptId: entry.adoptId,
-      });
+      } satisfies EntryArgs<"servers">);
       return new Server(key, args, options(entry));
     });
     const tags = byName(doc.tags, (key, entry) => {
       const args = definedOnly({
+        ...plainArgs("tags", entry),
         name: entry.name ?? key,
-        color: entry.color,
-        data: entry.data,
         serverIds: idsOf(entry.servers, servers),
-        adoptId: entry.adoptId,
-      });
+      } satisfies EntryArgs<"tags">);
       return new Tag(key, args, options(entry));
     });
     this.registerOutputs({

@@ -8,25 +8,28 @@
  * there is one implementation of each rule.
  */
 import { formatPath } from "../api/schemas/common";
+import { definedOnly } from "../lib/defined";
 import { describe, type LocatedIssue, valueAt, type YamlSource } from "../lib/yaml-document";
 import { UNKNOWN } from "../resources/common";
 import { INPUT_RULES } from "../resources/input-rules";
 import { kindOfSection } from "../resources/kinds";
-import type { Section } from "./schema";
+import { ENTRY_FIELD_OF_INPUT, type EntryArgs, plainArgs, type Section } from "./schema";
 
 type Entry = Record<string, unknown>;
 type Path = readonly PropertyKey[];
 
 /**
  * How a section's entries become its kind's arguments (the kind whose `section` it is in
- * ../resources/kinds.ts), and where each argument came from.
+ * ../resources/kinds.ts): the arguments the component would pass (component.ts), with unknowns
+ * where it resolves ids: the entry's plain fields as they are, the other inputs spelt out.
  */
-interface SectionRules {
-  /** The arguments the component would pass (component.ts), with unknowns where it resolves ids. */
-  args(key: string, entry: Entry, publicKeyFiles: ReadonlyMap<string, string>): Entry;
-  /** The manifest field of an argument, where it has another name. */
-  fields?: Readonly<Record<string, string>>;
-}
+type SectionArgs = {
+  readonly [S in Section]: (
+    key: string,
+    entry: Entry,
+    publicKeyFiles: ReadonlyMap<string, string>,
+  ) => EntryArgs<S>;
+};
 
 /** `[UNKNOWN]` for a list of references, `UNKNOWN` for one, left out when the entry has none. */
 function referenced(value: unknown): unknown {
@@ -34,89 +37,53 @@ function referenced(value: unknown): unknown {
   return Array.isArray(value) ? value.map(() => UNKNOWN) : UNKNOWN;
 }
 
-/** Only the properties that are set: the component never passes an `undefined` argument. */
-function defined(props: Entry): Entry {
-  return Object.fromEntries(Object.entries(props).filter(([, v]) => v !== undefined));
-}
-
 function rulesOf(value: unknown): unknown {
   if (!Array.isArray(value)) return value ?? [];
   return value.map((rule: unknown) =>
-    rule !== null && typeof rule === "object" && !Array.isArray(rule)
-      ? defined(rule as Entry)
-      : rule,
+    rule !== null && typeof rule === "object" && !Array.isArray(rule) ? definedOnly(rule) : rule,
   );
 }
 
-const SECTION_RULES: Readonly<Record<Section, SectionRules>> = {
-  sshKeys: {
-    args: (key, entry, files) => {
-      const publicKey = entry["publicKey"] ?? files.get(key);
-      // A file that could not be read is reported by the loader at publicKeyFile.
-      const material =
-        publicKey !== undefined
-          ? { publicKey }
-          : entry["publicKeyFile"] !== undefined
-            ? { publicKey: UNKNOWN }
-            : { generate: true };
-      return defined({ name: entry["name"] ?? key, ...material, adoptId: entry["adoptId"] });
-    },
+const SECTION_ARGS: SectionArgs = {
+  sshKeys: (key, entry, files) => {
+    // A file that could not be read is reported by the loader at publicKeyFile.
+    const publicKey =
+      entry["publicKey"] ??
+      files.get(key) ??
+      (entry["publicKeyFile"] !== undefined ? UNKNOWN : undefined);
+    return {
+      ...plainArgs("sshKeys", entry),
+      name: entry["name"] ?? key,
+      publicKey,
+      generate: publicKey === undefined ? true : undefined,
+    };
   },
-  securityGroups: {
-    args: (key, entry) =>
-      defined({
-        name: entry["name"] ?? key,
-        description: entry["description"],
-        rules: rulesOf(entry["rules"]),
-        adoptId: entry["adoptId"],
-      }),
-  },
-  roles: {
-    args: (key, entry) =>
-      defined({
-        name: entry["name"] ?? key,
-        description: entry["description"],
-        permissions: entry["permissions"],
-        adoptId: entry["adoptId"],
-      }),
-  },
-  users: {
-    args: (key, entry) =>
-      defined({
-        name: entry["name"] ?? key,
-        type: entry["type"] ?? "api",
-        roleId: UNKNOWN,
-        did: entry["did"],
-      }),
-    fields: { roleId: "role" },
-  },
-  servers: {
-    args: (key, entry) =>
-      defined({
-        name: entry["name"] ?? key,
-        // Resolved from the catalogue by catalogue.ts, which reports a plan or image it lacks.
-        planId: UNKNOWN,
-        image: UNKNOWN,
-        sshKeyIds: referenced(entry["sshKeys"]),
-        securityGroupIds: referenced(entry["securityGroups"]),
-        firewallEnabled: entry["firewallEnabled"],
-        powerState: entry["powerState"],
-        timeouts: entry["timeouts"],
-        adoptId: entry["adoptId"],
-      }),
-    fields: { planId: "plan", sshKeyIds: "sshKeys", securityGroupIds: "securityGroups" },
-  },
-  tags: {
-    args: (key, entry) =>
-      defined({
-        name: entry["name"] ?? key,
-        color: entry["color"],
-        data: entry["data"],
-        serverIds: referenced(entry["servers"]),
-        adoptId: entry["adoptId"],
-      }),
-    fields: { serverIds: "servers" },
-  },
+  securityGroups: (key, entry) => ({
+    ...plainArgs("securityGroups", entry),
+    name: entry["name"] ?? key,
+    rules: rulesOf(entry["rules"]),
+  }),
+  roles: (key, entry) => ({ ...plainArgs("roles", entry), name: entry["name"] ?? key }),
+  users: (key, entry) => ({
+    ...plainArgs("users", entry),
+    name: entry["name"] ?? key,
+    type: entry["type"] ?? "api",
+    roleId: UNKNOWN,
+  }),
+  servers: (key, entry) => ({
+    ...plainArgs("servers", entry),
+    name: entry["name"] ?? key,
+    // Resolved from the catalogue by catalogue.ts, which reports a plan or image it lacks.
+    planId: UNKNOWN,
+    image: UNKNOWN,
+    sshKeyIds: referenced(entry["sshKeys"]),
+    securityGroupIds: referenced(entry["securityGroups"]),
+  }),
+  tags: (key, entry) => ({
+    ...plainArgs("tags", entry),
+    name: entry["name"] ?? key,
+    serverIds: referenced(entry["servers"]),
+  }),
 };
 
 /** One issue of a kind's rules for one entry, as a manifest path and message. */
@@ -136,8 +103,10 @@ export function entryIssues(
   entry: Entry,
   publicKeyFiles: ReadonlyMap<string, string> = new Map(),
 ): EntryIssue[] {
-  const rules = SECTION_RULES[section];
-  const { issues } = INPUT_RULES[kindOfSection(section)](rules.args(key, entry, publicKeyFiles));
+  // The component never passes an `undefined` argument.
+  const args = definedOnly(SECTION_ARGS[section](key, entry, publicKeyFiles));
+  const renamed: Readonly<Record<string, string>> = ENTRY_FIELD_OF_INPUT[section];
+  const { issues } = INPUT_RULES[kindOfSection(section)](args);
   return issues.map((issue) => {
     const [first, ...rest] = issue.path;
     if (first === "name" && entry["name"] === undefined)
@@ -146,7 +115,7 @@ export function entryIssues(
       const field = entry["publicKeyFile"] !== undefined ? "publicKeyFile" : "generate";
       return { path: [field, ...rest], message: issue.message };
     }
-    const field = typeof first === "string" ? (rules.fields?.[first] ?? first) : first;
+    const field = typeof first === "string" ? (renamed[first] ?? first) : first;
     return { path: field === undefined ? [] : [field, ...rest], message: issue.message };
   });
 }
@@ -214,7 +183,7 @@ export function checkResourceRules(
 ): LocatedIssue[] {
   const out: LocatedIssue[] = [];
   const places = new ReportedPlaces(reported);
-  for (const section of Object.keys(SECTION_RULES) as Section[]) {
+  for (const section of Object.keys(SECTION_ARGS) as Section[]) {
     for (const [key, entry] of Object.entries(entriesOf(section))) {
       for (const issue of entryIssues(section, key, entry, publicKeyFiles)) {
         const path = [section, key, ...issue.path];

@@ -5,20 +5,32 @@
  * hardly transforms: values go to the resources as written (a tag's colour in the Tag's own
  * spelling, lower case), and each resource's own `check` still normalises them (letter case of
  * rule actions, `"22-22"`, CIDR spelling). The values themselves are judged by the resources'
- * rules (resource-rules.ts); this schema only types them, so that it refuses nothing they take.
+ * rules (resource-rules.ts); this schema only types them, so that it refuses nothing they take,
+ * except where a field's rule is the kind's own piece of schema (a colour, a description, a
+ * power state).
  *
  * Field names follow the resources' arguments where a value passes straight through
  * (`powerState`, `firewallEnabled`, `rules`, `permissions`, `color`); references to other entries
  * of the manifest are by their manifest names (`sshKeys`, `securityGroups`, `role`, `servers`).
+ * An input of a kind that its entry does not offer is a compile error (end of this file).
  */
 import { z } from "zod";
-import { DescriptionInputSchema, expected, NameInputSchema } from "../api/schemas/common";
+import { expected, NameInputSchema } from "../api/schemas/common";
 import { RULE_ACTIONS, RULE_PROTOCOLS } from "../api/schemas/firewall";
 import { PERMISSION_NAMES } from "../api/schemas/iam";
 import { MaxPriceArg, RegexArg } from "../functions/common";
-import type { ManifestSection } from "../resources/kinds";
+import {
+  type KINDS,
+  kindOfSection,
+  type ManifestSection,
+  type ResourceKind,
+} from "../resources/kinds";
+import { RoleInputsSchema } from "../resources/role/model";
+import { SecurityGroupInputsSchema } from "../resources/security-group/model";
+import { ServerInputsSchema } from "../resources/server/model";
+import { SshKeyInputsSchema } from "../resources/ssh-key/model";
 import { TagInputsSchema } from "../resources/tag/model";
-import { USER_TYPES } from "../resources/user/model";
+import { USER_TYPES, UserInputsSchema } from "../resources/user/model";
 
 /**
  * A manifest name (an entry's key): it is the Pulumi resource name, and it appears in paths such
@@ -171,7 +183,7 @@ export const RuleEntrySchema = z
 export const SecurityGroupEntrySchema = z
   .strictObject({
     name: objectName,
-    description: DescriptionInputSchema.optional().describe("What the group is for."),
+    description: SecurityGroupInputsSchema.shape.description.describe("What the group is for."),
     rules: z
       .array(RuleEntrySchema, { error: expected("a list of rules") })
       .optional()
@@ -184,7 +196,7 @@ export const SecurityGroupEntrySchema = z
 export const RoleEntrySchema = z
   .strictObject({
     name: objectName,
-    description: DescriptionInputSchema.optional().describe("What the role is for."),
+    description: RoleInputsSchema.shape.description.describe("What the role is for."),
     permissions: z
       // The catalogue decides which names exist; the enum only offers completion in editors.
       .array(z.union([z.enum(PERMISSION_NAMES), z.string()]), {
@@ -290,10 +302,7 @@ export const ServerEntrySchema = z
       .boolean({ error: expected("true or false") })
       .optional()
       .describe("Whether the server's firewall is on. Default: false."),
-    powerState: z
-      .enum(["running", "stopped"])
-      .optional()
-      .describe("`running` (default) or `stopped`."),
+    powerState: ServerInputsSchema.shape.powerState.describe("`running` (default) or `stopped`."),
     timeouts: z
       .strictObject({ create: duration, update: duration, delete: duration })
       .optional()
@@ -306,9 +315,9 @@ export const ServerEntrySchema = z
 export const TagEntrySchema = z
   .strictObject({
     name: objectName,
-    // The Tag's own colour rule, which editors read as a pattern.
+    // The Tag's own rules (the colour's, which editors read as a pattern).
     color: TagInputsSchema.shape.color.describe("Colour as #RRGGBB."),
-    data: DescriptionInputSchema.optional().describe("Free-form text kept with the tag."),
+    data: TagInputsSchema.shape.data.describe("Free-form text kept with the tag."),
     servers: references("servers")
       .optional()
       .describe(
@@ -355,3 +364,135 @@ export type TagEntry = z.output<typeof TagEntrySchema>;
 export type PlanSpec = z.output<typeof PlanSpecSchema>;
 export type ImageSpec = z.output<typeof ImageSpecSchema>;
 export type Alias = z.output<typeof AliasSchema>;
+
+/**
+ * The entry field of each input that an entry names otherwise: a reference to other entries, or
+ * to the catalogue (`servers` gives a tag's `serverIds`). Every other input is the entry's field
+ * of the same name, or in {@link InputsNotOffered}.
+ */
+export const ENTRY_FIELD_OF_INPUT = {
+  sshKeys: {},
+  securityGroups: {},
+  roles: {},
+  users: { roleId: "role" },
+  servers: { planId: "plan", sshKeyIds: "sshKeys", securityGroupIds: "securityGroups" },
+  tags: { serverIds: "servers" },
+} as const satisfies {
+  readonly [S in Section]: { readonly [I in keyof SectionInputs<S>]?: keyof EntryOf<S> };
+};
+
+/**
+ * The inputs each section's entries deliberately do not offer (`tags: "someInput"`), each with
+ * the reason in a comment. None: every input of every kind can be written in a manifest.
+ */
+interface InputsNotOffered {
+  sshKeys: never;
+  securityGroups: never;
+  roles: never;
+  users: never;
+  servers: never;
+  tags: never;
+}
+
+type KindOf<S extends Section> = {
+  [K in ResourceKind]: (typeof KINDS)[K] extends { section: S } ? K : never;
+}[ResourceKind];
+
+/** The input schema of each kind that has a section (one missing is a compile error). */
+export const INPUT_SCHEMAS = {
+  SshKey: SshKeyInputsSchema,
+  SecurityGroup: SecurityGroupInputsSchema,
+  Role: RoleInputsSchema,
+  User: UserInputsSchema,
+  Server: ServerInputsSchema,
+  Tag: TagInputsSchema,
+} as const satisfies { readonly [K in KindOf<Section>]: z.ZodObject };
+
+/** The entry schema of each section. */
+const ENTRY_SCHEMAS = {
+  sshKeys: SshKeyEntrySchema,
+  securityGroups: SecurityGroupEntrySchema,
+  roles: RoleEntrySchema,
+  users: UserEntrySchema,
+  servers: ServerEntrySchema,
+  tags: TagEntrySchema,
+} as const satisfies { readonly [S in Section]: z.ZodObject };
+
+/** The inputs of a section's kind: `z.output` of its input schema. */
+type SectionInputs<S extends Section> = z.output<(typeof INPUT_SCHEMAS)[KindOf<S>]>;
+type EntryOf<S extends Section> = NonNullable<ManifestDocument[S]>[string];
+
+/**
+ * The arguments an entry becomes, as the component (component.ts) and the load-time rules
+ * (resource-rules.ts) write them: every input of the kind present, `undefined` where the entry
+ * has none, so an input added to a kind is a compile error in both until it is passed on. The
+ * entry's plain fields come from {@link plainArgs}, with no edit in either file; the rest
+ * (references, defaults, values the component resolves) each file spells out.
+ */
+export type EntryArgs<S extends Section> = { [I in keyof SectionInputs<S>]-?: unknown };
+
+/**
+ * The inputs an entry gives as they are, in its field of the same name: every input of the kind
+ * but the references renamed in {@link ENTRY_FIELD_OF_INPUT} and those in {@link InputsNotOffered}.
+ * (Keyed by the inputs, not the entry's fields, so that an input the entry lacks is a compile
+ * error at the end of this file alone.)
+ */
+type PlainInput<S extends Section> = Exclude<
+  keyof SectionInputs<S>,
+  keyof (typeof ENTRY_FIELD_OF_INPUT)[S] | InputsNotOffered[S]
+>;
+
+/** The plain inputs of an entry, each present, `undefined` where the entry has none. */
+export type PlainArgs<S extends Section, E> = {
+  [I in PlainInput<S>]-?: I extends keyof E ? E[I] : undefined;
+};
+
+const plainInputsOfSection = new Map<Section, readonly string[]>();
+
+/** The fields of a section's entries that have the name of one of its kind's inputs, not renamed. */
+function plainInputs(section: Section): readonly string[] {
+  const known = plainInputsOfSection.get(section);
+  if (known !== undefined) return known;
+  const schemas: Partial<Record<ResourceKind, z.ZodObject>> = INPUT_SCHEMAS;
+  const inputs = schemas[kindOfSection(section)];
+  if (inputs === undefined) throw new Error(`no input schema for the section ${section}`);
+  const fields = Object.keys(ENTRY_SCHEMAS[section].shape);
+  const renamed = ENTRY_FIELD_OF_INPUT[section];
+  const plain = Object.keys(inputs.shape).filter(
+    (input) => fields.includes(input) && !Object.hasOwn(renamed, input),
+  );
+  plainInputsOfSection.set(section, plain);
+  return plain;
+}
+
+/**
+ * An entry's plain fields, as the kind's arguments of the same name: what the component and the
+ * load-time rules pass on as it is, so a field added to an entry for an input of the same name
+ * needs no edit in either. Each file then sets the arguments that are not plain, and may replace
+ * a plain one that it resolves (a default name, a catalogue's image).
+ */
+export function plainArgs<S extends Section, E extends Readonly<Record<string, unknown>>>(
+  section: S,
+  entry: E,
+): PlainArgs<S, E> {
+  const out: Record<string, unknown> = {};
+  for (const input of plainInputs(section)) out[input] = entry[input];
+  return out as PlainArgs<S, E>;
+}
+
+/**
+ * Each section's inputs that its entries do not offer: no field of that name, none renamed in
+ * {@link ENTRY_FIELD_OF_INPUT}, not in {@link InputsNotOffered}.
+ */
+type MissingInputs<S extends Section> = Exclude<
+  keyof SectionInputs<S>,
+  keyof EntryOf<S> | keyof (typeof ENTRY_FIELD_OF_INPUT)[S] | InputsNotOffered[S]
+>;
+/**
+ * An input added to a kind's schema and not to its entry fails to compile here, the error naming
+ * the section and the input (`Type 'boolean' is not assignable to type '{ tags: "description"; }'`).
+ */
+type NoneMissing<Missing> = keyof Missing extends never ? true : Missing;
+const _everyInputOffered: NoneMissing<{
+  [S in Section as MissingInputs<S> extends never ? never : S]: MissingInputs<S>;
+}> = true;

@@ -206,6 +206,59 @@ describe("the gitops example's manifest", () => {
     ]);
   });
 
+  it("passes each entry's fields on as its resource's arguments, and nothing else", async () => {
+    const id = (r: pulumi.CustomResource | undefined) => settled(r?.id ?? pulumi.output(""));
+    const { resources } = outputs;
+    const [keyId, groupId, roleId, web1, web2] = await Promise.all([
+      id(resources.sshKeys["deployer"]),
+      id(resources.securityGroups["web"]),
+      id(resources.roles["deployers"]),
+      id(resources.servers["web-1"]),
+      id(resources.servers["web-2"]),
+    ]);
+    const inputs = (kind: string, name: string) => {
+      const { __provider, ...rest } = find(kind, name).inputs;
+      return rest;
+    };
+    expect(inputs("SshKey", "deployer")).toEqual({
+      __logicalName: "deployer",
+      name: "deployer",
+      generate: true,
+    });
+    expect(inputs("SecurityGroup", "web")).toEqual({
+      __logicalName: "web",
+      name: "web",
+      description: "SSH from the office, HTTP and HTTPS from anywhere",
+      rules: [
+        { action: "ACCEPT", proto: "tcp", dport: 22, source: "203.0.113.0/24" },
+        { action: "ACCEPT", proto: "tcp", dport: 80 },
+        { action: "ACCEPT", proto: "tcp", dport: 443 },
+      ],
+    });
+    expect(inputs("Role", "deployers")).toEqual({
+      __logicalName: "deployers",
+      name: "deployers",
+      description: "CI reads servers and manages their firewall",
+      permissions: ["servers:read", "firewall:read", "firewall:write"],
+    });
+    expect(inputs("User", "ci")).toEqual({ __logicalName: "ci", name: "ci", type: "api", roleId });
+    expect(inputs("Server", "web-2")).toEqual({
+      __logicalName: "web-2",
+      name: "web-2",
+      planId: await planId("VPS S"),
+      image: "ubuntu-24.04",
+      sshKeyIds: [keyId],
+      securityGroupIds: [groupId],
+      firewallEnabled: true,
+    });
+    expect(inputs("Tag", "web")).toEqual({
+      __logicalName: "web",
+      name: "web",
+      color: "#0ea5e9",
+      serverIds: [web1, web2],
+    });
+  });
+
   it("outputs IPs and fingerprints by manifest name, and API and private keys as secrets", async () => {
     expect(Object.keys(outputs.serverIps).sort()).toEqual(["web-1", "web-2"]);
     expect(outputs.serverIps["web-1"]).toMatch(/^10\.0\.0\.\d+$/);
@@ -292,5 +345,31 @@ describe("entry options", () => {
     // DID users have no API key, imported keys no private key.
     expect(outputs.userApiKeys).toEqual({});
     expect(outputs.privateKeys).toEqual({});
+    // Each resource's arguments, exactly: the entry's own fields and nothing else.
+    const inputs = (kind: string, name: string) => {
+      const { __provider, __logicalName, ...rest } = find(kind, name).inputs;
+      return rest;
+    };
+    const roleId = await settled(outputs.resources.roles["auditors"]?.id ?? pulumi.output(""));
+    expect(inputs("SshKey", "laptop")).toEqual({ name: "my laptop", publicKey: laptop });
+    expect(inputs("Role", "auditors")).toEqual({
+      name: "auditors",
+      permissions: ["servers:read"],
+      adoptId: 4,
+    });
+    expect(inputs("User", "alice")).toEqual({
+      name: "alice",
+      type: "did",
+      roleId,
+      did: "did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK",
+    });
+    expect(inputs("Server", "db-1")).toEqual({
+      name: "db-1",
+      planId: await planId("Dedicated Storage"),
+      image: "debian-13",
+      powerState: "stopped",
+      timeouts: { create: "30m" },
+    });
+    expect(inputs("Tag", "prod")).toEqual({ name: "prod", color: "#ff0000" });
   });
 });
