@@ -149,17 +149,15 @@ describe("CreateJournal's reads", () => {
     expect(journal.claimedIds("Tag").size).toBe(500 + 400);
   });
 
+  /** The open entry of a Tag create whose host, `pid`, is gone. */
+  const cutEntry = (pid: number) => {
+    return { name: "cut", digest: "d", kind: "Tag", pid, process: "gone", at: Date.now() };
+  };
+
   it("takes no entry for an orphan when its host closed it and was killed before removing its file", () => {
     const dir = tempDir("journal-reads-");
     const dead = deadPid();
-    const entry = {
-      name: "cut",
-      digest: "d",
-      kind: "Tag",
-      pid: dead,
-      process: "gone",
-      at: Date.now(),
-    };
+    const entry = cutEntry(dead);
     fs.writeFileSync(join(dir, "cut.json"), JSON.stringify({ ...entry, before: [], id: 7 }));
     writeLog(dir, `${dead}.x.jsonl`, [{ ...entry, before: [], id: 7, closedAt: Date.now() }]);
     const journal = new CreateJournal(dir);
@@ -171,14 +169,7 @@ describe("CreateJournal's reads", () => {
   it("takes an entry for an orphan when its host was killed while closing it", () => {
     const dir = tempDir("journal-reads-");
     const dead = deadPid();
-    const entry = {
-      name: "cut",
-      digest: "d",
-      kind: "Tag",
-      pid: dead,
-      process: "gone",
-      at: Date.now(),
-    };
+    const entry = cutEntry(dead);
     fs.writeFileSync(join(dir, "cut.json"), JSON.stringify({ ...entry, before: [], id: 7 }));
     fs.mkdirSync(join(dir, "closed"));
     const line = JSON.stringify({ ...entry, before: [], id: 7, closedAt: Date.now() });
