@@ -369,7 +369,7 @@ async function takeOver<A, L>(
   const orphans = journal.orphans(digest);
   if (orphans.length === 0) return undefined;
   const cause = causeOf(recipe.what, undefined);
-  const live = await listOf(
+  const { live } = await listOf(
     recipe,
     lookup,
     (fetch) => fetch(),
@@ -394,32 +394,40 @@ async function idsBefore<A, L>(
   recipe: CreateRecipe<A, L>,
   lookup: Lookup<L>,
 ): Promise<ReadonlySet<number>> {
-  const live = await listOf(
+  const { ids } = await listOf(
     recipe,
     lookup,
     (fetch) => recipe.session.lists.recent(lookup.key, fetch),
     (why) =>
       `reading the ${recipe.what.noun}s before sending the create failed (${why}); nothing was sent`,
   );
-  return new Set(live.map((item) => lookup.idOf(item)));
+  return ids;
 }
 
-/** The kind's list through `share`, or a failure saying `failed(why)`; rule 1's twice refused. */
+/**
+ * The kind's list through `share`, with its ids, or a failure saying `failed(why)`; rule 1's
+ * twice refused.
+ */
 async function listOf<A, L>(
   recipe: CreateRecipe<A, L>,
   lookup: Lookup<L>,
   share: (fetch: () => Promise<readonly L[]>) => Promise<readonly L[]>,
   failed: (why: string) => string,
   failure?: unknown,
-): Promise<readonly L[]> {
+): Promise<{ live: readonly L[]; ids: ReadonlySet<number> }> {
   try {
     const live = await share(() => lookup.read({ maxRetries: LOOKUP_MAX_RETRIES }));
-    const ids = live.map((item) => lookup.idOf(item));
-    if (new Set(ids).size === ids.length) return live;
-    const twice = ids.find((id, i) => ids.indexOf(id) !== i);
-    throw new Error(
-      `the list shows ${recipe.what.noun} ${twice} twice, as a service does that ignores the page parameter`,
-    );
+    const ids = new Set<number>();
+    for (const item of live) {
+      const id = lookup.idOf(item);
+      if (ids.has(id)) {
+        throw new Error(
+          `the list shows ${recipe.what.noun} ${id} twice, as a service does that ignores the page parameter`,
+        );
+      }
+      ids.add(id);
+    }
+    return { live, ids };
   } catch (err) {
     throw new CreateFailedError(failed(messageOf(err)), { cause: failure ?? err });
   }
@@ -459,7 +467,7 @@ async function findMade<A, L>(
     for (let look = 1; look <= 2; look++) {
       if (look > 1) await sleep(recipe.settleMs ?? DEFAULT_SETTLE_MS);
       const mark = look > 1 ? lists.mark() : settled;
-      const live = await listOf(
+      const { live } = await listOf(
         recipe,
         lookup,
         (fetch) => lists.since(lookup.key, fetch, mark),
