@@ -24,36 +24,24 @@ function stillAttachedError(groupId: number, holding: Server[], conflict: Confli
 export async function deleteWhenDetached(session: ProviderSession, id: number): Promise<void> {
   const { client } = session;
   const deadlineAt = Date.now() + DETACH_WAIT_MS;
+  const gone = { action: "settle", target: "gone", deadlineAt } as const;
   let detachedMeanwhile = false;
   for (;;) {
-    let conflict: ConflictError;
-    try {
-      await client.firewall.delete(id);
-      return;
-    } catch (err) {
-      if (!(err instanceof ConflictError)) throw err;
-      conflict = err;
-    }
+    const conflict = await client.firewall.delete(id).then(
+      () => undefined,
+      (err: unknown) => (err instanceof ConflictError ? err : Promise.reject(err)),
+    );
+    if (conflict === undefined) return;
     const group = await client.firewall.get(id);
     const watch = serverWatch(session);
     const attached = await Promise.all(group.servers.map((s) => watch.read(s.id)));
-    const present = attached.filter((s): s is Server => s !== undefined);
+    const present = attached.filter((s) => s !== undefined);
     const holding = present.filter((s) => s.status !== "deleting");
     if (holding.length > 0) throw stillAttachedError(id, holding, conflict);
-    if (group.servers.length === 0) {
-      // Detached between the 409 and the read: once more. A second 409 is not about servers.
-      if (detachedMeanwhile) throw conflict;
-      detachedMeanwhile = true;
-      continue;
-    }
-    if (Date.now() >= deadlineAt) throw conflict;
-    for (const server of present) {
-      await waitForServerStatus(watch, server.id, {
-        action: "settle",
-        target: "gone",
-        deadlineAt,
-        initial: server,
-      });
-    }
+    // Detached between the 409 and the read: once more. A second 409 is not about servers.
+    const detached = group.servers.length === 0;
+    if (detached ? detachedMeanwhile : Date.now() >= deadlineAt) throw conflict;
+    detachedMeanwhile ||= detached;
+    for (const s of present) await waitForServerStatus(watch, s.id, { ...gone, initial: s });
   }
 }
