@@ -64,7 +64,6 @@ interface Pending {
 }
 
 export class ServerWatch {
-  readonly #source: ServerSource;
   readonly #pending = new Set<Pending>();
   /** The shortest duration seen of each transient status, and the moment it counts from. */
   readonly #expected = new Map<string, { ms: number; from: "startedAt" | "sentAt" }>();
@@ -73,9 +72,10 @@ export class ServerWatch {
   /** The session's cancellation (the engine's Cancel): every wait ends. */
   readonly signal: AbortSignal | undefined;
 
-  constructor(source: ServerSource, options: { signal?: AbortSignal } = {}) {
-    this.#source = source;
-    const { signal } = options;
+  constructor(
+    private readonly source: ServerSource,
+    { signal }: { signal?: AbortSignal | undefined } = {},
+  ) {
     this.signal = signal;
     // Every wait ends at once, even one whose poll is in flight.
     signal?.addEventListener("abort", () => {
@@ -126,7 +126,7 @@ export class ServerWatch {
     const backoff = last + interval;
     const duration =
       question.transition === undefined ? undefined : this.#expected.get(question.transition);
-    const expected = duration === undefined ? undefined : question[duration.from] + duration.ms;
+    const expected = duration && question[duration.from] + duration.ms;
     const due =
       expected !== undefined && expected > last && expected <= backoff + interval
         ? expected
@@ -136,10 +136,8 @@ export class ServerWatch {
 
   #arm(): void {
     if (this.#polling) return;
-    let due = Number.POSITIVE_INFINITY;
-    for (const p of this.#pending) due = Math.min(due, this.dueAt(p.question));
+    const due = Math.min(...[...this.#pending].map((p) => this.dueAt(p.question)));
     clearTimeout(this.#timer);
-    this.#timer = undefined;
     if (due === Number.POSITIVE_INFINITY) return;
     // A poll serves every wait: only the session's Cancel ends it, not the operation that armed
     // the timer (its customTimeouts would end the request in flight for all, http.ts).
@@ -150,21 +148,17 @@ export class ServerWatch {
   }
 
   async #poll(): Promise<void> {
-    this.#timer = undefined;
     const batch = [...this.#pending];
     if (batch.length === 0) return;
     this.#polling = true;
     const polledAt = Date.now();
     try {
-      const ids = new Set(batch.map((p) => p.question.serverId));
-      const found = new Map<number, Server>();
-      if (ids.size === 1) {
-        const [id] = ids;
-        const server = await unlessNotFound(this.#source.get(id ?? 0));
-        if (server !== undefined) found.set(server.id, server);
-      } else {
-        for (const server of await this.#source.list()) found.set(server.id, server);
-      }
+      const [id, ...more] = new Set(batch.map((p) => p.question.serverId));
+      const servers =
+        id !== undefined && more.length === 0
+          ? [await unlessNotFound(this.source.get(id))]
+          : await this.source.list();
+      const found = new Map(servers.filter((s) => s !== undefined).map((s) => [s.id, s]));
       const answeredAt = Date.now();
       for (const p of batch) {
         p.resolve({ server: found.get(p.question.serverId), polledAt, answeredAt });
@@ -195,7 +189,7 @@ export function sessionWatch(
     get: (id) => servers.get(id, background).finally(() => lists.observed()),
     list: () => lists.since("servers", () => servers.list(background), lists.mark()),
   };
-  return new ServerWatch(source, signal === undefined ? {} : { signal });
+  return new ServerWatch(source, { signal });
 }
 
 const WATCH: SessionSlot<ServerWatch> = {
@@ -203,9 +197,7 @@ const WATCH: SessionSlot<ServerWatch> = {
 };
 
 /** The watch shared by every server wait of `session`, made on first use. */
-export function serverWatch(session: ProviderSession): ServerWatch {
-  return session.slot(WATCH);
-}
+export const serverWatch = (session: ProviderSession): ServerWatch => session.slot(WATCH);
 
 export interface WaitForServerStatusOptions {
   /** What started the wait: a management action, a create, or a transition already under way. */
@@ -259,18 +251,15 @@ export async function waitForServerStatus<T extends WaitTarget>(
   const startedAt = Date.now();
   const { signal } = watch;
   const { action } = options;
-  // The transient status waited out (for its expected duration), and the statuses an action may
-  // still show a moment after its answer (those it is accepted from).
-  const { via: transition, from: pending }: { via: string | undefined; from: readonly string[] } =
+  // The transient status waited out (for its expected duration), the statuses an action may still
+  // show a moment after its answer (those it is accepted from), and what the errors call the wait.
+  const waited: { via: string | undefined; from: readonly string[]; described: string } =
     action === "create"
-      ? { via: "provisioning", from: [] }
+      ? { via: "provisioning", from: [], described: "create" }
       : action === "settle"
-        ? { via: options.initial?.status, from: [] }
-        : MANAGEMENT_TRANSITIONS[action];
-  const described =
-    action === "create" || action === "settle"
-      ? { create: "create", settle: "a transition already under way" }[action]
-      : `${action} action`;
+        ? { via: options.initial?.status, from: [], described: "a transition already under way" }
+        : { ...MANAGEMENT_TRANSITIONS[action], described: `${action} action` };
+  const { via: transition, from: pending, described } = waited;
   let last: Server | undefined = options.initial;
   // The last answer in the transient status: its timestamp says when the transition began.
   let transient = last?.status === transition ? last : undefined;
