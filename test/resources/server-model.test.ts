@@ -11,7 +11,6 @@ import {
   FIELDS,
   fromApi,
   INPUT_FIELDS,
-  inputsOf,
   liveInputs,
   osOf,
   powerStateOf,
@@ -213,7 +212,7 @@ describe("fromApi and the live inputs", () => {
       vmId: 5042,
       createdAt: "2026-01-01T10:00:00Z",
     });
-    expect(inputsOf(outs)).toStrictEqual({
+    expect(storedInputs(outs)).toStrictEqual({
       name: "web",
       planId: 3,
       image: "ubuntu-24.04",
@@ -235,14 +234,14 @@ describe("fromApi and the live inputs", () => {
   });
 
   it("reports power state, name, plan and firewall as they are live", () => {
-    const live = inputsOf(
+    const live = storedInputs(
       fromApi(
         server({ status: "stopping", user_defined_name: "renamed", firewall_enabled: true }),
         INPUTS,
       ),
     );
     expect(live).toMatchObject({ powerState: "stopped", name: "renamed", firewallEnabled: true });
-    const errored = inputsOf(fromApi(server({ status: "error" }), INPUTS));
+    const errored = storedInputs(fromApi(server({ status: "error" }), INPUTS));
     expect(errored["powerState"]).toBe("running");
   });
 

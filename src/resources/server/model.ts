@@ -79,10 +79,6 @@ export function withPowerStateDefault(inputs: Props, olds: Props): Props {
   return adopting || adoptedBefore ? inputs : { ...inputs, powerState: "running" };
 }
 
-function samePowerState(a: unknown, b: unknown): boolean {
-  return b === undefined || a === b;
-}
-
 /** The API has no call to change plan, image or SSH keys. Only the listed groups are managed. */
 export const FIELDS: FieldTable<ServerInputs> = {
   name: {},
@@ -91,7 +87,7 @@ export const FIELDS: FieldTable<ServerInputs> = {
   sshKeyIds: { replaceOnChange: true, equals: sameIdSet },
   securityGroupIds: { equals: sameIdSet },
   firewallEnabled: {},
-  powerState: { equals: samePowerState, afterCreate: true },
+  powerState: { equals: (a, b) => b === undefined || a === b, afterCreate: true },
   timeouts: {},
 };
 
@@ -177,13 +173,10 @@ export function fromApi(server: Server, stored: Partial<ServerInputs>): Props {
   return out;
 }
 
-export function inputsOf(outputs: Props): Props {
-  return definedOnly(Object.fromEntries(INPUT_FIELDS.map((field) => [field, outputs[field]])));
-}
-
 /** A state's inputs (`check` validated them before this version stored them). */
 export function storedInputs(props: Props | undefined): Partial<ServerInputs> {
-  return inputsOf(props ?? {}) as Partial<ServerInputs>;
+  const inputs = Object.fromEntries(INPUT_FIELDS.map((field) => [field, props?.[field]]));
+  return definedOnly(inputs) as Partial<ServerInputs>;
 }
 
 /** `customTimeouts.create (now 1m30s)`: the engine's limit, as every error names it. */
@@ -207,9 +200,6 @@ export function deadlineFor(
   }
   const fallback = DEFAULT_TIMEOUTS[kind];
   const ms = parseDuration(given ?? fallback) ?? (parseDuration(fallback) as number);
-  const timeoutSetting =
-    given === undefined
-      ? `timeouts.${kind} (now ${fallback}, the default)`
-      : `timeouts.${kind} (now ${given})`;
+  const timeoutSetting = `timeouts.${kind} (now ${given ?? `${fallback}, the default`})`;
   return { deadlineAt: Date.now() + ms, timeoutSetting };
 }

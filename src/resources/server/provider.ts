@@ -183,7 +183,7 @@ export const definition: KindDefinition<
   },
   toApi: model.toApi,
   fromApi: (server, known) => model.fromApi(server, model.storedInputs(known)),
-  liveInputs: model.inputsOf,
+  liveInputs: model.storedInputs,
   createDeadline: (inputs, limits) => model.deadlineFor(inputs, "create", limits),
   /** The server exists from here on: a failure keeps it in the stack, or Pulumi forgets it. */
   async created(session, made, inputs, ongoing) {
