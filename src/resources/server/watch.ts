@@ -249,7 +249,6 @@ export async function waitForServerStatus<T extends WaitTarget>(
   options: WaitForServerStatusOptions & { target: T },
 ): Promise<Reached<T>> {
   const startedAt = Date.now();
-  const { signal } = watch;
   const { action } = options;
   // The transient status waited out (for its expected duration), the statuses an action may still
   // show a moment after its answer (those it is accepted from), and what the errors call the wait.
@@ -291,7 +290,7 @@ export async function waitForServerStatus<T extends WaitTarget>(
       answer = await watch.next(question);
       lastPollError = undefined;
     } catch (err) {
-      if (signal?.aborted) {
+      if (watch.signal?.aborted) {
         throw fail("aborted", `stopped waiting for server ${serverId} to reach ${target}: aborted`);
       }
       if (!isTransient(err)) throw err;
