@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { onHost, resetHost } from "../../src/provider";
-import { sessionWatch } from "../../src/resources/server/watch";
+import { WATCH } from "../../src/resources/server/watch";
 import { SharedLists } from "../../src/resources/shared-list";
 import { operations as tagOperations } from "../../src/resources/tag/provider";
 import { newSessionFor, startTestEmulator, type TestEmulator } from "../support/emulator";
@@ -116,7 +116,7 @@ describe("SharedLists", () => {
       return listed === 1 ? [provisioning] : [running];
     };
     const client = { servers: { get: async () => running, list } };
-    const watch = sessionWatch(client as never, lists);
+    const watch = WATCH.make({ client, lists } as never);
     const find = () => lists.find("servers", list, (s: { id: number }) => s.id === 7);
     expect(await find()).toEqual(provisioning);
     // The create's wait polls its one server on its own and sees it running.

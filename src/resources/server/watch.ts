@@ -23,7 +23,6 @@ import {
 import { formatDuration } from "../../lib/duration";
 import { unlessNotFound } from "../common";
 import type { ProviderSession, SessionSlot } from "../session";
-import type { SharedLists } from "../shared-list";
 import { settlesIn, type WaitTarget } from "./model";
 
 /** The next poll's delay: `clamp(elapsed × 0.1, 250 ms, 10 s)`. */
@@ -66,7 +65,7 @@ interface Pending {
 export class ServerWatch {
   readonly #pending = new Set<Pending>();
   /** The shortest duration seen of each transient status, and the moment it counts from. */
-  readonly #expected = new Map<string, { ms: number; from: "startedAt" | "sentAt" }>();
+  readonly #expected = new Map<string | undefined, { ms: number; from: "startedAt" | "sentAt" }>();
   #timer: NodeJS.Timeout | undefined;
   #polling = false;
   /** The session's cancellation (the engine's Cancel): every wait ends. */
@@ -124,8 +123,7 @@ export class ServerWatch {
     const last = question.lastPolledAt;
     const interval = pollIntervalMs(last - question.startedAt);
     const backoff = last + interval;
-    const duration =
-      question.transition === undefined ? undefined : this.#expected.get(question.transition);
+    const duration = this.#expected.get(question.transition);
     const expected = duration && question[duration.from] + duration.ms;
     const due =
       expected !== undefined && expected > last && expected <= backoff + interval
@@ -177,23 +175,17 @@ export class ServerWatch {
  * The watch of one session. Its list polls (always new requests) go through the session's list
  * cache, where a create of the moment takes them as its look before it (../shared-list.ts).
  */
-export function sessionWatch(
-  { servers }: { servers: ServerSource },
-  lists: SharedLists,
-  signal?: AbortSignal,
-): ServerWatch {
-  const background = { priority: "background" } as const;
-  const source: ServerSource = {
-    // A server seen through its own poll is newer than any list finished before: a read after a
-    // create must not show the state the create waited past (lists.observed).
-    get: (id) => servers.get(id, background).finally(() => lists.observed()),
-    list: () => lists.since("servers", () => servers.list(background), lists.mark()),
-  };
-  return new ServerWatch(source, { signal });
-}
-
-const WATCH: SessionSlot<ServerWatch> = {
-  make: (session) => sessionWatch(session.client, session.lists, session.cancelled),
+export const WATCH: SessionSlot<ServerWatch> = {
+  make({ client: { servers }, lists, cancelled }) {
+    const background = { priority: "background" } as const;
+    const source: ServerSource = {
+      // A server seen through its own poll is newer than any list finished before: a read after a
+      // create must not show the state the create waited past (lists.observed).
+      get: (id) => servers.get(id, background).finally(() => lists.observed()),
+      list: () => lists.since("servers", () => servers.list(background), lists.mark()),
+    };
+    return new ServerWatch(source, { signal: cancelled });
+  },
 };
 
 /** The watch shared by every server wait of `session`, made on first use. */
