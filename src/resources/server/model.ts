@@ -19,7 +19,6 @@ const POWER_STATES = ["running", "stopped"] as const;
 export type PowerState = (typeof POWER_STATES)[number];
 
 export const DEFAULT_TIMEOUTS = { create: "10m", update: "10m", delete: "10m" } as const;
-export type TimeoutKind = keyof typeof DEFAULT_TIMEOUTS;
 
 const MAX_TIMEOUT_MS = 24 * 60 * 60 * 1000;
 const DurationSchema = z
@@ -190,7 +189,7 @@ export function customTimeoutsSetting(operation: string, ms: number): string {
  */
 export function deadlineFor(
   inputs: Partial<ServerInputs>,
-  kind: TimeoutKind,
+  kind: keyof typeof DEFAULT_TIMEOUTS,
   limits?: OperationLimits,
 ): Deadline {
   const given = inputs.timeouts?.[kind];
