@@ -155,18 +155,16 @@ export function liveInputs(server: Server, stored: Partial<ServerInputs>): Parti
 
 /** Never holds `undefined` (the host cannot send it); no tags or attachments (index.ts says why). */
 export function fromApi(server: Server, stored: Partial<ServerInputs>): Props {
+  const out: Props = liveInputs(server, stored);
   const reported = {
+    serverId: server.id,
+    status: server.status,
+    createdAt: server.created_at,
     ip: server.ip === "" ? undefined : server.ip,
     statusDate: server.status_date,
     os: osOf(server),
     orderId: server.order_id,
     vmId: server.vm_id,
-  };
-  const out: Props = {
-    ...liveInputs(server, stored),
-    serverId: server.id,
-    status: server.status,
-    createdAt: server.created_at,
   };
   for (const [key, value] of Object.entries(reported)) if (value != null) out[key] = value;
   return out;
