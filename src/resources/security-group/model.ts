@@ -84,9 +84,7 @@ const RuleInputSchema = z
 
 /** Rules without exact repeats, the first of each kept in place. */
 export function withoutRepeats(rules: readonly RuleOutputs[]): RuleOutputs[] {
-  const out: RuleOutputs[] = [];
-  for (const rule of rules) if (!out.some((r) => isDeepStrictEqual(r, rule))) out.push(rule);
-  return out;
+  return rules.filter((rule, i) => rules.findIndex((r) => isDeepStrictEqual(r, rule)) === i);
 }
 
 export const SecurityGroupInputsSchema = z.object({
