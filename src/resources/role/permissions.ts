@@ -20,12 +20,12 @@ export function resolvePermissions(
 ): Resolution {
   const byKey = new Map(catalogue.map((p) => [p.name.trim().toLowerCase(), p]));
   const valid = catalogue.map((p) => p.name);
-  const found: Permission[] = [];
+  const unique = new Map<string, number>();
   const problems: { index: number; reason: string }[] = [];
   names.forEach((name, index) => {
     const permission = byKey.get(name.trim().toLowerCase());
     if (permission !== undefined) {
-      found.push(permission);
+      unique.set(permission.name, permission.id);
       return;
     }
     const hint = didYouMean(name, valid, {
@@ -35,7 +35,6 @@ export function resolvePermissions(
     problems.push({ index, reason: `unknown permission ${JSON.stringify(name)}${hint}` });
   });
   if (problems.length > 0) return { ok: false, problems };
-  const unique = new Map(found.map((p) => [p.name, p.id]));
   const sorted = normaliseNames([...unique.keys()]);
   const ids = [...unique.values()].sort((a, b) => a - b);
   return { ok: true, names: sorted, ids };

@@ -27,11 +27,12 @@ function systemRoleError(role: Role, err: ConflictError): Error {
   );
 }
 
-async function systemRole(session: ProviderSession, id: string): Promise<Role | undefined> {
+/** The 409 of a write to role `id`, said as such when that role is a system role. */
+async function systemRoleConflict(session: ProviderSession, id: string, err: ConflictError) {
   const list = definition.api.list?.(session.client);
   const roles = list === undefined ? [] : await session.lists.read(list.key, () => list.read());
   const me = roles.find((r) => String(r.id) === id);
-  return me?.system_role === true ? me : undefined;
+  return me?.system_role === true ? systemRoleError(me, err) : undefined;
 }
 
 export const definition: KindDefinition<
@@ -76,17 +77,14 @@ export const definition: KindDefinition<
   foreign: (role) => role.system_role,
   // The 409 says only that the name is taken; `self`, the role changed, may be a system role.
   async taken(session, role, err, self) {
-    const me = self === undefined ? undefined : await systemRole(session, self);
-    if (me !== undefined) return systemRoleError(me, err);
+    const mine = self === undefined ? undefined : await systemRoleConflict(session, self, err);
+    if (mine !== undefined) return mine;
     return nameTaken(definition, session, role.name, err, self, {
       rule: "role names are unique in an account regardless of case",
       special: (existing) => (existing.system_role ? systemRoleError(existing, err) : undefined),
     });
   },
-  async deleteConflict(session, id, err) {
-    const self = await systemRole(session, id);
-    return self === undefined ? err : systemRoleError(self, err);
-  },
+  deleteConflict: async (session, id, err) => (await systemRoleConflict(session, id, err)) ?? err,
   adoption: {
     refusal: (live) =>
       live.system_role

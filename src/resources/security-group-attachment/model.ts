@@ -21,9 +21,6 @@ export function attachmentId(inputs: AttachmentInputs): string {
 /** `undefined` when the text is not `<groupId>/<serverId>`. */
 export function parseAttachmentId(id: string): AttachmentInputs | undefined {
   const match = /^(\d+)\/(\d+)$/.exec(id.trim());
-  if (match === null) return undefined;
-  const securityGroupId = Number(match[1]);
-  const serverId = Number(match[2]);
-  if (securityGroupId <= 0 || serverId <= 0) return undefined;
-  return { securityGroupId, serverId };
+  const [securityGroupId, serverId] = [Number(match?.[1]), Number(match?.[2])];
+  return securityGroupId > 0 && serverId > 0 ? { securityGroupId, serverId } : undefined;
 }

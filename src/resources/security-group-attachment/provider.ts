@@ -14,8 +14,9 @@ const KIND = "SecurityGroupAttachment";
 async function missingSide(
   client: CloudInfraClient,
   pair: model.AttachmentInputs,
-  err: NotFoundError,
-): Promise<Error> {
+  err: unknown,
+): Promise<unknown> {
+  if (!(err instanceof NotFoundError)) return err;
   const group = await unlessNotFound(client.firewall.get(pair.securityGroupId)).catch(() => null);
   if (group === null) return err;
   const missing =
@@ -58,32 +59,25 @@ export const operations = kindOperations(definition, {
       await definition.api.create(session.client, pair);
       return { id, outs: { ...pair } };
     } catch (err) {
-      const shown =
-        err instanceof NotFoundError ? await missingSide(session.client, pair, err) : err;
-      throw operationError(operation, shown);
+      throw operationError(operation, await missingSide(session.client, pair, err));
     }
   },
 
   async read(session, id) {
-    const operation = describeOperation("reading", KIND, id);
-    const pair = model.parseAttachmentId(id);
-    if (pair === undefined) {
-      throw operationError(
-        operation,
-        new Error('expected an id of the form "<securityGroupId>/<serverId>", such as "12/34"'),
-      );
-    }
-    const list = groupList(session.client);
     try {
-      const group = await session.lists.find(
-        list.key,
-        () => list.read(),
-        (g) => g.id === pair.securityGroupId && g.servers.some((s) => s.id === pair.serverId),
-      );
-      if (group === undefined) return {};
+      const pair = model.parseAttachmentId(id);
+      if (pair === undefined) {
+        throw new Error(
+          'expected an id of the form "<securityGroupId>/<serverId>", such as "12/34"',
+        );
+      }
+      const { key, read } = groupList(session.client);
+      const attached = (g: SecurityGroup) =>
+        g.id === pair.securityGroupId && g.servers.some((s) => s.id === pair.serverId);
+      if ((await session.lists.find(key, read, attached)) === undefined) return {};
+      return { id: model.attachmentId(pair), props: { ...pair }, inputs: { ...pair } };
     } catch (err) {
-      throw operationError(operation, err);
+      throw operationError(describeOperation("reading", KIND, id), err);
     }
-    return { id: model.attachmentId(pair), props: { ...pair }, inputs: { ...pair } };
   },
 });

@@ -23,7 +23,6 @@ function parseIpv4(text: string): bigint | string {
 
 function parseIpv6(text: string): bigint | string {
   let body = text.toLowerCase();
-  const groups: number[] = [];
   // An IPv4 tail (`::ffff:10.0.0.1`) stands for the last two groups.
   const lastColon = body.lastIndexOf(":");
   const tail = body.slice(lastColon + 1);
@@ -34,28 +33,16 @@ function parseIpv6(text: string): bigint | string {
   }
   const halves = body.split("::");
   if (halves.length > 2) return `"::" may appear only once in ${JSON.stringify(text)}`;
-  const parse = (half: string): number[] | string => {
-    if (half === "") return [];
-    const out: number[] = [];
-    for (const group of half.split(":")) {
-      if (!/^[0-9a-f]{1,4}$/.test(group))
-        return `${JSON.stringify(group)} is not a group of 1-4 hex digits`;
-      out.push(Number.parseInt(group, 16));
-    }
-    return out;
-  };
-  const head = parse(halves[0] ?? "");
-  if (typeof head === "string") return head;
-  if (halves.length === 2) {
-    const rest = parse(halves[1] ?? "");
-    if (typeof rest === "string") return rest;
-    if (head.length + rest.length > 7) return `too many groups in ${JSON.stringify(text)}`;
-    groups.push(...head, ...new Array<number>(8 - head.length - rest.length).fill(0), ...rest);
-  } else {
-    if (head.length !== 8) return `expected eight groups (or "::") in ${JSON.stringify(text)}`;
-    groups.push(...head);
+  const [head = [], rest = []] = halves.map((half) => (half === "" ? [] : half.split(":")));
+  const bad = [...head, ...rest].find((group) => !/^[0-9a-f]{1,4}$/.test(group));
+  if (bad !== undefined) return `${JSON.stringify(bad)} is not a group of 1-4 hex digits`;
+  const missing = 8 - head.length - rest.length;
+  if (halves.length === 2 && missing < 1) return `too many groups in ${JSON.stringify(text)}`;
+  if (halves.length === 1 && missing !== 0) {
+    return `expected eight groups (or "::") in ${JSON.stringify(text)}`;
   }
-  return groups.reduce((acc, g) => (acc << 16n) | BigInt(g), 0n);
+  const groups = [...head, ...new Array<string>(missing).fill("0"), ...rest];
+  return groups.reduce((acc, group) => (acc << 16n) | BigInt(`0x${group}`), 0n);
 }
 
 function formatIpv4(value: bigint): string {
@@ -67,26 +54,15 @@ function formatIpv6(value: bigint): string {
   const groups = [112n, 96n, 80n, 64n, 48n, 32n, 16n, 0n].map((s) =>
     Number((value >> s) & 0xffffn),
   );
-  let bestStart = -1;
-  let bestLength = 0;
-  for (let i = 0; i < 8; ) {
-    if (groups[i] !== 0) {
-      i++;
-      continue;
-    }
-    let j = i;
-    while (j < 8 && groups[j] === 0) j++;
-    if (j - i > bestLength && j - i >= 2) {
-      bestStart = i;
-      bestLength = j - i;
-    }
-    i = j;
-  }
+  // Runs of two or more zeros only; of equal runs, the first.
+  let [bestStart, bestLength, runStart] = [-1, 1, 0];
+  groups.forEach((group, i) => {
+    if (group !== 0) runStart = i + 1;
+    else if (i + 1 - runStart > bestLength) [bestStart, bestLength] = [runStart, i + 1 - runStart];
+  });
   const hex = groups.map((g) => g.toString(16));
   if (bestStart < 0) return hex.join(":");
-  const left = hex.slice(0, bestStart).join(":");
-  const right = hex.slice(bestStart + bestLength).join(":");
-  return `${left}::${right}`;
+  return `${hex.slice(0, bestStart).join(":")}::${hex.slice(bestStart + bestLength).join(":")}`;
 }
 
 /**

@@ -26,15 +26,13 @@ export interface RuleOutputs {
 
 const DPORT_MESSAGE = 'expected a port from 1 to 65535 ("22") or a range low-high ("8000-8080")';
 
-/** `"22"`, `22`, `" 8000 - 8080 "` → `"22"`, `"8000-8080"`; `"22-22"` → `"22"`. */
-function normaliseDport(value: string | number): { ok: true; dport: string } | { ok: false } {
-  const text = String(value).replace(/\s+/g, "");
-  const match = /^(\d{1,5})(?:-(\d{1,5}))?$/.exec(text);
-  if (match === null) return { ok: false };
-  const low = Number(match[1]);
-  const high = match[2] === undefined ? low : Number(match[2]);
-  if (low < 1 || high > 65535 || low > high) return { ok: false };
-  return { ok: true, dport: low === high ? String(low) : `${low}-${high}` };
+/** `"22"`, `22`, `" 8000 - 8080 "` → `"22"`, `"8000-8080"`; `"22-22"` → `"22"`; else `undefined`. */
+function normaliseDport(value: string | number): string | undefined {
+  const match = /^(\d{1,5})(?:-(\d{1,5}))?$/.exec(String(value).replace(/\s+/g, ""));
+  const low = Number(match?.[1]);
+  const high = Number(match?.[2] ?? low);
+  if (match === null || low < 1 || high > 65535 || low > high) return undefined;
+  return low === high ? String(low) : `${low}-${high}`;
 }
 
 const RuleInputSchema = z
@@ -52,7 +50,7 @@ const RuleInputSchema = z
       // out of range and no proto) reports all of them; the rule across fields comes after.
       dport: z
         .union([z.string(), z.int()], { error: DPORT_MESSAGE })
-        .refine((dport) => normaliseDport(dport).ok, { error: DPORT_MESSAGE })
+        .refine((dport) => normaliseDport(dport) !== undefined, { error: DPORT_MESSAGE })
         .optional(),
       source: z
         .string({ error: expected("a CIDR block such as 10.0.0.0/8") })
@@ -81,17 +79,12 @@ const RuleInputSchema = z
       });
     }
     // Each field is valid here: the reading of a stored rule is the normalisation.
-    return ruleFromApi({
-      ...rule,
-      dport: rule.dport === undefined ? undefined : String(rule.dport),
-    });
+    return ruleFromApi({ ...rule, dport: rule.dport?.toString() });
   });
 
 /** Rules without exact repeats, the first of each kept in place. */
 export function withoutRepeats(rules: readonly RuleOutputs[]): RuleOutputs[] {
-  const out: RuleOutputs[] = [];
-  for (const rule of rules) if (!out.some((r) => isDeepStrictEqual(r, rule))) out.push(rule);
-  return out;
+  return rules.filter((rule, i) => rules.findIndex((r) => isDeepStrictEqual(r, rule)) === i);
 }
 
 export const SecurityGroupInputsSchema = z.object({
@@ -115,44 +108,32 @@ export interface SecurityGroupOutputs {
 export function ruleFromApi(
   rule: Pick<Rule, "action" | "proto" | "dport" | "source">,
 ): RuleOutputs {
-  const out = {
+  const { dport, source } = rule;
+  const cidr = source ? normaliseCidr(source) : undefined;
+  return {
     action: rule.action.trim().toUpperCase(),
     proto: rule.proto.trim().toLowerCase(),
+    ...(dport ? { dport: normaliseDport(dport) ?? dport } : {}),
+    ...(source ? { source: cidr?.ok ? cidr.cidr : source } : {}),
   } as RuleOutputs;
-  if (rule.dport !== undefined && rule.dport !== null && rule.dport !== "") {
-    const dport = normaliseDport(rule.dport);
-    out.dport = dport.ok ? dport.dport : rule.dport;
-  }
-  if (rule.source !== undefined && rule.source !== null && rule.source !== "") {
-    const source = normaliseCidr(rule.source);
-    out.source = source.ok ? source.cidr : rule.source;
-  }
-  return out;
 }
 
-function asRules(value: unknown): RuleOutputs[] | undefined {
-  if (!Array.isArray(value)) return undefined;
-  const out: RuleOutputs[] = [];
-  for (const item of value) {
-    if (item === null || typeof item !== "object") return undefined;
-    const r = item as Record<string, unknown>;
-    if (typeof r["action"] !== "string" || typeof r["proto"] !== "string") return undefined;
-    out.push(
-      ruleFromApi({
-        action: r["action"],
-        proto: r["proto"],
-        dport: r["dport"] === undefined ? undefined : String(r["dport"]),
-        source: typeof r["source"] === "string" ? r["source"] : undefined,
-      }),
-    );
-  }
-  return out;
-}
+/** Stored rules (the state may hold anything), read as the service's are; else `undefined`. */
+const StoredRulesSchema = z.array(
+  z
+    .object({
+      action: z.string(),
+      proto: z.string(),
+      dport: z.coerce.string().optional(),
+      source: z.string().optional().catch(undefined),
+    })
+    .transform(ruleFromApi),
+);
 
 /** Same rules in the same order, whatever the spelling. */
 export function sameRules(a: unknown, b: unknown): boolean {
-  const before = asRules(a);
-  const after = asRules(b);
+  const before = StoredRulesSchema.safeParse(a).data;
+  const after = StoredRulesSchema.safeParse(b).data;
   return before !== undefined && after !== undefined && isDeepStrictEqual(before, after);
 }
 

@@ -2,22 +2,21 @@
 import { z } from "zod";
 import { expected, NameInputSchema } from "../../api/schemas/common";
 import type { CreateKeyRequest, Key } from "../../api/schemas/keys";
-import { parsePublicKey } from "../../lib/sshkeys";
+import { type ParsedPublicKey, parsePublicKey } from "../../lib/sshkeys";
 import { AdoptIdSchema } from "../adopt";
 import { containsUnknown, type InputIssue, type Props } from "../common";
 import type { FieldTable } from "../kind";
 
 /** `<type> <base64> [comment]`, whitespace tidied (a `.pub` file's trailing newline). */
 export function canonicalPublicKey(text: string): string {
-  const key = parsePublicKey(text);
-  const line = `${key.type} ${key.blob.toString("base64")}`;
-  return key.comment === "" ? line : `${line} ${key.comment}`;
+  const { type, blob, comment } = parsePublicKey(text);
+  return [type, blob.toString("base64"), comment].filter((part) => part !== "").join(" ");
 }
 
-function keyMaterial(text: string): string | undefined {
+/** `undefined` when the text does not parse. */
+export function parsedKey(text: string): ParsedPublicKey | undefined {
   try {
-    const key = parsePublicKey(text);
-    return `${key.type} ${key.blob.toString("base64")}`;
+    return parsePublicKey(text);
   } catch {
     return undefined;
   }
@@ -25,9 +24,11 @@ function keyMaterial(text: string): string | undefined {
 
 /** Same key material; texts that do not parse are compared as they are. */
 export function sameKeyMaterial(a: unknown, b: unknown): boolean {
-  if (typeof a !== "string" || typeof b !== "string") return a === b;
-  const left = keyMaterial(a);
-  return left !== undefined ? left === keyMaterial(b) : a === b;
+  const material = (value: unknown) => {
+    const key = typeof value === "string" ? parsedKey(value) : undefined;
+    return key === undefined ? value : `${key.type} ${key.blob.toString("base64")}`;
+  };
+  return material(a) === material(b);
 }
 
 const PUBLIC_KEY_ALLOWED =

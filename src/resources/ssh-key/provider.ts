@@ -1,6 +1,5 @@
 /** A generated key's private half is only in the creation answer: a lost one's key is deleted. */
 import type { CreateKeyRequest, Key, KeyEnvelope } from "../../api/schemas/keys";
-import { parsePublicKey } from "../../lib/sshkeys";
 import { shown } from "../adopt";
 import { diffInputs, type Props, unlessNotFound } from "../common";
 import { alreadyExistsError, explainConflict } from "../conflict";
@@ -11,11 +10,7 @@ import * as model from "./model";
 /** The text itself when it does not parse. */
 function fingerprintOf(key: model.SshKeyInputs): string {
   const text = key.publicKey ?? "";
-  try {
-    return parsePublicKey(text).fingerprint;
-  } catch {
-    return text;
-  }
+  return model.parsedKey(text)?.fingerprint ?? text;
 }
 
 /** With what only the state (or the request) knows: the comment, `generate`, the private half. */

@@ -47,8 +47,7 @@ function sameColor(a: unknown, b: unknown): boolean {
 
 function sameServers(a: unknown, b: unknown): boolean {
   // Left out, the membership is not managed here: whatever the service holds is fine.
-  if (b === undefined) return true;
-  return sameNormalised(a, b, (ids) => normaliseIds(ids.map(Number)));
+  return b === undefined || sameNormalised(a, b, (ids) => normaliseIds(ids.map(Number)));
 }
 
 export const TAG_FIELDS: FieldTable<TagInputs> = {

@@ -5,9 +5,8 @@ import { type KindDefinition, kindOperations } from "../kind";
 import * as model from "./model";
 
 /** The state (or the request) lists `serverIds`, or it is a lookup (`Tag.get`: no outputs). */
-function managesServers(known: Props | undefined): boolean {
-  const lookup =
-    known === undefined || (known["tagId"] === undefined && known["name"] === undefined);
+function managesServers(known: Props = {}): boolean {
+  const lookup = known["tagId"] === undefined && known["name"] === undefined;
   return lookup || Array.isArray(known["serverIds"]);
 }
 

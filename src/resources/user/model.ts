@@ -28,16 +28,13 @@ export type UserInputs = z.output<typeof UserInputsSchema>;
 /** `did` only for `did` users; unknown values (preview) never fail it. */
 export function typeIssues(inputs: { type?: unknown; did?: unknown }): InputIssue[] {
   if (containsUnknown(inputs.type) || containsUnknown(inputs.did)) return [];
-  if (inputs.type === "did" && inputs.did === undefined) {
-    const message = 'is required for type "did": give the user\'s DID, for example did:key:z6Mk...';
-    return [{ path: ["did"], message }];
-  }
-  if (inputs.type === "api" && inputs.did !== undefined) {
-    const message =
-      'must be left out for type "api" (API users authenticate with the key the service returns); use type "did" for a DID user';
-    return [{ path: ["did"], message }];
-  }
-  return [];
+  const message =
+    inputs.type === "did" && inputs.did === undefined
+      ? 'is required for type "did": give the user\'s DID, for example did:key:z6Mk...'
+      : inputs.type === "api" && inputs.did !== undefined
+        ? 'must be left out for type "api" (API users authenticate with the key the service returns); use type "did" for a DID user'
+        : undefined;
+  return message === undefined ? [] : [{ path: ["did"], message }];
 }
 
 export interface UserOutputs {

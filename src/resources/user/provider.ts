@@ -10,23 +10,19 @@ import * as model from "./model";
 /** A 409 names the user holding the name (or the DID): say which, and why it cannot be adopted. */
 async function userTaken(user: model.UserInputs, err: ConflictError): Promise<Error> {
   const holder = err.existingId;
-  if (holder !== undefined) {
-    const held =
-      user.type === "did"
-        ? `another user of the account already has the DID ${user.did ?? ""} or the name ${JSON.stringify(user.name)} (user id ${holder}); each DID belongs to one user and user names are unique in an account`
-        : `a user named ${JSON.stringify(user.name)} already exists (user id ${holder}); user names are unique in an account`;
-    return new AlreadyExistsError(
-      `${held}: choose another name, or delete user ${holder} (a user cannot be adopted: its API key is shown only when it is made). If an earlier pulumi up of this user was cut short where its create journal is not kept (another machine, a fresh CI runner: see docs/resources.md), user ${holder} is the one it made (${err.message})`,
-      { cause: err },
-    );
+  const did = `another user of the account already has the DID ${user.did ?? ""}`;
+  if (holder === undefined) {
+    if (user.type === "api") return err;
+    return new Error(`${did}; each DID belongs to one user (${err.message})`, { cause: err });
   }
-  if (user.type === "did") {
-    return new Error(
-      `another user of the account already has the DID ${user.did ?? ""}; each DID belongs to one user (${err.message})`,
-      { cause: err },
-    );
-  }
-  return err;
+  const held =
+    user.type === "did"
+      ? `${did} or the name ${JSON.stringify(user.name)} (user id ${holder}); each DID belongs to one user and user names are unique in an account`
+      : `a user named ${JSON.stringify(user.name)} already exists (user id ${holder}); user names are unique in an account`;
+  return new AlreadyExistsError(
+    `${held}: choose another name, or delete user ${holder} (a user cannot be adopted: its API key is shown only when it is made). If an earlier pulumi up of this user was cut short where its create journal is not kept (another machine, a fresh CI runner: see docs/resources.md), user ${holder} is the one it made (${err.message})`,
+    { cause: err },
+  );
 }
 
 function userGone(id: string, err: NotFoundError): Error {
