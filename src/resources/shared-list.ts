@@ -52,17 +52,11 @@ export class SharedLists {
     const entry = this.#entry(kind);
     const writes = this.#writes;
     const { finished, latest } = entry;
-    if (
-      finished !== undefined &&
-      finished.writes === writes &&
-      finished.sent > sentAfter &&
-      this.#now() - finished.at < this.#reuseMs
-    ) {
+    const fits = (r?: Sent): r is Sent => r?.writes === writes && r.sent > sentAfter;
+    if (fits(finished) && this.#now() - finished.at < this.#reuseMs) {
       return Promise.resolve(finished.items as readonly T[]);
     }
-    if (latest?.settled === false && latest.writes === writes && latest.sent > sentAfter) {
-      return latest.promise as Promise<readonly T[]>;
-    }
+    if (fits(latest) && !latest.settled) return latest.promise as Promise<readonly T[]>;
     const sent = ++this.#sent;
     const requestedAt = this.#now();
     const promise = fetch();
