@@ -31,10 +31,9 @@
  *    `existing_id` and `existing_created_at`; HTTP's `Date` header]
  *
  * Without the [project] fields rule 8 fails safe: a 409 that does not name or date its holder
- * deletes nothing and fails naming the holder when it can (the entry stays open); a holder made
- * before the first unresolved send, or claimed, fails with the 409. Against a service whose user
- * names are not unique (the spec does not say they are), the send after a lost answer can make
- * a second user: nothing is deleted, and the first is left for the user to find by name.
+ * deletes nothing and fails naming the holder when it can (the entry stays open). Against a service
+ * whose user names are not unique (the spec does not say they are), the send after a lost answer
+ * can make a second user: nothing is deleted, and the first is left for the user to find by name.
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import {
@@ -279,21 +278,18 @@ class CreateRun<A, L> {
 
   /** Every send failed: what was found, what the next run does. */
   exhausted(): CreateFailedError {
-    const { recipe, lastFailure } = this;
+    const { recipe, lastFailure, discarded } = this;
     const { noun } = recipe.what;
-    const cause = causeOf(recipe.what, lastFailure);
-    if (this.unresolvedSince !== undefined) {
-      return new CreateFailedError(
-        `${cause}; the request was sent ${DEFAULT_MAX_SENDS} times and the last one may have made the ${noun}, which the API cannot list: the next pulumi up of this project takes it over (deletes it, if the service says it was made after the first of these sends, and creates the ${noun} again) ${this.journalNote()}${recipe.unlistable === undefined ? "" : `; where that journal is not kept: ${recipe.unlistable}`}`,
-        { cause: lastFailure },
-      );
-    }
     const cleaned =
-      this.discarded.length === 0
+      discarded.length === 0
         ? "not found: nothing was made"
-        : `found useless without the lost answer and deleted (${noun} ${this.discarded.join(", ")}): nothing is left`;
+        : `found useless without the lost answer and deleted (${noun} ${discarded.join(", ")}): nothing is left`;
+    const outcome =
+      this.unresolvedSince === undefined
+        ? `each time it failed, the ${noun} was looked for and ${cleaned}; run pulumi up again`
+        : `the last one may have made the ${noun}, which the API cannot list: the next pulumi up of this project takes it over (deletes it, if the service says it was made after the first of these sends, and creates the ${noun} again) ${this.journalNote()}${recipe.unlistable === undefined ? "" : `; where that journal is not kept: ${recipe.unlistable}`}`;
     return new CreateFailedError(
-      `${cause}; the request was sent ${DEFAULT_MAX_SENDS} times and each time it failed, the ${noun} was looked for and ${cleaned}; run pulumi up again`,
+      `${causeOf(recipe.what, lastFailure)}; the request was sent ${DEFAULT_MAX_SENDS} times and ${outcome}`,
       { cause: lastFailure },
     );
   }
