@@ -46,12 +46,11 @@ export interface JournalEntry {
 export type JournalTicket = ReturnType<CreateJournal["open"]>;
 
 const PROCESS = randomUUID();
+const sha256 = (text: string): string => createHash("sha256").update(text).digest("hex");
 
 /** A request's identity: its kind and body, as sent. */
 export function requestDigest(kind: string, body: unknown): string {
-  return createHash("sha256")
-    .update(`${kind}\n${JSON.stringify(body)}`)
-    .digest("hex");
+  return sha256(`${kind}\n${JSON.stringify(body)}`);
 }
 
 /** The pid that writes a closed log, from its name; `undefined` for any other file. */
@@ -111,7 +110,7 @@ export class CreateJournal {
 
   /** One per provider session. */
   static forProject(cwd: string, endpoint: string, apiKey: string): CreateJournal {
-    const scope = createHash("sha256").update(`${cwd}\n${endpoint}\n${apiKey}`).digest("hex");
+    const scope = sha256(`${cwd}\n${endpoint}\n${apiKey}`);
     const root = process.env["CLOUDINFRA_JOURNAL_DIR"] || join(userDir(), "journal");
     return new CreateJournal(join(root, scope.slice(0, 24)));
   }
