@@ -439,9 +439,8 @@ class CreateRun<A, L> {
     const { lists } = session;
     // Any list asked for after the request settled shows what it made: a wave shares one.
     const settled = lists.mark();
-    const cause =
-      failure === undefined ? "the create's answer named no id" : causeOf(what, failure);
-    const outcome = failure === undefined ? "the create succeeded" : causeOf(what, failure);
+    const cause = failure === undefined ? undefined : causeOf(what, failure);
+    const named = cause ?? "the create's answer named no id";
     return record.exclusive(async () => {
       await Promise.allSettled([...record.inFlight]);
       for (let look = 1; look <= 2; look++) {
@@ -451,10 +450,10 @@ class CreateRun<A, L> {
           lookup,
           (fetch) => lists.since(lookup.key, fetch, mark),
           (why) =>
-            `${outcome}; looking for the ${what.noun} it ${failure === undefined ? "made" : "may have made"} failed too (${why}): look for ${aNoun(what)} ${describe}, then delete it or adopt it with adoptId before running pulumi up again`,
+            `${cause ?? "the create succeeded"}; looking for the ${what.noun} it ${cause === undefined ? "made" : "may have made"} failed too (${why}): look for ${aNoun(what)} ${describe}, then delete it or adopt it with adoptId before running pulumi up again`,
           failure,
         );
-        const one = this.claimOne(lookup, live, (id) => !before.has(id), cause, failure);
+        const one = this.claimOne(lookup, live, (id) => !before.has(id), named, failure);
         if (one !== undefined) return one;
       }
       return undefined;
