@@ -119,15 +119,12 @@ export async function sendLookResend<Answer, Found>(loop: {
   | { exhausted: true; answer?: undefined; found?: undefined }
 > {
   for (let sent = 1; sent <= DEFAULT_MAX_SENDS; sent++) {
-    let answer: Answer;
     try {
-      answer = await loop.send();
+      return { answer: await loop.send() };
     } catch (err) {
       const after = await loop.afterFailure(err);
-      if (after === RESEND) continue;
-      return { found: after.found };
+      if (after !== RESEND) return { found: after.found };
     }
-    return { answer };
   }
   return { exhausted: true };
 }
