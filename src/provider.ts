@@ -15,7 +15,7 @@ import { type ConfigSource, resolveSettings, SETTINGS } from "./config";
 import { withDynamicAutonaming } from "./resources/autoname";
 import type { KindOperations, ResourceImplementation } from "./resources/common";
 import { isResourceKind, providerModule, type ResourceKind } from "./resources/kinds";
-import { lazySession, type ProviderSession, resetSessions } from "./resources/session";
+import { ProviderSession, resetSessions } from "./resources/session";
 import { noteStackObjects } from "./resources/stack-objects";
 
 export type { KindOperations, Props, ResourceImplementation } from "./resources/common";
@@ -68,7 +68,7 @@ class DynamicHost {
     if (session === undefined) {
       const source: ConfigSource | undefined =
         configured === undefined ? undefined : { get: (k) => configured.get(k) };
-      session = lazySession(() => resolveSettings(source, env));
+      session = new ProviderSession(() => resolveSettings(source, env));
       this.#sessions.set(key, session);
     }
     return session;

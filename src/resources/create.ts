@@ -31,10 +31,9 @@
  *    `existing_id` and `existing_created_at`; HTTP's `Date` header]
  *
  * Without the [project] fields rule 8 fails safe: a 409 that does not name or date its holder
- * deletes nothing and fails naming the holder when it can (the entry stays open); a holder made
- * before the first unresolved send, or claimed, fails with the 409. Against a service whose user
- * names are not unique (the spec does not say they are), the send after a lost answer can make
- * a second user: nothing is deleted, and the first is left for the user to find by name.
+ * deletes nothing and fails naming the holder when it can (the entry stays open). Against a service
+ * whose user names are not unique (the spec does not say they are), the send after a lost answer
+ * can make a second user: nothing is deleted, and the first is left for the user to find by name.
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import {
@@ -101,15 +100,8 @@ class CreateRecord {
   }
 }
 
-export class CreateLedger {
-  readonly #records = new Map<string, CreateRecord>();
-
-  record(key: string): CreateRecord {
-    const record = this.#records.get(key) ?? new CreateRecord();
-    this.#records.set(key, record);
-    return record;
-  }
-}
+/** This process's creates, by the kind's list key. */
+export class CreateLedger extends Map<string, CreateRecord> {}
 
 /** What `afterFailure` returns when the failed send provably did nothing. */
 export const RESEND = Symbol("resend");
@@ -127,15 +119,12 @@ export async function sendLookResend<Answer, Found>(loop: {
   | { exhausted: true; answer?: undefined; found?: undefined }
 > {
   for (let sent = 1; sent <= DEFAULT_MAX_SENDS; sent++) {
-    let answer: Answer;
     try {
-      answer = await loop.send();
+      return { answer: await loop.send() };
     } catch (err) {
       const after = await loop.afterFailure(err);
-      if (after === RESEND) continue;
-      return { found: after.found };
+      if (after !== RESEND) return { found: after.found };
     }
-    return { answer };
   }
   return { exhausted: true };
 }
@@ -167,27 +156,14 @@ export class CreateFailedError extends CloudInfraError {
   }
 }
 
-interface Run<Answer, Live> {
-  recipe: CreateRecipe<Answer, Live>;
-  record: CreateRecord;
-  /** Rule 1's ids. */
-  before: ReadonlySet<number>;
-  /** Rule 8: the first send that may have made an object nobody found (this clock). */
-  unresolvedSince?: number | undefined;
-  lastFailure?: unknown;
-  /** Rule 7's deletes. */
-  discarded: number[];
-}
-
 export async function createExactlyOnce<Answer, Live>(
   recipe: CreateRecipe<Answer, Live>,
 ): Promise<CreateOutcome<Answer, Live>> {
-  const { what, lookup, session } = recipe;
-  const { journal } = session;
+  const { what, lookup } = recipe;
+  const { journal } = recipe.session;
   const digest = requestDigest(what.kind, recipe.request);
-  const record = session.creates.record(lookup?.key ?? what.kind);
-  const before = lookup === undefined ? new Set<number>() : await idsBefore(recipe, lookup);
-  const run: Run<Answer, Live> = { recipe, record, before, discarded: [] };
+  const run = new CreateRun(recipe);
+  if (lookup !== undefined) run.before = await run.idsBefore(lookup);
   let ticket: JournalTicket | undefined;
   const done = (made: Made<Answer, Live>): CreateOutcome<Answer, Live> => {
     ticket?.made(made.id);
@@ -195,13 +171,13 @@ export async function createExactlyOnce<Answer, Live>(
   };
   try {
     if (lookup !== undefined) {
-      const left = await record.exclusive(() => takeOver(run, lookup, digest));
+      const left = await run.record.exclusive(() => run.takeOver(lookup, digest));
       if (left !== undefined) {
         const id = lookup.idOf(left);
-        ticket = journal.open(what.kind, digest, before);
+        ticket = journal.open(what.kind, digest, run.before);
         if (recipe.discard === undefined) return done({ id, found: left });
         ticket.made(id);
-        await discard(run, id, undefined);
+        await run.discard(id, undefined);
         ticket.close();
       }
     } else {
@@ -212,9 +188,9 @@ export async function createExactlyOnce<Answer, Live>(
         journal.forget(orphan);
       }
     }
-    ticket = journal.open(what.kind, digest, before);
+    ticket = journal.open(what.kind, digest, run.before);
     if (run.unresolvedSince !== undefined) ticket.unresolvedSince(run.unresolvedSince);
-    return done(await sendAndFind(run));
+    return done(await run.sendAndFind());
   } catch (err) {
     // Left open, the entry tells the next run when the unresolved sends began (rule 8).
     if (run.unresolvedSince === undefined) ticket?.close();
@@ -223,277 +199,276 @@ export async function createExactlyOnce<Answer, Live>(
   }
 }
 
-async function sendAndFind<A, L>(run: Run<A, L>): Promise<Made<A, L>> {
-  const { recipe, record } = run;
-  const { what, lookup } = recipe;
-  let sentAt = Date.now();
-  const sent = await sendLookResend({
-    send: () => {
-      sentAt = Date.now();
-      return track(recipe, record);
-    },
-    afterFailure: async (err): Promise<{ found: Made<A, L> } | typeof RESEND> => {
-      const since = run.unresolvedSince;
-      if (lookup === undefined && err instanceof ConflictError && since !== undefined) {
-        await settleHolder(run, err, since);
-        return RESEND;
-      }
-      if (err instanceof AbortedError && err.mayHaveBeenApplied) {
-        run.unresolvedSince ??= sentAt;
-        throw new CreateFailedError(
-          `${err.message}: the next pulumi up of this project takes over what it made ${journalNote(recipe)}`,
-          { cause: err },
-        );
-      }
-      if (!isAmbiguousFailure(err)) throw err;
-      run.lastFailure = err;
-      if (lookup === undefined) {
-        run.unresolvedSince ??= sentAt;
-        return RESEND;
-      }
-      const made = await findMade(run, lookup, err);
-      if (made === undefined) return RESEND;
-      const id = lookup.idOf(made);
-      if (recipe.discard === undefined) return { found: { id, found: made } };
-      await discard(run, id, err);
-      return RESEND;
-    },
-  });
-  if (sent.found !== undefined) return sent.found;
-  if (sent.answer === undefined) throw exhausted(run);
-  const id = recipe.idInAnswer(sent.answer);
-  if (id !== undefined) return { id, answer: sent.answer };
-  if (lookup === undefined) {
-    throw new CreateFailedError(`the service made the ${what.noun} but did not say its id`);
-  }
-  const made = await findMade(run, lookup, undefined);
-  if (made === undefined) {
-    throw new CreateFailedError(
-      `the service accepted the ${what.noun}, but no new ${what.noun} ${recipe.describe} is in its list (deleted at once by someone else?)`,
-    );
-  }
-  return { id: lookup.idOf(made), found: made };
-}
+/** One create: its recipe, its kind's record, and what its sends left behind. */
+class CreateRun<A, L> {
+  readonly record: CreateRecord;
+  /** Rule 1's ids. */
+  before: ReadonlySet<number> = new Set();
+  /** Rule 8: the first send that may have made an object nobody found (this clock). */
+  unresolvedSince: number | undefined;
+  lastFailure: unknown;
+  /** Rule 7's deletes. */
+  readonly discarded: number[] = [];
 
-function journalNote(recipe: { session: { journal: CreateJournal } }): string {
-  return `from the create journal in ${recipe.session.journal.dir} (on this machine; a CI runner keeps it only if CLOUDINFRA_JOURNAL_DIR is kept between runs)`;
-}
+  constructor(readonly recipe: CreateRecipe<A, L>) {
+    const { creates } = recipe.session;
+    const key = recipe.lookup?.key ?? recipe.what.kind;
+    this.record = creates.get(key) ?? new CreateRecord();
+    creates.set(key, this.record);
+  }
 
-/** Every send failed: what was found, what the next run does. */
-function exhausted<A, L>(run: Run<A, L>): CreateFailedError {
-  const { recipe, lastFailure } = run;
-  const { noun } = recipe.what;
-  const cause = causeOf(recipe.what, lastFailure);
-  if (run.unresolvedSince !== undefined) {
+  async sendAndFind(): Promise<Made<A, L>> {
+    const { recipe } = this;
+    const { what, lookup } = recipe;
+    let sentAt = Date.now();
+    const sent = await sendLookResend({
+      send: () => {
+        sentAt = Date.now();
+        return this.track();
+      },
+      afterFailure: async (err): Promise<{ found: Made<A, L> } | typeof RESEND> => {
+        const since = this.unresolvedSince;
+        if (lookup === undefined && err instanceof ConflictError && since !== undefined) {
+          await this.settleHolder(err, since);
+          return RESEND;
+        }
+        if (err instanceof AbortedError && err.mayHaveBeenApplied) {
+          this.unresolvedSince ??= sentAt;
+          throw new CreateFailedError(
+            `${err.message}: the next pulumi up of this project takes over what it made ${this.journalNote()}`,
+            { cause: err },
+          );
+        }
+        if (!isAmbiguousFailure(err)) throw err;
+        this.lastFailure = err;
+        if (lookup === undefined) {
+          this.unresolvedSince ??= sentAt;
+          return RESEND;
+        }
+        const made = await this.findMade(lookup, err);
+        if (made === undefined) return RESEND;
+        const id = lookup.idOf(made);
+        if (recipe.discard === undefined) return { found: { id, found: made } };
+        await this.discard(id, err);
+        return RESEND;
+      },
+    });
+    if (sent.found !== undefined) return sent.found;
+    if (sent.answer === undefined) throw this.exhausted();
+    const id = recipe.idInAnswer(sent.answer);
+    if (id !== undefined) return { id, answer: sent.answer };
+    if (lookup === undefined) {
+      throw new CreateFailedError(`the service made the ${what.noun} but did not say its id`);
+    }
+    const made = await this.findMade(lookup, undefined);
+    if (made === undefined) {
+      throw new CreateFailedError(
+        `the service accepted the ${what.noun}, but no new ${what.noun} ${recipe.describe} is in its list (deleted at once by someone else?)`,
+      );
+    }
+    return { id: lookup.idOf(made), found: made };
+  }
+
+  journalNote(): string {
+    return `from the create journal in ${this.recipe.session.journal.dir} (on this machine; a CI runner keeps it only if CLOUDINFRA_JOURNAL_DIR is kept between runs)`;
+  }
+
+  /** Every send failed: what was found, what the next run does. */
+  exhausted(): CreateFailedError {
+    const { recipe, lastFailure, discarded } = this;
+    const { noun } = recipe.what;
+    const cleaned =
+      discarded.length === 0
+        ? "not found: nothing was made"
+        : `found useless without the lost answer and deleted (${noun} ${discarded.join(", ")}): nothing is left`;
+    const outcome =
+      this.unresolvedSince === undefined
+        ? `each time it failed, the ${noun} was looked for and ${cleaned}; run pulumi up again`
+        : `the last one may have made the ${noun}, which the API cannot list: the next pulumi up of this project takes it over (deletes it, if the service says it was made after the first of these sends, and creates the ${noun} again) ${this.journalNote()}${recipe.unlistable === undefined ? "" : `; where that journal is not kept: ${recipe.unlistable}`}`;
     return new CreateFailedError(
-      `${cause}; the request was sent ${DEFAULT_MAX_SENDS} times and the last one may have made the ${noun}, which the API cannot list: the next pulumi up of this project takes it over (deletes it, if the service says it was made after the first of these sends, and creates the ${noun} again) ${journalNote(recipe)}${recipe.unlistable === undefined ? "" : `; where that journal is not kept: ${recipe.unlistable}`}`,
+      `${causeOf(recipe.what, lastFailure)}; the request was sent ${DEFAULT_MAX_SENDS} times and ${outcome}`,
       { cause: lastFailure },
     );
   }
-  const cleaned =
-    run.discarded.length === 0
-      ? "not found: nothing was made"
-      : `found useless without the lost answer and deleted (${noun} ${run.discarded.join(", ")}): nothing is left`;
-  return new CreateFailedError(
-    `${cause}; the request was sent ${DEFAULT_MAX_SENDS} times and each time it failed, the ${noun} was looked for and ${cleaned}; run pulumi up again`,
-    { cause: lastFailure },
-  );
-}
 
-/** Rule 8. */
-async function settleHolder<A, L>(
-  run: Run<A, L>,
-  err: ConflictError,
-  since: number,
-): Promise<void> {
-  const { what, describe, session } = run.recipe;
-  const { noun } = what;
-  const holder = err.existingId;
-  const made = err.existingCreatedAtHere;
-  if (holder === undefined || made === undefined) {
-    const which =
-      holder === undefined
-        ? `as a duplicate, and the service did not say which ${noun} holds what must be unique (existing_id, which the API spec does not promise)`
-        : `because ${noun} ${holder} holds what must be unique, and the service did not say when ${noun} ${holder} was made (existing_created_at and a Date header, which the API spec does not promise)`;
-    const it = holder === undefined ? `a ${noun} ${describe}` : `${noun} ${holder}`;
-    throw new CreateFailedError(
-      `${causeOf(what, run.lastFailure)}; sent again, the request was refused ${which}, so the provider cannot tell whether the lost answer made it: nothing was deleted. If ${it} is the ${noun} ${holder === undefined ? "" : `${describe} `}this create made, delete it and run pulumi up again; if it is someone else's, choose another name`,
-      { cause: err },
-      holder === undefined ? [] : [holder],
-    );
-  }
-  if (
-    made < since - HOLDER_CLOCK_MARGIN_MS ||
-    run.record.claimed.has(holder) ||
-    session.journal.claimedIds(what.kind).has(holder)
-  ) {
-    run.unresolvedSince = undefined;
-    throw err;
-  }
-  // Until it is deleted, the holder is what those sends made: a failure leaves them unresolved.
-  await discard(run, holder, run.lastFailure);
-  run.unresolvedSince = undefined;
-}
-
-/** Claims the one `candidate` of `live` that matches the request; several fail naming them all. */
-function claimOne<A, L>(
-  run: Run<A, L>,
-  lookup: Lookup<L>,
-  live: readonly L[],
-  candidate: (id: number) => boolean,
-  cause: string,
-  failure: unknown,
-): L | undefined {
-  const { what, describe } = run.recipe;
-  const made = live.filter((item) => candidate(lookup.idOf(item)) && lookup.matches(item));
-  const ids = made.map((item) => lookup.idOf(item));
-  if (ids.length > 1) {
-    throw new CreateFailedError(
-      `${cause}; ${made.length} new ${what.noun}s ${describe} appeared meanwhile (ids ${ids.join(", ")}) and the provider cannot tell which this request made: delete the ones you do not want, or adopt one with adoptId, then run pulumi up again`,
-      failure === undefined ? undefined : { cause: failure },
-      ids,
-    );
-  }
-  if (ids[0] !== undefined) run.record.claimed.add(ids[0]);
-  return made[0];
-}
-
-/** Rule 6: what a dead host's create of the same request made. */
-async function takeOver<A, L>(
-  run: Run<A, L>,
-  lookup: Lookup<L>,
-  digest: string,
-): Promise<L | undefined> {
-  const { recipe, record } = run;
-  const { journal } = recipe.session;
-  const orphans = journal.orphans(digest);
-  if (orphans.length === 0) return undefined;
-  const cause = causeOf(recipe.what, undefined);
-  const { live } = await listOf(
-    recipe,
-    lookup,
-    (fetch) => fetch(),
-    (why) =>
-      `${cause}, and looking for what it made failed (${why}); nothing was sent: run pulumi up again`,
-  );
-  // Another create's claims: the orphan's own entry is not among them (its host is gone).
-  const claimed = journal.claimedIds(recipe.what.kind);
-  const free = (id: number) => !claimed.has(id) && !record.claimed.has(id);
-  for (const orphan of orphans) {
-    const before = new Set(orphan.before);
-    const made = (id: number) => (orphan.id === undefined ? !before.has(id) : id === orphan.id);
-    const one = claimOne(run, lookup, live, (id) => made(id) && free(id), cause, undefined);
-    journal.forget(orphan);
-    if (one !== undefined) return one;
-  }
-  return undefined;
-}
-
-/** Rule 1: a list of moments ago serves, as what this process made since, it claimed. */
-async function idsBefore<A, L>(
-  recipe: CreateRecipe<A, L>,
-  lookup: Lookup<L>,
-): Promise<ReadonlySet<number>> {
-  const { ids } = await listOf(
-    recipe,
-    lookup,
-    (fetch) => recipe.session.lists.recent(lookup.key, fetch),
-    (why) =>
-      `reading the ${recipe.what.noun}s before sending the create failed (${why}); nothing was sent`,
-  );
-  return ids;
-}
-
-/**
- * The kind's list through `share`, with its ids, or a failure saying `failed(why)`; rule 1's
- * twice refused.
- */
-async function listOf<A, L>(
-  recipe: CreateRecipe<A, L>,
-  lookup: Lookup<L>,
-  share: (fetch: () => Promise<readonly L[]>) => Promise<readonly L[]>,
-  failed: (why: string) => string,
-  failure?: unknown,
-): Promise<{ live: readonly L[]; ids: ReadonlySet<number> }> {
-  try {
-    const live = await share(() => lookup.read({ maxRetries: LOOKUP_MAX_RETRIES }));
-    const ids = new Set<number>();
-    for (const item of live) {
-      const id = lookup.idOf(item);
-      if (ids.has(id)) {
-        throw new Error(
-          `the list shows ${recipe.what.noun} ${id} twice, as a service does that ignores the page parameter`,
-        );
-      }
-      ids.add(id);
-    }
-    return { live, ids };
-  } catch (err) {
-    throw new CreateFailedError(failed(messageOf(err)), { cause: failure ?? err });
-  }
-}
-
-/** Rule 5: sends once, recording the request in flight and the id its answer names. */
-function track<A, L>(recipe: CreateRecipe<A, L>, record: CreateRecord): Promise<A> {
-  const tracked = recipe.send().then((answer) => {
-    const id = recipe.idInAnswer(answer);
-    if (id !== undefined) record.claimed.add(id);
-    return answer;
-  });
-  record.inFlight.add(tracked);
-  const settled = () => record.inFlight.delete(tracked);
-  tracked.then(settled, settled);
-  return tracked;
-}
-
-/**
- * Rule 2, once sends in flight answered (they claim their ids). `failure` is `undefined` for an
- * answer without id. Looks twice: the service may still be working on a timed-out request.
- */
-async function findMade<A, L>(
-  run: Run<A, L>,
-  lookup: Lookup<L>,
-  failure: unknown,
-): Promise<L | undefined> {
-  const { recipe, record, before } = run;
-  const { lists } = recipe.session;
-  const what = recipe.what;
-  // Any list asked for after the request settled shows what it made: a wave shares one.
-  const settled = lists.mark();
-  const cause = failure === undefined ? "the create's answer named no id" : causeOf(what, failure);
-  const outcome = failure === undefined ? "the create succeeded" : causeOf(what, failure);
-  return record.exclusive(async () => {
-    await Promise.allSettled([...record.inFlight]);
-    for (let look = 1; look <= 2; look++) {
-      if (look > 1) await sleep(recipe.settleMs ?? DEFAULT_SETTLE_MS);
-      const mark = look > 1 ? lists.mark() : settled;
-      const { live } = await listOf(
-        recipe,
-        lookup,
-        (fetch) => lists.since(lookup.key, fetch, mark),
-        (why) =>
-          `${outcome}; looking for the ${what.noun} it ${failure === undefined ? "made" : "may have made"} failed too (${why}): look for ${aNoun(what)} ${recipe.describe}, then delete it or adopt it with adoptId before running pulumi up again`,
-        failure,
+  /** Rule 8. */
+  async settleHolder(err: ConflictError, since: number): Promise<void> {
+    const { what, describe, session } = this.recipe;
+    const { noun } = what;
+    const holder = err.existingId;
+    const made = err.existingCreatedAtHere;
+    if (holder === undefined || made === undefined) {
+      const which =
+        holder === undefined
+          ? `as a duplicate, and the service did not say which ${noun} holds what must be unique (existing_id, which the API spec does not promise)`
+          : `because ${noun} ${holder} holds what must be unique, and the service did not say when ${noun} ${holder} was made (existing_created_at and a Date header, which the API spec does not promise)`;
+      const it = holder === undefined ? `a ${noun} ${describe}` : `${noun} ${holder}`;
+      throw new CreateFailedError(
+        `${causeOf(what, this.lastFailure)}; sent again, the request was refused ${which}, so the provider cannot tell whether the lost answer made it: nothing was deleted. If ${it} is the ${noun} ${holder === undefined ? "" : `${describe} `}this create made, delete it and run pulumi up again; if it is someone else's, choose another name`,
+        { cause: err },
+        holder === undefined ? [] : [holder],
       );
-      const free = (id: number) => !before.has(id) && !record.claimed.has(id);
-      const one = claimOne(run, lookup, live, free, cause, failure);
+    }
+    if (
+      made < since - HOLDER_CLOCK_MARGIN_MS ||
+      this.record.claimed.has(holder) ||
+      session.journal.claimedIds(what.kind).has(holder)
+    ) {
+      this.unresolvedSince = undefined;
+      throw err;
+    }
+    // Until it is deleted, the holder is what those sends made: a failure leaves them unresolved.
+    await this.discard(holder, this.lastFailure);
+    this.unresolvedSince = undefined;
+  }
+
+  /** Claims the one unclaimed `candidate` of `live` matching the request; several fail naming all. */
+  claimOne(
+    lookup: Lookup<L>,
+    live: readonly L[],
+    candidate: (id: number) => boolean,
+    cause: string,
+    failure?: unknown,
+  ): L | undefined {
+    const { what, describe } = this.recipe;
+    const { claimed } = this.record;
+    const free = (id: number) => candidate(id) && !claimed.has(id);
+    const made = live.filter((item) => free(lookup.idOf(item)) && lookup.matches(item));
+    const ids = made.map((item) => lookup.idOf(item));
+    if (ids.length > 1) {
+      throw new CreateFailedError(
+        `${cause}; ${made.length} new ${what.noun}s ${describe} appeared meanwhile (ids ${ids.join(", ")}) and the provider cannot tell which this request made: delete the ones you do not want, or adopt one with adoptId, then run pulumi up again`,
+        failure === undefined ? undefined : { cause: failure },
+        ids,
+      );
+    }
+    if (ids[0] !== undefined) claimed.add(ids[0]);
+    return made[0];
+  }
+
+  /** Rule 6: what a dead host's create of the same request made. */
+  async takeOver(lookup: Lookup<L>, digest: string): Promise<L | undefined> {
+    const { what, session } = this.recipe;
+    const { journal } = session;
+    const orphans = journal.orphans(digest);
+    if (orphans.length === 0) return undefined;
+    const cause = causeOf(what, undefined);
+    const { live } = await this.listOf(
+      lookup,
+      (fetch) => fetch(),
+      (why) =>
+        `${cause}, and looking for what it made failed (${why}); nothing was sent: run pulumi up again`,
+    );
+    // Another create's claims: the orphan's own entry is not among them (its host is gone).
+    const claimed = journal.claimedIds(what.kind);
+    for (const orphan of orphans) {
+      const before = new Set(orphan.before);
+      const made = (id: number) =>
+        !claimed.has(id) && (orphan.id === undefined ? !before.has(id) : id === orphan.id);
+      const one = this.claimOne(lookup, live, made, cause);
+      journal.forget(orphan);
       if (one !== undefined) return one;
     }
     return undefined;
-  });
-}
-
-/** Rule 7. */
-async function discard<A, L>(run: Run<A, L>, id: number, failure: unknown): Promise<void> {
-  const { what } = run.recipe;
-  try {
-    await run.recipe.discard?.(id);
-  } catch (err) {
-    throw new CreateFailedError(
-      `${causeOf(what, failure)}; the request made ${what.noun} ${id}, which is useless without the lost answer, and deleting it failed (${messageOf(err)}): delete ${what.noun} ${id}, then run pulumi up again`,
-      { cause: err },
-      [id],
-    );
   }
-  run.discarded.push(id);
+
+  /** Rule 1: a list of moments ago serves, as what this process made since, it claimed. */
+  async idsBefore(lookup: Lookup<L>): Promise<ReadonlySet<number>> {
+    const { what, session } = this.recipe;
+    const { ids } = await this.listOf(
+      lookup,
+      (fetch) => session.lists.recent(lookup.key, fetch),
+      (why) =>
+        `reading the ${what.noun}s before sending the create failed (${why}); nothing was sent`,
+    );
+    return ids;
+  }
+
+  /**
+   * The kind's list through `share`, with its ids, or a failure saying `failed(why)`; rule 1's
+   * twice refused.
+   */
+  async listOf(
+    lookup: Lookup<L>,
+    share: (fetch: () => Promise<readonly L[]>) => Promise<readonly L[]>,
+    failed: (why: string) => string,
+    failure?: unknown,
+  ): Promise<{ live: readonly L[]; ids: ReadonlySet<number> }> {
+    try {
+      const live = await share(() => lookup.read({ maxRetries: LOOKUP_MAX_RETRIES }));
+      const ids = new Set<number>();
+      for (const item of live) {
+        const id = lookup.idOf(item);
+        if (ids.has(id)) {
+          throw new Error(
+            `the list shows ${this.recipe.what.noun} ${id} twice, as a service does that ignores the page parameter`,
+          );
+        }
+        ids.add(id);
+      }
+      return { live, ids };
+    } catch (err) {
+      throw new CreateFailedError(failed(messageOf(err)), { cause: failure ?? err });
+    }
+  }
+
+  /** Rule 5: sends once, recording the request in flight and the id its answer names. */
+  track(): Promise<A> {
+    const { recipe, record } = this;
+    const tracked = recipe.send().then((answer) => {
+      const id = recipe.idInAnswer(answer);
+      if (id !== undefined) record.claimed.add(id);
+      return answer;
+    });
+    record.inFlight.add(tracked);
+    const settled = () => record.inFlight.delete(tracked);
+    tracked.then(settled, settled);
+    return tracked;
+  }
+
+  /**
+   * Rule 2, once sends in flight answered (they claim their ids). `failure` is `undefined` for an
+   * answer without id. Looks twice: the service may still be working on a timed-out request.
+   */
+  async findMade(lookup: Lookup<L>, failure: unknown): Promise<L | undefined> {
+    const { recipe, record, before } = this;
+    const { what, describe, session } = recipe;
+    const { lists } = session;
+    // Any list asked for after the request settled shows what it made: a wave shares one.
+    const settled = lists.mark();
+    const cause = failure === undefined ? undefined : causeOf(what, failure);
+    const named = cause ?? "the create's answer named no id";
+    return record.exclusive(async () => {
+      await Promise.allSettled([...record.inFlight]);
+      for (let look = 1; look <= 2; look++) {
+        if (look > 1) await sleep(recipe.settleMs ?? DEFAULT_SETTLE_MS);
+        const mark = look > 1 ? lists.mark() : settled;
+        const { live } = await this.listOf(
+          lookup,
+          (fetch) => lists.since(lookup.key, fetch, mark),
+          (why) =>
+            `${cause ?? "the create succeeded"}; looking for the ${what.noun} it ${cause === undefined ? "made" : "may have made"} failed too (${why}): look for ${aNoun(what)} ${describe}, then delete it or adopt it with adoptId before running pulumi up again`,
+          failure,
+        );
+        const one = this.claimOne(lookup, live, (id) => !before.has(id), named, failure);
+        if (one !== undefined) return one;
+      }
+      return undefined;
+    });
+  }
+
+  /** Rule 7. */
+  async discard(id: number, failure: unknown): Promise<void> {
+    const { what } = this.recipe;
+    try {
+      await this.recipe.discard?.(id);
+    } catch (err) {
+      throw new CreateFailedError(
+        `${causeOf(what, failure)}; the request made ${what.noun} ${id}, which is useless without the lost answer, and deleting it failed (${messageOf(err)}): delete ${what.noun} ${id}, then run pulumi up again`,
+        { cause: err },
+        [id],
+      );
+    }
+    this.discarded.push(id);
+  }
 }

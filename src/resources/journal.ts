@@ -46,12 +46,11 @@ export interface JournalEntry {
 export type JournalTicket = ReturnType<CreateJournal["open"]>;
 
 const PROCESS = randomUUID();
+const sha256 = (text: string): string => createHash("sha256").update(text).digest("hex");
 
 /** A request's identity: its kind and body, as sent. */
 export function requestDigest(kind: string, body: unknown): string {
-  return createHash("sha256")
-    .update(`${kind}\n${JSON.stringify(body)}`)
-    .digest("hex");
+  return sha256(`${kind}\n${JSON.stringify(body)}`);
 }
 
 /** The pid that writes a closed log, from its name; `undefined` for any other file. */
@@ -68,6 +67,12 @@ function readOr<T>(read: () => T, fallback: T): T {
   } catch {
     return fallback;
   }
+}
+
+function expired({ at, closedAt }: JournalEntry, now = Date.now()): boolean {
+  return (
+    now - at > ENTRY_TTL_MS || (closedAt === undefined ? 0 : now - closedAt) > CLOSED_ENTRY_TTL_MS
+  );
 }
 
 /** A closed log's entries, skipping a line cut short by a kill or not one of ours. */
@@ -92,10 +97,10 @@ export class CreateJournal {
   #log: number | undefined;
   readonly #mine = new Map<string, JournalEntry>();
   readonly #closedMine: JournalEntry[] = [];
-  /** Open entries of processes found dead, by name. */
-  readonly #settled = new Map<string, JournalEntry>();
+  /** Open entries of processes found dead (a pid reused since cannot bring them back), by name. */
+  readonly #dead = new Map<string, JournalEntry>();
   /** Closed logs of processes found dead, by file name. */
-  readonly #settledLogs = new Map<string, JournalEntry[]>();
+  readonly #deadLogs = new Map<string, JournalEntry[]>();
   #swept = false;
   #trusted = false;
 
@@ -105,7 +110,7 @@ export class CreateJournal {
 
   /** One per provider session. */
   static forProject(cwd: string, endpoint: string, apiKey: string): CreateJournal {
-    const scope = createHash("sha256").update(`${cwd}\n${endpoint}\n${apiKey}`).digest("hex");
+    const scope = sha256(`${cwd}\n${endpoint}\n${apiKey}`);
     const root = process.env["CLOUDINFRA_JOURNAL_DIR"] || join(userDir(), "journal");
     return new CreateJournal(join(root, scope.slice(0, 24)));
   }
@@ -115,7 +120,7 @@ export class CreateJournal {
     const folder = this.#folder();
     if (!this.#swept) this.#closed(folder, false);
     const left = folder.filter(
-      (e) => e.digest === digest && e.closedAt === undefined && this.#gone(e),
+      (e) => e.digest === digest && e.closedAt === undefined && this.#dead.has(e.name),
     );
     if (left.length === 0) return left;
     // A process killed between closing an entry and removing its file left it in the folder.
@@ -131,8 +136,8 @@ export class CreateJournal {
     const folder = this.#folder();
     const ofKind = (e: JournalEntry) => e.id !== undefined && e.kind === kind;
     const claimed = [
-      ...folder.filter((e) => ofKind(e) && (e.closedAt !== undefined || !this.#gone(e))),
-      ...this.#closed(folder).filter((e) => ofKind(e) && !this.#expired(e)),
+      ...folder.filter((e) => ofKind(e) && (e.closedAt !== undefined || !this.#dead.has(e.name))),
+      ...this.#closed(folder).filter((e) => ofKind(e) && !expired(e)),
     ];
     return new Set(claimed.flatMap((e) => e.id ?? []));
   }
@@ -177,7 +182,7 @@ export class CreateJournal {
   /** An open entry was dealt with (taken over, proved to have made nothing, closed). */
   forget(entry: JournalEntry): void {
     this.#mine.delete(entry.name);
-    this.#settled.delete(entry.name);
+    this.#dead.delete(entry.name);
     rmSync(join(this.dir, `${entry.name}.json`), { force: true });
   }
 
@@ -188,15 +193,12 @@ export class CreateJournal {
     const names = new Set(files.map((file) => file.slice(0, -".json".length)));
     const out: JournalEntry[] = [];
     for (const name of names) {
-      const entry = this.#mine.get(name) ?? this.#settled.get(name) ?? this.#read(name);
+      const entry = this.#mine.get(name) ?? this.#dead.get(name) ?? this.#read(name);
       if (entry === undefined) continue;
-      if (this.#expired(entry)) {
-        this.forget(entry);
-        continue;
-      }
-      out.push(entry);
+      if (expired(entry)) this.forget(entry);
+      else out.push(entry);
     }
-    for (const name of this.#settled.keys()) if (!names.has(name)) this.#settled.delete(name);
+    for (const name of this.#dead.keys()) if (!names.has(name)) this.#dead.delete(name);
     return out;
   }
 
@@ -209,34 +211,28 @@ export class CreateJournal {
     this.#swept = true;
     const out = [...this.#closedMine];
     const files = new Set(readOr(() => readdirSync(this.#closedDir), []));
-    for (const file of this.#settledLogs.keys())
-      if (!files.has(file)) this.#settledLogs.delete(file);
+    for (const file of this.#deadLogs.keys()) if (!files.has(file)) this.#deadLogs.delete(file);
     for (const file of files) {
       const pid = logWriter(file);
       if (pid === undefined || file === this.#logName) continue;
-      let entries = this.#settledLogs.get(file);
+      let entries = this.#deadLogs.get(file);
       if (entries === undefined) {
         const path = join(this.#closedDir, file);
         // Checked before reading: a log read after its writer died is whole.
         const dead = !processRunning(pid);
-        const expired = () => Date.now() - statSync(path).mtimeMs > CLOSED_ENTRY_TTL_MS;
-        if (dead && readOr(expired, false) && !folder.some((e) => e.pid === pid)) {
+        const old = () => Date.now() - statSync(path).mtimeMs > CLOSED_ENTRY_TTL_MS;
+        if (dead && readOr(old, false) && !folder.some((e) => e.pid === pid)) {
           rmSync(path, { force: true });
           continue;
         }
         if (!read) continue;
         entries = readOr(() => parseLog(readFileSync(path, "utf8")), undefined);
         if (entries === undefined) continue;
-        if (dead) this.#settledLogs.set(file, entries);
+        if (dead) this.#deadLogs.set(file, entries);
       }
       out.push(...entries);
     }
     return out;
-  }
-
-  #expired(entry: JournalEntry): boolean {
-    const age = (since: number | undefined) => (since === undefined ? 0 : Date.now() - since);
-    return age(entry.at) > ENTRY_TTL_MS || age(entry.closedAt) > CLOSED_ENTRY_TTL_MS;
   }
 
   /** Another process's entry, remembered once that process is gone. */
@@ -244,15 +240,8 @@ export class CreateJournal {
     const path = join(this.dir, `${name}.json`);
     const entry = readOr(() => JSON.parse(readFileSync(path, "utf8")) as JournalEntry, undefined);
     if (entry === undefined) return undefined;
-    if (entry.process !== PROCESS && !processRunning(entry.pid)) this.#settled.set(name, entry);
+    if (entry.process !== PROCESS && !processRunning(entry.pid)) this.#dead.set(name, entry);
     return entry;
-  }
-
-  /** Whether `entry`'s process is gone (a pid reused since cannot bring it back). */
-  #gone(entry: JournalEntry): boolean {
-    return (
-      entry.process !== PROCESS && (this.#settled.has(entry.name) || !processRunning(entry.pid))
-    );
   }
 
   /** `false` when the log could not be written. */

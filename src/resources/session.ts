@@ -30,32 +30,20 @@ export interface SessionSlot<T> {
   make(session: ProviderSession): T;
 }
 
-export interface ProviderSession {
-  readonly client: CloudInfraClient;
-  readonly lists: SharedLists;
-  readonly creates: CreateLedger;
-  readonly journal: CreateJournal;
-  readonly stack: StackObjects;
-  /** Aborted by {@link cancel}: every wait of the session ends at once. */
-  readonly cancelled: AbortSignal;
-  slot<T>(slot: SessionSlot<T>): T;
-  /** The engine's Cancel: ends the session's waits now; those still to come end at their start. */
-  cancel(): void;
-  close(): Promise<void>;
-}
-
 /** Resolved on first need: without settings, what needs none (`check`, `diff`) still runs. */
-class ConfiguredSession implements ProviderSession {
+export class ProviderSession {
   readonly creates = new CreateLedger();
   readonly stack = new StackObjects();
   readonly #cancellation = new AbortController();
-  readonly cancelled = this.#cancellation.signal;
+  /** Aborted by {@link cancel}: every wait of the session ends at once. */
+  readonly cancelled: AbortSignal = this.#cancellation.signal;
   readonly #slots = new Map<SessionSlot<unknown>, unknown>();
   #config: SessionConfig | undefined;
   #client: CloudInfraClient | undefined;
   #lists: SharedLists | undefined;
   #journal: CreateJournal | undefined;
 
+  /** For a provider called before its settings exist: `resolve` runs again after it throws. */
   constructor(private readonly resolve: () => SessionConfig) {}
 
   get #settings(): SessionConfig {
@@ -88,6 +76,7 @@ class ConfiguredSession implements ProviderSession {
     return this.#slots.get(slot) as T;
   }
 
+  /** The engine's Cancel: ends the session's waits now; those still to come end at their start. */
   cancel(): void {
     this.#cancellation.abort(new Error("cloudinfra: the operation was cancelled (Cancel)"));
   }
@@ -95,11 +84,6 @@ class ConfiguredSession implements ProviderSession {
   async close(): Promise<void> {
     await this.#client?.close();
   }
-}
-
-/** For a provider called before its settings exist: `resolve` runs again after it throws. */
-export function lazySession(resolve: () => SessionConfig): ProviderSession {
-  return new ConfiguredSession(resolve);
 }
 
 /** What tells two configurations apart: the settings (the key hashed), timeouts and directory. */
@@ -113,12 +97,9 @@ const sessions = new Map<string, ProviderSession>();
 /** The same configuration gives the same session for the life of the process. */
 export function sessionFor(config: SessionConfig): ProviderSession {
   const key = keyOf(config);
-  let session = sessions.get(key);
-  if (session === undefined) {
-    const copy = { ...config };
-    session = lazySession(() => copy);
-    sessions.set(key, session);
-  }
+  const copy = { ...config };
+  const session = sessions.get(key) ?? new ProviderSession(() => copy);
+  sessions.set(key, session);
   return session;
 }
 

@@ -9,11 +9,13 @@
 /** Longer than the gap between two waves of a refresh. */
 export const DEFAULT_REUSE_MS = 1500;
 
+/** `sent` numbers the requests, oldest first; `writes` counts settled writes. */
+type Sent = { writes: number; sent: number };
+
 interface Entry {
-  /** `sent` numbers the requests, oldest first; `writes` counts settled writes. */
-  inFlight?: { writes: number; sent: number; promise: Promise<readonly unknown[]> };
-  finished?: { writes: number; sent: number; at: number; items: readonly unknown[] };
-  latest?: { sent: number; requestedAt: number; promise: Promise<readonly unknown[]> };
+  /** The latest request, in flight until `settled`. */
+  latest?: Sent & { requestedAt: number; settled: boolean; promise: Promise<readonly unknown[]> };
+  finished?: Sent & { at: number; items: readonly unknown[] };
 }
 
 /** The list reads of one provider session, by kind (`"tags"`). */
@@ -49,38 +51,27 @@ export class SharedLists {
   read<T>(kind: string, fetch: () => Promise<readonly T[]>, sentAfter = 0): Promise<readonly T[]> {
     const entry = this.#entry(kind);
     const writes = this.#writes;
-    const { finished, inFlight } = entry;
-    if (
-      finished !== undefined &&
-      finished.writes === writes &&
-      finished.sent > sentAfter &&
-      this.#now() - finished.at < this.#reuseMs
-    ) {
+    const { finished, latest } = entry;
+    const fits = (r?: Sent): r is Sent => r?.writes === writes && r.sent > sentAfter;
+    if (fits(finished) && this.#now() - finished.at < this.#reuseMs) {
       return Promise.resolve(finished.items as readonly T[]);
     }
-    if (inFlight !== undefined && inFlight.writes === writes && inFlight.sent > sentAfter) {
-      return inFlight.promise as Promise<readonly T[]>;
-    }
+    if (fits(latest) && !latest.settled) return latest.promise as Promise<readonly T[]>;
     const sent = ++this.#sent;
     const requestedAt = this.#now();
     const promise = fetch();
-    entry.latest = { sent, requestedAt, promise };
-    const flight = { writes, sent, promise: promise as Promise<readonly unknown[]> };
-    entry.inFlight = flight;
-    const settle = () => {
-      if (entry.inFlight === flight) delete entry.inFlight;
-    };
+    const request = { writes, sent, requestedAt, settled: false, promise };
+    entry.latest = request;
     promise.then(
       (items) => {
-        settle();
+        request.settled = true;
         // A list must show the writes made while it was out, and never replace a newer one.
         if (this.#writes === writes && (entry.finished?.sent ?? 0) < sent) {
           entry.finished = { writes, sent, at: this.#now(), items };
         }
       },
       () => {
-        settle();
-        if (entry.latest?.promise === promise) delete entry.latest;
+        if (entry.latest === request) delete entry.latest;
       },
     );
     return promise;
