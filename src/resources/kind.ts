@@ -27,7 +27,8 @@ import {
 import { alreadyExistsError, explainConflict } from "./conflict";
 import { type CreateOutcome, createExactlyOnce } from "./create";
 import { resourceIdOf } from "./ids";
-import type { InputRules } from "./input-rules";
+import { INPUT_RULES } from "./input-rules";
+import type { ResourceKind } from "./kinds";
 import type { ProviderSession } from "./session";
 
 export type FieldTable<Inputs> = Record<Exclude<keyof Inputs, "adoptId">, FieldRule>;
@@ -65,10 +66,10 @@ export interface KindDefinition<
   Outputs extends object,
   Resolved extends Inputs = Inputs,
 > {
-  what: KindNames;
+  /** `check` applies the kind's {@link INPUT_RULES}. */
+  what: KindNames & { kind: ResourceKind };
   /** What `create` and `update` parse again (`check` has normalised the inputs). */
   schema: z.ZodType<Inputs>;
-  rules: InputRules;
   fields: FieldTable<Inputs>;
   api: KindApi<Live, Request, Answer>;
   resolve?(session: ProviderSession, inputs: Inputs): Promise<Resolved>;
@@ -309,7 +310,7 @@ export function kindOperations<
 
   const operations: KindOperations = {
     async check(_session, _olds, news) {
-      return checkResultOf(def.rules(news));
+      return checkResultOf(INPUT_RULES[what.kind](news));
     },
 
     async diff(_session, id, olds, news) {

@@ -44,7 +44,6 @@ export const definition: KindDefinition<
 > = {
   what: { kind: "Role", noun: "role" },
   schema: model.RoleInputsSchema,
-  rules: INPUT_RULES.Role,
   fields: model.ROLE_FIELDS,
   api: {
     idOf: (role) => role.id,

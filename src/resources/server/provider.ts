@@ -172,7 +172,6 @@ export const definition: KindDefinition<
 > = {
   what: { kind: "Server", noun: "server" },
   schema: model.ServerInputsSchema,
-  rules: INPUT_RULES.Server,
   fields: model.FIELDS,
   api: {
     idOf: (server) => server.id,

@@ -4,7 +4,6 @@ import { parsePublicKey } from "../../lib/sshkeys";
 import { shown } from "../adopt";
 import { diffInputs, type Props, unlessNotFound } from "../common";
 import { alreadyExistsError, explainConflict } from "../conflict";
-import { INPUT_RULES } from "../input-rules";
 import { type KindDefinition, kindOperations } from "../kind";
 import * as model from "./model";
 
@@ -37,7 +36,6 @@ export const definition: KindDefinition<
 > = {
   what: { kind: "SshKey", noun: "SSH key" },
   schema: model.SshKeyInputsSchema,
-  rules: INPUT_RULES.SshKey,
   fields: model.SSH_KEY_FIELDS,
   api: {
     idOf: (key) => key.id,

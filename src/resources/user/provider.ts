@@ -3,7 +3,6 @@ import { type ConflictError, NotFoundError } from "../../api/errors";
 import type { CreateUserRequest, CreateUserResponse } from "../../api/schemas/iam";
 import { describeOperation, operationError, unlessNotFound } from "../common";
 import { AlreadyExistsError } from "../conflict";
-import { INPUT_RULES } from "../input-rules";
 import { type KindDefinition, kindOperations, nameIn, parseInputs } from "../kind";
 import * as model from "./model";
 
@@ -45,7 +44,6 @@ export const definition: KindDefinition<
 > = {
   what: { kind: "User", noun: "user" },
   schema: model.UserInputsSchema,
-  rules: INPUT_RULES.User,
   fields: model.USER_FIELDS,
   api: {
     idOf: (live) => live,
