@@ -1,6 +1,6 @@
 /** The one adoption flow (`adoptId`, docs/resources.md "Import and adoption"): {@link adopt}. */
 import type * as pulumi from "@pulumi/pulumi";
-import { containsUnknown, type KindNames, operationError, type Props } from "./common";
+import { containsUnknown, type KindNames, nameIn, operationError, type Props } from "./common";
 import { idReference } from "./ids";
 
 export const AdoptIdSchema = idReference("the id of an existing object to adopt");
@@ -33,9 +33,9 @@ export async function adopt<Inputs extends object, Live>(
   adoptId: number,
 ): Promise<pulumi.dynamic.CreateResult> {
   const { noun, kind } = adoption.what;
-  const name =
-    "name" in inputs && typeof inputs.name === "string" ? ` ${JSON.stringify(inputs.name)}` : "";
-  const operation = `adopting ${kind}${name} (adoptId ${adoptId})`;
+  const name = nameIn(inputs);
+  const named = name === undefined ? "" : ` ${JSON.stringify(name)}`;
+  const operation = `adopting ${kind}${named} (adoptId ${adoptId})`;
   const failed = (message: string, cause?: unknown) =>
     operationError(operation, new Error(message, cause === undefined ? undefined : { cause }));
   const live = await adoption.read(adoptId).catch((err: unknown) => {

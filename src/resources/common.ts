@@ -115,8 +115,8 @@ export function inputIssues(schema: z.ZodObject, news: Props): InputCheck {
   return { inputs, issues: [] };
 }
 
-export function labelOf(props: Props | undefined, id: string): string {
-  return typeof props?.["name"] === "string" ? props["name"] : id;
+export function nameIn(props: object): string | undefined {
+  return "name" in props && typeof props.name === "string" ? props.name : undefined;
 }
 
 /** A role's or a security group's; `""` for none, as the service says. */

@@ -15,7 +15,7 @@ import {
   failuresOf,
   type KindNames,
   type KindOperations,
-  labelOf,
+  nameIn,
   OperationError,
   type OperationLimits,
   operationError,
@@ -140,10 +140,6 @@ export interface Ongoing {
 
 function bag(value: object): Props {
   return { ...value };
-}
-
-export function nameIn(props: object): string | undefined {
-  return "name" in props && typeof props.name === "string" ? props.name : undefined;
 }
 
 /** The inputs of a create or update, parsed again; a host that skipped `check` fails naming each field. */
@@ -339,7 +335,7 @@ export function kindOperations<
       }
     },
     async read(session, id, props) {
-      const operation = describeOperation("reading", what.kind, labelOf(props, id));
+      const operation = describeOperation("reading", what.kind, nameIn(props ?? {}) ?? id);
       const { fromApi, liveInputs = (outs) => tableInputs(outs, def.fields) } = def;
       try {
         if (fromApi === undefined) throw new Error(`the API cannot read ${what.noun}s`);
@@ -380,7 +376,7 @@ export function kindOperations<
           err instanceof ConflictError && def.deleteConflict !== undefined
             ? await def.deleteConflict(session, id, err)
             : err;
-        throw operationError(describeOperation("deleting", what.kind, labelOf(props, id)), shown);
+        throw operationError(describeOperation("deleting", what.kind, nameIn(props) ?? id), shown);
       }
     },
   };

@@ -7,11 +7,12 @@ import {
   containsUnknown,
   describeOperation,
   type KindOperations,
+  nameIn,
   operationError,
   type Props,
 } from "../common";
 import { INPUT_RULES } from "../input-rules";
-import { type KindDefinition, kindOperations, nameIn, nameTaken } from "../kind";
+import { type KindDefinition, kindOperations, nameTaken } from "../kind";
 import type { ProviderSession } from "../session";
 import * as model from "./model";
 import { resolvePermissions } from "./permissions";
