@@ -267,17 +267,12 @@ export function kindOperations<
     };
   };
 
-  const createNew = async (
-    session: ProviderSession,
-    r: Resolved,
-    deadline: Deadline | undefined,
-    kept: (id: number) => Ongoing["kept"],
-  ) => {
+  const createNew = (session: ProviderSession, r: Resolved, deadline: Deadline | undefined) => {
     const { client } = session;
     const list = api.list?.(client);
     const request = toWire(r);
     const recovery = def.recovery ?? {};
-    const made = await explained(session, r, () =>
+    return explained(session, r, () =>
       createExactlyOnce({
         what,
         describe: recovery.describe?.(r) ?? `named ${JSON.stringify(nameIn(r) ?? "")}`,
@@ -294,14 +289,6 @@ export function kindOperations<
         request: recovery.journalRequest?.(r) ?? request,
       }),
     );
-    const ongoing = deadline && { deadline, kept: kept(made.id) };
-    try {
-      const outs = def.created?.(session, made, r, ongoing) ?? outputs(made.id, r, made.answer);
-      return { id: String(made.id), outs: bag(await outs) };
-    } finally {
-      // Returned to the engine either way, with the id: no later create may take it over.
-      made.close();
-    }
   };
 
   const operations: KindOperations = {
@@ -324,10 +311,19 @@ export function kindOperations<
         return adopt(adoption(session), inputs, adoptId);
       }
       const deadline = def.createDeadline?.(inputs, limits);
-      const kept = (id: number) => (outs: Props, err: unknown) =>
-        partialCreateError(operation, String(id), outs, props, err);
       try {
-        return await createNew(session, await resolve(session, inputs), deadline, kept);
+        const r = await resolve(session, inputs);
+        const made = await createNew(session, r, deadline);
+        const kept = (outs: Props, err: unknown) =>
+          partialCreateError(operation, String(made.id), outs, props, err);
+        try {
+          const ongoing = deadline && { deadline, kept };
+          const outs = def.created?.(session, made, r, ongoing) ?? outputs(made.id, r, made.answer);
+          return { id: String(made.id), outs: bag(await outs) };
+        } finally {
+          // Returned to the engine either way, with the id: no later create may take it over.
+          made.close();
+        }
       } catch (err) {
         // A missing endpoint or key is said as it is; a partial create names its operation.
         if (err instanceof ConfigurationError || err instanceof OperationError) throw err;
