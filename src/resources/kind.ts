@@ -249,11 +249,8 @@ export function kindOperations<
     return {
       what,
       read: (id) =>
-        own.read !== undefined
-          ? own.read(session, id)
-          : api.get !== undefined
-            ? unlessNotFound(api.get(session.client, id))
-            : find(session, id),
+        own.read?.(session, id) ??
+        (api.get === undefined ? find(session, id) : unlessNotFound(api.get(session.client, id))),
       ...definedOnly({ mismatches: own.mismatches, refusal: own.refusal }),
       async converge(live, inputs) {
         if (own.converge !== undefined) return own.converge(session, live, inputs);
