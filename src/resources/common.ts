@@ -40,10 +40,7 @@ export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 
 export function containsUnknown(value: unknown): boolean {
   if (value === UNKNOWN) return true;
-  if (Array.isArray(value)) return value.some(containsUnknown);
-  if (value !== null && typeof value === "object")
-    return Object.values(value).some(containsUnknown);
-  return false;
+  return typeof value === "object" && value !== null && Object.values(value).some(containsUnknown);
 }
 
 /** One input a kind's rules refuse: where (`["rules", 0, "source"]`) and why. */
@@ -88,18 +85,17 @@ function unknownArgumentIssues(schema: z.ZodObject, news: Props): InputIssue[] {
 }
 
 /** Made once per set of names: a new zod schema compiles its parser on first use (costly). */
-const relaxedSchemas = new WeakMap<z.ZodObject, Map<string, z.ZodObject>>();
+const relaxedSchemas = new WeakMap<z.ZodObject, Record<string, z.ZodObject>>();
 
 function relaxedSchema(schema: z.ZodObject, unknownKeys: readonly string[]): z.ZodObject {
   const names = unknownKeys.filter((k) => Object.hasOwn(schema.shape, k)).sort();
   if (names.length === 0) return schema;
-  const variants = relaxedSchemas.get(schema) ?? new Map<string, z.ZodObject>();
+  const variants = relaxedSchemas.get(schema) ?? {};
   relaxedSchemas.set(schema, variants);
   const id = JSON.stringify(names);
   const mask: Record<string, true> = Object.fromEntries(names.map((k) => [k, true] as const));
-  const relaxed = variants.get(id) ?? schema.partial(mask);
-  variants.set(id, relaxed);
-  return relaxed;
+  variants[id] ??= schema.partial(mask);
+  return variants[id];
 }
 
 /** Unknown properties (preview) pass unvalidated; the rest is stored normalised. */
@@ -194,9 +190,7 @@ export function aNoun(what: KindNames): string {
 
 /** `creating Server "web"`, the first words of an error. */
 export function describeOperation(verb: string, kind: string, label: string | undefined): string {
-  return label === undefined || label === ""
-    ? `${verb} ${kind}`
-    : `${verb} ${kind} ${JSON.stringify(label)}`;
+  return label ? `${verb} ${kind} ${JSON.stringify(label)}` : `${verb} ${kind}`;
 }
 
 /** A resource operation that failed: `cloudinfra: creating Tag "web" failed: ...`. */
