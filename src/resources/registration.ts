@@ -6,13 +6,13 @@ import { generatedSecrets, type ResourceKind } from "./kinds";
 import { withEveryOutput } from "./outputs";
 import { serializedShim } from "./shim";
 
-export abstract class CloudInfraResource extends pulumi.CustomResource {
-  protected constructor(
-    kind: ResourceKind,
-    name: string,
-    args: object,
-    opts: pulumi.CustomResourceOptions | undefined,
-  ) {
+/** `Args`: the class's arguments (`TagArgs`). */
+export abstract class CloudInfraResource<Args extends object> extends pulumi.CustomResource {
+  /** What a class registers: `protected static override readonly kind = "Tag"`. */
+  declare protected static readonly kind: ResourceKind;
+
+  constructor(name: string, args: Args, opts?: pulumi.CustomResourceOptions) {
+    const { kind } = new.target;
     const secrets = generatedSecrets(kind);
     const quiet = quietRegistration();
     try {
@@ -38,7 +38,7 @@ export abstract class CloudInfraResource extends pulumi.CustomResource {
   }
 }
 /** Every kind but User: it can be read by id without being managed (`X.get`). */
-export abstract class ReadableResource extends CloudInfraResource {
+export abstract class ReadableResource<Args extends object> extends CloudInfraResource<Args> {
   /**
    * Reads an existing object by id without managing it: nothing is created, changed or deleted,
    * and every `pulumi up` reads it again. The class's documentation says what its outputs hold.
