@@ -1,5 +1,6 @@
 /** The one adoption flow (`adoptId`, docs/resources.md "Import and adoption"): {@link adopt}. */
 import type * as pulumi from "@pulumi/pulumi";
+import { messageOf } from "../api/errors";
 import { containsUnknown, type KindNames, nameIn, operationError, type Props } from "./common";
 import { idReference } from "./ids";
 
@@ -58,9 +59,8 @@ export async function adopt<Inputs extends object, Live>(
   try {
     return { id: String(adoptId), outs: await adoption.converge(live, inputs) };
   } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
     throw failed(
-      `${message}; ${noun} ${adoptId} is not adopted: the next pulumi up tries again`,
+      `${messageOf(err)}; ${noun} ${adoptId} is not adopted: the next pulumi up tries again`,
       err,
     );
   }

@@ -2,7 +2,7 @@
 import { isDeepStrictEqual } from "node:util";
 import type * as pulumi from "@pulumi/pulumi";
 import type { z } from "zod";
-import { CloudInfraError, NotFoundError, nameErrorClass } from "../api/errors";
+import { CloudInfraError, messageOf, NotFoundError, nameErrorClass } from "../api/errors";
 import { formatPath } from "../api/schemas/common";
 import { definedOnly } from "../lib/defined";
 import { didYouMean } from "../lib/names";
@@ -202,7 +202,7 @@ export class OperationError extends CloudInfraError {
 
 /** One line: the operation, the cause's own message (status, code, request id, field), `more`. */
 export function operationError(operation: string, err: unknown, more = ""): OperationError {
-  const message = err instanceof Error ? err.message : String(err);
+  const message = messageOf(err);
   return new OperationError(`cloudinfra: ${operation} failed: ${message}${more}`, { cause: err });
 }
 

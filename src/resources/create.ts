@@ -42,6 +42,7 @@ import {
   CloudInfraError,
   ConflictError,
   isAmbiguousFailure,
+  messageOf,
   nameErrorClass,
 } from "../api/errors";
 import { aNoun, type KindNames } from "./common";
@@ -138,10 +139,6 @@ export async function sendLookResend<Answer, Found>(loop: {
     return { answer };
   }
   return { exhausted: true };
-}
-
-function messageOf(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }
 
 /** A message's start: the failure without the client's advice to look (we looked). */

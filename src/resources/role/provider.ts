@@ -1,6 +1,6 @@
 /** Permission names resolve in `check`, so a typo fails the preview; system roles are refused. */
 import { isDeepStrictEqual } from "node:util";
-import type { ConflictError } from "../../api/errors";
+import { type ConflictError, messageOf } from "../../api/errors";
 import type { CreateRoleRequest, Permission, Role } from "../../api/schemas/iam";
 import {
   checkResultOf,
@@ -103,7 +103,7 @@ async function check(session: ProviderSession, _olds: Props, news: Props) {
     return result;
   const catalogue = await listPermissions(session).catch((err: unknown) => {
     // Not a failure of the inputs: an operation error, so Pulumi does not call them invalid.
-    const message = err instanceof Error ? err.message : String(err);
+    const message = messageOf(err);
     throw operationError(
       describeOperation("checking", "Role", nameIn(news)),
       new Error(
