@@ -1,8 +1,8 @@
 /** The base of every resource class: ./README.md, "The class". */
 import * as pulumi from "@pulumi/pulumi";
 import { type SchemaResources, schemaOutputs, schemaResources } from "../native/package";
-import { isAutonamed, LOGICAL_NAME_INPUT } from "./autoname";
-import { generatedSecrets, type ResourceKind } from "./kinds";
+import { LOGICAL_NAME_INPUT } from "./autoname";
+import { generatedSecrets, KINDS, type ResourceKind } from "./kinds";
 import { withEveryOutput } from "./outputs";
 import { serializedShim } from "./shim";
 
@@ -23,7 +23,7 @@ export abstract class CloudInfraResource<Args extends object> extends pulumi.Cus
           ...withEveryOutput(outputNames(kind), args),
           __provider: serializedShim(kind),
           // The host's `check` gets no URN: the logical name autonaming needs (../autoname.ts).
-          ...(isAutonamed(kind) ? { [LOGICAL_NAME_INPUT]: name } : {}),
+          ...(KINDS[kind].named ? { [LOGICAL_NAME_INPUT]: name } : {}),
         },
         // The host cannot return secrets: the engine marks the generated ones.
         secrets.length === 0
