@@ -154,7 +154,7 @@ export function diffInputs(
   olds: Props,
   news: Props,
   fields: Record<string, FieldRule>,
-): pulumi.dynamic.DiffResult {
+): pulumi.dynamic.DiffResult & { replaces: string[] } {
   const changed = Object.keys(fields).filter((name) => {
     const after = news[name];
     const equals = fields[name]?.equals ?? isDeepStrictEqual;

@@ -163,13 +163,8 @@ export function matchesRequest<Inputs extends object, Live, Resolved extends Inp
   return !diffInputs({ ...def.fromApi(live, wanted) }, wanted, Object.fromEntries(rules)).changes;
 }
 
-interface NamedObject {
-  id: number;
-  name: string;
-}
-
 /** The error for a 409 on a name: the object that holds it, from a fresh read of the list. */
-export function nameTaken<Live extends NamedObject>(
+export function nameTaken<Live extends { id: number; name: string }>(
   def: { what: KindNames; api: KindApi<Live, unknown, unknown> },
   session: ProviderSession,
   name: string,
@@ -215,7 +210,7 @@ export function kindOperations<
   const toWire = (r: Resolved) => wireRequest<Request>(def.toApi(r));
   const resolve = (session: ProviderSession, inputs: Inputs): Promise<Resolved> =>
     def.resolve?.(session, inputs) ?? Promise.resolve(inputs as Resolved);
-  const named = def as unknown as { what: KindNames; api: KindApi<NamedObject, unknown, unknown> };
+  const named = def as unknown as Parameters<typeof nameTaken>[0];
   /** A 409 said by {@link KindDefinition.taken}, else as a name taken. */
   const explained = async <T>(
     session: ProviderSession,
@@ -295,8 +290,7 @@ export function kindOperations<
 
     async diff(_session, id, olds, news) {
       const result = diffInputs(olds, news, def.fields);
-      const replacing = (result.replaces?.length ?? 0) > 0;
-      const first = replacing && def.deleteBeforeReplace?.(olds, news) === true;
+      const first = result.replaces.length > 0 && def.deleteBeforeReplace?.(olds, news) === true;
       return guardAdoptedReplacement(what, id, news, { ...result, deleteBeforeReplace: first });
     },
 
