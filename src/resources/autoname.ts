@@ -80,10 +80,9 @@ export async function checkWithAutonaming(
       "a name is required: autonaming is disabled by the stack's autonaming configuration (`pulumi:autonaming` mode `disable`); set `name`, or allow autonaming",
     );
   }
-  const proposed = naming.autonaming?.proposedName ?? "";
   const name =
     autonamedBefore(olds, naming.logicalName) ??
-    (proposed !== "" ? proposed : uniqueName(naming.logicalName, naming.randomSeed));
+    (naming.autonaming?.proposedName || uniqueName(naming.logicalName, naming.randomSeed));
   if (name.length > MAX_NAME_LENGTH) {
     return refused(
       `the automatic name ${JSON.stringify(name.slice(0, 40))}... would be ${name.length} characters, over the limit of ${MAX_NAME_LENGTH}: set \`name\`, or give the resource a shorter logical name`,
