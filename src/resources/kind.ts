@@ -242,11 +242,11 @@ export function kindOperations<
   const adoption = (session: ProviderSession): Adoption<Inputs, Live> => {
     const own = def.adoption ?? {};
     return {
+      ...own,
       what,
       read: (id) =>
         own.read?.(session, id) ??
         (api.get === undefined ? find(session, id) : unlessNotFound(api.get(session.client, id))),
-      ...definedOnly({ mismatches: own.mismatches, refusal: own.refusal }),
       async converge(live, inputs) {
         if (own.converge !== undefined) return own.converge(session, live, inputs);
         const r = await resolve(session, inputs);
