@@ -168,13 +168,11 @@ export function diffInputs(
   };
 }
 
-export async function unlessNotFound<T>(request: Promise<T>): Promise<T | undefined> {
-  try {
-    return await request;
-  } catch (err) {
+export function unlessNotFound<T>(request: Promise<T>): Promise<T | undefined> {
+  return request.catch((err: unknown) => {
     if (err instanceof NotFoundError) return undefined;
     throw err;
-  }
+  });
 }
 
 /** A kind in messages: its class (`"Server"`) and in prose (`"SSH key"`). */
