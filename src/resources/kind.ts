@@ -165,7 +165,7 @@ export function matchesRequest<Inputs extends object, Live, Resolved extends Inp
 
 /** The error for a 409 on a name: the object that holds it, from a fresh read of the list. */
 export function nameTaken<Live extends { id: number; name: string }>(
-  def: { what: KindNames; api: KindApi<Live, unknown, unknown> },
+  { what, api }: { what: KindNames; api: KindApi<Live, unknown, unknown> },
   session: ProviderSession,
   name: string,
   err: ConflictError,
@@ -178,7 +178,6 @@ export function nameTaken<Live extends { id: number; name: string }>(
     special?(existing: Live): Error | undefined;
   } = {},
 ): Promise<Error> {
-  const { what, api } = def;
   const holder = async () =>
     (await api.list?.(session.client).read())?.find(
       (o) => sameName(o.name, name) && String(o.id) !== self,
@@ -217,16 +216,13 @@ export function kindOperations<
     r: Resolved,
     write: () => Promise<T>,
     self?: string,
-  ): Promise<T> => {
-    try {
-      return await write();
-    } catch (err) {
+  ): Promise<T> =>
+    write().catch(async (err: unknown) => {
       if (!(err instanceof ConflictError)) throw err;
       if (def.taken !== undefined) throw await def.taken(session, r, err, self);
       const name = nameIn(r);
       throw name === undefined ? err : await nameTaken(named, session, name, err, self);
-    }
-  };
+    });
   const outputs = (id: number, r: Resolved, answer?: Answer): Outputs => {
     if (def.outputsFromInputs === undefined) {
       throw new Error(`the outputs of a ${what.kind} come from the service, not from its inputs`);
