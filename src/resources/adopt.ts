@@ -56,14 +56,13 @@ export async function adopt<Inputs extends object, Live>(
   }
   const refusal = adoption.refusal?.(live);
   if (refusal !== undefined) throw failed(`${refusal}; nothing was changed`);
-  try {
-    return { id: String(adoptId), outs: await adoption.converge(live, inputs) };
-  } catch (err) {
+  const outs = await adoption.converge(live, inputs).catch((err: unknown) => {
     throw failed(
       `${messageOf(err)}; ${noun} ${adoptId} is not adopted: the next pulumi up tries again`,
       err,
     );
-  }
+  });
+  return { id: String(adoptId), outs };
 }
 
 /** Refuses a replacement that would adopt, then delete, the object it replaces. */
