@@ -2,7 +2,7 @@
  * What the transport throws (undici, the socket, DNS, TLS, our own per-attempt timer) turned
  * into our errors, with the one fact the retry rule needs: could the request have been sent?
  */
-import { ConnectionError, TimeoutError } from "./errors";
+import { ConnectionError, messageOf, TimeoutError } from "./errors";
 import { scrub } from "./redact";
 import type { AttemptFailure, RequestSummary } from "./retry";
 
@@ -89,7 +89,7 @@ export function failureFromThrown(
   const tlsCert = code !== undefined && TLS_CERT_CODES.has(code);
   const sent = !(tlsCert || (code !== undefined && NOT_SENT_CODES.has(code)));
   const permanent = tlsCert || (code !== undefined && PERMANENT_CONNECT_CODES.has(code));
-  const rawMessage = err instanceof Error ? err.message : String(err);
+  const rawMessage = messageOf(err);
   let hint: string | undefined;
   if (tlsCert) {
     hint =

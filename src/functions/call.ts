@@ -4,6 +4,7 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import type { CloudInfraClient } from "../api/client";
+import { messageOf } from "../api/errors";
 import type { RequestOptions } from "../api/http";
 import { scrub } from "../api/redact";
 import type { Settings } from "../config";
@@ -46,7 +47,7 @@ export async function callApi<T>(
     try {
       return await call(given.client, opts?.signal === undefined ? {} : { signal: opts.signal });
     } catch (err) {
-      const text = err instanceof Error ? err.message : String(err);
+      const text = messageOf(err);
       throw new DataSourceError(fn, scrub(text, [given.apiKey]), { cause: err });
     }
   }
@@ -54,15 +55,13 @@ export async function callApi<T>(
   try {
     settings = dataSourceSettings();
   } catch (err) {
-    throw new DataSourceError(fn, err instanceof Error ? err.message : String(err), {
-      cause: err,
-    });
+    throw new DataSourceError(fn, messageOf(err), { cause: err });
   }
   try {
     const client = await clientFor(settings);
     return await call(client, opts?.signal === undefined ? {} : { signal: opts.signal });
   } catch (err) {
-    const text = err instanceof Error ? err.message : String(err);
+    const text = messageOf(err);
     throw new DataSourceError(fn, scrub(text, [settings.apiKey]), { cause: err });
   }
 }

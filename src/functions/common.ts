@@ -5,6 +5,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
+import { messageOf } from "../api/errors";
 import { didYouMean } from "../lib/names";
 import type { DataSourceOptions } from "./call";
 import { AmbiguousMatchError, InvalidArgumentError, NoMatchError } from "./errors";
@@ -66,7 +67,7 @@ export const RegexArg = z.string({ error: "expected a regular expression as a st
     try {
       new RegExp(source);
     } catch (err) {
-      const why = err instanceof Error ? err.message : String(err);
+      const why = messageOf(err);
       ctx.addIssue({ code: "custom", message: `not a valid regular expression: ${why}` });
     }
   }),

@@ -7,7 +7,7 @@
  * its kind incomplete with the error's message; the objects of the pages read before stay known.
  */
 import type { CloudInfraClient } from "../api/client";
-import { UnauthorizedError } from "../api/errors";
+import { messageOf, UnauthorizedError } from "../api/errors";
 import { iteratePages } from "../api/paging";
 import type { PageParams } from "../api/schemas/common";
 import type { ResourceKind } from "../resources/kinds";
@@ -53,7 +53,7 @@ export interface KindListing {
 const GROUP_PAGE: PageParams = { limit: 100 };
 
 function failure(err: unknown): { error: string; keyRefused?: true } {
-  const error = err instanceof Error ? err.message : String(err);
+  const error = messageOf(err);
   return err instanceof UnauthorizedError ? { error, keyRefused: true } : { error };
 }
 

@@ -1,3 +1,5 @@
+import { messageOf } from "../api/errors";
+
 /**
  * Why a file the user named could not be read, in words, for every message that names one
  * (manifest, public key file, CA certificate, emulator seed file): the common causes said
@@ -17,6 +19,6 @@ export function whyUnreadable(error: unknown): string {
     case "EPERM":
       return "permission denied";
     default:
-      return code ?? (error instanceof Error ? error.message : String(error));
+      return code ?? messageOf(error);
   }
 }

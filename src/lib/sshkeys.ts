@@ -6,7 +6,7 @@
  * service would use.
  */
 import { createHash, createPublicKey, generateKeyPairSync, randomBytes } from "node:crypto";
-import { CloudInfraError, nameErrorClass } from "../api/errors";
+import { CloudInfraError, messageOf, nameErrorClass } from "../api/errors";
 
 /** Key types this service accepts. */
 export type SshKeyType =
@@ -154,7 +154,7 @@ function assertLoadable(jwk: Record<string, string>, type: string): void {
   try {
     createPublicKey({ key: jwk, format: "jwk" });
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = messageOf(error);
     throw new SshKeyError(`${type} key data is not a valid public key (${reason})`);
   }
 }

@@ -23,6 +23,7 @@ import {
   type YAMLMap,
 } from "yaml";
 import type { z } from "zod";
+import { messageOf } from "../api/errors";
 import { formatPath } from "../api/schemas/common";
 import { didYouMean } from "./names";
 import { readTextFile } from "./text-file";
@@ -138,7 +139,7 @@ export class YamlSource {
       // The default alias limit stands: a file of nested aliases must not expand without end.
       value = doc.toJS();
     } catch (err) {
-      return [at(0, `YAML: ${lowerFirst(err instanceof Error ? err.message : String(err))}`)];
+      return [at(0, `YAML: ${lowerFirst(messageOf(err))}`)];
     }
     return new YamlSource(file, value, { root: doc.contents, lines }, work);
   }

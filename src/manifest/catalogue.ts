@@ -8,6 +8,7 @@
  * nearest names of the catalogue; a failure to reach the service is reported once, not per server.
  */
 
+import { messageOf } from "../api/errors";
 import { DataSourceError, NoMatchError } from "../functions/errors";
 import { getImage, getImages } from "../functions/images";
 import { getPermissions } from "../functions/permissions";
@@ -62,7 +63,7 @@ class CatalogueCheck {
 
   /** Reports the first failure to reach the catalogue; later ones say the same. */
   private failed(err: unknown): void {
-    this.unreachable ??= err instanceof Error ? err.message : String(err);
+    this.unreachable ??= messageOf(err);
   }
 
   /** Resolves one field of every server, one lookup per distinct spec. */

@@ -1,6 +1,7 @@
 /** The one adoption flow (`adoptId`, docs/resources.md "Import and adoption"): {@link adopt}. */
 import type * as pulumi from "@pulumi/pulumi";
-import { containsUnknown, type KindNames, operationError, type Props } from "./common";
+import { messageOf } from "../api/errors";
+import { containsUnknown, type KindNames, nameIn, operationError, type Props } from "./common";
 import { idReference } from "./ids";
 
 export const AdoptIdSchema = idReference("the id of an existing object to adopt");
@@ -33,9 +34,9 @@ export async function adopt<Inputs extends object, Live>(
   adoptId: number,
 ): Promise<pulumi.dynamic.CreateResult> {
   const { noun, kind } = adoption.what;
-  const name =
-    "name" in inputs && typeof inputs.name === "string" ? ` ${JSON.stringify(inputs.name)}` : "";
-  const operation = `adopting ${kind}${name} (adoptId ${adoptId})`;
+  const name = nameIn(inputs);
+  const named = name === undefined ? "" : ` ${JSON.stringify(name)}`;
+  const operation = `adopting ${kind}${named} (adoptId ${adoptId})`;
   const failed = (message: string, cause?: unknown) =>
     operationError(operation, new Error(message, cause === undefined ? undefined : { cause }));
   const live = await adoption.read(adoptId).catch((err: unknown) => {
@@ -55,15 +56,13 @@ export async function adopt<Inputs extends object, Live>(
   }
   const refusal = adoption.refusal?.(live);
   if (refusal !== undefined) throw failed(`${refusal}; nothing was changed`);
-  try {
-    return { id: String(adoptId), outs: await adoption.converge(live, inputs) };
-  } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
+  const outs = await adoption.converge(live, inputs).catch((err: unknown) => {
     throw failed(
-      `${message}; ${noun} ${adoptId} is not adopted: the next pulumi up tries again`,
+      `${messageOf(err)}; ${noun} ${adoptId} is not adopted: the next pulumi up tries again`,
       err,
     );
-  }
+  });
+  return { id: String(adoptId), outs };
 }
 
 /** Refuses a replacement that would adopt, then delete, the object it replaces. */

@@ -7,10 +7,6 @@ import type * as pulumi from "@pulumi/pulumi";
 import type { KindOperations, Props } from "./common";
 import { KINDS, type ResourceKind } from "./kinds";
 
-export function isAutonamed(kind: ResourceKind): boolean {
-  return KINDS[kind].named;
-}
-
 /** The hidden input by which a dynamic class tells `check` its logical name. */
 export const LOGICAL_NAME_INPUT = "__logicalName";
 
@@ -75,7 +71,7 @@ export async function checkWithAutonaming(
   check: (news: Props) => Promise<pulumi.dynamic.CheckResult>,
 ): Promise<pulumi.dynamic.CheckResult> {
   const { [LOGICAL_NAME_INPUT]: _hidden, [DEFAULTS_INPUT]: _defaults, ...given } = news;
-  if (!isAutonamed(kind) || naming === undefined || (given["name"] ?? null) !== null) {
+  if (!KINDS[kind].named || naming === undefined || (given["name"] ?? null) !== null) {
     return check(given);
   }
   const refused = (reason: string) => ({ inputs: given, failures: [{ property: "name", reason }] });
@@ -84,10 +80,9 @@ export async function checkWithAutonaming(
       "a name is required: autonaming is disabled by the stack's autonaming configuration (`pulumi:autonaming` mode `disable`); set `name`, or allow autonaming",
     );
   }
-  const proposed = naming.autonaming?.proposedName ?? "";
   const name =
     autonamedBefore(olds, naming.logicalName) ??
-    (proposed !== "" ? proposed : uniqueName(naming.logicalName, naming.randomSeed));
+    (naming.autonaming?.proposedName || uniqueName(naming.logicalName, naming.randomSeed));
   if (name.length > MAX_NAME_LENGTH) {
     return refused(
       `the automatic name ${JSON.stringify(name.slice(0, 40))}... would be ${name.length} characters, over the limit of ${MAX_NAME_LENGTH}: set \`name\`, or give the resource a shorter logical name`,

@@ -2,7 +2,7 @@
 import { isDeepStrictEqual } from "node:util";
 import type * as pulumi from "@pulumi/pulumi";
 import type { z } from "zod";
-import { CloudInfraError, NotFoundError, nameErrorClass } from "../api/errors";
+import { CloudInfraError, messageOf, NotFoundError, nameErrorClass } from "../api/errors";
 import { formatPath } from "../api/schemas/common";
 import { definedOnly } from "../lib/defined";
 import { didYouMean } from "../lib/names";
@@ -40,10 +40,7 @@ export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 
 export function containsUnknown(value: unknown): boolean {
   if (value === UNKNOWN) return true;
-  if (Array.isArray(value)) return value.some(containsUnknown);
-  if (value !== null && typeof value === "object")
-    return Object.values(value).some(containsUnknown);
-  return false;
+  return typeof value === "object" && value !== null && Object.values(value).some(containsUnknown);
 }
 
 /** One input a kind's rules refuse: where (`["rules", 0, "source"]`) and why. */
@@ -88,18 +85,17 @@ function unknownArgumentIssues(schema: z.ZodObject, news: Props): InputIssue[] {
 }
 
 /** Made once per set of names: a new zod schema compiles its parser on first use (costly). */
-const relaxedSchemas = new WeakMap<z.ZodObject, Map<string, z.ZodObject>>();
+const relaxedSchemas = new WeakMap<z.ZodObject, Record<string, z.ZodObject>>();
 
 function relaxedSchema(schema: z.ZodObject, unknownKeys: readonly string[]): z.ZodObject {
   const names = unknownKeys.filter((k) => Object.hasOwn(schema.shape, k)).sort();
   if (names.length === 0) return schema;
-  const variants = relaxedSchemas.get(schema) ?? new Map<string, z.ZodObject>();
+  const variants = relaxedSchemas.get(schema) ?? {};
   relaxedSchemas.set(schema, variants);
   const id = JSON.stringify(names);
   const mask: Record<string, true> = Object.fromEntries(names.map((k) => [k, true] as const));
-  const relaxed = variants.get(id) ?? schema.partial(mask);
-  variants.set(id, relaxed);
-  return relaxed;
+  variants[id] ??= schema.partial(mask);
+  return variants[id];
 }
 
 /** Unknown properties (preview) pass unvalidated; the rest is stored normalised. */
@@ -115,8 +111,8 @@ export function inputIssues(schema: z.ZodObject, news: Props): InputCheck {
   return { inputs, issues: [] };
 }
 
-export function labelOf(props: Props | undefined, id: string): string {
-  return typeof props?.["name"] === "string" ? props["name"] : id;
+export function nameIn(props: object): string | undefined {
+  return "name" in props && typeof props.name === "string" ? props.name : undefined;
 }
 
 /** A role's or a security group's; `""` for none, as the service says. */
@@ -158,7 +154,7 @@ export function diffInputs(
   olds: Props,
   news: Props,
   fields: Record<string, FieldRule>,
-): pulumi.dynamic.DiffResult {
+): pulumi.dynamic.DiffResult & { replaces: string[] } {
   const changed = Object.keys(fields).filter((name) => {
     const after = news[name];
     const equals = fields[name]?.equals ?? isDeepStrictEqual;
@@ -172,13 +168,11 @@ export function diffInputs(
   };
 }
 
-export async function unlessNotFound<T>(request: Promise<T>): Promise<T | undefined> {
-  try {
-    return await request;
-  } catch (err) {
+export function unlessNotFound<T>(request: Promise<T>): Promise<T | undefined> {
+  return request.catch((err: unknown) => {
     if (err instanceof NotFoundError) return undefined;
     throw err;
-  }
+  });
 }
 
 /** A kind in messages: its class (`"Server"`) and in prose (`"SSH key"`). */
@@ -194,9 +188,7 @@ export function aNoun(what: KindNames): string {
 
 /** `creating Server "web"`, the first words of an error. */
 export function describeOperation(verb: string, kind: string, label: string | undefined): string {
-  return label === undefined || label === ""
-    ? `${verb} ${kind}`
-    : `${verb} ${kind} ${JSON.stringify(label)}`;
+  return label ? `${verb} ${kind} ${JSON.stringify(label)}` : `${verb} ${kind}`;
 }
 
 /** A resource operation that failed: `cloudinfra: creating Tag "web" failed: ...`. */
@@ -208,7 +200,7 @@ export class OperationError extends CloudInfraError {
 
 /** One line: the operation, the cause's own message (status, code, request id, field), `more`. */
 export function operationError(operation: string, err: unknown, more = ""): OperationError {
-  const message = err instanceof Error ? err.message : String(err);
+  const message = messageOf(err);
   return new OperationError(`cloudinfra: ${operation} failed: ${message}${more}`, { cause: err });
 }
 

@@ -41,6 +41,7 @@ import {
   CloudInfraError,
   ConflictError,
   isAmbiguousFailure,
+  messageOf,
   nameErrorClass,
 } from "../api/errors";
 import { aNoun, type KindNames } from "./common";
@@ -127,10 +128,6 @@ export async function sendLookResend<Answer, Found>(loop: {
     }
   }
   return { exhausted: true };
-}
-
-function messageOf(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }
 
 /** A message's start: the failure without the client's advice to look (we looked). */

@@ -9,8 +9,6 @@ import { keySourceIssues, SshKeyInputsSchema } from "./ssh-key/model";
 import { TagInputsSchema } from "./tag/model";
 import { typeIssues, UserInputsSchema } from "./user/model";
 
-export type InputRules = (news: Props) => InputCheck;
-
 /** A rule on two properties, after the schema's; `always` runs it even when the schema refused. */
 function withPairRule(
   check: InputCheck,
@@ -21,7 +19,7 @@ function withPairRule(
   return { inputs: check.inputs, issues: [...check.issues, ...rule(check.inputs)] };
 }
 
-export const INPUT_RULES: Readonly<Record<ResourceKind, InputRules>> = {
+export const INPUT_RULES: Readonly<Record<ResourceKind, (news: Props) => InputCheck>> = {
   Server: (news) => inputIssues(ServerInputsSchema, news),
   SshKey: (news) => withPairRule(inputIssues(SshKeyInputsSchema, news), keySourceIssues, true),
   Tag: (news) => inputIssues(TagInputsSchema, news),

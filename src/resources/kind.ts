@@ -15,7 +15,7 @@ import {
   failuresOf,
   type KindNames,
   type KindOperations,
-  labelOf,
+  nameIn,
   OperationError,
   type OperationLimits,
   operationError,
@@ -27,7 +27,8 @@ import {
 import { alreadyExistsError, explainConflict } from "./conflict";
 import { type CreateOutcome, createExactlyOnce } from "./create";
 import { resourceIdOf } from "./ids";
-import type { InputRules } from "./input-rules";
+import { INPUT_RULES } from "./input-rules";
+import type { ResourceKind } from "./kinds";
 import type { ProviderSession } from "./session";
 
 export type FieldTable<Inputs> = Record<Exclude<keyof Inputs, "adoptId">, FieldRule>;
@@ -65,10 +66,10 @@ export interface KindDefinition<
   Outputs extends object,
   Resolved extends Inputs = Inputs,
 > {
-  what: KindNames;
+  /** `check` applies the kind's {@link INPUT_RULES}. */
+  what: KindNames & { kind: ResourceKind };
   /** What `create` and `update` parse again (`check` has normalised the inputs). */
   schema: z.ZodType<Inputs>;
-  rules: InputRules;
   fields: FieldTable<Inputs>;
   api: KindApi<Live, Request, Answer>;
   resolve?(session: ProviderSession, inputs: Inputs): Promise<Resolved>;
@@ -141,10 +142,6 @@ function bag(value: object): Props {
   return { ...value };
 }
 
-export function nameIn(props: object): string | undefined {
-  return "name" in props && typeof props.name === "string" ? props.name : undefined;
-}
-
 /** The inputs of a create or update, parsed again; a host that skipped `check` fails naming each field. */
 export function parseInputs<Inputs>(schema: z.ZodType<Inputs>, props: Props, operation: string) {
   const { __provider: _provider, ...rest } = props;
@@ -166,14 +163,9 @@ export function matchesRequest<Inputs extends object, Live, Resolved extends Inp
   return !diffInputs({ ...def.fromApi(live, wanted) }, wanted, Object.fromEntries(rules)).changes;
 }
 
-interface NamedObject {
-  id: number;
-  name: string;
-}
-
 /** The error for a 409 on a name: the object that holds it, from a fresh read of the list. */
-export function nameTaken<Live extends NamedObject>(
-  def: { what: KindNames; api: KindApi<Live, unknown, unknown> },
+export function nameTaken<Live extends { id: number; name: string }>(
+  { what, api }: { what: KindNames; api: KindApi<Live, unknown, unknown> },
   session: ProviderSession,
   name: string,
   err: ConflictError,
@@ -186,7 +178,6 @@ export function nameTaken<Live extends NamedObject>(
     special?(existing: Live): Error | undefined;
   } = {},
 ): Promise<Error> {
-  const { what, api } = def;
   const holder = async () =>
     (await api.list?.(session.client).read())?.find(
       (o) => sameName(o.name, name) && String(o.id) !== self,
@@ -218,23 +209,20 @@ export function kindOperations<
   const toWire = (r: Resolved) => wireRequest<Request>(def.toApi(r));
   const resolve = (session: ProviderSession, inputs: Inputs): Promise<Resolved> =>
     def.resolve?.(session, inputs) ?? Promise.resolve(inputs as Resolved);
-  const named = def as unknown as { what: KindNames; api: KindApi<NamedObject, unknown, unknown> };
+  const named = def as unknown as Parameters<typeof nameTaken>[0];
   /** A 409 said by {@link KindDefinition.taken}, else as a name taken. */
   const explained = async <T>(
     session: ProviderSession,
     r: Resolved,
     write: () => Promise<T>,
     self?: string,
-  ): Promise<T> => {
-    try {
-      return await write();
-    } catch (err) {
+  ): Promise<T> =>
+    write().catch(async (err: unknown) => {
       if (!(err instanceof ConflictError)) throw err;
       if (def.taken !== undefined) throw await def.taken(session, r, err, self);
       const name = nameIn(r);
       throw name === undefined ? err : await nameTaken(named, session, name, err, self);
-    }
-  };
+    });
   const outputs = (id: number, r: Resolved, answer?: Answer): Outputs => {
     if (def.outputsFromInputs === undefined) {
       throw new Error(`the outputs of a ${what.kind} come from the service, not from its inputs`);
@@ -250,14 +238,11 @@ export function kindOperations<
   const adoption = (session: ProviderSession): Adoption<Inputs, Live> => {
     const own = def.adoption ?? {};
     return {
+      ...own,
       what,
       read: (id) =>
-        own.read !== undefined
-          ? own.read(session, id)
-          : api.get !== undefined
-            ? unlessNotFound(api.get(session.client, id))
-            : find(session, id),
-      ...definedOnly({ mismatches: own.mismatches, refusal: own.refusal }),
+        own.read?.(session, id) ??
+        (api.get === undefined ? find(session, id) : unlessNotFound(api.get(session.client, id))),
       async converge(live, inputs) {
         if (own.converge !== undefined) return own.converge(session, live, inputs);
         const r = await resolve(session, inputs);
@@ -270,17 +255,12 @@ export function kindOperations<
     };
   };
 
-  const createNew = async (
-    session: ProviderSession,
-    r: Resolved,
-    deadline: Deadline | undefined,
-    kept: (id: number) => Ongoing["kept"],
-  ) => {
+  const createNew = (session: ProviderSession, r: Resolved, deadline: Deadline | undefined) => {
     const { client } = session;
     const list = api.list?.(client);
     const request = toWire(r);
     const recovery = def.recovery ?? {};
-    const made = await explained(session, r, () =>
+    return explained(session, r, () =>
       createExactlyOnce({
         what,
         describe: recovery.describe?.(r) ?? `named ${JSON.stringify(nameIn(r) ?? "")}`,
@@ -297,25 +277,16 @@ export function kindOperations<
         request: recovery.journalRequest?.(r) ?? request,
       }),
     );
-    const ongoing = deadline && { deadline, kept: kept(made.id) };
-    try {
-      const outs = def.created?.(session, made, r, ongoing) ?? outputs(made.id, r, made.answer);
-      return { id: String(made.id), outs: bag(await outs) };
-    } finally {
-      // Returned to the engine either way, with the id: no later create may take it over.
-      made.close();
-    }
   };
 
   const operations: KindOperations = {
     async check(_session, _olds, news) {
-      return checkResultOf(def.rules(news));
+      return checkResultOf(INPUT_RULES[what.kind](news));
     },
 
     async diff(_session, id, olds, news) {
       const result = diffInputs(olds, news, def.fields);
-      const replacing = (result.replaces?.length ?? 0) > 0;
-      const first = replacing && def.deleteBeforeReplace?.(olds, news) === true;
+      const first = result.replaces.length > 0 && def.deleteBeforeReplace?.(olds, news) === true;
       return guardAdoptedReplacement(what, id, news, { ...result, deleteBeforeReplace: first });
     },
 
@@ -327,10 +298,19 @@ export function kindOperations<
         return adopt(adoption(session), inputs, adoptId);
       }
       const deadline = def.createDeadline?.(inputs, limits);
-      const kept = (id: number) => (outs: Props, err: unknown) =>
-        partialCreateError(operation, String(id), outs, props, err);
       try {
-        return await createNew(session, await resolve(session, inputs), deadline, kept);
+        const r = await resolve(session, inputs);
+        const made = await createNew(session, r, deadline);
+        const kept = (outs: Props, err: unknown) =>
+          partialCreateError(operation, String(made.id), outs, props, err);
+        try {
+          const ongoing = deadline && { deadline, kept };
+          const outs = def.created?.(session, made, r, ongoing) ?? outputs(made.id, r, made.answer);
+          return { id: String(made.id), outs: bag(await outs) };
+        } finally {
+          // Returned to the engine either way, with the id: no later create may take it over.
+          made.close();
+        }
       } catch (err) {
         // A missing endpoint or key is said as it is; a partial create names its operation.
         if (err instanceof ConfigurationError || err instanceof OperationError) throw err;
@@ -338,7 +318,7 @@ export function kindOperations<
       }
     },
     async read(session, id, props) {
-      const operation = describeOperation("reading", what.kind, labelOf(props, id));
+      const operation = describeOperation("reading", what.kind, nameIn(props ?? {}) ?? id);
       const { fromApi, liveInputs = (outs) => tableInputs(outs, def.fields) } = def;
       try {
         if (fromApi === undefined) throw new Error(`the API cannot read ${what.noun}s`);
@@ -379,7 +359,7 @@ export function kindOperations<
           err instanceof ConflictError && def.deleteConflict !== undefined
             ? await def.deleteConflict(session, id, err)
             : err;
-        throw operationError(describeOperation("deleting", what.kind, labelOf(props, id)), shown);
+        throw operationError(describeOperation("deleting", what.kind, nameIn(props) ?? id), shown);
       }
     },
   };

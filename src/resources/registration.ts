@@ -1,18 +1,18 @@
 /** The base of every resource class: ./README.md, "The class". */
 import * as pulumi from "@pulumi/pulumi";
 import { type SchemaResources, schemaOutputs, schemaResources } from "../native/package";
-import { isAutonamed, LOGICAL_NAME_INPUT } from "./autoname";
-import { generatedSecrets, type ResourceKind } from "./kinds";
+import { LOGICAL_NAME_INPUT } from "./autoname";
+import { generatedSecrets, KINDS, type ResourceKind } from "./kinds";
 import { withEveryOutput } from "./outputs";
 import { serializedShim } from "./shim";
 
-export abstract class CloudInfraResource extends pulumi.CustomResource {
-  protected constructor(
-    kind: ResourceKind,
-    name: string,
-    args: object,
-    opts: pulumi.CustomResourceOptions | undefined,
-  ) {
+/** `Args`: the class's arguments (`TagArgs`). */
+export abstract class CloudInfraResource<Args extends object> extends pulumi.CustomResource {
+  /** What a class registers: `protected static override readonly kind = "Tag"`. */
+  declare protected static readonly kind: ResourceKind;
+
+  constructor(name: string, args: Args, opts?: pulumi.CustomResourceOptions) {
+    const { kind } = new.target;
     const secrets = generatedSecrets(kind);
     const quiet = quietRegistration();
     try {
@@ -23,7 +23,7 @@ export abstract class CloudInfraResource extends pulumi.CustomResource {
           ...withEveryOutput(outputNames(kind), args),
           __provider: serializedShim(kind),
           // The host's `check` gets no URN: the logical name autonaming needs (../autoname.ts).
-          ...(isAutonamed(kind) ? { [LOGICAL_NAME_INPUT]: name } : {}),
+          ...(KINDS[kind].named ? { [LOGICAL_NAME_INPUT]: name } : {}),
         },
         // The host cannot return secrets: the engine marks the generated ones.
         secrets.length === 0
@@ -38,7 +38,7 @@ export abstract class CloudInfraResource extends pulumi.CustomResource {
   }
 }
 /** Every kind but User: it can be read by id without being managed (`X.get`). */
-export abstract class ReadableResource extends CloudInfraResource {
+export abstract class ReadableResource<Args extends object> extends CloudInfraResource<Args> {
   /**
    * Reads an existing object by id without managing it: nothing is created, changed or deleted,
    * and every `pulumi up` reads it again. The class's documentation says what its outputs hold.

@@ -9,10 +9,11 @@ import type { ResourceKind } from "./kinds";
  * kept: the SDK caches a serialized provider by object identity.
  */
 export function providerShim(kind: ResourceKind): pulumi.dynamic.ResourceProvider {
-  return cached(SHIMS, kind, makeShim);
+  SHIMS[kind] ??= makeShim(kind);
+  return SHIMS[kind];
 }
 
-const SHIMS = new Map<ResourceKind, pulumi.dynamic.ResourceProvider>();
+const SHIMS: Partial<Record<ResourceKind, pulumi.dynamic.ResourceProvider>> = {};
 
 function makeShim(kind: ResourceKind): pulumi.dynamic.ResourceProvider {
   // `never` lets each method return what the entry point's dispatcher returns for it.
@@ -35,19 +36,11 @@ function makeShim(kind: ResourceKind): pulumi.dynamic.ResourceProvider {
  * makes of its result (~40 MB for 1000 tags). Pinned, it also survives serializer changes.
  */
 export function serializedShim(kind: ResourceKind): string {
-  return cached(TEXTS, kind, shimText);
+  TEXTS[kind] ??= shimText(kind);
+  return TEXTS[kind];
 }
 
-const TEXTS = new Map<ResourceKind, string>();
-
-function cached<T>(cache: Map<ResourceKind, T>, kind: ResourceKind, make: (k: ResourceKind) => T) {
-  let value = cache.get(kind);
-  if (value === undefined) {
-    value = make(kind);
-    cache.set(kind, value);
-  }
-  return value;
-}
+const TEXTS: Partial<Record<ResourceKind, string>> = {};
 
 /** The shim's methods and their parameters, in the order the serializer numbers them. */
 const METHODS = [

@@ -132,6 +132,7 @@ function checkResponse(answer: {
  * `ErrorResourceInitFailed`, so the engine records the object instead of orphaning it.
  */
 function statusOf(err: unknown, secrets: readonly string[]): Partial<grpcType.StatusObject> {
+  // Not api/errors' messageOf: this module loads before the port is printed, that one loads zod.
   const message = scrub(err instanceof Error ? err.message : String(err), [...secrets]);
   const partial = err as { id?: unknown; properties?: unknown; reasons?: unknown };
   if (typeof partial.id !== "string" || partial.id === "") {

@@ -10,7 +10,6 @@
  */
 import { z } from "zod";
 import { SETTINGS } from "../../config";
-import { isAutonamed } from "../../resources/autoname";
 import { generatedSecrets, KINDS, RESOURCE_KINDS, type ResourceKind } from "../../resources/kinds";
 import { functionToken, PACKAGE_NAME, resourceToken, typeToken } from "../package";
 import { integerOutputs } from "./integers";
@@ -73,7 +72,7 @@ function resourceSpec(
   if (required.length > 0) spec.required = required;
   // `check` requires a name, but autonaming gives one before it runs: the program may leave it out.
   const requiredInputs = (inputs.required ?? []).filter(
-    (name) => !(name === "name" && isAutonamed(kind)),
+    (name) => !(name === "name" && KINDS[kind].named),
   );
   if (requiredInputs.length > 0) spec.requiredInputs = requiredInputs;
   return spec;

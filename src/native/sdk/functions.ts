@@ -5,6 +5,7 @@
  * runs the same lookups in the program's own process instead.
  */
 import * as pulumi from "@pulumi/pulumi";
+import { messageOf } from "../../api/errors";
 import type {
   GetAccountResult,
   GetCountriesResult,
@@ -65,7 +66,7 @@ export type NativeOutputFunction<Args, Result> = (
  * a gRPC status (`2 UNKNOWN: ...`); only the reason is kept.
  */
 function invokeError(name: string, token: string, err: unknown): DataSourceError {
-  const text = err instanceof Error ? err.message : String(err);
+  const text = messageOf(err);
   // The SDK writes the failure's property (the arguments given) last, in parentheses.
   const sdk = `Invoke of '${token}' failed: `;
   const body = text.includes(sdk)

@@ -41,7 +41,7 @@ export interface RoleArgs {
  * The API has no call to read one role: a refresh reads the list once for all roles of the
  * stack. Permissions changed outside Pulumi show as a change of `permissions`.
  */
-export class Role extends ReadableResource {
+export class Role extends ReadableResource<RoleArgs> {
   /** Role name. */
   declare readonly name: pulumi.Output<string>;
   /** Description; `""` when there is none. */
@@ -53,9 +53,7 @@ export class Role extends ReadableResource {
   /** The role's numeric id (the same as `id`, as a number): pass it as a User's `roleId`. */
   declare readonly roleId: pulumi.Output<number>;
 
-  constructor(name: string, args: RoleArgs, opts?: pulumi.CustomResourceOptions) {
-    super("Role", name, args, opts);
-  }
+  protected static override readonly kind = "Role";
 
   /**
    * Reads an existing role by id without managing it: nothing is created, changed or deleted, and

@@ -1,17 +1,18 @@
 /** Permission names resolve in `check`, so a typo fails the preview; system roles are refused. */
 import { isDeepStrictEqual } from "node:util";
-import type { ConflictError } from "../../api/errors";
+import { type ConflictError, messageOf } from "../../api/errors";
 import type { CreateRoleRequest, Permission, Role } from "../../api/schemas/iam";
 import {
   checkResultOf,
   containsUnknown,
   describeOperation,
   type KindOperations,
+  nameIn,
   operationError,
   type Props,
 } from "../common";
 import { INPUT_RULES } from "../input-rules";
-import { type KindDefinition, kindOperations, nameIn, nameTaken } from "../kind";
+import { type KindDefinition, kindOperations, nameTaken } from "../kind";
 import type { ProviderSession } from "../session";
 import * as model from "./model";
 import { resolvePermissions } from "./permissions";
@@ -45,7 +46,6 @@ export const definition: KindDefinition<
 > = {
   what: { kind: "Role", noun: "role" },
   schema: model.RoleInputsSchema,
-  rules: INPUT_RULES.Role,
   fields: model.ROLE_FIELDS,
   api: {
     idOf: (role) => role.id,
@@ -101,7 +101,7 @@ async function check(session: ProviderSession, _olds: Props, news: Props) {
     return result;
   const catalogue = await listPermissions(session).catch((err: unknown) => {
     // Not a failure of the inputs: an operation error, so Pulumi does not call them invalid.
-    const message = err instanceof Error ? err.message : String(err);
+    const message = messageOf(err);
     throw operationError(
       describeOperation("checking", "Role", nameIn(news)),
       new Error(

@@ -22,19 +22,13 @@ export interface SecurityGroupAttachmentArgs {
  * Do not also list the same group in the server's `securityGroupIds`: two resources would then
  * manage one attachment.
  */
-export class SecurityGroupAttachment extends ReadableResource {
+export class SecurityGroupAttachment extends ReadableResource<SecurityGroupAttachmentArgs> {
   /** Id of the security group. */
   declare readonly securityGroupId: pulumi.Output<number>;
   /** Id of the server. */
   declare readonly serverId: pulumi.Output<number>;
 
-  constructor(
-    name: string,
-    args: SecurityGroupAttachmentArgs,
-    opts?: pulumi.CustomResourceOptions,
-  ) {
-    super("SecurityGroupAttachment", name, args, opts);
-  }
+  protected static override readonly kind = "SecurityGroupAttachment";
 
   /**
    * Reads an existing attachment by id, `<securityGroupId>/<serverId>`, without managing it:

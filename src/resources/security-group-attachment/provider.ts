@@ -3,7 +3,6 @@ import type { CloudInfraClient } from "../../api/client";
 import { NotFoundError } from "../../api/errors";
 import type { SecurityGroup } from "../../api/schemas/firewall";
 import { describeOperation, operationError, unlessNotFound } from "../common";
-import { INPUT_RULES } from "../input-rules";
 import { type KindDefinition, kindOperations, parseInputs } from "../kind";
 import { groupList } from "../security-group/provider";
 import * as model from "./model";
@@ -34,7 +33,6 @@ export const definition: KindDefinition<
 > = {
   what: { kind: KIND, noun: "security group attachment" },
   schema: model.AttachmentInputsSchema,
-  rules: INPUT_RULES.SecurityGroupAttachment,
   fields: model.ATTACHMENT_FIELDS,
   api: {
     idOf: (group) => group.id,

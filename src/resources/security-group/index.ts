@@ -63,7 +63,7 @@ export interface SecurityGroupArgs {
  * changed elsewhere show as a change of `rules`, and a group deleted elsewhere disappears from
  * the state.
  */
-export class SecurityGroup extends ReadableResource {
+export class SecurityGroup extends ReadableResource<SecurityGroupArgs> {
   /** Group name. */
   declare readonly name: pulumi.Output<string>;
   /** Description; `""` when there is none. */
@@ -80,9 +80,7 @@ export class SecurityGroup extends ReadableResource {
   /** The group's numeric id (the same as `id`, as a number). */
   declare readonly securityGroupId: pulumi.Output<number>;
 
-  constructor(name: string, args: SecurityGroupArgs, opts?: pulumi.CustomResourceOptions) {
-    super("SecurityGroup", name, args, opts);
-  }
+  protected static override readonly kind = "SecurityGroup";
 
   /**
    * Reads an existing security group by id without managing it: nothing is created, changed or

@@ -1,6 +1,5 @@
 import type { CloudInfraClient } from "../../api/client";
 import type { SecurityGroup, SecurityGroupRequest } from "../../api/schemas/firewall";
-import { INPUT_RULES } from "../input-rules";
 import { type KindDefinition, type KindList, kindOperations, nameTaken } from "../kind";
 import { deleteWhenDetached } from "./delete";
 import * as model from "./model";
@@ -22,7 +21,6 @@ export const definition: KindDefinition<
 > = {
   what: { kind: "SecurityGroup", noun: "security group" },
   schema: model.SecurityGroupInputsSchema,
-  rules: INPUT_RULES.SecurityGroup,
   fields: model.SECURITY_GROUP_FIELDS,
   api: {
     idOf: (group) => group.id,

@@ -82,7 +82,7 @@ export interface ServerArgs {
  * export const ip = web.ip;
  * ```
  */
-export class Server extends ReadableResource {
+export class Server extends ReadableResource<ServerArgs> {
   /** The server's name. */
   declare readonly name: pulumi.Output<string>;
   /** The plan id. */
@@ -116,9 +116,7 @@ export class Server extends ReadableResource {
   /** When the server was created (RFC 3339). */
   declare readonly createdAt: pulumi.Output<string>;
 
-  constructor(name: string, args: ServerArgs, opts?: pulumi.CustomResourceOptions) {
-    super("Server", name, args, opts);
-  }
+  protected static override readonly kind = "Server";
 
   /**
    * Reads an existing server by id without managing it: nothing is created, changed or deleted,

@@ -1,5 +1,5 @@
 /** The Server kind: its definition, and the waits for states its API forces on the builder. */
-import { isAmbiguousFailure, NotFoundError, ValidationError } from "../../api/errors";
+import { isAmbiguousFailure, messageOf, NotFoundError, ValidationError } from "../../api/errors";
 import {
   type CreateServerRequest,
   MANAGEMENT_TRANSITIONS,
@@ -46,7 +46,7 @@ async function perform<T extends model.WaitTarget>(
       const now = await unlessNotFound(
         client.servers.get(id, { maxRetries: LOOKUP_MAX_RETRIES }),
       ).catch((readErr: unknown) => {
-        const why = readErr instanceof Error ? readErr.message : String(readErr);
+        const why = messageOf(readErr);
         throw new Error(
           `${failure}; reading server ${id} to see whether the ${action} action took failed too (${why}): run the command again`,
           { cause: err },
@@ -172,7 +172,6 @@ export const definition: KindDefinition<
 > = {
   what: { kind: "Server", noun: "server" },
   schema: model.ServerInputsSchema,
-  rules: INPUT_RULES.Server,
   fields: model.FIELDS,
   api: {
     idOf: (server) => server.id,
@@ -203,7 +202,7 @@ export const definition: KindDefinition<
       return model.fromApi(last, inputs);
     } catch (err) {
       if (err instanceof ServerWaitError && err.lastServer !== undefined) last = err.lastServer;
-      const message = err instanceof Error ? err.message : String(err);
+      const message = messageOf(err);
       const next = last.status === "error" ? "replaces it" : "resumes from it";
       const why = `${message}; server ${server.id} exists and is kept in the stack: the next pulumi up ${next}`;
       throw kept(model.fromApi(last, inputs), new Error(why, { cause: err }));

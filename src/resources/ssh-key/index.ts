@@ -41,7 +41,7 @@ export interface SshKeyArgs {
  * An SSH public key stored with the service (`/v1/keys`), imported or generated, for servers
  * to install at creation. The service cannot change a key, so every change replaces it.
  */
-export class SshKey extends ReadableResource {
+export class SshKey extends ReadableResource<SshKeyArgs> {
   /** Descriptive name. */
   declare readonly name: pulumi.Output<string>;
   /** The public key as the service stores it, OpenSSH text. */
@@ -61,9 +61,7 @@ export class SshKey extends ReadableResource {
    */
   declare readonly privateKey: pulumi.Output<string | undefined>;
 
-  constructor(name: string, args: SshKeyArgs, opts?: pulumi.CustomResourceOptions) {
-    super("SshKey", name, args, opts);
-  }
+  protected static override readonly kind = "SshKey";
 
   /**
    * Reads an existing key by id without managing it: nothing is created, changed or deleted, and

@@ -1,5 +1,6 @@
 /** A key is its key material, never its comment: replacing a key for its comment gains nothing. */
 import { z } from "zod";
+import { messageOf } from "../../api/errors";
 import { expected, NameInputSchema } from "../../api/schemas/common";
 import type { CreateKeyRequest, Key } from "../../api/schemas/keys";
 import { type ParsedPublicKey, parsePublicKey } from "../../lib/sshkeys";
@@ -42,7 +43,7 @@ export const SshKeyInputsSchema = z.object({
       try {
         return canonicalPublicKey(text);
       } catch (err) {
-        const why = err instanceof Error ? err.message : String(err);
+        const why = messageOf(err);
         // The parser says what is wrong; the user also needs to hear what would be right.
         const allowed = /expected/.test(why) ? "" : `; ${PUBLIC_KEY_ALLOWED}`;
         ctx.addIssue({ code: "custom", message: `${why}${allowed}` });

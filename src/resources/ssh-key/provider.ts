@@ -3,7 +3,6 @@ import type { CreateKeyRequest, Key, KeyEnvelope } from "../../api/schemas/keys"
 import { shown } from "../adopt";
 import { diffInputs, type Props, unlessNotFound } from "../common";
 import { alreadyExistsError, explainConflict } from "../conflict";
-import { INPUT_RULES } from "../input-rules";
 import { type KindDefinition, kindOperations } from "../kind";
 import * as model from "./model";
 
@@ -32,7 +31,6 @@ export const definition: KindDefinition<
 > = {
   what: { kind: "SshKey", noun: "SSH key" },
   schema: model.SshKeyInputsSchema,
-  rules: INPUT_RULES.SshKey,
   fields: model.SSH_KEY_FIELDS,
   api: {
     idOf: (key) => key.id,

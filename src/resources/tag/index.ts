@@ -42,7 +42,7 @@ export interface TagArgs {
  * The API has no call to read one tag: a refresh reads the whole list once for all tags of the
  * stack, so refreshing many tags costs one request, not one per tag.
  */
-export class Tag extends ReadableResource {
+export class Tag extends ReadableResource<TagArgs> {
   /** Tag name. */
   declare readonly name: pulumi.Output<string>;
   /** Colour, `#rrggbb` in lower case. */
@@ -57,9 +57,7 @@ export class Tag extends ReadableResource {
   /** The tag's numeric id (the same as `id`, as a number). */
   declare readonly tagId: pulumi.Output<number>;
 
-  constructor(name: string, args: TagArgs, opts?: pulumi.CustomResourceOptions) {
-    super("Tag", name, args, opts);
-  }
+  protected static override readonly kind = "Tag";
 
   /**
    * Reads an existing tag by id without managing it: nothing is created, changed or deleted, and

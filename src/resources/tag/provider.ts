@@ -1,6 +1,5 @@
 import type { CreateTagRequest, Tag } from "../../api/schemas/tags";
 import type { Props } from "../common";
-import { INPUT_RULES } from "../input-rules";
 import { type KindDefinition, kindOperations } from "../kind";
 import * as model from "./model";
 
@@ -19,7 +18,6 @@ export const definition: KindDefinition<
 > = {
   what: { kind: "Tag", noun: "tag" },
   schema: model.TagInputsSchema,
-  rules: INPUT_RULES.Tag,
   fields: model.TAG_FIELDS,
   api: {
     idOf: (tag) => tag.id,

@@ -46,7 +46,7 @@ export interface UserArgs {
  * cannot be recovered. To use an existing user, leave it outside Pulumi; to manage one, let the
  * program create a new user and delete the old one.
  */
-export class User extends CloudInfraResource {
+export class User extends CloudInfraResource<UserArgs> {
   /** Display name. */
   declare readonly name: pulumi.Output<string>;
   /** `"api"` or `"did"`. */
@@ -64,7 +64,5 @@ export class User extends CloudInfraResource {
   /** The user's numeric id (the same as `id`, as a number). */
   declare readonly userId: pulumi.Output<number>;
 
-  constructor(name: string, args: UserArgs, opts?: pulumi.CustomResourceOptions) {
-    super("User", name, args, opts);
-  }
+  protected static override readonly kind = "User";
 }

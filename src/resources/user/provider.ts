@@ -1,10 +1,9 @@
 /** No call reads or lists users: `read` keeps the state; create recovery rests on the 409. */
 import { type ConflictError, NotFoundError } from "../../api/errors";
 import type { CreateUserRequest, CreateUserResponse } from "../../api/schemas/iam";
-import { describeOperation, operationError, unlessNotFound } from "../common";
+import { describeOperation, nameIn, operationError, unlessNotFound } from "../common";
 import { AlreadyExistsError } from "../conflict";
-import { INPUT_RULES } from "../input-rules";
-import { type KindDefinition, kindOperations, nameIn, parseInputs } from "../kind";
+import { type KindDefinition, kindOperations, parseInputs } from "../kind";
 import * as model from "./model";
 
 /** A 409 names the user holding the name (or the DID): say which, and why it cannot be adopted. */
@@ -41,7 +40,6 @@ export const definition: KindDefinition<
 > = {
   what: { kind: "User", noun: "user" },
   schema: model.UserInputsSchema,
-  rules: INPUT_RULES.User,
   fields: model.USER_FIELDS,
   api: {
     idOf: (live) => live,
