@@ -11,11 +11,6 @@
 
 import { type ErrorBody, ErrorBodySchema } from "./schemas/common";
 
-/** The message of whatever was thrown: an error's own, anything else as text. */
-export function messageOf(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
-
 /** One field-level complaint from the service (or from our own request validation). */
 export interface FieldError {
   /** The request field at fault, in wire spelling (`user_defined_name`, `rules[0].dport`). */

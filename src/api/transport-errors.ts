@@ -2,7 +2,9 @@
  * What the transport throws (undici, the socket, DNS, TLS, our own per-attempt timer) turned
  * into our errors, with the one fact the retry rule needs: could the request have been sent?
  */
-import { ConnectionError, messageOf, TimeoutError } from "./errors";
+
+import { messageOf } from "../lib/message";
+import { ConnectionError, TimeoutError } from "./errors";
 import { scrub } from "./redact";
 import type { AttemptFailure, RequestSummary } from "./retry";
 

@@ -4,10 +4,10 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import type { CloudInfraClient } from "../api/client";
-import { messageOf } from "../api/errors";
 import type { RequestOptions } from "../api/http";
 import { scrub } from "../api/redact";
 import type { Settings } from "../config";
+import { messageOf } from "../lib/message";
 import { DataSourceError } from "./errors";
 import { clientFor, dataSourceSettings } from "./settings";
 

@@ -5,7 +5,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
-import { messageOf } from "../api/errors";
+import { messageOf } from "../lib/message";
 import { didYouMean } from "../lib/names";
 import type { DataSourceOptions } from "./call";
 import { AmbiguousMatchError, InvalidArgumentError, NoMatchError } from "./errors";

@@ -7,9 +7,10 @@
  * its kind incomplete with the error's message; the objects of the pages read before stay known.
  */
 import type { CloudInfraClient } from "../api/client";
-import { messageOf, UnauthorizedError } from "../api/errors";
+import { UnauthorizedError } from "../api/errors";
 import { iteratePages } from "../api/paging";
 import type { PageParams } from "../api/schemas/common";
+import { messageOf } from "../lib/message";
 import type { ResourceKind } from "../resources/kinds";
 import { attachmentId } from "../resources/security-group-attachment/model";
 

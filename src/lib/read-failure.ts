@@ -1,4 +1,4 @@
-import { messageOf } from "../api/errors";
+import { messageOf } from "./message";
 
 /**
  * Why a file the user named could not be read, in words, for every message that names one

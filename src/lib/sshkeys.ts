@@ -6,7 +6,8 @@
  * service would use.
  */
 import { createHash, createPublicKey, generateKeyPairSync, randomBytes } from "node:crypto";
-import { CloudInfraError, messageOf, nameErrorClass } from "../api/errors";
+import { CloudInfraError, nameErrorClass } from "../api/errors";
+import { messageOf } from "./message";
 
 /** Key types this service accepts. */
 export type SshKeyType =

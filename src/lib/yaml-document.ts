@@ -23,8 +23,8 @@ import {
   type YAMLMap,
 } from "yaml";
 import type { z } from "zod";
-import { messageOf } from "../api/errors";
 import { formatPath } from "../api/schemas/common";
+import { messageOf } from "./message";
 import { didYouMean } from "./names";
 import { readTextFile } from "./text-file";
 import { YamlPositions } from "./yaml-positions";

@@ -8,11 +8,11 @@
  * nearest names of the catalogue; a failure to reach the service is reported once, not per server.
  */
 
-import { messageOf } from "../api/errors";
 import { DataSourceError, NoMatchError } from "../functions/errors";
 import { getImage, getImages } from "../functions/images";
 import { getPermissions } from "../functions/permissions";
 import { getPlan, getPlans } from "../functions/plans";
+import { messageOf } from "../lib/message";
 import { didYouMean } from "../lib/names";
 import type { LocatedIssue, YamlSource } from "../lib/yaml-document";
 import { entriesOf } from "./load";

@@ -1,6 +1,6 @@
 /** The one adoption flow (`adoptId`, docs/resources.md "Import and adoption"): {@link adopt}. */
 import type * as pulumi from "@pulumi/pulumi";
-import { messageOf } from "../api/errors";
+import { messageOf } from "../lib/message";
 import { containsUnknown, type KindNames, nameIn, operationError, type Props } from "./common";
 import { idReference } from "./ids";
 

@@ -2,9 +2,10 @@
 import { isDeepStrictEqual } from "node:util";
 import type * as pulumi from "@pulumi/pulumi";
 import type { z } from "zod";
-import { CloudInfraError, messageOf, NotFoundError, nameErrorClass } from "../api/errors";
+import { CloudInfraError, NotFoundError, nameErrorClass } from "../api/errors";
 import { formatPath } from "../api/schemas/common";
 import { definedOnly } from "../lib/defined";
+import { messageOf } from "../lib/message";
 import { didYouMean } from "../lib/names";
 import type { ProviderSession } from "./session";
 

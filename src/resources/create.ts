@@ -41,9 +41,9 @@ import {
   CloudInfraError,
   ConflictError,
   isAmbiguousFailure,
-  messageOf,
   nameErrorClass,
 } from "../api/errors";
+import { messageOf } from "../lib/message";
 import { aNoun, type KindNames } from "./common";
 import { type CreateJournal, type JournalTicket, requestDigest } from "./journal";
 import type { KindList } from "./kind";

@@ -4,6 +4,8 @@
  * (allocator.ts). `process.execve` replaces the process image: the pid, stdin, stdout and stderr
  * stay, so whoever started the CLI (and emulator.json's `pid`) still has the right process.
  */
+
+import { messageOf } from "../../lib/message";
 import { allocatorRestart } from "./allocator";
 
 const restart = allocatorRestart({
@@ -26,7 +28,7 @@ if (restart !== undefined) {
   } catch (error) {
     // Never fatal: the emulator runs as well without it, only keeping more freed memory.
     process.stderr.write(
-      `cloudinfra-emulator: running with glibc's default allocator settings (could not restart under MALLOC_MMAP_THRESHOLD_: ${error instanceof Error ? error.message : String(error)})\n`,
+      `cloudinfra-emulator: running with glibc's default allocator settings (could not restart under MALLOC_MMAP_THRESHOLD_: ${messageOf(error)})\n`,
     );
   }
 }

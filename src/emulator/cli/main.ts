@@ -16,6 +16,7 @@ import { rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { reportError } from "../../lib/cli-output";
+import { messageOf } from "../../lib/message";
 import { UnsafeFolderError } from "../../lib/private-dir";
 import { readTextFile } from "../../lib/text-file";
 import { YAML_FILE_MAX_BYTES } from "../../lib/yaml-document";
@@ -83,7 +84,7 @@ function options(): { emulator: EmulatorOptions; quiet: boolean; seed: string | 
   try {
     parsed = parseArgs({ options: spec, strict: true, allowPositionals: false });
   } catch (error) {
-    fail(error instanceof Error ? error.message : String(error));
+    fail(messageOf(error));
   }
   const v = parsed.values;
   if (v.help === true) {
@@ -149,7 +150,7 @@ function env(args: string[]): never {
   try {
     parsed = parseArgs({ args, options: spec, strict: true, allowPositionals: false });
   } catch (error) {
-    fail(error instanceof Error ? error.message : String(error));
+    fail(messageOf(error));
   }
   if (parsed.values.help === true) {
     process.stdout.write(USAGE);
@@ -219,9 +220,7 @@ async function main(): Promise<void> {
       const { accounts } = await emulator.admin.seedAccounts(seedText, seed);
       process.stderr.write(`${seededSummary(seed, accounts)}\n`);
     } catch (error) {
-      process.stderr.write(
-        `cloudinfra-emulator: ${error instanceof Error ? error.message : String(error)}\n`,
-      );
+      process.stderr.write(`cloudinfra-emulator: ${messageOf(error)}\n`);
       await emulator.close();
       process.exit(2);
     }

@@ -6,6 +6,7 @@ import type { IncomingMessage } from "node:http";
 import { PassThrough } from "node:stream";
 import { checkRequest, type FieldError } from "../../api/schemas/common";
 import { jsonTooDeep } from "../../lib/json-bounds";
+import { messageOf } from "../../lib/message";
 import { HttpError, invalidFields, invalidRequest } from "./http-errors";
 import type { AnyRoute, TextBody } from "./router";
 
@@ -126,9 +127,7 @@ async function parseMultipart(
     return { body: undefined, form };
   } catch (error) {
     if (error instanceof HttpError) throw error;
-    throw invalidRequest(
-      `Malformed multipart body: ${error instanceof Error ? error.message : String(error)}`,
-    );
+    throw invalidRequest(`Malformed multipart body: ${messageOf(error)}`);
   }
 }
 
@@ -212,9 +211,7 @@ export function parseJsonBody(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw invalidRequest(
-      `Body is not valid JSON: ${error instanceof Error ? error.message : String(error)}`,
-    );
+    throw invalidRequest(`Body is not valid JSON: ${messageOf(error)}`);
   }
 }
 

@@ -18,6 +18,7 @@ import { createHash } from "node:crypto";
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { DatabaseSync, StatementSync } from "node:sqlite";
+import { messageOf } from "../../lib/message";
 import { processRunning } from "../../lib/process";
 import { sqlite } from "./sqlite";
 import type { AccountRecords, AccountRow, StateMeta } from "./state";
@@ -128,10 +129,6 @@ const SQLITE_BUSY = 5;
 const SQLITE_LOCKED = 6;
 const SQLITE_CORRUPT = 11;
 const SQLITE_NOTADB = 26;
-
-function message(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 function sha256(bytes: Uint8Array): string {
   return createHash("sha256").update(bytes).digest("hex");
@@ -335,8 +332,8 @@ function openError(dataDir: string, file: string, error: unknown): Error {
   }
   if (code === SQLITE_NOTADB || code === SQLITE_CORRUPT) {
     return new Error(
-      `${file} is not a readable emulator database (${message(error)}); refusing to start over it`,
+      `${file} is not a readable emulator database (${messageOf(error)}); refusing to start over it`,
     );
   }
-  return new Error(`cannot open ${file}: ${message(error)}`);
+  return new Error(`cannot open ${file}: ${messageOf(error)}`);
 }

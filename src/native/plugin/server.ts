@@ -10,6 +10,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { scrub } from "../../api/redact";
+import { messageOf } from "../../lib/message";
 import type { AutonamingOptions, NamingRequest } from "../../resources/autoname";
 import type { OperationLimits } from "../../resources/common";
 import { PACKAGE_SCHEMA_FILE, readPackageSchema } from "../package";
@@ -132,8 +133,7 @@ function checkResponse(answer: {
  * `ErrorResourceInitFailed`, so the engine records the object instead of orphaning it.
  */
 function statusOf(err: unknown, secrets: readonly string[]): Partial<grpcType.StatusObject> {
-  // Not api/errors' messageOf: this module loads before the port is printed, that one loads zod.
-  const message = scrub(err instanceof Error ? err.message : String(err), [...secrets]);
+  const message = scrub(messageOf(err), [...secrets]);
   const partial = err as { id?: unknown; properties?: unknown; reasons?: unknown };
   if (typeof partial.id !== "string" || partial.id === "") {
     return { code: grpc.status.UNKNOWN, details: message };

@@ -5,7 +5,6 @@
  * runs the same lookups in the program's own process instead.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { messageOf } from "../../api/errors";
 import type {
   GetAccountResult,
   GetCountriesResult,
@@ -46,6 +45,7 @@ import type {
 } from "../../functions";
 import { outputOf } from "../../functions/common";
 import { DataSourceError } from "../../functions/errors";
+import { messageOf } from "../../lib/message";
 import { functionToken } from "../package";
 
 /** A data source invoked through the engine: `getPlan(args, opts)`. */

@@ -1,7 +1,8 @@
 /** Permission names resolve in `check`, so a typo fails the preview; system roles are refused. */
 import { isDeepStrictEqual } from "node:util";
-import { type ConflictError, messageOf } from "../../api/errors";
+import type { ConflictError } from "../../api/errors";
 import type { CreateRoleRequest, Permission, Role } from "../../api/schemas/iam";
+import { messageOf } from "../../lib/message";
 import {
   checkResultOf,
   containsUnknown,

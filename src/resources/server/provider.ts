@@ -1,11 +1,12 @@
 /** The Server kind: its definition, and the waits for states its API forces on the builder. */
-import { isAmbiguousFailure, messageOf, NotFoundError, ValidationError } from "../../api/errors";
+import { isAmbiguousFailure, NotFoundError, ValidationError } from "../../api/errors";
 import {
   type CreateServerRequest,
   MANAGEMENT_TRANSITIONS,
   type ManagementAction,
   type Server,
 } from "../../api/schemas/servers";
+import { messageOf } from "../../lib/message";
 import { guardAdoptedReplacement, shown } from "../adopt";
 import {
   checkResultOf,

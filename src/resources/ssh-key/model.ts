@@ -1,8 +1,8 @@
 /** A key is its key material, never its comment: replacing a key for its comment gains nothing. */
 import { z } from "zod";
-import { messageOf } from "../../api/errors";
 import { expected, NameInputSchema } from "../../api/schemas/common";
 import type { CreateKeyRequest, Key } from "../../api/schemas/keys";
+import { messageOf } from "../../lib/message";
 import { type ParsedPublicKey, parsePublicKey } from "../../lib/sshkeys";
 import { AdoptIdSchema } from "../adopt";
 import { containsUnknown, type InputIssue, type Props } from "../common";
