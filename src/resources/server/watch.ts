@@ -146,7 +146,6 @@ export class ServerWatch {
 
   async #poll(): Promise<void> {
     const batch = [...this.#pending];
-    if (batch.length === 0) return;
     this.#polling = true;
     const polledAt = Date.now();
     try {
