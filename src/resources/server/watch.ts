@@ -275,19 +275,17 @@ export async function waitForServerStatus<T extends WaitTarget>(
 
   for (;;) {
     const question = { ...asked, startedAt, lastPolledAt, deadlineAt: options.deadlineAt };
-    let answer: WatchAnswer | undefined;
-    try {
-      answer = await watch.next(question);
-      lastPollError = undefined;
-    } catch (err) {
+    const answer = await watch.next(question).catch((err: unknown) => {
       if (watch.signal?.aborted) {
         throw fail("aborted", `stopped waiting for server ${serverId} to reach ${target}: aborted`);
       }
       if (!isTransient(err)) throw err;
       lastPollError = err;
       lastPolledAt = Date.now();
-    }
+      return undefined;
+    });
     if (answer !== undefined) {
+      lastPollError = undefined;
       lastPolledAt = answer.polledAt;
       const { server } = answer;
       if (server === undefined && options.target !== "gone") {
