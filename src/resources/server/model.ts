@@ -96,10 +96,8 @@ export const INPUT_FIELDS = Object.keys(FIELDS) as (keyof typeof FIELDS)[];
 /** A server whose provisioning failed can neither start nor be repaired: it is replaced. */
 export function diffServer(olds: Props, news: Props): pulumi.dynamic.DiffResult {
   const result = diffInputs(olds, news, FIELDS);
-  if (olds["status"] === "error") {
-    return { ...result, changes: true, replaces: [...(result.replaces ?? []), "status"] };
-  }
-  return result;
+  if (olds["status"] !== "error") return result;
+  return { ...result, changes: true, replaces: [...(result.replaces ?? []), "status"] };
 }
 
 export function toApi(inputs: ServerInputs): Complete<CreateServerRequest> {

@@ -6,7 +6,6 @@
  * where the server was). A transition's expected end is the shortest duration seen, from the
  * service's `status_date`s, or from our clock (action sent → 404) for a deletion.
  */
-import type { Id } from "../../api/endpoints/base";
 import {
   ApiError,
   CloudInfraError,
@@ -14,7 +13,7 @@ import {
   nameErrorClass,
   TimeoutError,
 } from "../../api/errors";
-import { type RequestOptions, withOperationSignal } from "../../api/http";
+import { withOperationSignal } from "../../api/http";
 import {
   MANAGEMENT_TRANSITIONS,
   type ManagementAction,
@@ -32,8 +31,8 @@ export function pollIntervalMs(elapsedMs: number): number {
 
 /** The two calls the watch needs, so tests can hand in a scripted service. */
 export interface ServerSource {
-  list(options?: RequestOptions): Promise<readonly Server[]>;
-  get(id: Id, options?: RequestOptions): Promise<Server>;
+  list(): Promise<readonly Server[]>;
+  get(id: number): Promise<Server>;
 }
 
 /** One wait's question (times in ms since the epoch; no poll after `deadlineAt`). */
@@ -147,7 +146,6 @@ export class ServerWatch {
 
   async #poll(): Promise<void> {
     const batch = [...this.#pending];
-    if (batch.length === 0) return;
     this.#polling = true;
     const polledAt = Date.now();
     try {
@@ -237,7 +235,7 @@ function isTransient(err: unknown): boolean {
  */
 export async function waitForServerStatus<T extends WaitTarget>(
   watch: ServerWatch,
-  serverId: Id,
+  serverId: number,
   options: WaitForServerStatusOptions & { target: T },
 ): Promise<Reached<T>> {
   const startedAt = Date.now();
@@ -256,7 +254,7 @@ export async function waitForServerStatus<T extends WaitTarget>(
   let transient = last?.status === transition ? last : undefined;
   let lastPollError: unknown;
   let lastPolledAt = startedAt;
-  const asked = { serverId: Number(serverId), transition, sentAt: options.sentAt ?? startedAt };
+  const asked = { serverId, transition, sentAt: options.sentAt ?? startedAt };
   const target = JSON.stringify(options.target);
 
   /** A timeout also names the last poll's failure (its cause) and the setting to raise. */
@@ -277,19 +275,17 @@ export async function waitForServerStatus<T extends WaitTarget>(
 
   for (;;) {
     const question = { ...asked, startedAt, lastPolledAt, deadlineAt: options.deadlineAt };
-    let answer: WatchAnswer | undefined;
-    try {
-      answer = await watch.next(question);
-      lastPollError = undefined;
-    } catch (err) {
+    const answer = await watch.next(question).catch((err: unknown) => {
       if (watch.signal?.aborted) {
         throw fail("aborted", `stopped waiting for server ${serverId} to reach ${target}: aborted`);
       }
       if (!isTransient(err)) throw err;
       lastPollError = err;
       lastPolledAt = Date.now();
-    }
+      return undefined;
+    });
     if (answer !== undefined) {
+      lastPollError = undefined;
       lastPolledAt = answer.polledAt;
       const { server } = answer;
       if (server === undefined && options.target !== "gone") {
