@@ -83,9 +83,9 @@ interface CreateRecipe<Answer, Live> {
 
 /** What a create made, answered or found; `close()` says it returned to the engine (rule 6). */
 export type CreateOutcome<Answer, Live> = Made<Answer, Live> & { close(): void };
-type Made<Answer, Live> =
-  | { id: number; answer: Answer; found?: undefined }
-  | { id: number; found: Live; answer?: undefined };
+type Made<Answer, Live> = { id: number } & AnsweredOrFound<Answer, Live>;
+/** The request's answer, or what a look found that it made. */
+type AnsweredOrFound<A, F> = { answer: A; found?: undefined } | { found: F; answer?: undefined };
 
 /** This process's creates of one kind (rule 5). */
 class CreateRecord {
@@ -114,8 +114,7 @@ export async function sendLookResend<Answer, Found>(loop: {
   send(): Promise<Answer>;
   afterFailure(err: unknown): Promise<{ found: Found } | typeof RESEND>;
 }): Promise<
-  | { answer: Answer; found?: undefined; exhausted?: undefined }
-  | { found: Found; answer?: undefined; exhausted?: undefined }
+  | (AnsweredOrFound<Answer, Found> & { exhausted?: undefined })
   | { exhausted: true; answer?: undefined; found?: undefined }
 > {
   for (let sent = 1; sent <= DEFAULT_MAX_SENDS; sent++) {
@@ -163,7 +162,6 @@ export async function createExactlyOnce<Answer, Live>(
   const { journal } = recipe.session;
   const digest = requestDigest(what.kind, recipe.request);
   const run = new CreateRun(recipe);
-  if (lookup !== undefined) run.before = await run.idsBefore(lookup);
   let ticket: JournalTicket | undefined;
   const done = (made: Made<Answer, Live>): CreateOutcome<Answer, Live> => {
     ticket?.made(made.id);
@@ -171,6 +169,7 @@ export async function createExactlyOnce<Answer, Live>(
   };
   try {
     if (lookup !== undefined) {
+      run.before = await run.idsBefore(lookup);
       const left = await run.record.exclusive(() => run.takeOver(lookup, digest));
       if (left !== undefined) {
         const id = lookup.idOf(left);
