@@ -205,6 +205,8 @@ class CreateRun<A, L> {
   before: ReadonlySet<number> = new Set();
   /** Rule 8: the first send that may have made an object nobody found (this clock). */
   unresolvedSince: number | undefined;
+  /** When the latest request was sent (this clock). */
+  sentAt = 0;
   lastFailure: unknown;
   /** Rule 7's deletes. */
   readonly discarded: number[] = [];
@@ -219,12 +221,8 @@ class CreateRun<A, L> {
   async sendAndFind(): Promise<Made<A, L>> {
     const { recipe } = this;
     const { what, lookup } = recipe;
-    let sentAt = Date.now();
     const sent = await sendLookResend({
-      send: () => {
-        sentAt = Date.now();
-        return this.track();
-      },
+      send: () => this.track(),
       afterFailure: async (err): Promise<{ found: Made<A, L> } | typeof RESEND> => {
         const since = this.unresolvedSince;
         if (lookup === undefined && err instanceof ConflictError && since !== undefined) {
@@ -232,7 +230,7 @@ class CreateRun<A, L> {
           return RESEND;
         }
         if (err instanceof AbortedError && err.mayHaveBeenApplied) {
-          this.unresolvedSince ??= sentAt;
+          this.unresolvedSince ??= this.sentAt;
           throw new CreateFailedError(
             `${err.message}: the next pulumi up of this project takes over what it made ${this.journalNote()}`,
             { cause: err },
@@ -241,7 +239,7 @@ class CreateRun<A, L> {
         if (!isAmbiguousFailure(err)) throw err;
         this.lastFailure = err;
         if (lookup === undefined) {
-          this.unresolvedSince ??= sentAt;
+          this.unresolvedSince ??= this.sentAt;
           return RESEND;
         }
         const made = await this.findMade(lookup, err);
@@ -411,9 +409,10 @@ class CreateRun<A, L> {
     }
   }
 
-  /** Rule 5: sends once, recording the request in flight and the id its answer names. */
+  /** Rule 5: sends once, recording when, the request in flight and the id its answer names. */
   track(): Promise<A> {
     const { recipe, record } = this;
+    this.sentAt = Date.now();
     const tracked = recipe.send().then((answer) => {
       const id = recipe.idInAnswer(answer);
       if (id !== undefined) record.claimed.add(id);
