@@ -84,9 +84,9 @@ interface CreateRecipe<Answer, Live> {
 
 /** What a create made, answered or found; `close()` says it returned to the engine (rule 6). */
 export type CreateOutcome<Answer, Live> = Made<Answer, Live> & { close(): void };
-type Made<Answer, Live> =
-  | { id: number; answer: Answer; found?: undefined }
-  | { id: number; found: Live; answer?: undefined };
+type Made<Answer, Live> = { id: number } & AnsweredOrFound<Answer, Live>;
+/** The request's answer, or what a look found that it made. */
+type AnsweredOrFound<A, F> = { answer: A; found?: undefined } | { found: F; answer?: undefined };
 
 /** This process's creates of one kind (rule 5). */
 class CreateRecord {
@@ -115,8 +115,7 @@ export async function sendLookResend<Answer, Found>(loop: {
   send(): Promise<Answer>;
   afterFailure(err: unknown): Promise<{ found: Found } | typeof RESEND>;
 }): Promise<
-  | { answer: Answer; found?: undefined; exhausted?: undefined }
-  | { found: Found; answer?: undefined; exhausted?: undefined }
+  | (AnsweredOrFound<Answer, Found> & { exhausted?: undefined })
   | { exhausted: true; answer?: undefined; found?: undefined }
 > {
   for (let sent = 1; sent <= DEFAULT_MAX_SENDS; sent++) {
@@ -160,7 +159,6 @@ export async function createExactlyOnce<Answer, Live>(
   const { journal } = recipe.session;
   const digest = requestDigest(what.kind, recipe.request);
   const run = new CreateRun(recipe);
-  if (lookup !== undefined) run.before = await run.idsBefore(lookup);
   let ticket: JournalTicket | undefined;
   const done = (made: Made<Answer, Live>): CreateOutcome<Answer, Live> => {
     ticket?.made(made.id);
@@ -168,6 +166,7 @@ export async function createExactlyOnce<Answer, Live>(
   };
   try {
     if (lookup !== undefined) {
+      run.before = await run.idsBefore(lookup);
       const left = await run.record.exclusive(() => run.takeOver(lookup, digest));
       if (left !== undefined) {
         const id = lookup.idOf(left);
@@ -203,6 +202,8 @@ class CreateRun<A, L> {
   before: ReadonlySet<number> = new Set();
   /** Rule 8: the first send that may have made an object nobody found (this clock). */
   unresolvedSince: number | undefined;
+  /** When the latest request was sent (this clock). */
+  sentAt = 0;
   lastFailure: unknown;
   /** Rule 7's deletes. */
   readonly discarded: number[] = [];
@@ -217,12 +218,8 @@ class CreateRun<A, L> {
   async sendAndFind(): Promise<Made<A, L>> {
     const { recipe } = this;
     const { what, lookup } = recipe;
-    let sentAt = Date.now();
     const sent = await sendLookResend({
-      send: () => {
-        sentAt = Date.now();
-        return this.track();
-      },
+      send: () => this.track(),
       afterFailure: async (err): Promise<{ found: Made<A, L> } | typeof RESEND> => {
         const since = this.unresolvedSince;
         if (lookup === undefined && err instanceof ConflictError && since !== undefined) {
@@ -230,7 +227,7 @@ class CreateRun<A, L> {
           return RESEND;
         }
         if (err instanceof AbortedError && err.mayHaveBeenApplied) {
-          this.unresolvedSince ??= sentAt;
+          this.unresolvedSince ??= this.sentAt;
           throw new CreateFailedError(
             `${err.message}: the next pulumi up of this project takes over what it made ${this.journalNote()}`,
             { cause: err },
@@ -239,7 +236,7 @@ class CreateRun<A, L> {
         if (!isAmbiguousFailure(err)) throw err;
         this.lastFailure = err;
         if (lookup === undefined) {
-          this.unresolvedSince ??= sentAt;
+          this.unresolvedSince ??= this.sentAt;
           return RESEND;
         }
         const made = await this.findMade(lookup, err);
@@ -409,9 +406,10 @@ class CreateRun<A, L> {
     }
   }
 
-  /** Rule 5: sends once, recording the request in flight and the id its answer names. */
+  /** Rule 5: sends once, recording when, the request in flight and the id its answer names. */
   track(): Promise<A> {
     const { recipe, record } = this;
+    this.sentAt = Date.now();
     const tracked = recipe.send().then((answer) => {
       const id = recipe.idInAnswer(answer);
       if (id !== undefined) record.claimed.add(id);

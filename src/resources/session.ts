@@ -5,7 +5,7 @@
 import { CloudInfraClient } from "../api/client";
 import type { HttpClientOptions } from "../api/http";
 import type { Logger } from "../api/log";
-import { clientOptions, type Settings, settingsFingerprint } from "../config";
+import { type Settings, settingsFingerprint } from "../config";
 import { CreateLedger } from "./create";
 import { CreateJournal } from "./journal";
 import { SharedLists } from "./shared-list";
@@ -52,11 +52,9 @@ export class ProviderSession {
   }
 
   get client(): CloudInfraClient {
-    if (this.#client === undefined) {
-      // The rest is the timeouts and the logger, each left to the client's default when unset.
-      const { endpoint: _e, apiKey: _k, caCert: _ca, projectDir: _dir, ...rest } = this.#settings;
-      this.#client = new CloudInfraClient({ ...clientOptions(this.#settings), ...rest });
-    }
+    // The settings, timeouts and logger (each unset one left to the client's default) are the
+    // client's options as they are; the client reads no other field (not `projectDir`).
+    this.#client ??= new CloudInfraClient(this.#settings);
     return this.#client;
   }
 

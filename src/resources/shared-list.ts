@@ -33,15 +33,7 @@ export class SharedLists {
   ) {
     this.#reuseMs = options.reuseMs ?? DEFAULT_REUSE_MS;
     this.#now = options.now ?? (() => performance.now());
-    writes?.onWriteSettled(() => {
-      this.#writes++;
-    });
-  }
-
-  #entry(kind: string): Entry {
-    const entry = this.#entries.get(kind) ?? {};
-    this.#entries.set(kind, entry);
-    return entry;
+    writes?.onWriteSettled(() => this.observed());
   }
 
   /**
@@ -49,7 +41,8 @@ export class SharedLists {
    * Only requests numbered above `sentAfter` are shared.
    */
   read<T>(kind: string, fetch: () => Promise<readonly T[]>, sentAfter = 0): Promise<readonly T[]> {
-    const entry = this.#entry(kind);
+    const entry = this.#entries.get(kind) ?? {};
+    this.#entries.set(kind, entry);
     const writes = this.#writes;
     const { finished, latest } = entry;
     const fits = (r?: Sent): r is Sent => r?.writes === writes && r.sent > sentAfter;
@@ -89,14 +82,14 @@ export class SharedLists {
 
   /** A list requested after `mark`, whatever was written since: a wave of creates shares one. */
   since<T>(kind: string, fetch: () => Promise<readonly T[]>, mark: number): Promise<readonly T[]> {
-    const { latest } = this.#entry(kind);
+    const latest = this.#entries.get(kind)?.latest;
     if (latest !== undefined && latest.sent > mark) return latest.promise as Promise<readonly T[]>;
     return this.read(kind, fetch, this.#sent);
   }
 
   /** The latest list requested within the reuse window, even if written since (create rule 1). */
   recent<T>(kind: string, fetch: () => Promise<readonly T[]>): Promise<readonly T[]> {
-    const { latest } = this.#entry(kind);
+    const latest = this.#entries.get(kind)?.latest;
     if (latest !== undefined && this.#now() - latest.requestedAt < this.#reuseMs) {
       return latest.promise as Promise<readonly T[]>;
     }
