@@ -26,31 +26,19 @@ export function alreadyExistsError(
   existing: ExistingObject,
   options: {
     rule?: string | undefined;
-    remedy?: string;
-    cause?: unknown;
-    managedByStack?: boolean;
+    remedy?: string | undefined;
+    cause: ConflictError;
+    managedByStack: boolean;
   },
 ): AlreadyExistsError {
   const rule = options.rule ?? `${what.noun} names are unique in an account`;
   const remedy =
     options.remedy ?? `choose another name, or delete or rename the existing ${what.noun}`;
-  const cause = options.cause instanceof Error ? ` (${options.cause.message})` : "";
-  const adoption =
-    options.managedByStack === true
-      ? `; another resource of this stack manages ${what.noun} ${existing.id}, so it cannot be adopted`
-      : `, or, if no resource of this stack manages it, adopt it with adoptId: ${existing.id}`;
+  const adoption = options.managedByStack
+    ? `; another resource of this stack manages ${what.noun} ${existing.id}, so it cannot be adopted`
+    : `, or, if no resource of this stack manages it, adopt it with adoptId: ${existing.id}`;
   return new AlreadyExistsError(
-    `${aNoun(what)} ${existing.holding} already exists (${what.noun} id ${existing.id}${existing.detail ?? ""}); ${rule}: ${remedy}${adoption}${cause}`,
-    options.cause === undefined ? undefined : { cause: options.cause },
+    `${aNoun(what)} ${existing.holding} already exists (${what.noun} id ${existing.id}${existing.detail ?? ""}); ${rule}: ${remedy}${adoption} (${options.cause.message})`,
+    { cause: options.cause },
   );
-}
-
-/** `explain` of the holder `lookup` finds; else (not found, nothing to say) the service's 409. */
-export async function explainConflict<Live>(
-  err: ConflictError,
-  lookup: () => Promise<Live | undefined>,
-  explain: (existing: Live) => Error | undefined,
-): Promise<Error> {
-  const existing = await lookup().catch(() => undefined);
-  return (existing === undefined ? undefined : explain(existing)) ?? err;
 }
