@@ -24,7 +24,7 @@ import {
   tableInputs,
   unlessNotFound,
 } from "./common";
-import { alreadyExistsError } from "./conflict";
+import { AlreadyExistsError } from "./conflict";
 import { type CreateOutcome, createExactlyOnce } from "./create";
 import { resourceIdOf } from "./ids";
 import { INPUT_RULES } from "./input-rules";
@@ -165,7 +165,9 @@ export function matchesRequest<Inputs extends object, Live, Resolved extends Inp
 
 /**
  * The error for a 409 on a name: the object that holds it, from a fresh read of the list; the 409
- * itself when the read fails or finds none.
+ * itself when the read fails or finds none. `a tag named "web" already exists (tag id 7); …:
+ * choose another name, …, or … adopt it with adoptId: 7`; no adoption when another resource of the
+ * stack manages it (stack-objects.ts): one object, two resources.
  */
 export async function nameTaken<Live extends { id: number; name: string }>(
   { what, api }: { what: KindNames; api: KindApi<Live, unknown, unknown> },
@@ -179,6 +181,7 @@ export async function nameTaken<Live extends { id: number; name: string }>(
     remedy?: string;
     /** What is unique instead of the name (a key's material): who holds it, said after the noun. */
     holder?: { holds(o: Live): boolean; holding: string };
+    /** After its id: `, attached to server 6`. */
     detail?(existing: Live): string | undefined;
     /** The whole explanation instead (a system role). */
     special?(existing: Live): Error | undefined;
@@ -189,10 +192,20 @@ export async function nameTaken<Live extends { id: number; name: string }>(
   const o = await lookup().catch(() => undefined);
   if (o === undefined) return err;
   const holding = more.holder?.holding ?? `named ${JSON.stringify(o.name)}`;
-  const existing = { id: o.id, holding, detail: more.detail?.(o) };
-  const managedByStack = session.stack.manages(what.kind, o.id);
-  const options = { rule: more.rule, remedy: more.remedy, cause: err, managedByStack };
-  return more.special?.(o) ?? alreadyExistsError(what, existing, options);
+  const detail = more.detail?.(o) ?? "";
+  const adoption = session.stack.manages(what.kind, o.id)
+    ? `; another resource of this stack manages ${what.noun} ${o.id}, so it cannot be adopted`
+    : `, or, if no resource of this stack manages it, adopt it with adoptId: ${o.id}`;
+  const rule = more.rule ?? `${what.noun} names are unique in an account`;
+  const remedy =
+    more.remedy ?? `choose another name, or delete or rename the existing ${what.noun}`;
+  return (
+    more.special?.(o) ??
+    new AlreadyExistsError(
+      `${aNoun(what)} ${holding} already exists (${what.noun} id ${o.id}${detail}); ${rule}: ${remedy}${adoption} (${err.message})`,
+      { cause: err },
+    )
+  );
 }
 
 export function kindOperations<
