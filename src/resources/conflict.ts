@@ -1,56 +1,8 @@
-/** The one conflict error: a 409 said with the holder's id and the ways out, adoption included. */
-import { CloudInfraError, type ConflictError, nameErrorClass } from "../api/errors";
-import { aNoun, type KindNames } from "./common";
-
-/** An existing object that the program's object would duplicate. */
-export interface ExistingObject {
-  id: number;
-  /** After the noun: `named "web"`. */
-  holding: string;
-  /** After its id: `, attached to server 6`. */
-  detail?: string | undefined;
-}
+/** The one conflict error: a 409 said with the holder's id and the ways out (kind.ts, nameTaken). */
+import { CloudInfraError, nameErrorClass } from "../api/errors";
 
 export class AlreadyExistsError extends CloudInfraError {
   static {
     nameErrorClass(AlreadyExistsError, "AlreadyExistsError");
   }
-}
-
-/**
- * `a tag named "web" already exists (tag id 7); …: choose another name, …, or … adopt it with
- * adoptId: 7`; no adoption when `managedByStack` (stack-objects.ts): one object, two resources.
- */
-export function alreadyExistsError(
-  what: KindNames,
-  existing: ExistingObject,
-  options: {
-    rule?: string | undefined;
-    remedy?: string;
-    cause?: unknown;
-    managedByStack?: boolean;
-  },
-): AlreadyExistsError {
-  const rule = options.rule ?? `${what.noun} names are unique in an account`;
-  const remedy =
-    options.remedy ?? `choose another name, or delete or rename the existing ${what.noun}`;
-  const cause = options.cause instanceof Error ? ` (${options.cause.message})` : "";
-  const adoption =
-    options.managedByStack === true
-      ? `; another resource of this stack manages ${what.noun} ${existing.id}, so it cannot be adopted`
-      : `, or, if no resource of this stack manages it, adopt it with adoptId: ${existing.id}`;
-  return new AlreadyExistsError(
-    `${aNoun(what)} ${existing.holding} already exists (${what.noun} id ${existing.id}${existing.detail ?? ""}); ${rule}: ${remedy}${adoption}${cause}`,
-    options.cause === undefined ? undefined : { cause: options.cause },
-  );
-}
-
-/** `explain` of the holder `lookup` finds; else (not found, nothing to say) the service's 409. */
-export async function explainConflict<Live>(
-  err: ConflictError,
-  lookup: () => Promise<Live | undefined>,
-  explain: (existing: Live) => Error | undefined,
-): Promise<Error> {
-  const existing = await lookup().catch(() => undefined);
-  return (existing === undefined ? undefined : explain(existing)) ?? err;
 }

@@ -24,7 +24,7 @@ import {
   tableInputs,
   unlessNotFound,
 } from "./common";
-import { alreadyExistsError, explainConflict } from "./conflict";
+import { AlreadyExistsError } from "./conflict";
 import { type CreateOutcome, createExactlyOnce } from "./create";
 import { resourceIdOf } from "./ids";
 import { INPUT_RULES } from "./input-rules";
@@ -163,8 +163,13 @@ export function matchesRequest<Inputs extends object, Live, Resolved extends Inp
   return !diffInputs({ ...def.fromApi(live, wanted) }, wanted, Object.fromEntries(rules)).changes;
 }
 
-/** The error for a 409 on a name: the object that holds it, from a fresh read of the list. */
-export function nameTaken<Live extends { id: number; name: string }>(
+/**
+ * The error for a 409 on a name: the object that holds it, from a fresh read of the list; the 409
+ * itself when the read fails or finds none. `a tag named "web" already exists (tag id 7); …:
+ * choose another name, …, or … adopt it with adoptId: 7`; no adoption when another resource of the
+ * stack manages it (stack-objects.ts): one object, two resources.
+ */
+export async function nameTaken<Live extends { id: number; name: string }>(
   { what, api }: { what: KindNames; api: KindApi<Live, unknown, unknown> },
   session: ProviderSession,
   name: string,
@@ -173,24 +178,34 @@ export function nameTaken<Live extends { id: number; name: string }>(
   more: {
     /** What must be unique, when it is not just the name (letter case, say). */
     rule?: string;
+    remedy?: string;
+    /** What is unique instead of the name (a key's material): who holds it, said after the noun. */
+    holder?: { holds(o: Live): boolean; holding: string };
+    /** After its id: `, attached to server 6`. */
     detail?(existing: Live): string | undefined;
     /** The whole explanation instead (a system role). */
     special?(existing: Live): Error | undefined;
   } = {},
 ): Promise<Error> {
-  const holder = async () =>
-    (await api.list?.(session.client).read())?.find(
-      (o) => sameName(o.name, name) && String(o.id) !== self,
-    );
-  return explainConflict(err, holder, (o) => {
-    const managedByStack = session.stack.manages(what.kind, o.id);
-    const holding = `named ${JSON.stringify(o.name)}`;
-    const existing = { id: o.id, holding, detail: more.detail?.(o) };
-    return (
-      more.special?.(o) ??
-      alreadyExistsError(what, existing, { rule: more.rule, cause: err, managedByStack })
-    );
-  });
+  const holds = more.holder?.holds ?? ((o) => sameName(o.name, name) && String(o.id) !== self);
+  const lookup = async () => (await api.list?.(session.client).read())?.find(holds);
+  const o = await lookup().catch(() => undefined);
+  if (o === undefined) return err;
+  const holding = more.holder?.holding ?? `named ${JSON.stringify(o.name)}`;
+  const detail = more.detail?.(o) ?? "";
+  const adoption = session.stack.manages(what.kind, o.id)
+    ? `; another resource of this stack manages ${what.noun} ${o.id}, so it cannot be adopted`
+    : `, or, if no resource of this stack manages it, adopt it with adoptId: ${o.id}`;
+  const rule = more.rule ?? `${what.noun} names are unique in an account`;
+  const remedy =
+    more.remedy ?? `choose another name, or delete or rename the existing ${what.noun}`;
+  return (
+    more.special?.(o) ??
+    new AlreadyExistsError(
+      `${aNoun(what)} ${holding} already exists (${what.noun} id ${o.id}${detail}); ${rule}: ${remedy}${adoption} (${err.message})`,
+      { cause: err },
+    )
+  );
 }
 
 export function kindOperations<

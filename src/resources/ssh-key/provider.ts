@@ -2,8 +2,7 @@
 import type { CreateKeyRequest, Key, KeyEnvelope } from "../../api/schemas/keys";
 import { shown } from "../adopt";
 import { diffInputs, type Props, unlessNotFound } from "../common";
-import { alreadyExistsError, explainConflict } from "../conflict";
-import { type KindDefinition, kindOperations } from "../kind";
+import { type KindDefinition, kindOperations, nameTaken } from "../kind";
 import * as model from "./model";
 
 /** The text itself when it does not parse. */
@@ -70,25 +69,15 @@ export const definition: KindDefinition<
   async taken(session, key, err) {
     if (key.generate) return err;
     const fingerprint = fingerprintOf(key);
-    return explainConflict(
-      err,
-      async () => (await session.client.keys.list()).find((k) => k.fingerprint === fingerprint),
-      (existing) =>
-        alreadyExistsError(
-          definition.what,
-          {
-            id: existing.id,
-            holding: `with fingerprint ${fingerprint}`,
-            detail: `, name ${JSON.stringify(existing.name)}`,
-          },
-          {
-            rule: "the service holds each public key once",
-            remedy: "reference that key's id instead of importing it again, or delete it first",
-            cause: err,
-            managedByStack: session.stack.manages("SshKey", existing.id),
-          },
-        ),
-    );
+    return nameTaken(definition, session, key.name, err, undefined, {
+      holder: {
+        holds: (k) => k.fingerprint === fingerprint,
+        holding: `with fingerprint ${fingerprint}`,
+      },
+      detail: (existing) => `, name ${JSON.stringify(existing.name)}`,
+      rule: "the service holds each public key once",
+      remedy: "reference that key's id instead of importing it again, or delete it first",
+    });
   },
   // The service holds a key once: a new copy of the same key material waits for the old one to go.
   deleteBeforeReplace: (olds, news) =>
