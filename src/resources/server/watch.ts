@@ -133,7 +133,9 @@ export class ServerWatch {
 
   #arm(): void {
     if (this.#polling) return;
-    const due = Math.min(...[...this.#pending].map((p) => this.dueAt(p.question)));
+    // A loop, not Math.min(...spread): this runs on every wait's turn, over every pending wait.
+    let due = Number.POSITIVE_INFINITY;
+    for (const p of this.#pending) due = Math.min(due, this.dueAt(p.question));
     clearTimeout(this.#timer);
     if (due === Number.POSITIVE_INFINITY) return;
     // A poll serves every wait: only the session's Cancel ends it, not the operation that armed
